@@ -1,0 +1,13 @@
+#pragma once
+// Subcommands of `nbody`. Each add_*_command() registers its options and a callback that
+// returns the process exit code through `exit_code`.
+
+#include <CLI/CLI.hpp>
+
+namespace nbody::app {
+
+void add_run_command(CLI::App& app, int& exit_code);
+void add_view_command(CLI::App& app, int& exit_code);   // also the default with no subcommand
+void add_bench_command(CLI::App& app, int& exit_code);
+
+}  // namespace nbody::app

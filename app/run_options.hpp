@@ -1,0 +1,21 @@
+#pragma once
+// Options shared by the subcommands that run the force kernel (run, view, record, bench).
+
+#include <CLI/CLI.hpp>
+#include <optional>
+
+#include "nbody/sim/backend.hpp"
+
+namespace nbody::app {
+
+struct KernelOptions {
+    std::optional<int> unroll, block, threads_per_body;
+};
+
+void add_kernel_options(CLI::App& cmd, KernelOptions& options);
+
+// Applies the given tunables on top of the backend's current configuration; throws
+// std::invalid_argument with the reason when the backend refuses them.
+void apply_kernel_options(Backend& backend, const KernelOptions& options);
+
+}  // namespace nbody::app

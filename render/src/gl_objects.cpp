@@ -1,0 +1,104 @@
+#include "nbody/render/gl_objects.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "nbody/render/gl_check.hpp"
+
+namespace nbody::render {
+
+namespace detail {
+// Deleting while no context is current (a failed start-up) is a no-op in GLEW's null pointers;
+// guard so that such a path cannot crash.
+void BufferDeleter::operator()(GLuint id) const noexcept { if (glDeleteBuffers) glDeleteBuffers(1, &id); }
+void VertexArrayDeleter::operator()(GLuint id) const noexcept { if (glDeleteVertexArrays) glDeleteVertexArrays(1, &id); }
+void TextureDeleter::operator()(GLuint id) const noexcept { if (glDeleteTextures) glDeleteTextures(1, &id); }
+void FramebufferDeleter::operator()(GLuint id) const noexcept { if (glDeleteFramebuffers) glDeleteFramebuffers(1, &id); }
+void ShaderDeleter::operator()(GLuint id) const noexcept { if (glDeleteShader) glDeleteShader(id); }
+void ProgramDeleter::operator()(GLuint id) const noexcept { if (glDeleteProgram) glDeleteProgram(id); }
+}  // namespace detail
+
+namespace {
+GLuint require(GLuint id, const char* what) {
+    NBODY_GL_CHECK_STATE(what);
+    if (id == 0) throw GlError(std::string(what) + " returned no object name");
+    return id;
+}
+}  // namespace
+
+GlBuffer create_buffer() {
+    GLuint id = 0;
+    glCreateBuffers(1, &id);
+    return GlBuffer(require(id, "glCreateBuffers"));
+}
+
+GlVertexArray create_vertex_array() {
+    GLuint id = 0;
+    glCreateVertexArrays(1, &id);
+    return GlVertexArray(require(id, "glCreateVertexArrays"));
+}
+
+GlTexture create_texture(GLenum target) {
+    GLuint id = 0;
+    glCreateTextures(target, 1, &id);
+    return GlTexture(require(id, "glCreateTextures"));
+}
+
+GlFramebuffer create_framebuffer() {
+    GLuint id = 0;
+    glCreateFramebuffers(1, &id);
+    return GlFramebuffer(require(id, "glCreateFramebuffers"));
+}
+
+GlShader create_shader(GLenum type) { return GlShader(require(glCreateShader(type), "glCreateShader")); }
+
+GlProgram create_program() { return GlProgram(require(glCreateProgram(), "glCreateProgram")); }
+
+GlBuffer create_buffer_storage(std::size_t bytes, const void* data, GLbitfield flags) {
+    GlBuffer buffer = create_buffer();
+    // Zero-sized storage is an error in GL; an empty system still gets a valid (tiny) buffer.
+    const GLsizeiptr size = static_cast<GLsizeiptr>(std::max<std::size_t>(bytes, 16));
+    NBODY_GL_CHECK(glNamedBufferStorage(buffer.id(), size, bytes ? data : nullptr, flags));
+    return buffer;
+}
+
+RenderTarget::RenderTarget(int width, int height, GLenum format, int mip_levels) {
+    ensure(width, height, format, mip_levels);
+}
+
+bool RenderTarget::ensure(int width, int height, GLenum format, int mip_levels) {
+    width = std::max(width, 1);
+    height = std::max(height, 1);
+    mip_levels = std::max(mip_levels, 1);
+    if (fbo_ && width == width_ && height == height_ && format == format_ && mip_levels == mip_levels_)
+        return false;
+
+    GlTexture texture = create_texture(GL_TEXTURE_2D);
+    NBODY_GL_CHECK(glTextureStorage2D(texture.id(), mip_levels, format, width, height));
+    glTextureParameteri(texture.id(), GL_TEXTURE_MIN_FILTER,
+                        mip_levels > 1 ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR);
+    glTextureParameteri(texture.id(), GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(texture.id(), GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(texture.id(), GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+
+    GlFramebuffer fbo = create_framebuffer();
+    glNamedFramebufferTexture(fbo.id(), GL_COLOR_ATTACHMENT0, texture.id(), 0);
+    const GLenum status = glCheckNamedFramebufferStatus(fbo.id(), GL_FRAMEBUFFER);
+    NBODY_GL_CHECK_STATE("creating a render target");
+    if (status != GL_FRAMEBUFFER_COMPLETE) {
+        std::ostringstream msg;
+        msg << "render target " << width << "x" << height << " (format 0x" << std::hex << format
+            << ") is incomplete: status 0x" << status;
+        throw GlError(msg.str());
+    }
+    // Only now replace the old target, so a failure leaves the previous one usable.
+    texture_ = std::move(texture);
+    fbo_ = std::move(fbo);
+    width_ = width;
+    height_ = height;
+    format_ = format;
+    mip_levels_ = mip_levels;
+    return true;
+}
+
+}  // namespace nbody::render

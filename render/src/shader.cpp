@@ -1,0 +1,178 @@
+#include "nbody/render/shader.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <glm/gtc/type_ptr.hpp>
+
+#include "nbody/render/gl_check.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nbody::render {
+
+namespace {
+
+fs::path executable_dir() {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : exe.parent_path();
+}
+
+GLenum stage_from_name(const std::string& name) {
+    const std::string ext = fs::path(name).extension().string();
+    if (ext == ".vert") return GL_VERTEX_SHADER;
+    if (ext == ".frag") return GL_FRAGMENT_SHADER;
+    if (ext == ".geom") return GL_GEOMETRY_SHADER;
+    if (ext == ".comp") return GL_COMPUTE_SHADER;
+    throw ShaderError("shader file '" + name +
+                      "' has an unknown extension; expected .vert, .frag, .geom or .comp");
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ShaderError("cannot open shader file " + path.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw ShaderError("cannot read shader file " + path.string());
+    return text.str();
+}
+
+std::string info_log(GLuint object, bool is_program) {
+    GLint length = 0;
+    if (is_program) glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length);
+    else glGetShaderiv(object, GL_INFO_LOG_LENGTH, &length);
+    std::string log(static_cast<std::size_t>(std::max(length, 1)), '\0');
+    if (is_program) glGetProgramInfoLog(object, length, nullptr, log.data());
+    else glGetShaderInfoLog(object, length, nullptr, log.data());
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    return log;
+}
+
+}  // namespace
+
+std::vector<fs::path> shader_search_dirs() {
+    std::vector<fs::path> candidates;
+    if (const char* env = std::getenv("NBODY_SHADER_DIR"); env && *env) candidates.emplace_back(env);
+    if (fs::path exe = executable_dir(); !exe.empty()) candidates.push_back(exe / "shaders");
+    candidates.push_back(fs::path(NBODY_RENDER_SOURCE_DIR) / "shaders");
+    std::vector<fs::path> dirs;
+    std::error_code ec;
+    for (auto& dir : candidates)
+        if (fs::is_directory(dir, ec)) dirs.push_back(std::move(dir));
+    return dirs;
+}
+
+fs::path find_shader_file(const std::string& name, const std::vector<fs::path>& dirs) {
+    std::error_code ec;
+    for (const auto& dir : dirs)
+        if (fs::is_regular_file(dir / name, ec)) return dir / name;
+    std::string looked;
+    for (const auto& dir : dirs) looked += "\n  " + (dir / name).string();
+    if (looked.empty()) looked = "\n  (no shader folder exists; set NBODY_SHADER_DIR or run from the build tree)";
+    throw ShaderError("shader '" + name + "' not found; looked in:" + looked);
+}
+
+std::string format_shader_log(const std::string& log, const std::string& file) {
+    // Mesa: "0:12(5): error: ...". NVIDIA: "0(12) : error C0000: ...". AMD: "ERROR: 0:12: ...".
+    static const std::regex mesa(R"(^\s*\d+:(\d+)\(\d+\):\s*(.*)$)");
+    static const std::regex nvidia(R"(^\s*\d+\((\d+)\)\s*:\s*(.*)$)");
+    static const std::regex amd(R"(^\s*(ERROR|WARNING):\s*\d+:(\d+):\s*(.*)$)");
+    std::istringstream in(log);
+    std::string line, out;
+    std::smatch m;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        if (std::regex_match(line, m, mesa) || std::regex_match(line, m, nvidia))
+            out += file + ":" + m[1].str() + ": " + m[2].str() + "\n";
+        else if (std::regex_match(line, m, amd))
+            out += file + ":" + m[2].str() + ": " + m[1].str() + ": " + m[3].str() + "\n";
+        else
+            out += file + ": " + line + "\n";
+    }
+    if (!out.empty()) out.pop_back();
+    return out;
+}
+
+ShaderProgram ShaderProgram::load(std::initializer_list<std::string> names, const std::vector<fs::path>& dirs) {
+    std::vector<ShaderSource> sources;
+    for (const auto& name : names) {
+        const GLenum stage = stage_from_name(name);
+        const fs::path path = find_shader_file(name, dirs);
+        sources.push_back({stage, read_text(path), path.string()});
+    }
+    return from_sources(sources);
+}
+
+ShaderProgram ShaderProgram::from_sources(const std::vector<ShaderSource>& sources) {
+    if (sources.empty()) throw ShaderError("a shader program needs at least one stage");
+    std::vector<GlShader> shaders;
+    std::string errors;
+    for (const auto& src : sources) {
+        GlShader shader = create_shader(src.stage);
+        const char* text = src.text.c_str();
+        glShaderSource(shader.id(), 1, &text, nullptr);
+        glCompileShader(shader.id());
+        GLint ok = GL_FALSE;
+        glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            // Keep going: one message listing every broken file saves an edit-run cycle.
+            errors += (errors.empty() ? "" : "\n") + format_shader_log(info_log(shader.id(), false), src.file);
+            continue;
+        }
+        shaders.push_back(std::move(shader));
+    }
+    if (!errors.empty()) throw ShaderError("shader compilation failed:\n" + errors);
+
+    ShaderProgram result;
+    result.program_ = create_program();
+    const GLuint program = result.program_.id();
+    for (const auto& s : shaders) glAttachShader(program, s.id());
+    glLinkProgram(program);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    for (const auto& s : shaders) glDetachShader(program, s.id());
+    if (!ok) {
+        std::string files;
+        for (const auto& src : sources) files += (files.empty() ? "" : ", ") + src.file;
+        throw ShaderError("linking shaders " + files + " failed:\n" + info_log(program, true));
+    }
+    NBODY_GL_CHECK_STATE("building a shader program");
+    return result;
+}
+
+void ShaderProgram::use() const { glUseProgram(program_.id()); }
+
+GLint ShaderProgram::uniform(const char* name) const {
+    auto it = uniform_cache_.find(name);
+    if (it != uniform_cache_.end()) return it->second;
+    const GLint location = glGetUniformLocation(program_.id(), name);
+    uniform_cache_.emplace(name, location);
+    return location;
+}
+
+void ShaderProgram::set(const char* name, int v) const { glProgramUniform1i(id(), uniform(name), v); }
+void ShaderProgram::set(const char* name, unsigned v) const { glProgramUniform1ui(id(), uniform(name), v); }
+void ShaderProgram::set(const char* name, float v) const { glProgramUniform1f(id(), uniform(name), v); }
+void ShaderProgram::set(const char* name, const glm::vec2& v) const {
+    glProgramUniform2fv(id(), uniform(name), 1, glm::value_ptr(v));
+}
+void ShaderProgram::set(const char* name, const glm::vec3& v) const {
+    glProgramUniform3fv(id(), uniform(name), 1, glm::value_ptr(v));
+}
+void ShaderProgram::set(const char* name, const glm::vec4& v) const {
+    glProgramUniform4fv(id(), uniform(name), 1, glm::value_ptr(v));
+}
+void ShaderProgram::set(const char* name, const glm::mat4& v) const {
+    glProgramUniformMatrix4fv(id(), uniform(name), 1, GL_FALSE, glm::value_ptr(v));
+}
+void ShaderProgram::set(const char* name, const glm::vec3* v, int count) const {
+    glProgramUniform3fv(id(), uniform(name), count, glm::value_ptr(v[0]));
+}
+
+}  // namespace nbody::render

@@ -1,0 +1,57 @@
+#include "cuda_probe.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <exception>
+#include <string>
+
+#include "force_kernel.hpp"
+
+namespace nbody {
+namespace {
+
+std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+std::string probe() {
+    int driver = 0, runtime = 0;
+    (void)cudaDriverGetVersion(&driver);  // 0 when no driver library is installed
+    (void)cudaRuntimeGetVersion(&runtime);
+    if (driver == 0) return "no CUDA driver (libcuda.so not found: no NVIDIA driver installed)";
+
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();  // cudaGetDeviceCount's errors are not sticky; clear the last error
+        const std::string detail = std::string(" (") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")";
+        switch (err) {
+            case cudaErrorNoDevice:
+                return "no CUDA device" + detail;
+            case cudaErrorInsufficientDriver:
+                return "the CUDA driver (" + version_string(driver) + ") is older than this build's CUDA runtime (" +
+                       version_string(runtime) + ")" + detail;
+            default:
+                return "the CUDA driver could not be initialised" + detail;
+        }
+    }
+    if (count == 0) return "no CUDA device";
+    if (cudaSetDevice(0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return "CUDA device 0 cannot be used (busy, or in a prohibited compute mode)";
+    }
+    return cuda::kernel_image_problem();
+}
+
+}  // namespace
+
+bool cuda_probe(std::string* why_not) {
+    std::string why;
+    try {
+        why = probe();
+    } catch (const std::exception& e) {
+        why = e.what();
+    }
+    if (why_not != nullptr) *why_not = why;
+    return why.empty();
+}
+
+}  // namespace nbody

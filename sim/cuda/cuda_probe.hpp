@@ -1,0 +1,14 @@
+#pragma once
+// Is a CUDA device usable? Plain C++ (no CUDA headers), for the backend factory.
+
+#include <string>
+
+namespace nbody {
+
+// True when the CUDA driver is present and new enough, at least one device exists and this
+// build's kernels can run on device 0. Otherwise false, with the reason in `why_not` (when not
+// null): "no CUDA driver ...", "no CUDA device ...", "... no kernel image for sm_XY ...".
+// Never throws; cheap enough to call more than once (the runtime initialises once).
+bool cuda_probe(std::string* why_not);
+
+}  // namespace nbody

@@ -1,0 +1,113 @@
+#pragma once
+// Move-only owners of CUDA runtime objects: device memory, events and streams. Copying is
+// deleted so that a buffer is never freed twice and never duplicated by accident (a copy of a
+// device array would be a silent allocation plus a full-device copy).
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "cuda_check.hpp"
+
+namespace nbody::cuda {
+
+// `count` elements of T in device memory, uninitialised.
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t count) : count_(count) {
+        if (count_ > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T)));
+    }
+    ~DeviceBuffer() { reset(); }
+
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& other) noexcept
+        : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+        if (this != &other) {
+            reset();
+            ptr_ = std::exchange(other.ptr_, nullptr);
+            count_ = std::exchange(other.count_, 0);
+        }
+        return *this;
+    }
+
+    void reset() noexcept {
+        if (ptr_ != nullptr) CUDA_CHECK_LOG(cudaFree(ptr_));
+        ptr_ = nullptr;
+        count_ = 0;
+    }
+
+    T* get() const { return ptr_; }
+    std::size_t size() const { return count_; }
+    std::size_t bytes() const { return count_ * sizeof(T); }
+    bool empty() const { return count_ == 0; }
+
+private:
+    T* ptr_ = nullptr;
+    std::size_t count_ = 0;
+};
+
+class Event {
+public:
+    // Timing events by default; cudaEventDisableTiming makes a cheaper sync-only event.
+    explicit Event(unsigned flags = cudaEventDefault) { CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
+    ~Event() {
+        if (event_ != nullptr) CUDA_CHECK_LOG(cudaEventDestroy(event_));
+    }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+    Event& operator=(Event&& other) noexcept {
+        if (this != &other) {
+            if (event_ != nullptr) CUDA_CHECK_LOG(cudaEventDestroy(event_));
+            event_ = std::exchange(other.event_, nullptr);
+        }
+        return *this;
+    }
+
+    cudaEvent_t get() const { return event_; }
+    void record(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(event_, stream)); }
+
+private:
+    cudaEvent_t event_ = nullptr;
+};
+
+// Milliseconds between two recorded, completed events.
+inline float elapsed_ms(const Event& start, const Event& stop) {
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return ms;
+}
+
+class Stream {
+public:
+    // A *blocking* stream by default: it is ordered with the legacy default stream, which is where
+    // cudaGraphicsMapResources/UnmapResources run when the interop code passes no stream. A
+    // non-blocking stream would let a force pass overlap a map or unmap of the vertex buffers.
+    explicit Stream(unsigned flags = cudaStreamDefault) { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, flags)); }
+    ~Stream() {
+        if (stream_ != nullptr) CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
+    }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+    Stream& operator=(Stream&& other) noexcept {
+        if (this != &other) {
+            if (stream_ != nullptr) CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
+            stream_ = std::exchange(other.stream_, nullptr);
+        }
+        return *this;
+    }
+
+    cudaStream_t get() const { return stream_; }
+    void synchronize() const { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+private:
+    cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace nbody::cuda

@@ -1,0 +1,16 @@
+#pragma once
+// Files the program writes are written whole or not at all: data goes to a temporary name in the
+// same folder, is flushed, and is renamed over the final name only when complete.
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+namespace nbody {
+
+// Calls `write` with a stream on a temporary file next to `path`, then renames it to `path`.
+// Throws std::runtime_error naming the path and the OS reason when any step fails; the
+// temporary file is removed on failure.
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+}  // namespace nbody

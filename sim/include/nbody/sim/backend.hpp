@@ -1,0 +1,71 @@
+#pragma once
+// One interface for every way of stepping the system: `reference` (double precision, the truth
+// the others are tested against), `cpu` (fp32, multi-threaded) and `cuda`.
+//
+// Integration is leapfrog kick-drift-kick with Plummer softening:
+//   v += a dt/2;  x += v dt;  a = F(x);  v += a dt/2
+// The backend keeps the accelerations of the current positions, so velocities are synchronised
+// with positions at every whole step (what diagnostics need) and each step costs one force pass.
+
+#include <cstddef>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nbody/sim/kernel_config.hpp"
+#include "nbody/sim/state.hpp"
+#include "nbody/sim/types.hpp"
+
+namespace nbody {
+
+struct StepParams {
+    double dt = 1e-3;
+    double softening = 0.01;  // Plummer epsilon; the force uses r^2 + eps^2
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    Backend() = default;
+    Backend(const Backend&) = delete;
+    Backend& operator=(const Backend&) = delete;
+
+    virtual std::string_view name() const = 0;
+
+    // Replaces the system. Accelerations are computed lazily at the next step.
+    virtual void load(const State& state) = 0;
+    // Copies positions, masses and velocities back (galaxy/component labels are the caller's).
+    virtual void store(State& state) const = 0;
+    virtual std::size_t size() const = 0;
+
+    // Advances `count` leapfrog steps.
+    virtual void step(const StepParams& params, int count = 1) = 0;
+
+    // Accelerations at the current positions, in double, for tests and the accuracy report.
+    virtual std::vector<Vec3d> accelerations(double softening) = 0;
+
+    // Simulation time reached (load() sets it from the state).
+    virtual double time() const = 0;
+
+    // Kernel tuning; backends without a tunable kernel accept and ignore it.
+    virtual void set_kernel_config(const KernelConfig&) {}
+    virtual KernelConfig kernel_config() const { return {}; }
+};
+
+enum class BackendKind { Reference, Cpu, Cuda, Auto };
+
+// Parses "reference", "cpu", "cuda" or "auto"; throws std::invalid_argument listing them.
+BackendKind parse_backend_kind(std::string_view text);
+std::string_view to_string(BackendKind kind);
+
+// Creates a backend. `Auto` takes cuda when a GPU is usable and cpu otherwise, and writes a line
+// saying which (and why) to `notice`. `Cuda` with no usable GPU throws std::runtime_error with
+// the reason (no driver, no device, built without CUDA).
+std::unique_ptr<Backend> make_backend(BackendKind kind, std::ostream& notice);
+
+// True when this build has the CUDA backend and a device is usable; `why_not` gets the reason.
+bool cuda_available(std::string* why_not = nullptr);
+
+}  // namespace nbody

@@ -1,0 +1,47 @@
+#pragma once
+// The host backends: direct summation over all pairs, multi-threaded, with data in
+// structure-of-arrays form so the inner loop vectorises.
+//   ReferenceBackend = DirectSumBackend<double>: positions, velocities and sums in double; the
+//                      truth every other backend is tested against.
+//   CpuBackend       = DirectSumBackend<float>: fp32 throughout, the backend that runs when there
+//                      is no GPU.
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "nbody/sim/backend.hpp"
+
+namespace nbody {
+
+template <class Real>
+class DirectSumBackend final : public Backend {
+public:
+    std::string_view name() const override;
+    void load(const State& state) override;
+    void store(State& state) const override;
+    std::size_t size() const override { return x_.size(); }
+    void step(const StepParams& params, int count = 1) override;
+    std::vector<Vec3d> accelerations(double softening) override;
+    double time() const override { return time_; }
+
+    // Full-precision access, for tests such as time reversibility that float storage would spoil.
+    std::vector<Vec3d> positions() const;
+    std::vector<Vec3d> velocities() const;
+    void reverse_velocities();
+
+private:
+    void compute_accelerations(Real eps2);
+
+    std::vector<Real> x_, y_, z_, m_, vx_, vy_, vz_, ax_, ay_, az_;
+    double time_ = 0;
+    double acc_softening_ = -1;  // softening the stored accelerations belong to; -1: none yet
+};
+
+using ReferenceBackend = DirectSumBackend<double>;
+using CpuBackend = DirectSumBackend<float>;
+
+extern template class DirectSumBackend<double>;
+extern template class DirectSumBackend<float>;
+
+}  // namespace nbody

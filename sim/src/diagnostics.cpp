@@ -1,0 +1,70 @@
+#include "nbody/sim/diagnostics.hpp"
+
+#include <cmath>
+#include <mutex>
+
+#include "thread_pool.hpp"
+
+namespace nbody {
+
+double kinetic_energy(const State& state) {
+    double t = 0;
+    for (std::size_t i = 0; i < state.size(); ++i) {
+        const Vec4f& v = state.velocity[i];
+        t += 0.5 * double(state.pos_mass[i].w) * (double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
+    }
+    return t;
+}
+
+double potential_energy(const State& state, double softening) {
+    const std::size_t n = state.size();
+    const double eps2 = softening * softening;
+    // Rows are unequal in length (triangle), so hand the pool interleaved rows: row i and n-1-i.
+    std::mutex mutex;
+    double total = 0;
+    shared_thread_pool().parallel_for((n + 1) / 2, [&](std::size_t begin, std::size_t end) {
+        double local = 0;
+        auto row = [&](std::size_t i) {
+            const Vec4f pi = state.pos_mass[i];
+            double sum = 0;
+            for (std::size_t j = i + 1; j < n; ++j) {
+                const Vec4f pj = state.pos_mass[j];
+                const double dx = double(pj.x) - pi.x, dy = double(pj.y) - pi.y, dz = double(pj.z) - pi.z;
+                sum += double(pj.w) / std::sqrt(dx * dx + dy * dy + dz * dz + eps2);
+            }
+            local -= double(pi.w) * sum;
+        };
+        for (std::size_t k = begin; k < end; ++k) {
+            row(k);
+            if (n - 1 - k != k) row(n - 1 - k);
+        }
+        std::lock_guard lock(mutex);
+        total += local;
+    });
+    return total;
+}
+
+Diagnostics compute_diagnostics(const State& state, double softening) {
+    Diagnostics d;
+    for (std::size_t i = 0; i < state.size(); ++i) {
+        const Vec4f& p = state.pos_mass[i];
+        const Vec4f& v = state.velocity[i];
+        const double m = p.w;
+        const Vec3d x{p.x, p.y, p.z}, u{v.x, v.y, v.z};
+        d.mass += m;
+        d.momentum += m * u;
+        d.angular_momentum += m * cross(x, u);
+        d.centre_of_mass += m * x;
+    }
+    if (d.mass > 0) {
+        d.centre_of_mass = d.centre_of_mass / d.mass;
+        d.centre_of_mass_velocity = d.momentum / d.mass;
+    }
+    d.kinetic = kinetic_energy(state);
+    d.potential = potential_energy(state, softening);
+    d.total = d.kinetic + d.potential;
+    d.virial_ratio = d.potential != 0 ? 2.0 * d.kinetic / std::abs(d.potential) : 0.0;
+    return d;
+}
+
+}  // namespace nbody

@@ -1,0 +1,110 @@
+// `nbody run` as a user runs it: files in, files out, clear errors for bad input.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "nbody/sim/csv.hpp"
+#include "nbody/sim/ic/plummer.hpp"
+#include "test_support.hpp"
+
+namespace nbody {
+namespace {
+
+using test::read_text;
+using test::run_nbody;
+using test::TempDir;
+using test::write_text;
+
+TEST(RunCli, SteppingZeroTimesRoundTripsACsvExactly) {
+    TempDir dir;
+    State s = ic::make_plummer({.bodies = 500, .seed = 9});
+    // Awkward values: tiny, huge, negative zero and subnormal must survive too.
+    s.pos_mass[0].x = 1e-38f;
+    s.pos_mass[1].y = -3.4e38f;
+    s.velocity[2].z = -0.0f;
+    s.pos_mass[3].z = 1.17549435e-39f;
+    write_csv(dir.file("in.csv"), s);
+    const auto r = run_nbody("run --input " + dir.file("in.csv") + " --steps 0 --out " + dir.file("out.csv"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_text(dir.file("in.csv")), read_text(dir.file("out.csv")));
+    const State back = read_csv(dir.file("out.csv"));
+    ASSERT_EQ(back.size(), s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        EXPECT_EQ(0, std::memcmp(&back.pos_mass[i], &s.pos_mass[i], sizeof(Vec4f))) << "body " << i;
+        EXPECT_EQ(0, std::memcmp(&back.velocity[i].x, &s.velocity[i].x, 3 * sizeof(float))) << "body " << i;
+    }
+}
+
+TEST(RunCli, IntegratesAndReportsEnergyErrorAndMomentumDrift) {
+    TempDir dir;
+    write_csv(dir.file("in.csv"), ic::make_plummer({.bodies = 256, .seed = 2}));
+    const auto r = run_nbody("run --input " + dir.file("in.csv") + " --steps 50 --dt 0.005 --softening 0.05 " +
+                             "--backend cpu --out " + dir.file("out.csv"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("relative energy error"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("momentum drift"), std::string::npos) << r.output;
+    const State out = read_csv(dir.file("out.csv"));
+    const State in = read_csv(dir.file("in.csv"));
+    ASSERT_EQ(out.size(), 256u);
+    EXPECT_NE(out.pos_mass[0].x, in.pos_mass[0].x) << "50 steps should have moved the bodies";
+}
+
+TEST(RunCli, ExtraColumnsAreAllowed) {
+    TempDir dir;
+    write_text(dir.file("in.csv"), "id,m,x,y,z,vx,vy,vz,colour\n1,1,0,0,0,0,0,0,red\n2,1,1,0,0,0,1,0,blue\n");
+    const auto r = run_nbody("run --input " + dir.file("in.csv") + " --steps 0 --out " + dir.file("out.csv"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_text(dir.file("out.csv")), "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,1\n");
+}
+
+struct BadInput {
+    const char* name;
+    const char* csv;         // file contents (nullptr: use a valid file)
+    const char* extra_args;  // appended to the command line
+    const char* message;     // must appear in the output
+};
+
+void PrintTo(const BadInput& c, std::ostream* os) { *os << c.name; }
+
+class RunCliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(RunCliBadInput, FailsWithAClearMessage) {
+    const BadInput& c = GetParam();
+    TempDir dir;
+    write_text(dir.file("in.csv"), c.csv ? c.csv : "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n");
+    const std::string extra = c.extra_args;
+    const std::string input = extra.rfind("--input", 0) == 0 ? "" : "--input " + dir.file("in.csv");
+    const auto r = run_nbody("run " + input + " --steps 2 " + extra);
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << "output was:\n" << r.output;
+    EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("Segmentation"), std::string::npos) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, RunCliBadInput,
+    ::testing::Values(BadInput{"missing_column", "x,y,z,vx,vy,m\n0,0,0,0,0,1\n", "", "missing column 'vz'"},
+                      BadInput{"non_numeric", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n0,abc,0,0,0,0,1\n", "",
+                               "in.csv:3: column 'y': 'abc' is not a number"},
+                      BadInput{"no_bodies", "x,y,z,vx,vy,vz,m\n", "", "no bodies (N = 0)"},
+                      BadInput{"negative_mass", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,-1\n", "", "in.csv:2: negative mass"},
+                      BadInput{"field_count", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0\n", "", "in.csv:2: expected 7 fields"},
+                      BadInput{"zero_dt", nullptr, "--dt 0", "--dt must be > 0"},
+                      BadInput{"negative_dt", nullptr, "--dt -0.1", "--dt must be > 0"},
+                      BadInput{"unknown_flag", nullptr, "--frobnicate 3", "--frobnicate"},
+                      BadInput{"unknown_backend", nullptr, "--backend gpu", "unknown backend 'gpu'"},
+                      BadInput{"missing_file", nullptr, "--input /nonexistent/x.csv", "cannot open '/nonexistent/x.csv'"},
+                      BadInput{"unwritable_output", nullptr, "--out /nonexistent/dir/out.csv",
+                               "cannot write '/nonexistent/dir/out.csv'"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(RunCli, HelpDescribesEveryOption) {
+    const auto r = run_nbody("run --help");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char* flag : {"--input", "--out", "--steps", "--dt", "--softening", "--backend"})
+        EXPECT_NE(r.output.find(flag), std::string::npos) << flag << " missing from:\n" << r.output;
+}
+
+}  // namespace
+}  // namespace nbody
