@@ -12,7 +12,7 @@ namespace detail {
 // guard so that such a path cannot crash.
 void BufferDeleter::operator()(GLuint id) const noexcept { if (glDeleteBuffers) glDeleteBuffers(1, &id); }
 void VertexArrayDeleter::operator()(GLuint id) const noexcept { if (glDeleteVertexArrays) glDeleteVertexArrays(1, &id); }
-void TextureDeleter::operator()(GLuint id) const noexcept { if (glDeleteTextures) glDeleteTextures(1, &id); }
+void TextureDeleter::operator()(GLuint id) const noexcept { glDeleteTextures(1, &id); }  // GL 1.1: always linked
 void FramebufferDeleter::operator()(GLuint id) const noexcept { if (glDeleteFramebuffers) glDeleteFramebuffers(1, &id); }
 void ShaderDeleter::operator()(GLuint id) const noexcept { if (glDeleteShader) glDeleteShader(id); }
 void ProgramDeleter::operator()(GLuint id) const noexcept { if (glDeleteProgram) glDeleteProgram(id); }

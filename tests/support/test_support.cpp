@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -37,8 +38,18 @@ CommandResult run_command(const std::string& command_line) {
     return result;
 }
 
+std::string nbody_executable() {
+    const char* env = std::getenv("NBODY_EXECUTABLE");
+    return env && *env ? env : NBODY_EXECUTABLE;
+}
+
+std::string source_dir() {
+    const char* env = std::getenv("NBODY_SOURCE_DIR");
+    return env && *env ? env : NBODY_SOURCE_DIR;
+}
+
 CommandResult run_nbody(const std::string& arguments) {
-    return run_command(std::string("'") + NBODY_EXECUTABLE + "' " + arguments);
+    return run_command("'" + nbody_executable() + "' " + arguments);
 }
 
 void write_text(const std::string& path, const std::string& text) {

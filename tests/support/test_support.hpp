@@ -31,6 +31,11 @@ struct CommandResult {
 // Runs a shell command line, capturing both output streams.
 CommandResult run_command(const std::string& command_line);
 
+// Where the nbody executable and the source tree are: the environment variables NBODY_EXECUTABLE
+// and NBODY_SOURCE_DIR when set (a build carried to another machine), else the paths CMake baked in.
+std::string nbody_executable();
+std::string source_dir();
+
 // Runs the nbody executable under test with the given argument string.
 CommandResult run_nbody(const std::string& arguments);
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nbody/sim/backend.hpp"
 
@@ -22,6 +23,13 @@ struct CudaDeviceInfo {
     int max_threads_per_block = 0;
     std::size_t shared_memory_per_block_optin = 0;
     std::size_t total_memory = 0;
+    int clock_khz = 0;           // peak SM clock (cudaDevAttrClockRate)
+    int fp32_lanes_per_sm = 0;   // FP32 instructions per SM per clock (128 on sm_90), 0 if unknown
+
+    // FP32 instructions per second the device can issue: SMs x lanes x clock. An FFMA counts once.
+    double fp32_instructions_per_second() const {
+        return double(sm_count) * double(fp32_lanes_per_sm) * double(clock_khz) * 1e3;
+    }
 };
 
 class CudaBackend final : public Backend {
@@ -44,8 +52,31 @@ public:
     void set_kernel_config(const KernelConfig& config) override;
     KernelConfig kernel_config() const override;
 
-    // Empty when `config` can run on this device, else the reason it cannot.
+    // Empty when `config` can run on this device, else the reason it cannot: an unsupported
+    // unroll / threads_per_body / bodies_per_thread, a block that is not a multiple of 32, more
+    // threads per block than the device or the instance's registers allow, or more shared memory
+    // than the device's opt-in limit. The block always has `block` threads; threads_per_body only
+    // decides how they are grouped (a block computes block * bodies_per_thread / threads_per_body
+    // bodies), so block * threads_per_body is not a limit.
     std::string check_kernel_config(const KernelConfig& config) const;
+
+    // The checks of check_kernel_config() that need no device (compiled instances and block shape).
+    static std::string check_kernel_config_host(const KernelConfig& config);
+    // Values with a compiled kernel instance, for menus and sweeps.
+    static const std::vector<int>& supported_unroll();
+    static const std::vector<int>& supported_threads_per_body();
+    static const std::vector<int>& supported_bodies_per_thread();
+    static constexpr int block_granularity = 32;  // block must be a multiple of this
+    static constexpr int max_block = 1024;        // before the per-instance register limit
+
+    // Registers and local memory (spills) of the instance `config` selects, on this device.
+    struct KernelResources {
+        int registers_per_thread = 0;
+        std::size_t local_bytes_per_thread = 0;
+        int max_threads_per_block = 0;
+        std::size_t shared_bytes_per_block = 0;  // for config.block
+    };
+    KernelResources kernel_resources(const KernelConfig& config) const;
 
     // One leapfrog step from device positions `pos_in` to `pos_out` (each size() float4s, distinct
     // buffers, e.g. mapped OpenGL vertex buffers). Afterwards the current positions are those in
@@ -59,7 +90,21 @@ public:
     void export_device_positions(void* pos) const;
 
     // Milliseconds the last force pass took, measured with CUDA events (0 before the first).
+    // Never blocks: step() records events and this reads the newest pair that has completed, so
+    // while the GPU is still busy it returns the figure of an earlier pass.
     double last_force_ms() const;
+
+    // Runs `steps` leapfrog steps (as step() does, time advances) and returns the milliseconds
+    // the GPU took for them, measured with events around the batch after any pending force pass
+    // for the initial accelerations; waits for the GPU. For benchmarks.
+    double time_steps_ms(const StepParams& params, int steps);
+
+    // The stream every kernel of this backend runs on (a cudaStream_t), e.g. for mapping interop
+    // buffers on it. It is a blocking stream, so work on the legacy default stream is ordered
+    // with it too.
+    void* stream() const;
+    // Waits until all work queued by this backend has finished.
+    void synchronize() const;
     // Bytes copied device-to-host since load(): stays 0 on the interop path.
     std::size_t bytes_copied_to_host() const;
 

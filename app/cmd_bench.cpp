@@ -1,0 +1,455 @@
+// `nbody bench`: headless timing of the leapfrog step (force pass + integration) on a Plummer
+// sphere, over a list of N and of kernel configs. Needs no OpenGL.
+//
+// Figures per run: ms per step (median of the repeats), interactions/s = N^2 / time (every pair,
+// the self term included, as the kernel computes it), GFLOP/s at 20 flops per interaction (GPU
+// Gems 3 / cuda-samples count) and at 38 (the Warren-Salmon count some papers use), and the
+// percentage of the FP32 ceiling: SMs x FP32 lanes x clock / 12 FP32 instructions per
+// interaction (../shared/DEVICE.md).
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autotune.hpp"
+#include "commands.hpp"
+#include "nbody/sim/atomic_file.hpp"
+#include "nbody/sim/backend.hpp"
+#include "nbody/sim/direct_sum_backend.hpp"
+#include "nbody/sim/ic/plummer.hpp"
+
+#ifdef NBODY_HAVE_CUDA
+#include "nbody/sim/cuda_backend.hpp"
+#endif
+
+namespace nbody::app {
+namespace {
+
+constexpr double kFlopsGems = 20.0;
+constexpr double kFlopsWarren = 38.0;
+constexpr double kFp32InstructionsPerInteraction = 12.0;
+constexpr std::size_t kFullCheckMaxBodies = 16384;  // above: a strided sample of bodies
+constexpr std::size_t kCheckSample = 2048;
+
+struct BenchOptions {
+    std::vector<std::string> bodies;
+    std::string backend = "auto";
+    std::vector<int> unroll, block, threads_per_body, bodies_per_thread;
+    bool sweep = false;
+    bool autotune = false;
+    bool check = false;
+    int repeats = 5;
+    int warmup = 2;
+    int steps = 0;  // per repeat; 0 = automatic
+    double min_repeat_ms = 20;
+    double dt = 1e-3;
+    double softening = 0.01;
+    unsigned long long seed = 1;
+    std::string json;
+    std::string cache;  // auto-tune cache; empty = default path
+    bool no_cache = false;
+};
+
+// "16384", "64K", "1M" (binary: K = 1024).
+std::size_t parse_count(const std::string& text) {
+    std::string t = text;
+    std::size_t mult = 1;
+    if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) mult = 1024, t.pop_back();
+    else if (!t.empty() && (t.back() == 'm' || t.back() == 'M')) mult = 1024 * 1024, t.pop_back();
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+        v = std::stoull(t, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (t.empty() || used != t.size() || v == 0 || t[0] == '-')
+        throw std::invalid_argument("--bodies: '" + text + "' is not a positive count (e.g. 16384, 64K, 1M)");
+    return static_cast<std::size_t>(v) * mult;
+}
+
+struct Record {
+    std::size_t bodies = 0;
+    std::optional<KernelConfig> config;  // none for host backends
+    bool valid = true;
+    std::string reason;
+    bool autotuned = false;
+    Timing timing;
+    double interactions_per_second = 0;
+    std::optional<double> percent_ceiling;
+    std::optional<int> registers;
+    std::optional<double> check_error;
+    std::size_t check_bodies = 0;
+    double check_tolerance = 0;
+};
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+// Reference accelerations in double for the bodies `idx` (all when N is small): the
+// ReferenceBackend itself for N <= kFullCheckMaxBodies, else the same sum (self term skipped)
+// for a strided sample, which costs sample x N instead of N^2.
+struct CheckReference {
+    std::vector<std::size_t> idx;
+    std::vector<Vec3d> acc;
+};
+
+CheckReference make_check_reference(const State& s, double softening) {
+    CheckReference r;
+    const std::size_t n = s.size();
+    if (n <= kFullCheckMaxBodies) {
+        ReferenceBackend ref;
+        ref.load(s);
+        r.acc = ref.accelerations(softening);
+        r.idx.resize(n);
+        for (std::size_t i = 0; i < n; ++i) r.idx[i] = i;
+        return r;
+    }
+    const double eps2 = softening * softening;
+    const std::size_t stride = n / kCheckSample;
+    for (std::size_t i = 0; i < n; i += stride) r.idx.push_back(i);
+    r.acc.resize(r.idx.size());
+    for (std::size_t k = 0; k < r.idx.size(); ++k) {
+        const std::size_t i = r.idx[k];
+        const Vec3d xi = xyz(s.pos_mass[i]);
+        Vec3d a;
+        for (std::size_t j = 0; j < n; ++j) {
+            if (j == i) continue;
+            const Vec3d d = xyz(s.pos_mass[j]) - xi;
+            const double r2 = dot(d, d) + eps2;
+            a += d * (double(s.pos_mass[j].w) / (r2 * std::sqrt(r2)));
+        }
+        r.acc[k] = a;
+    }
+    return r;
+}
+
+double max_relative_error(const std::vector<Vec3d>& a, const CheckReference& ref) {
+    double worst = 0;
+    for (std::size_t k = 0; k < ref.idx.size(); ++k) {
+        const double r = norm(ref.acc[k]);
+        const double e = norm(a[ref.idx[k]] - ref.acc[k]) / (r > 0 ? r : 1.0);
+        if (!(e <= worst)) worst = e;
+    }
+    return worst;
+}
+
+// fp32 summation error grows like sqrt(N): 2e-5 is the test bound at N = 4096 (Chamomile eq. 3).
+double check_tolerance(std::size_t n) { return 2e-5 * std::max(1.0, std::sqrt(double(n) / 4096.0)); }
+
+std::vector<int> axis(const std::vector<int>& given, bool sweep, const std::vector<int>& all, int fallback) {
+    if (!given.empty()) return given;
+    if (sweep) return all;
+    return {fallback};
+}
+
+void print_header(bool cuda) {
+    if (cuda)
+        std::printf("%9s %3s %5s %3s %2s %6s %10s %10s %9s %9s %6s %4s  %s\n", "N", "U", "p", "q", "B", "steps",
+                    "ms/step", "int/s", "GF/s@20", "GF/s@38", "%ceil", "regs", "check");
+    else
+        std::printf("%9s %6s %10s %10s %9s %9s  %s\n", "N", "steps", "ms/step", "int/s", "GF/s@20", "GF/s@38",
+                    "check");
+}
+
+void print_record(const Record& r, bool cuda) {
+    std::string check;
+    if (r.check_error)
+        check = fmt("%.2e", *r.check_error) + (*r.check_error <= r.check_tolerance ? " ok" : " FAIL");
+    if (r.autotuned) check += check.empty() ? "(auto-tuned)" : " (auto-tuned)";
+    if (cuda) {
+        const KernelConfig& c = *r.config;
+        if (!r.valid) {
+            std::printf("%9zu %3d %5d %3d %2d  refused: %s\n", r.bodies, c.unroll, c.block, c.threads_per_body,
+                        c.bodies_per_thread, r.reason.c_str());
+        } else {
+            std::printf("%9zu %3d %5d %3d %2d %6d %10.4f %10.3e %9.0f %9.0f %6.1f %4d  %s\n", r.bodies, c.unroll, c.block,
+                        c.threads_per_body, c.bodies_per_thread, r.timing.steps_per_repeat, r.timing.ms_per_step,
+                        r.interactions_per_second, r.interactions_per_second * kFlopsGems / 1e9,
+                        r.interactions_per_second * kFlopsWarren / 1e9, r.percent_ceiling.value_or(0),
+                        r.registers.value_or(0), check.c_str());
+        }
+    } else {
+        std::printf("%9zu %6d %10.4f %10.3e %9.1f %9.1f  %s\n", r.bodies, r.timing.steps_per_repeat,
+                    r.timing.ms_per_step, r.interactions_per_second, r.interactions_per_second * kFlopsGems / 1e9,
+                    r.interactions_per_second * kFlopsWarren / 1e9, check.c_str());
+    }
+    std::fflush(stdout);
+}
+
+nlohmann::json to_json(const Record& r) {
+    nlohmann::json j;
+    j["bodies"] = r.bodies;
+    if (r.config) {
+        j["unroll"] = r.config->unroll;
+        j["block"] = r.config->block;
+        j["threads_per_body"] = r.config->threads_per_body;
+        j["bodies_per_thread"] = r.config->bodies_per_thread;
+    } else {
+        for (const char* k : {"unroll", "block", "threads_per_body", "bodies_per_thread"}) j[k] = nullptr;
+    }
+    j["valid"] = r.valid;
+    if (!r.valid) {
+        j["reason"] = r.reason;
+        j["ms_per_step"] = nullptr;
+        j["interactions_per_second"] = nullptr;
+        return j;
+    }
+    j["autotuned"] = r.autotuned;
+    j["steps_per_repeat"] = r.timing.steps_per_repeat;
+    j["repeats"] = r.timing.samples.size();
+    j["ms_per_step"] = r.timing.ms_per_step;
+    j["ms_per_step_min"] = r.timing.ms_per_step_min;
+    j["ms_per_step_samples"] = r.timing.samples;
+    j["interactions_per_second"] = r.interactions_per_second;
+    j["gflops_20"] = r.interactions_per_second * kFlopsGems / 1e9;
+    j["gflops_38"] = r.interactions_per_second * kFlopsWarren / 1e9;
+    j["percent_fp32_ceiling"] = r.percent_ceiling ? nlohmann::json(*r.percent_ceiling) : nlohmann::json(nullptr);
+    j["registers_per_thread"] = r.registers ? nlohmann::json(*r.registers) : nlohmann::json(nullptr);
+    if (r.check_error) {
+        j["check_max_relative_error"] = *r.check_error;
+        j["check_bodies"] = r.check_bodies;
+        j["check_tolerance"] = r.check_tolerance;
+        j["check_passed"] = *r.check_error <= r.check_tolerance;
+    }
+    return j;
+}
+
+int bench(const BenchOptions& o) {
+    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
+    if (o.warmup < 0) throw std::invalid_argument("--warmup must be >= 0");
+    if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0 (0: automatic)");
+    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0");
+    if (!(o.dt > 0) || !std::isfinite(o.dt)) throw std::invalid_argument("--dt must be > 0");
+    if (!(o.softening > 0) || !std::isfinite(o.softening)) throw std::invalid_argument("--softening must be > 0");
+
+    const BackendKind kind = parse_backend_kind(o.backend);
+    if (kind == BackendKind::Reference) throw std::invalid_argument("--backend reference is not a benchmark target; use cpu or cuda");
+    std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
+#ifdef NBODY_HAVE_CUDA
+    CudaBackend* cuda = dynamic_cast<CudaBackend*>(backend.get());
+#else
+    void* cuda = nullptr;
+#endif
+    const bool is_cuda = cuda != nullptr;
+
+    std::vector<std::size_t> sizes;
+    for (const std::string& b : o.bodies) sizes.push_back(parse_count(b));
+    if (sizes.empty()) sizes = is_cuda ? std::vector<std::size_t>{16384, 65536, 262144} : std::vector<std::size_t>{1024, 4096};
+
+    const bool config_given = o.sweep || o.autotune || !o.unroll.empty() || !o.block.empty() ||
+                              !o.threads_per_body.empty() || !o.bodies_per_thread.empty();
+    if (!is_cuda && config_given)
+        std::fprintf(stderr, "nbody bench: the %s backend has no kernel config; --unroll/--block/--threads-per-body/"
+                             "--bodies-per-thread/--sweep/--autotune are ignored\n",
+                     std::string(backend->name()).c_str());
+
+    nlohmann::json doc;
+    doc["tool"] = "nbody bench";
+    doc["backend"] = std::string(backend->name());
+    doc["dt"] = o.dt;
+    doc["softening"] = o.softening;
+    doc["seed"] = o.seed;
+    doc["initial_conditions"] = "plummer";
+    doc["flops_per_interaction"] = {kFlopsGems, kFlopsWarren};
+
+    std::vector<KernelConfig> configs;
+    double ceiling_interactions = 0;  // interactions/s at 12 FP32 instructions each
+#ifdef NBODY_HAVE_CUDA
+    if (cuda) {
+        const CudaDeviceInfo& info = cuda->device_info();
+        ceiling_interactions = info.fp32_instructions_per_second() / kFp32InstructionsPerInteraction;
+        doc["device"] = {{"name", info.name},
+                         {"sm_count", info.sm_count},
+                         {"compute_capability", std::to_string(info.compute_major) + "." + std::to_string(info.compute_minor)},
+                         {"clock_khz", info.clock_khz},
+                         {"fp32_lanes_per_sm", info.fp32_lanes_per_sm},
+                         {"fp32_instructions_per_second", info.fp32_instructions_per_second()},
+                         {"ceiling_interactions_per_second", ceiling_interactions}};
+        std::printf("device: %s, %d SMs, sm_%d%d, %.0f MHz: FP32 ceiling %.2fe12 instr/s = %.2fe12 interactions/s "
+                    "at 12 instr each\n",
+                    info.name.c_str(), info.sm_count, info.compute_major, info.compute_minor, info.clock_khz / 1e3,
+                    info.fp32_instructions_per_second() / 1e12, ceiling_interactions / 1e12);
+        const KernelConfig d = cuda->kernel_config();
+        for (int u : axis(o.unroll, o.sweep, CudaBackend::supported_unroll(), d.unroll))
+            for (int p : axis(o.block, o.sweep, {32, 64, 128, 256, 512, 1024}, d.block))
+                for (int q : axis(o.threads_per_body, o.sweep, CudaBackend::supported_threads_per_body(), d.threads_per_body))
+                    for (int b : axis(o.bodies_per_thread, o.sweep, CudaBackend::supported_bodies_per_thread(),
+                                      d.bodies_per_thread)) {
+                        KernelConfig c;
+                        c.unroll = u, c.block = p, c.threads_per_body = q, c.bodies_per_thread = b;
+                        configs.push_back(c);
+                    }
+    } else
+#endif
+    {
+        doc["device"] = {{"name", "host"}};
+        std::printf("backend %s (host timing with steady_clock)\n", std::string(backend->name()).c_str());
+    }
+
+    const TimingOptions timing{o.warmup, o.repeats, o.min_repeat_ms, o.steps};
+    const StepParams params{o.dt, o.softening};
+    std::vector<Record> records;
+    bool check_failed = false;
+    print_header(is_cuda);
+
+    for (const std::size_t n : sizes) {
+        ic::PlummerParams pp;
+        pp.bodies = n;
+        pp.seed = o.seed;
+        const State initial = ic::make_plummer(pp);
+        std::optional<CheckReference> ref;
+        if (o.check) ref = make_check_reference(initial, o.softening);
+
+        auto finish = [&](Record& r) {
+            r.interactions_per_second = double(n) * double(n) / (r.timing.ms_per_step * 1e-3);
+            if (ceiling_interactions > 0) r.percent_ceiling = 100.0 * r.interactions_per_second / ceiling_interactions;
+            print_record(r, is_cuda);
+            if (r.check_error && *r.check_error > r.check_tolerance) check_failed = true;
+            records.push_back(r);
+        };
+        auto run_one = [&](Record& r) {
+            backend->load(initial);
+            if (ref) {
+                // Checked at the initial state, where the reference was computed: the kernel is
+                // what is under test, and the reference costs O(N^2) only once per N.
+                r.check_error = max_relative_error(backend->accelerations(o.softening), *ref);
+                r.check_bodies = ref->idx.size();
+                r.check_tolerance = check_tolerance(n);
+            }
+            r.timing = time_backend(*backend, params, timing);
+        };
+
+        if (!is_cuda) {
+            Record r;
+            r.bodies = n;
+            run_one(r);
+            finish(r);
+            continue;
+        }
+#ifdef NBODY_HAVE_CUDA
+        for (const KernelConfig& c : configs) {
+            Record r;
+            r.bodies = n;
+            r.config = c;
+            r.reason = cuda->check_kernel_config(c);
+            r.valid = r.reason.empty();
+            if (!r.valid) {
+                print_record(r, true);
+                records.push_back(r);
+                continue;
+            }
+            cuda->set_kernel_config(c);
+            r.registers = cuda->kernel_resources(c).registers_per_thread;
+            run_one(r);
+            finish(r);
+        }
+        if (o.autotune) {
+            backend->load(initial);
+            const std::string gpu = cuda->device_info().name;
+            const AutotuneResult tuned = nbody::app::autotune(*cuda, params);
+            std::printf("auto-tune N=%zu: U=%d p=%d q=%d B=%d, %.4f ms/step (%d configs timed)\n", n, tuned.config.unroll,
+                        tuned.config.block, tuned.config.threads_per_body, tuned.config.bodies_per_thread,
+                        tuned.ms_per_step, tuned.configs_timed);
+            if (!o.no_cache) {
+                const std::string path = o.cache.empty() ? default_autotune_cache_path() : o.cache;
+                try {
+                    store_cached_config(path, gpu, n, tuned);
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "nbody bench: warning: auto-tune result not cached: %s\n", e.what());
+                }
+            }
+            Record r;
+            r.bodies = n;
+            r.config = tuned.config;
+            r.autotuned = true;
+            r.registers = cuda->kernel_resources(tuned.config).registers_per_thread;
+            run_one(r);
+            finish(r);
+        }
+#endif
+    }
+
+    // Best per N when several configs ran.
+    if (is_cuda) {
+        std::map<std::size_t, const Record*> best;
+        for (const Record& r : records)
+            if (r.valid && (!best.count(r.bodies) || r.timing.ms_per_step < best[r.bodies]->timing.ms_per_step))
+                best[r.bodies] = &r;
+        nlohmann::json jb = nlohmann::json::array();
+        if (records.size() > sizes.size()) std::printf("best:\n");
+        for (const auto& [n, r] : best) {
+            if (records.size() > sizes.size())
+                std::printf("  N=%zu: U=%d p=%d q=%d B=%d  %.4f ms/step  %.3e int/s  %.1f%% of FP32 ceiling\n", n,
+                            r->config->unroll, r->config->block, r->config->threads_per_body,
+                            r->config->bodies_per_thread, r->timing.ms_per_step, r->interactions_per_second,
+                            r->percent_ceiling.value_or(0));
+            jb.push_back(to_json(*r));
+        }
+        doc["best"] = jb;
+    }
+
+    nlohmann::json runs = nlohmann::json::array();
+    for (const Record& r : records) runs.push_back(to_json(r));
+    doc["runs"] = runs;
+    if (!o.json.empty()) {
+        write_file_atomically(o.json, [&](std::ostream& out) { out << doc.dump(2) << '\n'; });
+        std::printf("wrote %s (%zu runs)\n", o.json.c_str(), records.size());
+    }
+    if (check_failed) {
+        std::fprintf(stderr, "nbody bench: --check: some runs exceeded the accuracy tolerance (see the table)\n");
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+    auto options = std::make_shared<BenchOptions>();
+    CLI::App* cmd = app.add_subcommand("bench", "Time the leapfrog step (force + integration) on Plummer spheres");
+    cmd->add_option("--bodies,-n", options->bodies, "Comma-separated N list, e.g. 16K,64K,256K (K = 1024, M = 1048576)")
+        ->delimiter(',');
+    cmd->add_option("--backend", options->backend, "cuda, cpu or auto")->capture_default_str();
+    cmd->add_option("--unroll", options->unroll, "j-loop unroll factors to time (1,2,4,8,16,32)")->delimiter(',');
+    cmd->add_option("--block", options->block, "block sizes to time (multiples of 32 up to 1024)")->delimiter(',');
+    cmd->add_option("--threads-per-body", options->threads_per_body, "threads per body to time (1,2,4,8,16,32)")
+        ->delimiter(',');
+    cmd->add_option("--bodies-per-thread", options->bodies_per_thread, "i-bodies per thread to time (1,2,4)")
+        ->delimiter(',');
+    cmd->add_flag("--sweep", options->sweep,
+                  "Every supported value on each axis not given explicitly (blocks 32..1024 in powers of two)");
+    cmd->add_flag("--autotune", options->autotune,
+                  "Also run the auto-tuner for each N, time its pick and store it in the auto-tune cache");
+    cmd->add_option("--cache", options->cache, "Auto-tune cache file (default: $XDG_CACHE_HOME/nbody/autotune.json)");
+    cmd->add_flag("--no-cache", options->no_cache, "Do not write the auto-tune cache");
+    cmd->add_flag("--check", options->check,
+                  "Compare each config's accelerations with the double-precision reference (max relative error)");
+    cmd->add_option("--repeats", options->repeats, "Timed batches per run; the median is reported")->capture_default_str();
+    cmd->add_option("--warmup", options->warmup, "Untimed steps before timing")->capture_default_str();
+    cmd->add_option("--steps", options->steps, "Steps per timed batch (0: enough for --min-ms)")->capture_default_str();
+    cmd->add_option("--min-ms", options->min_repeat_ms, "Minimum length of a timed batch in ms when --steps is 0")
+        ->capture_default_str();
+    cmd->add_option("--dt", options->dt, "Time step")->capture_default_str();
+    cmd->add_option("--softening", options->softening, "Plummer softening (> 0)")->capture_default_str();
+    cmd->add_option("--seed", options->seed, "Seed of the Plummer sphere")->capture_default_str();
+    cmd->add_option("--json", options->json, "Write one record per run to this JSON file");
+    cmd->callback([options, &exit_code] { exit_code = bench(*options); });
+}
+
+}  // namespace nbody::app

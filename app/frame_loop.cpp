@@ -1,0 +1,323 @@
+// The viewer's frame loop, shared by the window and headless modes: gather input, act on
+// requests, step, draw particles, draw the UI, capture, present.
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nbody/render/camera.hpp"
+#include "nbody/render/frame_capture.hpp"
+#include "nbody/render/gl.hpp"
+#include "nbody/render/imgui_layer.hpp"
+#include "nbody/render/particle_renderer.hpp"
+#include "ui_panels.hpp"
+#include "viewer_options.hpp"
+#include "viewer_params.hpp"
+#include "viewer_scenes.hpp"
+#include "viewer_sim.hpp"
+#include "viewer_stats.hpp"
+#include "viewer_surface.hpp"
+
+namespace nbody::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+// The centre of mass moves uniformly in an isolated system, so following it needs no data
+// from the GPU: it is extrapolated from the last host copy of the state.
+struct CentreOfMassTrack {
+    Vec3d position, velocity;
+    double time = 0;
+
+    void anchor(const Vec3d& x, const Vec3d& v, double t) {
+        position = x;
+        velocity = v;
+        time = t;
+    }
+    void anchor(const State& s) {
+        double m = 0;
+        Vec3d x, v;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            const double w = s.pos_mass[i].w;
+            m += w;
+            x += xyz(s.pos_mass[i]) * w;
+            v += xyz(s.velocity[i]) * w;
+        }
+        if (m > 0) anchor(x / m, v / m, s.time);
+    }
+    glm::vec3 at(double t) const {
+        const Vec3d p = position + velocity * (t - time);
+        return {float(p.x), float(p.y), float(p.z)};
+    }
+};
+
+std::string timestamped_png_name() {
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+    std::string name = std::string("nbody-") + stamp + ".png";
+    std::error_code ec;
+    for (int k = 2; std::filesystem::exists(name, ec); ++k) name = std::string("nbody-") + stamp + "-" + std::to_string(k) + ".png";
+    return name;
+}
+
+// What the end-of-run report averages (frames after the first, which pays for shader
+// compilation, the first force pass and buffer uploads).
+struct RunTotals {
+    long long frames = 0, steps = 0;
+    double seconds = 0, ms_per_step_sum = 0;
+    long long ms_samples = 0;
+    std::size_t bytes_to_host = 0, bytes_uploaded = 0;
+};
+
+void print_report(const RunTotals& t, long long frames_total, const SimulationDriver& sim, int flops) {
+    const double fps = t.seconds > 0 ? double(t.frames) / t.seconds : 0.0;
+    const double ms_frame = t.frames > 0 ? 1e3 * t.seconds / double(t.frames) : 0.0;
+    const double ms_step = t.ms_samples > 0 ? t.ms_per_step_sum / double(t.ms_samples) : 0.0;
+    const double n = double(sim.size());
+    const double ips = ms_step > 0 ? n * n / (ms_step * 1e-3) : 0.0;
+    std::printf("nbody view: %lld frames, N = %zu, backend %.*s, positions: %s\n", frames_total, sim.size(),
+                int(sim.backend().name().size()), sim.backend().name().data(), describe(sim.path()));
+    std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %lld steps\n", frames_total, fps, ms_frame, t.steps);
+    if (ms_step > 0)
+        std::printf("  step: %.3f ms (%s), %.3e interactions/s, %.1f GFLOP/s at %d flops/interaction\n", ms_step,
+                    sim.cuda() ? "force pass, CUDA events" : "wall clock", ips, ips * flops * 1e-9, flops);
+    std::printf("  device-to-host while stepping: %zu bytes (%.1f per frame); uploaded to GL: %zu bytes; "
+                "energy snapshots: %zu bytes\n",
+                t.bytes_to_host, t.frames ? double(t.bytes_to_host) / double(t.frames) : 0.0, t.bytes_uploaded,
+                sim.snapshot_bytes());
+    std::printf("fps_report frames=%lld fps=%.3f ms_per_frame=%.4f ms_per_step=%.4f interactions_per_s=%.4e "
+                "n=%zu d2h_bytes=%zu path=%s\n",
+                t.frames, fps, ms_frame, ms_step, ips, sim.size(), t.bytes_to_host,
+                sim.path() == TransferPath::Interop ? "interop" : sim.path() == TransferPath::HostCopy ? "host-copy" : "upload");
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_viewer(const ViewOptions& o) {
+    if (o.width < 16 || o.height < 16 || o.width > 16384 || o.height > 16384)
+        throw std::invalid_argument("--size must be between 16x16 and 16384x16384 (got " + std::to_string(o.width) + "x" +
+                                    std::to_string(o.height) + ")");
+    if (o.frames && *o.frames < 1) throw std::invalid_argument("--frames must be >= 1");
+    // 0: run until closed. Headless without --frames renders one frame.
+    const long long frame_limit = o.frames ? *o.frames : (o.headless ? 1 : 0);
+
+    // The scene first: a bad scene file should not cost a window opening and closing.
+    std::string scene_path = o.scene.value_or("");
+    Scene scene = make_scene(scene_path, o.bodies);
+    scene.state.validate();
+
+    // Context before everything that owns GL objects, so it is destroyed after them.
+    std::unique_ptr<Surface> surface =
+        o.headless ? make_headless_surface(o.width, o.height) : make_window_surface(o.width, o.height, o.vsync);
+    std::cerr << "nbody: OpenGL " << surface->gl_info().version << " on " << surface->gl_info().renderer << " ("
+              << surface->description() << ")\n";
+
+    ViewerParams params;
+    params.sim.step = scene.params;
+    params.sim.steps_per_frame = o.steps_per_frame.value_or(scene.steps_per_frame);
+    if (params.sim.steps_per_frame < 1) throw std::invalid_argument("--steps-per-frame must be >= 1");
+    params.sim.bodies = int(scene.state.size());
+    params.show_ui = !o.no_ui;
+
+    SimulationDriver sim(o.backend, std::cerr);
+    apply_kernel_options(sim.backend(), o.kernel);
+    params.kernel.edited = sim.backend().kernel_config();
+    sim.load(scene.state, scene.params.dt);
+    std::cerr << "nbody: " << scene.state.size() << " bodies, backend " << sim.backend().name() << ", positions: "
+              << describe(sim.path()) << "\n";
+
+    render::ParticleRenderer renderer;
+    renderer.set_auto_speed_scale(render::typical_speed(scene.state));
+    render::OrbitCamera camera(scene.camera);
+    CentreOfMassTrack com;
+    com.anchor(scene.state);
+
+    std::unique_ptr<render::ImGuiLayer> ui;
+    if (!o.no_ui) ui = std::make_unique<render::ImGuiLayer>(surface->window(), surface->content_scale());
+
+    PerfStats perf;
+    EnergyMonitor energy;
+    PanelVisibility visible;
+    const std::vector<SceneEntry> scenes = list_scenes();
+    std::vector<std::string> app_messages;
+    std::string toast;
+    Clock::time_point toast_until{};
+    auto say = [&](const std::string& text, bool is_error) {
+        std::cerr << "nbody: " << text << "\n";
+        if (is_error) app_messages.push_back(text);
+        toast = text;
+        toast_until = Clock::now() + std::chrono::seconds(4);
+    };
+    constexpr std::size_t kAutoEnergyMaxN = 65536;
+    auto start_energy = [&]() { energy.start(sim.snapshot(), params.sim.step.softening); };
+    if (scene.state.size() <= kAutoEnergyMaxN) energy.start(scene.state, params.sim.step.softening);
+
+    // Replaces the running system (reset, a new scene or N). On failure the old one keeps running.
+    auto load_scene = [&](const std::string& path, std::optional<std::size_t> bodies, bool keep_camera) {
+        try {
+            Scene next = (path == scene_path && !bodies) ? scene : make_scene(path, bodies);
+            next.state.validate();
+            sim.load(next.state, next.params.dt);
+            const bool new_scene = path != scene_path || bodies;
+            scene = std::move(next);
+            scene_path = path;
+            energy.reset();
+            if (scene.state.size() <= kAutoEnergyMaxN) energy.start(scene.state, params.sim.step.softening);
+            com.anchor(scene.state);
+            renderer.set_auto_speed_scale(render::typical_speed(scene.state));
+            if (new_scene) {
+                params.sim.step = scene.params;
+                params.sim.steps_per_frame = scene.steps_per_frame;
+                perf.clear_steps();
+            }
+            params.sim.bodies = int(scene.state.size());
+            if (!keep_camera) camera.reset(scene.camera);
+        } catch (const std::exception& e) {
+            params.sim.bodies = int(sim.size());
+            say(e.what(), true);
+        }
+    };
+
+    RunTotals totals;
+    long long frame = 0;
+    Requests pending;  // raised by the UI during a frame, acted on at the start of the next
+    Clock::time_point last = Clock::now(), measure_start = last;
+    for (;;) {
+        Requests requests = std::exchange(pending, Requests{});
+        const bool open = surface->poll(params, requests, camera);
+        const bool final_frame = frame_limit > 0 && frame + 1 >= frame_limit;
+        if (!open || requests.quit) break;
+        const render::DrawTarget target = surface->target();
+        if (target.width <= 0 || target.height <= 0) {
+            surface->idle();  // minimised: nothing to draw
+            continue;
+        }
+        const Clock::time_point now = Clock::now();
+        const double dt_frame = seconds_between(last, now);
+        last = now;
+        if (frame == 1) measure_start = now;  // the first frame is warm-up
+
+        // --- requests ---------------------------------------------------------------------
+        if (requests.load_scene) load_scene(*requests.load_scene, std::nullopt, false);
+        if (requests.apply_bodies) load_scene(scene_path, std::size_t(params.sim.bodies), true);
+        if (requests.reset) load_scene(scene_path, std::nullopt, true);
+        if (requests.apply_kernel) {
+            params.kernel.invalid_reason = sim.apply_kernel_config(params.kernel.edited);
+            if (params.kernel.invalid_reason.empty()) std::cerr << "nbody: kernel " << params.kernel.edited.to_string() << "\n";
+        }
+        if (requests.reset_camera) camera.reset(scene.camera);
+        if (requests.reload_shaders) {
+            const std::string error = renderer.reload_shaders();
+            say(error.empty() ? "shaders reloaded" : error, !error.empty());
+        }
+        try {
+            energy.poll();
+            if (const auto& d = energy.latest(); d && energy.latest_time() >= com.time)
+                com.anchor(d->centre_of_mass, d->centre_of_mass_velocity, energy.latest_time());
+            if (requests.compute_energy) start_energy();
+        } catch (const std::exception& e) {
+            say(std::string("energy computation failed: ") + e.what(), true);
+        }
+
+        // --- step ----------------------------------------------------------------------------
+        const int steps = params.sim.paused ? (requests.single_step ? 1 : 0) : params.sim.steps_per_frame;
+        if (steps > 0) {
+            try {
+                const StepReport report = sim.advance(steps, params.sim.step);
+                const KernelConfig running = sim.backend().kernel_config();
+                perf.add_steps(report, sim.size(), sim.tunable() ? &running : nullptr);
+                if (frame >= 1) {
+                    totals.steps += report.steps;
+                    totals.bytes_to_host += report.bytes_to_host;
+                    totals.bytes_uploaded += report.bytes_uploaded;
+                    if (report.ms_per_step > 0) {
+                        totals.ms_per_step_sum += report.ms_per_step;
+                        ++totals.ms_samples;
+                    }
+                }
+            } catch (const std::exception& e) {
+                // Headless runs are scripted: fail loudly. A window keeps the last good frame
+                // on screen, paused, with the reason.
+                if (surface->headless()) throw;
+                params.sim.paused = true;
+                say(std::string("stepping failed, paused: ") + e.what(), true);
+            }
+        } else {
+            perf.add_steps(StepReport{}, sim.size(), nullptr);
+        }
+        if (params.sim.auto_energy && !params.sim.paused && sim.size() <= kAutoEnergyMaxN && !energy.busy() &&
+            energy.seconds_since_start() > 3.0) {
+            try {
+                start_energy();
+            } catch (const std::exception& e) {
+                say(std::string("energy snapshot failed: ") + e.what(), true);
+                params.sim.auto_energy = false;
+            }
+        }
+
+        // --- draw ----------------------------------------------------------------------------
+        if (params.camera.follow_centre_of_mass) camera.set_target(com.at(sim.time()));
+        renderer.draw(sim.buffers(), camera, params.render, target);
+
+        if (ui && params.show_ui) {
+            ui->begin_frame(target.width, target.height, float(dt_frame));
+            std::vector<std::string> messages = sim.notices();
+            messages.insert(messages.end(), app_messages.begin(), app_messages.end());
+            PanelContext ctx{sim,    perf,   energy,           scene,
+                             scene_path, scenes, surface->gl_info(), surface->description(),
+                             camera, renderer.auto_speed_scale(), messages,
+                             Clock::now() < toast_until ? toast : std::string(), surface->headless()};
+            draw_ui(params, visible, pending, ctx);
+            ui->end_frame(target.framebuffer, target.width, target.height);
+            surface->set_ui_capture(ui->wants_mouse(), ui->wants_keyboard());
+        } else {
+            surface->set_ui_capture(false, false);
+        }
+
+        // --- capture ---------------------------------------------------------------------------
+        const bool final_shot = final_frame && o.screenshot;
+        if (requests.screenshot || final_shot) {
+            const std::string path = final_shot ? *o.screenshot : timestamped_png_name();
+            try {
+                render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));
+                say("saved " + path, false);
+            } catch (const std::exception& e) {
+                if (final_shot) throw;  // the run was asked for this file: its absence is a failure
+                say(std::string("screenshot failed: ") + e.what(), true);
+            }
+        }
+
+        surface->present();
+        perf.add_frame(dt_frame);
+        ++frame;
+        if (final_frame) break;
+    }
+    if (frame_limit > 0 && frame < frame_limit) {
+        std::fprintf(stderr, "nbody: the window was closed after %lld of %lld frames%s\n", frame, frame_limit,
+                     o.screenshot ? "; no screenshot written" : "");
+        return 1;
+    }
+    if (frame_limit > 0) {
+        totals.frames = std::max<long long>(frame - 1, 0);
+        totals.seconds = seconds_between(measure_start, Clock::now());
+        print_report(totals, frame, sim, params.kernel.flops_per_interaction);
+    }
+    return 0;
+}
+
+}  // namespace nbody::app

@@ -1,0 +1,521 @@
+#include "ui_panels.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "viewer_input.hpp"
+
+#if NBODY_HAVE_CUDA
+#include "nbody/sim/cuda_backend.hpp"
+#endif
+
+namespace nbody::app {
+
+namespace {
+
+const ImVec4 kWarn(1.00f, 0.78f, 0.30f, 1.0f);
+const ImVec4 kError(1.00f, 0.42f, 0.38f, 1.0f);
+const ImVec4 kGood(0.45f, 0.90f, 0.55f, 1.0f);
+const ImVec4 kDim(0.62f, 0.66f, 0.74f, 1.0f);
+
+void help_marker(const char* text) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+        ImGui::TextUnformatted(text);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+}
+
+void tooltip(const char* text) {
+    if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+        ImGui::TextUnformatted(text);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+}
+
+// A combo over `values`; returns true when the choice changed.
+bool int_combo(const char* label, int* value, const std::vector<int>& values) {
+    bool changed = false;
+    char preview[32];
+    std::snprintf(preview, sizeof preview, "%d", *value);
+    if (ImGui::BeginCombo(label, preview)) {
+        for (const int v : values) {
+            char item[32];
+            std::snprintf(item, sizeof item, "%d", v);
+            const bool selected = v == *value;
+            if (ImGui::Selectable(item, selected)) {
+                changed = v != *value;
+                *value = v;
+            }
+            if (selected) ImGui::SetItemDefaultFocus();
+        }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+std::string config_label(const KernelConfig& c) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "U%d p%d q%d B%d", c.unroll, c.block, c.threads_per_body, c.bodies_per_thread);
+    return buf;
+}
+
+float em() { return ImGui::GetFontSize(); }
+
+// Panels size themselves to their content: nothing is ever cut off behind a scroll bar.
+constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_AlwaysAutoResize;
+
+// Wrapped text in an auto-sized window must wrap at a fixed width, or the window and the text
+// would each wait for the other to decide.
+void wrapped(const ImVec4& colour, const std::string& text, float width_em = 21.0f) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + em() * width_em);
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
+std::string si(double value) {
+    static const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
+    int k = 0;
+    double v = std::abs(value);
+    while (v >= 1000.0 && k < 6) {
+        v /= 1000.0;
+        ++k;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", value < 0 ? -v : v, prefixes[k]);
+    return buf;
+}
+
+std::string fps_text(double fps) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, fps < 10 ? "%.1f fps" : "%.0f fps", fps);
+    return buf;
+}
+
+std::string bytes_text(double bytes) {
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int k = 0;
+    while (bytes >= 1024.0 && k < 4) {
+        bytes /= 1024.0;
+        ++k;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, k == 0 ? "%.0f %s" : "%.1f %s", bytes, units[k]);
+    return buf;
+}
+
+void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open) {
+    ImGui::SetNextWindowPos(ImVec2(em() * 0.6f, em() * 2.4f), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("Kernel", open, kPanelFlags)) {
+        ImGui::End();
+        return;
+    }
+    const PerfStats& perf = ctx.perf;
+    const double ips = perf.interactions_per_second();
+    const double gflops = ips * kernel.flops_per_interaction * 1e-9;
+
+    if (ctx.sim.tunable()) {
+        const KernelConfig running = ctx.sim.backend().kernel_config();
+        std::vector<int> unrolls{1, 2, 4, 8, 16, 32}, tpbs{1, 2, 4, 8, 16, 32}, bpts{1, 2, 4}, blocks;
+#if NBODY_HAVE_CUDA
+        unrolls = CudaBackend::supported_unroll();
+        tpbs = CudaBackend::supported_threads_per_body();
+        bpts = CudaBackend::supported_bodies_per_thread();
+        for (int b = CudaBackend::block_granularity; b <= CudaBackend::max_block; b += CudaBackend::block_granularity)
+            blocks.push_back(b);
+#else
+        for (int b = 32; b <= 1024; b += 32) blocks.push_back(b);
+#endif
+        ImGui::PushItemWidth(em() * 4.5f);
+        bool changed = int_combo("Unroll U", &kernel.edited.unroll, unrolls);
+        tooltip("j-loop unroll factor of the inner interaction loop (a compile-time instance each).");
+        ImGui::SameLine(em() * 13.0f);
+        changed |= int_combo("Block p", &kernel.edited.block, blocks);
+        tooltip("Threads per block = bodies per shared-memory tile.");
+        changed |= int_combo("Threads/body q", &kernel.edited.threads_per_body, tpbs);
+        tooltip("Threads that split one body's j-range (helps small N fill the GPU).");
+        ImGui::SameLine(em() * 13.0f);
+        changed |= int_combo("Bodies/thread B", &kernel.edited.bodies_per_thread, bpts);
+        tooltip("i-bodies each thread holds in registers: every j read from shared memory serves B interactions.");
+        ImGui::PopItemWidth();
+        if (changed) requests.apply_kernel = true;
+
+        if (!kernel.invalid_reason.empty()) {
+            wrapped(kError, "Not applied: " + kernel.invalid_reason);
+        } else {
+            ImGui::TextColored(kGood, "Running %s", config_label(running).c_str());
+        }
+#if NBODY_HAVE_CUDA
+        if (const CudaBackend* cuda = ctx.sim.cuda(); cuda && kernel.invalid_reason.empty()) {
+            try {
+                const auto r = cuda->kernel_resources(running);
+                ImGui::TextColored(kDim, "%d registers/thread, %zu B spilled, %s shared/block", r.registers_per_thread,
+                                   r.local_bytes_per_thread, bytes_text(double(r.shared_bytes_per_block)).c_str());
+            } catch (const std::exception&) {
+            }
+        }
+#endif
+    } else {
+        wrapped(kDim, "The " + std::string(ctx.sim.backend().name()) +
+                          " backend has no tunable kernel (start with --backend cuda on a GPU).");
+    }
+
+    ImGui::Separator();
+    if (ImGui::BeginTable("rates", 2, ImGuiTableFlags_SizingStretchProp)) {
+        auto row = [](const char* name, const std::string& value) {
+            ImGui::TableNextRow();
+            ImGui::TableSetColumnIndex(0);
+            ImGui::TextColored(kDim, "%s", name);
+            ImGui::TableSetColumnIndex(1);
+            ImGui::TextUnformatted(value.c_str());
+        };
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3f ms%s", perf.ms_per_step(),
+                      ctx.sim.tunable() ? " (force pass, GPU events)" : "");
+        row("Step", perf.ms_per_step() > 0 ? buf : "-");
+        row("Interactions/s", ips > 0 ? si(ips) : "-");
+        row("GFLOP/s", ips > 0 ? si(gflops * 1e9).append("FLOP/s") : "-");
+        std::snprintf(buf, sizeof buf, "%.1f  (%.2f ms/frame)", perf.fps(), perf.frame_ms());
+        row("Frames/s", buf);
+        ImGui::EndTable();
+    }
+    ImGui::TextColored(kDim, "FLOPs per interaction:");
+    ImGui::SameLine();
+    ImGui::RadioButton("20", &kernel.flops_per_interaction, 20);
+    ImGui::SameLine();
+    ImGui::RadioButton("38", &kernel.flops_per_interaction, 38);
+    help_marker(
+        "20: the count of GPU Gems 3 and NVIDIA's nbody sample (rsqrt counted as 4). 38: the "
+        "astrophysics convention (Warren et al., Hamada et al.), for comparing with papers that use it.");
+
+    const float plot_w = ImGui::GetContentRegionAvail().x;
+    const RollingSeries& ips_h = perf.ips_history();
+    if (ips_h.count() > 0) {
+        char overlay[64];
+        std::snprintf(overlay, sizeof overlay, "%s interactions/s", si(ips).c_str());
+        ImGui::PlotLines("##ips", ips_h.data(), ips_h.size(), ips_h.offset(), overlay, 0.0f, ips_h.max() * 1.15f,
+                         ImVec2(plot_w, em() * 3.2f));
+    }
+    const RollingSeries& fps_h = perf.fps_history();
+    if (fps_h.count() > 0) {
+        char overlay[64];
+        std::snprintf(overlay, sizeof overlay, "%.0f frames/s", perf.fps());
+        ImGui::PlotLines("##fps", fps_h.data(), fps_h.size(), fps_h.offset(), overlay, 0.0f, fps_h.max() * 1.15f,
+                         ImVec2(plot_w, em() * 2.6f));
+    }
+
+    if (ctx.sim.tunable() && !perf.configs().empty() &&
+        ImGui::CollapsingHeader("Configurations tried", ImGuiTreeNodeFlags_DefaultOpen)) {
+        const KernelConfig running = ctx.sim.backend().kernel_config();
+        const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                      ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_Sortable;
+        if (ImGui::BeginTable("configs", 4, flags)) {
+            ImGui::TableSetupColumn("U p q B");
+            ImGui::TableSetupColumn("int/s", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
+            ImGui::TableSetupColumn("GFLOP/s");
+            ImGui::TableSetupColumn("ms/step");
+            ImGui::TableHeadersRow();
+            std::vector<const ConfigRate*> rows;
+            for (const auto& r : perf.configs()) rows.push_back(&r);
+            std::sort(rows.begin(), rows.end(), [](const ConfigRate* a, const ConfigRate* b) {
+                return a->interactions_per_second > b->interactions_per_second;
+            });
+            for (const ConfigRate* r : rows) {
+                ImGui::TableNextRow();
+                const bool current = r->config == running;
+                ImGui::TableSetColumnIndex(0);
+                if (current) ImGui::TextColored(kGood, "%s", config_label(r->config).c_str());
+                else ImGui::TextUnformatted(config_label(r->config).c_str());
+                ImGui::TableSetColumnIndex(1);
+                ImGui::TextUnformatted(si(r->interactions_per_second).c_str());
+                ImGui::TableSetColumnIndex(2);
+                ImGui::Text("%.0f", r->interactions_per_second * kernel.flops_per_interaction * 1e-9);
+                ImGui::TableSetColumnIndex(3);
+                ImGui::Text("%.3f", r->ms_per_step);
+            }
+            ImGui::EndTable();
+        }
+    }
+    ImGui::End();
+}
+
+void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open) {
+    ImGui::SetNextWindowPos(ImVec2(em() * 0.6f, ImGui::GetIO().DisplaySize.y - em() * 0.6f), ImGuiCond_FirstUseEver,
+                            ImVec2(0.0f, 1.0f));
+    if (!ImGui::Begin("Simulation", open, kPanelFlags)) {
+        ImGui::End();
+        return;
+    }
+    // Scene picker.
+    const SceneEntry* current = nullptr;
+    for (const auto& s : ctx.scenes)
+        if (s.path == ctx.scene_path) current = &s;
+    ImGui::SetNextItemWidth(em() * 15.0f);
+    if (ImGui::BeginCombo("Scene", current ? current->name.c_str() : ctx.scene.name.c_str())) {
+        for (const auto& s : ctx.scenes) {
+            const bool selected = &s == current;
+            if (ImGui::Selectable(s.name.c_str(), selected) && !selected) requests.load_scene = s.path;
+            if (selected) ImGui::SetItemDefaultFocus();
+        }
+        ImGui::EndCombo();
+    }
+    if (!ctx.scene.description.empty()) wrapped(kDim, ctx.scene.description);
+
+    ImGui::SetNextItemWidth(em() * 8.0f);
+    ImGui::InputInt("N", &sim.bodies, 1024, 16384);
+    sim.bodies = std::clamp(sim.bodies, 2, 1 << 24);
+    ImGui::SameLine();
+    const bool n_changed = std::size_t(sim.bodies) != ctx.sim.size();
+    ImGui::BeginDisabled(!n_changed);
+    if (ImGui::Button("Apply N")) requests.apply_bodies = true;
+    ImGui::EndDisabled();
+    tooltip("Rebuilds the scene with this many bodies (the simulation restarts).");
+
+    ImGui::PushItemWidth(em() * 8.0f);
+    float dt = float(sim.step.dt), eps = float(sim.step.softening);
+    if (ImGui::DragFloat("dt", &dt, std::max(dt * 0.01f, 1e-6f), 1e-6f, 10.0f, "%.5f", ImGuiSliderFlags_Logarithmic))
+        sim.step.dt = dt;
+    tooltip("Time step in internal units (G = 1). Applied from the next step.");
+    if (ImGui::DragFloat("softening", &eps, std::max(eps * 0.01f, 1e-5f), 0.0f, 100.0f, "%.4f",
+                         ImGuiSliderFlags_Logarithmic))
+        sim.step.softening = eps;
+    tooltip("Plummer softening length epsilon. Changing it changes the potential energy, so the "
+            "energy error restarts from a new reference.");
+    ImGui::SliderInt("steps/frame", &sim.steps_per_frame, 1, 64, "%d", ImGuiSliderFlags_Logarithmic);
+    ImGui::PopItemWidth();
+
+    if (ImGui::Button(sim.paused ? "Resume" : "Pause", ImVec2(em() * 5.0f, 0))) sim.paused = !sim.paused;
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) {
+        sim.paused = true;
+        requests.single_step = true;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Reset")) requests.reset = true;
+    ImGui::SameLine();
+    ImGui::TextColored(kDim, "t = %.3f (%.1f Myr)", ctx.sim.time(), ctx.sim.time() * ctx.scene.units.time_unit_myr);
+
+    ImGui::Separator();
+    const EnergyMonitor& energy = ctx.energy;
+    const bool small = ctx.sim.size() <= 65536;
+    if (const auto err = energy.energy_error()) {
+        const double e = *err;
+        ImGui::TextColored(std::abs(e) < 1e-3 ? kGood : std::abs(e) < 1e-2 ? kWarn : kError, "dE/|E0| = %+.3e", e);
+        ImGui::SameLine();
+        ImGui::TextColored(kDim, "at t = %.3f", energy.latest_time());
+    } else {
+        ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
+    }
+    if (energy.latest()) {
+        const auto& d = *energy.latest();
+        ImGui::TextColored(kDim, "E = %.6g   2T/|W| = %.3f", d.total, d.virial_ratio);
+        ImGui::TextColored(kDim, "|P| / sum m|v| = %.2e", energy.momentum_error());
+    }
+    ImGui::BeginDisabled(energy.busy());
+    if (ImGui::Button(energy.busy() ? "Computing..." : "Compute energy")) requests.compute_energy = true;
+    ImGui::EndDisabled();
+    tooltip("O(N^2) in double on the host, on a worker thread. On the CUDA paths it copies the "
+            "state from the device once (shown in the Debug panel's byte count for that frame).");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!small);
+    ImGui::Checkbox("every 3 s", &sim.auto_energy);
+    ImGui::EndDisabled();
+    tooltip(small ? "Recompute the energy every few seconds." : "Only for N <= 65536: the host sum is O(N^2).");
+
+    ImGui::Separator();
+    ImGui::TextColored(kDim, "Backend: %.*s", int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data());
+#if NBODY_HAVE_CUDA
+    if (const CudaBackend* cuda = ctx.sim.cuda()) {
+        ImGui::SameLine();
+        ImGui::TextColored(kDim, "(%s, %d SMs)", cuda->device_info().name.c_str(), cuda->device_info().sm_count);
+    }
+#endif
+    ImGui::TextColored(ctx.sim.path() == TransferPath::HostCopy ? kWarn : kDim, "Positions: %s", describe(ctx.sim.path()));
+    ImGui::End();
+}
+
+void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Requests& requests, const PanelContext& ctx,
+                          bool* open) {
+    ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - em() * 0.6f, em() * 2.4f), ImGuiCond_FirstUseEver,
+                            ImVec2(1.0f, 0.0f));
+    if (!ImGui::Begin("Rendering", open, kPanelFlags)) {
+        ImGui::End();
+        return;
+    }
+    ImGui::PushItemWidth(em() * 10.0f);
+    static const char* modes[] = {"Galaxy", "Component", "Speed", "Plain"};
+    int mode = int(r.colour_mode);
+    if (ImGui::Combo("Colour by", &mode, modes, 4)) r.colour_mode = render::ColourMode(mode);
+    tooltip("Galaxy: each galaxy its own hue, bulges whiter. Component: disk / bulge / halo / stars.\n"
+            "Speed: through a colour map. The speed is each particle's displacement between the two "
+            "ping-pong position buffers divided by the time between them (the leapfrog drift velocity), "
+            "so it needs no velocity copy: it works on every path, CUDA-GL interop included, and costs "
+            "no host transfer.");
+    if (r.colour_mode == render::ColourMode::Speed) {
+        int map = int(r.colour_map);
+        const char* names[render::kColorMapNames.size()];
+        for (std::size_t i = 0; i < render::kColorMapNames.size(); ++i) names[i] = render::kColorMapNames[i].data();
+        if (ImGui::Combo("Colour map", &map, names, int(render::kColorMapNames.size()))) r.colour_map = render::ColorMap(map);
+        float scale = r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale;
+        if (ImGui::DragFloat("Top speed", &scale, scale * 0.01f, 1e-4f, 1e4f, "%.3g", ImGuiSliderFlags_Logarithmic))
+            r.speed_scale = scale;
+        ImGui::SameLine();
+        if (ImGui::SmallButton("auto")) r.speed_scale = 0;
+        tooltip("Automatic: the 95th percentile of the initial speeds.");
+    }
+    ImGui::Checkbox("Hide halo", &r.hide_halo);
+    if (!r.hide_halo) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(em() * 5.0f);
+        ImGui::SliderFloat("##halo", &r.halo_brightness, 0.0f, 1.0f, "halo %.2f");
+    }
+    ImGui::Separator();
+    ImGui::SliderFloat("Point size", &r.point_size, 0.5f, 24.0f, "%.1f px", ImGuiSliderFlags_Logarithmic);
+    ImGui::Checkbox("Size with distance", &r.size_with_distance);
+    tooltip("Nearer particles are drawn larger: a depth cue when orbiting.");
+    ImGui::SliderFloat("Exposure", &r.exposure, 0.02f, 50.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+    ImGui::Checkbox("Constant brightness when zooming", &r.constant_brightness_zoom);
+    ImGui::SliderFloat("Glow", &r.glow, 0.0f, 3.0f, "%.2f");
+    ImGui::Checkbox("32-bit float target", &r.float32_target);
+    tooltip("Accumulate light in RGBA32F instead of RGBA16F: only matters for extreme exposures.");
+    ImGui::PopItemWidth();
+
+    ImGui::Separator();
+    ImGui::Checkbox("Follow centre of mass (G)", &camera.follow_centre_of_mass);
+    tooltip("Keeps the centre of mass at the screen centre. It moves uniformly (momentum is "
+            "conserved), so it is extrapolated from the initial state: no copy from the GPU.");
+    if (ImGui::Button("Reset camera (C)")) requests.reset_camera = true;
+    ImGui::SameLine();
+    ImGui::TextColored(kDim, "distance %.3g", ctx.camera.distance());
+    if (ImGui::Button("Screenshot (F)")) requests.screenshot = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Reload shaders")) requests.reload_shaders = true;
+    tooltip("Re-reads shaders/*.vert|frag from disk; a compile error is shown and the old ones kept.");
+    ImGui::End();
+}
+
+void draw_debug_panel(const PanelContext& ctx, bool* open) {
+    ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - em() * 0.6f, ImGui::GetIO().DisplaySize.y - em() * 0.6f),
+                            ImGuiCond_FirstUseEver, ImVec2(1.0f, 1.0f));
+    if (!ImGui::Begin("Debug", open, kPanelFlags)) {
+        ImGui::End();
+        return;
+    }
+    wrapped(kDim, "GL: " + ctx.gl.renderer);
+    wrapped(kDim, ctx.gl.version + ", GLSL " + ctx.gl.glsl_version);
+    wrapped(kDim, "Context: " + ctx.context_description);
+    ImGui::Separator();
+    ImGui::Text("Positions: %s", describe(ctx.sim.path()));
+    const std::size_t d2h = ctx.perf.bytes_to_host_last_frame();
+    ImGui::TextColored(d2h == 0 ? kGood : kWarn, "Device-to-host this frame: %s", bytes_text(double(d2h)).c_str());
+    tooltip("CudaBackend::bytes_copied_to_host() difference over the frame's steps: 0 on the interop path.");
+    ImGui::Text("Uploaded to GL this frame: %s", bytes_text(double(ctx.perf.bytes_uploaded_last_frame())).c_str());
+    ImGui::Text("Vertex buffers: 2 x %s + labels %s", bytes_text(double(ctx.sim.buffers().position_bytes())).c_str(),
+                bytes_text(double(ctx.sim.size() * 4)).c_str());
+    if (!ctx.messages.empty()) {
+        ImGui::Separator();
+        for (const auto& m : ctx.messages) wrapped(kWarn, m);
+    }
+    ImGui::End();
+}
+
+namespace {
+void draw_overlay(const PanelContext& ctx, const ViewerParams& params) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - em() * 0.5f), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowBgAlpha(0.45f);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
+    if (ImGui::Begin("##status", nullptr, flags)) {
+        ImGui::Text("%s  |  N = %zu  |  %.*s  |  t = %.1f Myr  |  %s%s", ctx.scene.name.c_str(), ctx.sim.size(),
+                    int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data(),
+                    ctx.sim.time() * ctx.scene.units.time_unit_myr, fps_text(ctx.perf.fps()).c_str(),
+                    params.sim.paused ? "  |  PAUSED" : "");
+        if (ctx.sim.path() == TransferPath::HostCopy)
+            ImGui::TextColored(kWarn, "CUDA-GL interop unavailable: positions are copied through the host");
+        if (!ctx.toast.empty()) ImGui::TextColored(kGood, "%s", ctx.toast.c_str());
+    }
+    ImGui::End();
+}
+}  // namespace
+
+void draw_help_panel(bool* open) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0.5f));
+    if (!ImGui::Begin("Help", open, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::End();
+        return;
+    }
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+        for (const auto& [key, action] : key_bindings()) {
+            ImGui::TableNextRow();
+            ImGui::TableSetColumnIndex(0);
+            ImGui::TextColored(kWarn, "%s", key);
+            ImGui::TableSetColumnIndex(1);
+            ImGui::TextUnformatted(action);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::End();
+}
+
+void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
+    if (ImGui::BeginMainMenuBar()) {
+        if (ImGui::BeginMenu("View")) {
+            ImGui::MenuItem("Kernel", nullptr, &visible.kernel);
+            ImGui::MenuItem("Simulation", nullptr, &visible.simulation);
+            ImGui::MenuItem("Rendering", nullptr, &visible.rendering);
+            ImGui::MenuItem("Debug", nullptr, &params.show_debug);
+            ImGui::Separator();
+            if (ImGui::MenuItem("Hide UI", "H")) params.show_ui = false;
+            ImGui::EndMenu();
+        }
+        if (ImGui::BeginMenu("Simulation")) {
+            if (ImGui::MenuItem(params.sim.paused ? "Resume" : "Pause", "Space")) params.sim.paused = !params.sim.paused;
+            if (ImGui::MenuItem("Single step", "N")) {
+                params.sim.paused = true;
+                requests.single_step = true;
+            }
+            if (ImGui::MenuItem("Reset", "R")) requests.reset = true;
+            if (ImGui::MenuItem("Screenshot", "F")) requests.screenshot = true;
+            ImGui::Separator();
+            if (ImGui::MenuItem("Quit", "Esc")) requests.quit = true;
+            ImGui::EndMenu();
+        }
+        if (ImGui::BeginMenu("Help")) {
+            ImGui::MenuItem("Keys and mouse", "F1", &params.show_help);
+            ImGui::EndMenu();
+        }
+        char right[96];
+        std::snprintf(right, sizeof right, "%s   %s", fps_text(ctx.perf.fps()).c_str(), describe(ctx.sim.path()));
+        ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(right).x - em());
+        ImGui::TextColored(kDim, "%s", right);
+        ImGui::EndMainMenuBar();
+    }
+    if (visible.kernel) draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel);
+    if (visible.simulation) draw_simulation_panel(params.sim, requests, ctx, &visible.simulation);
+    if (visible.rendering) draw_rendering_panel(params.render, params.camera, requests, ctx, &visible.rendering);
+    if (params.show_debug) draw_debug_panel(ctx, &params.show_debug);
+    if (params.show_help) draw_help_panel(&params.show_help);
+    draw_overlay(ctx, params);
+}
+
+}  // namespace nbody::app

@@ -1,0 +1,56 @@
+#pragma once
+// The viewer's Dear ImGui panels. Each panel reads what it shows from a PanelContext and
+// writes only the plain parameter structs of viewer_params.hpp and one-shot Requests; the frame
+// loop acts on those. No panel steps the simulation or touches GL.
+
+#include <string>
+#include <vector>
+
+#include "nbody/render/camera.hpp"
+#include "nbody/render/context.hpp"
+#include "viewer_params.hpp"
+#include "viewer_scenes.hpp"
+#include "viewer_sim.hpp"
+#include "viewer_stats.hpp"
+
+namespace nbody::app {
+
+// Everything the panels display, read-only.
+struct PanelContext {
+    const SimulationDriver& sim;
+    const PerfStats& perf;
+    const EnergyMonitor& energy;
+    const Scene& scene;               // as loaded (initial state, units, description)
+    const std::string& scene_path;    // empty: built-in
+    const std::vector<SceneEntry>& scenes;
+    const render::GlInfo& gl;
+    const std::string& context_description;  // "GLFW window" or the EGL device
+    const render::OrbitCamera& camera;
+    float auto_speed_scale = 1;
+    const std::vector<std::string>& messages;  // fallbacks and errors, newest last
+    std::string toast;                // a short-lived message (screenshot saved), or empty
+    bool headless = false;
+};
+
+struct PanelVisibility {
+    bool kernel = true, simulation = true, rendering = true;
+};
+
+// The whole UI for one frame: menu bar, panels, status overlay, help.
+void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx);
+
+void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open);
+void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open);
+void draw_rendering_panel(render::RenderSettings& render, CameraParams& camera, Requests& requests,
+                          const PanelContext& ctx, bool* open);
+void draw_debug_panel(const PanelContext& ctx, bool* open);
+void draw_help_panel(bool* open);
+
+// "1.41 T", "28.2 G": value with an SI prefix, three significant digits.
+std::string si(double value);
+// "4.2 fps", "61 fps".
+std::string fps_text(double fps);
+// "0 B", "12.0 MiB".
+std::string bytes_text(double bytes);
+
+}  // namespace nbody::app

@@ -1,0 +1,104 @@
+#include "viewer_input.hpp"
+
+#include "nbody/render/gl.hpp"
+#include <GLFW/glfw3.h>
+
+namespace nbody::app {
+
+namespace {
+
+InputState* state_of(GLFWwindow* window) { return static_cast<InputState*>(glfwGetWindowUserPointer(window)); }
+
+void on_mouse_button(GLFWwindow* window, int button, int action, int mods) {
+    InputState* s = state_of(window);
+    if (!s) return;
+    if (action == GLFW_RELEASE) {
+        s->orbiting = s->panning = false;
+        return;
+    }
+    if (s->ui_wants_mouse) return;  // a click on a panel is the panel's
+    glfwGetCursorPos(window, &s->last_x, &s->last_y);
+    const bool pan = button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE ||
+                     (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_SHIFT));
+    s->panning = pan;
+    s->orbiting = !pan && button == GLFW_MOUSE_BUTTON_LEFT;
+}
+
+void on_cursor(GLFWwindow* window, double x, double y) {
+    InputState* s = state_of(window);
+    if (!s) return;
+    const glm::vec2 delta(float(x - s->last_x), float(y - s->last_y));
+    s->last_x = x;
+    s->last_y = y;
+    if (s->orbiting) s->orbit += delta;  // degrees per cursor unit: same feel at any DPI
+    if (s->panning) s->pan += delta * s->cursor_to_pixels;
+}
+
+void on_scroll(GLFWwindow* window, double /*dx*/, double dy) {
+    InputState* s = state_of(window);
+    if (s && !s->ui_wants_mouse) s->zoom += float(dy);
+}
+
+void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods*/) {
+    InputState* s = state_of(window);
+    if (!s || action == GLFW_RELEASE || s->ui_wants_keyboard) return;
+    if (action == GLFW_REPEAT && key != GLFW_KEY_N) return;  // holding N keeps stepping
+    s->keys.push_back(key);
+}
+
+}  // namespace
+
+void install_input_callbacks(GLFWwindow* window, InputState* state) {
+    glfwSetWindowUserPointer(window, state);
+    glfwSetMouseButtonCallback(window, on_mouse_button);
+    glfwSetCursorPosCallback(window, on_cursor);
+    glfwSetScrollCallback(window, on_scroll);
+    glfwSetKeyCallback(window, on_key);
+}
+
+const std::vector<KeyBinding>& key_bindings() {
+    static const std::vector<KeyBinding> bindings{
+        {"Space", "pause / resume"},
+        {"N", "single step (pauses; hold to keep stepping)"},
+        {"R", "reset the scene"},
+        {"F", "screenshot (PNG in the working folder)"},
+        {"H", "hide / show the UI"},
+        {"C", "reset the camera"},
+        {"G", "follow the centre of mass"},
+        {"F1", "this help"},
+        {"Esc", "quit"},
+        {"Left drag", "orbit"},
+        {"Right / middle / Shift+left drag", "pan"},
+        {"Wheel", "zoom"},
+    };
+    return bindings;
+}
+
+void apply_input(InputState& input, ViewerParams& params, Requests& requests, render::OrbitCamera& camera,
+                 int framebuffer_height) {
+    for (const int key : input.keys) {
+        switch (key) {
+            case GLFW_KEY_SPACE: params.sim.paused = !params.sim.paused; break;
+            case GLFW_KEY_N:
+                params.sim.paused = true;
+                requests.single_step = true;
+                break;
+            case GLFW_KEY_R: requests.reset = true; break;
+            case GLFW_KEY_F: requests.screenshot = true; break;
+            case GLFW_KEY_H: params.show_ui = !params.show_ui; break;
+            case GLFW_KEY_C: requests.reset_camera = true; break;
+            case GLFW_KEY_G: params.camera.follow_centre_of_mass = !params.camera.follow_centre_of_mass; break;
+            case GLFW_KEY_F1: params.show_help = !params.show_help; break;
+            case GLFW_KEY_ESCAPE: requests.quit = true; break;
+            default: break;
+        }
+    }
+    if (input.orbit != glm::vec2(0.0f)) camera.orbit(input.orbit.x, input.orbit.y);
+    if (input.pan != glm::vec2(0.0f)) camera.pan(input.pan.x, input.pan.y, float(framebuffer_height));
+    if (input.zoom != 0) camera.zoom(input.zoom);
+    input.keys.clear();
+    input.orbit = input.pan = glm::vec2(0.0f);
+    input.zoom = 0;
+}
+
+}  // namespace nbody::app

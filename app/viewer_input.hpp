@@ -1,0 +1,46 @@
+#pragma once
+// Mouse and keyboard for the window mode. GLFW callbacks only record what happened; the frame
+// loop applies it once per frame (apply_input), so input never races the drawing.
+//
+//   left drag: orbit     right drag / shift + left drag / middle drag: pan     wheel: zoom
+//   Space pause   N single step   R reset   F screenshot   H hide UI   C reset camera
+//   G follow centre of mass   F1 help   Esc quit
+
+#include <vector>
+
+#include <glm/vec2.hpp>
+
+#include "nbody/render/camera.hpp"
+#include "viewer_params.hpp"
+
+struct GLFWwindow;
+
+namespace nbody::app {
+
+struct InputState {
+    glm::vec2 orbit{0.0f};             // cursor units dragged since the last frame
+    glm::vec2 pan{0.0f};               // framebuffer pixels dragged since the last frame
+    float zoom = 0;                    // wheel steps since the last frame
+    std::vector<int> keys;             // GLFW key codes pressed since the last frame
+    bool orbiting = false, panning = false;
+    double last_x = 0, last_y = 0;
+    float cursor_to_pixels = 1;        // framebuffer pixels per cursor unit (HiDPI)
+    bool ui_wants_mouse = false, ui_wants_keyboard = false;  // from the previous UI frame
+};
+
+// Installs the callbacks (before Dear ImGui installs its own, which chain to these).
+void install_input_callbacks(GLFWwindow* window, InputState* state);
+
+// The key bindings, for the Help panel and the README: {key, action}.
+struct KeyBinding {
+    const char* key;
+    const char* action;
+};
+const std::vector<KeyBinding>& key_bindings();
+
+// Turns the input gathered since the last frame into parameter changes, requests and camera
+// moves, then clears it.
+void apply_input(InputState& input, ViewerParams& params, Requests& requests, render::OrbitCamera& camera,
+                 int framebuffer_height);
+
+}  // namespace nbody::app

@@ -1,0 +1,56 @@
+#pragma once
+// The plain parameters the viewer's panels edit. The panels read and write these structs and
+// nothing else; the frame loop acts on them. No behaviour lives here.
+
+#include <optional>
+#include <string>
+
+#include "nbody/render/particle_renderer.hpp"
+#include "nbody/sim/backend.hpp"
+#include "nbody/sim/kernel_config.hpp"
+
+namespace nbody::app {
+
+struct SimulationParams {
+    StepParams step;            // dt and softening, applied from the next step on
+    int steps_per_frame = 1;
+    bool paused = false;
+    int bodies = 0;             // N the panel shows; applying it rebuilds the scene
+    bool auto_energy = true;    // recompute energy every few seconds (only N <= 65536)
+};
+
+struct KernelParams {
+    KernelConfig edited;        // what the combo boxes show
+    std::string invalid_reason; // why `edited` cannot run; empty when it is running or valid
+    int flops_per_interaction = 20;  // 20 (the usual count) or 38 (the astrophysics convention)
+};
+
+struct CameraParams {
+    bool follow_centre_of_mass = false;
+};
+
+// One-shot requests raised by keys and buttons, consumed by the frame loop each frame.
+struct Requests {
+    bool reset = false;
+    bool single_step = false;
+    bool screenshot = false;
+    bool quit = false;
+    bool apply_kernel = false;      // KernelParams::edited changed
+    bool apply_bodies = false;      // SimulationParams::bodies changed
+    bool compute_energy = false;
+    bool reset_camera = false;
+    bool reload_shaders = false;
+    std::optional<std::string> load_scene;  // a path, or "" for the built-in scene
+};
+
+struct ViewerParams {
+    SimulationParams sim;
+    KernelParams kernel;
+    render::RenderSettings render;
+    CameraParams camera;
+    bool show_ui = true;
+    bool show_help = false;
+    bool show_debug = false;
+};
+
+}  // namespace nbody::app

@@ -1,0 +1,26 @@
+#pragma once
+// Where the viewer's scenes come from: the built-in collision and the TOML files in scenes/.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nbody/sim/scene.hpp"
+
+namespace nbody::app {
+
+struct SceneEntry {
+    std::string name;  // shown in the picker
+    std::string path;  // empty: the built-in collision
+};
+
+// The built-in scene first, then scenes/*.toml next to the executable and in the source tree
+// (a file name found in both is listed once, the executable's copy winning), sorted by name.
+std::vector<SceneEntry> list_scenes();
+
+// Builds the scene at `path` (empty: built-in) with `bodies` particles when given. Throws
+// std::runtime_error naming the file and the problem.
+Scene make_scene(const std::string& path, std::optional<std::size_t> bodies);
+
+}  // namespace nbody::app

@@ -1,0 +1,149 @@
+#include "viewer_sim.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#if NBODY_HAVE_CUDA
+#include "nbody/sim/cuda_backend.hpp"
+#endif
+
+namespace nbody::app {
+
+const char* describe(TransferPath path) {
+    switch (path) {
+        case TransferPath::Interop: return "CUDA-GL interop (no host copy)";
+        case TransferPath::HostCopy: return "CUDA, copied through the host";
+        case TransferPath::Upload: return "host backend, uploaded per frame";
+    }
+    return "unknown";
+}
+
+SimulationDriver::SimulationDriver(BackendKind kind, std::ostream& log) : log_(log) {
+    std::ostringstream choice;
+    backend_ = make_backend(kind, choice);
+    std::istringstream lines(choice.str());
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) notice(line.rfind("nbody: ", 0) == 0 ? line.substr(7) : line);
+#if NBODY_HAVE_CUDA
+    cuda_ = dynamic_cast<CudaBackend*>(backend_.get());
+#endif
+}
+
+SimulationDriver::~SimulationDriver() = default;
+
+void SimulationDriver::notice(const std::string& line) {
+    notices_.push_back(line);
+    log_ << "nbody: " << line << "\n" << std::flush;
+}
+
+void SimulationDriver::load(const State& state, double dt) {
+    state.validate();
+    backend_->load(state);
+    host_ = state;
+    buffers_.load(state, dt);
+    d2h_seen_ = 0;
+    snapshot_bytes_ = 0;
+    path_ = TransferPath::Upload;
+#if NBODY_HAVE_CUDA
+    if (cuda_) {
+        d2h_seen_ = cuda_->bytes_copied_to_host();
+        path_ = TransferPath::HostCopy;
+        const char* off = std::getenv("NBODY_NO_INTEROP");
+        if (off && *off && std::strcmp(off, "0") != 0) {
+            if (!interop_refused_) notice("CUDA-GL interop disabled by NBODY_NO_INTEROP; copying positions through the host");
+            interop_refused_ = true;
+        } else if (!interop_refused_) {
+            const std::string why = buffers_.enable_cuda_interop();
+            if (why.empty()) {
+                path_ = TransferPath::Interop;
+            } else {
+                interop_refused_ = true;
+                notice("CUDA-GL interop unavailable (" + why + "); copying positions through the host every frame");
+            }
+        }
+    }
+#endif
+}
+
+StepReport SimulationDriver::advance(int steps, const StepParams& params) {
+    StepReport report;
+    if (steps <= 0 || buffers_.size() == 0) return report;
+    report.steps = steps;
+    const auto start = std::chrono::steady_clock::now();
+#if NBODY_HAVE_CUDA
+    if (cuda_ && path_ == TransferPath::Interop) {
+        const std::size_t need = buffers_.position_bytes();
+        for (int s = 0; s < steps; ++s) {
+            // Mapped for exactly one step: GL may draw or read these buffers between steps.
+            render::ScopedCudaMap map = buffers_.map_for_step(cuda_->stream());
+            if (map.bytes(0) < need || map.bytes(1) < need)
+                throw std::runtime_error("mapped vertex buffer is smaller than the particle array");
+            cuda_->step_device(map.pointer(0), map.pointer(1), params);
+            map.unmap();
+            buffers_.swap(cuda_->time());
+        }
+    } else
+#endif
+    {
+        backend_->step(params, steps);
+        backend_->store(host_);  // CUDA host-copy path: counted by the backend as device-to-host
+        report.bytes_uploaded = buffers_.upload(host_.pos_mass, backend_->time());
+    }
+#if NBODY_HAVE_CUDA
+    if (cuda_) {
+        report.ms_per_step = cuda_->last_force_ms();
+        report.ms_from_gpu_events = true;
+        const std::size_t d2h = cuda_->bytes_copied_to_host();
+        report.bytes_to_host = d2h - d2h_seen_;
+        d2h_seen_ = d2h;
+        return report;
+    }
+#endif
+    report.ms_per_step =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / steps;
+    return report;
+}
+
+State SimulationDriver::snapshot() {
+    State s = host_;
+#if NBODY_HAVE_CUDA
+    if (cuda_ && path_ == TransferPath::Interop) {
+        const std::size_t before = cuda_->bytes_copied_to_host();
+        // The newest positions are in the current vertex buffer; the velocities in the backend.
+        {
+            render::ScopedCudaMap map = buffers_.map_current(cuda_->stream());
+            cuda_->adopt_device_positions(map.pointer(0));
+            map.unmap();  // on the backend's stream: ordered after the copy
+        }
+        cuda_->store(s);
+        snapshot_bytes_ += cuda_->bytes_copied_to_host() - before;
+        d2h_seen_ = cuda_->bytes_copied_to_host();
+    }
+#endif
+    s.time = backend_->time();
+    return s;
+}
+
+std::string SimulationDriver::check_kernel_config(const KernelConfig& config) const {
+#if NBODY_HAVE_CUDA
+    if (cuda_) return cuda_->check_kernel_config(config);
+#endif
+    (void)config;
+    return "the " + std::string(backend_->name()) + " backend has no tunable kernel";
+}
+
+std::string SimulationDriver::apply_kernel_config(const KernelConfig& config) {
+    if (std::string why = check_kernel_config(config); !why.empty()) return why;
+    try {
+        backend_->set_kernel_config(config);  // takes effect at the next force pass
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
+}  // namespace nbody::app

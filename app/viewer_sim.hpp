@@ -1,0 +1,91 @@
+#pragma once
+// The viewer's link between a simulation backend and the vertex buffers the renderer draws.
+// Three ways the positions reach the buffers, chosen at load time:
+//   interop    CUDA backend, buffers registered with CUDA: each step maps the two position
+//              buffers and the kernel reads one and writes the other. Nothing crosses the bus.
+//   host copy  CUDA backend, but the driver refused registration (Optimus laptops, WSL2,
+//              remote desktops, a GL context on another GPU): the backend steps its own buffers,
+//              positions come back to the host and go up again with glBufferSubData.
+//   upload     host backends (cpu, reference): positions are on the host already and are
+//              uploaded once per frame.
+
+#include <cstddef>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nbody/render/particle_buffers.hpp"
+#include "nbody/sim/backend.hpp"
+#include "nbody/sim/scene.hpp"
+
+namespace nbody {
+class CudaBackend;
+}
+
+namespace nbody::app {
+
+enum class TransferPath { Interop, HostCopy, Upload };
+const char* describe(TransferPath path);
+
+// What one frame's stepping did and cost.
+struct StepReport {
+    int steps = 0;
+    double ms_per_step = 0;       // force pass (CUDA events) or wall clock (host backends)
+    bool ms_from_gpu_events = false;
+    std::size_t bytes_to_host = 0;   // device-to-host this frame (CUDA backend's own counter)
+    std::size_t bytes_uploaded = 0;  // host-to-GL this frame
+};
+
+class SimulationDriver {
+public:
+    // Creates the backend; `log` receives notices (auto backend choice, fallbacks).
+    SimulationDriver(BackendKind kind, std::ostream& log);
+    ~SimulationDriver();
+
+    // Loads `state` into the backend and the buffers and picks the transfer path. `dt` is the
+    // step the speed colouring assumes before the first step.
+    void load(const State& state, double dt);
+
+    // Advances `steps` leapfrog steps and leaves the newest positions in buffers().current().
+    StepReport advance(int steps, const StepParams& params);
+
+    // A host copy of the current state (positions, velocities, labels, time). On the CUDA
+    // paths this copies from the device; call it rarely. Those bytes are counted in
+    // snapshot_bytes(), not in the per-step StepReport.
+    State snapshot();
+    std::size_t snapshot_bytes() const { return snapshot_bytes_; }
+
+    const render::ParticleBuffers& buffers() const { return buffers_; }
+    Backend& backend() { return *backend_; }
+    const Backend& backend() const { return *backend_; }
+    CudaBackend* cuda() const { return cuda_; }
+    TransferPath path() const { return path_; }
+    double time() const { return backend_->time(); }
+    std::size_t size() const { return buffers_.size(); }
+
+    // Lines worth showing the user (fallbacks taken and why). Newest last.
+    const std::vector<std::string>& notices() const { return notices_; }
+
+    // Kernel tuning (CUDA only): empty when `config` can run, else why not.
+    bool tunable() const { return cuda_ != nullptr; }
+    std::string check_kernel_config(const KernelConfig& config) const;
+    // Applies `config` from the next step on (state untouched); returns why not if refused.
+    std::string apply_kernel_config(const KernelConfig& config);
+
+private:
+    void notice(const std::string& line);
+
+    std::ostream& log_;
+    std::unique_ptr<Backend> backend_;
+    CudaBackend* cuda_ = nullptr;
+    render::ParticleBuffers buffers_;
+    TransferPath path_ = TransferPath::Upload;
+    State host_;                    // labels, and positions on the host paths
+    std::size_t d2h_seen_ = 0;      // CudaBackend::bytes_copied_to_host() at the last report
+    std::size_t snapshot_bytes_ = 0;
+    bool interop_refused_ = false;  // once refused, do not retry on every reload
+    std::vector<std::string> notices_;
+};
+
+}  // namespace nbody::app

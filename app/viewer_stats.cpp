@@ -1,0 +1,111 @@
+#include "viewer_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nbody::app {
+
+void RollingSeries::push(float v) {
+    values_[next_] = v;
+    next_ = (next_ + 1) % values_.size();
+    count_ = std::min(count_ + 1, values_.size());
+}
+
+void RollingSeries::clear() {
+    std::fill(values_.begin(), values_.end(), 0.0f);
+    next_ = count_ = 0;
+}
+
+float RollingSeries::max() const { return count_ ? *std::max_element(values_.begin(), values_.end()) : 0.0f; }
+
+void PerfStats::add_frame(double seconds) {
+    if (!(seconds > 0)) return;
+    // Smoothed over about half a second of frames, so the readout is steady enough to read.
+    const double alpha = std::clamp(seconds / 0.5, 0.02, 1.0);
+    frame_ms_ = frame_ms_ > 0 ? frame_ms_ + alpha * (1e3 * seconds - frame_ms_) : 1e3 * seconds;
+    fps_ = 1e3 / frame_ms_;
+    fps_history_.push(float(1.0 / seconds));
+}
+
+void PerfStats::add_steps(const StepReport& report, std::size_t n, const KernelConfig* config) {
+    d2h_last_ = report.bytes_to_host;
+    upload_last_ = report.bytes_uploaded;
+    if (report.steps <= 0 || !(report.ms_per_step > 0)) return;
+    ms_per_step_ = report.ms_per_step;
+    // All pairs, self-interaction included: the kernel evaluates N^2 (the softened self term
+    // is zero), the same count cuda-samples and GPU Gems 3 use for their rates.
+    ips_ = double(n) * double(n) / (ms_per_step_ * 1e-3);
+    ms_history_.push(float(ms_per_step_));
+    ips_history_.push(float(ips_ * 1e-9));
+    if (!config) return;
+    auto it = std::find_if(configs_.begin(), configs_.end(), [&](const ConfigRate& r) { return r.config == *config; });
+    if (it == configs_.end()) {
+        configs_.push_back({*config, ips_, ips_, ms_per_step_, 0});
+        it = configs_.end() - 1;
+    }
+    it->interactions_per_second += 0.1 * (ips_ - it->interactions_per_second);
+    it->ms_per_step += 0.1 * (ms_per_step_ - it->ms_per_step);
+    it->best = std::max(it->best, ips_);
+    it->steps += report.steps;
+}
+
+void PerfStats::clear_steps() {
+    ms_per_step_ = ips_ = 0;
+    ms_history_.clear();
+    ips_history_.clear();
+    configs_.clear();
+}
+
+EnergyMonitor::~EnergyMonitor() {
+    if (job_.valid()) job_.wait();
+}
+
+void EnergyMonitor::reset() {
+    if (job_.valid()) job_.wait();
+    job_ = {};
+    latest_.reset();
+    baseline_.reset();
+    baseline_softening_ = -1;
+    latest_softening_ = -2;
+    momentum_error_ = 0;
+}
+
+void EnergyMonitor::start(State state, double softening) {
+    if (job_.valid()) return;
+    started_ = std::chrono::steady_clock::now();
+    job_ = std::async(std::launch::async, [s = std::move(state), softening]() {
+        Result r;
+        r.d = compute_diagnostics(s, softening);
+        r.time = s.time;
+        r.softening = softening;
+        for (std::size_t i = 0; i < s.size(); ++i) r.momentum_scale += s.pos_mass[i].w * norm(xyz(s.velocity[i]));
+        return r;
+    });
+}
+
+void EnergyMonitor::poll() {
+    if (!job_.valid() || job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    const Result r = job_.get();  // rethrows a failure of the computation to the frame loop
+    latest_ = r.d;
+    latest_time_ = r.time;
+    latest_softening_ = r.softening;
+    momentum_error_ = r.momentum_scale > 0 ? norm(r.d.momentum) / r.momentum_scale : 0.0;
+    // The first result after a load, or after the softening changed (which changes the
+    // potential energy itself), is the new reference.
+    if (!baseline_ || baseline_softening_ != r.softening) {
+        baseline_ = r.d;
+        baseline_softening_ = r.softening;
+    }
+}
+
+double EnergyMonitor::seconds_since_start() const {
+    if (started_ == std::chrono::steady_clock::time_point{}) return 1e9;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+std::optional<double> EnergyMonitor::energy_error() const {
+    if (!latest_ || !baseline_ || latest_softening_ != baseline_softening_ || baseline_->total == 0) return std::nullopt;
+    return (latest_->total - baseline_->total) / std::abs(baseline_->total);
+}
+
+}  // namespace nbody::app

@@ -1,0 +1,104 @@
+#pragma once
+// Measurements the viewer shows: frame rate, step time and throughput with their recent
+// history, the rates of every kernel configuration tried, and the conserved quantities
+// (computed on a worker thread, since the potential energy is O(N^2) on the host).
+
+#include <chrono>
+#include <cstddef>
+#include <future>
+#include <optional>
+#include <vector>
+
+#include "nbody/sim/diagnostics.hpp"
+#include "nbody/sim/kernel_config.hpp"
+#include "nbody/sim/state.hpp"
+#include "viewer_sim.hpp"
+
+namespace nbody::app {
+
+// A fixed-capacity ring of samples in the layout ImGui::PlotLines takes (values + offset).
+class RollingSeries {
+public:
+    explicit RollingSeries(std::size_t capacity = 240) : values_(capacity, 0.0f) {}
+    void push(float v);
+    void clear();
+    const float* data() const { return values_.data(); }
+    int size() const { return int(values_.size()); }
+    int offset() const { return int(next_); }   // oldest sample when full
+    int count() const { return int(count_); }
+    float max() const;
+
+private:
+    std::vector<float> values_;
+    std::size_t next_ = 0, count_ = 0;
+};
+
+struct ConfigRate {
+    KernelConfig config;
+    double interactions_per_second = 0;  // smoothed while it ran
+    double best = 0;
+    double ms_per_step = 0;
+    long long steps = 0;
+};
+
+class PerfStats {
+public:
+    void add_frame(double seconds);
+    // `n` bodies; `config` is the kernel that ran (null: host backend).
+    void add_steps(const StepReport& report, std::size_t n, const KernelConfig* config);
+    void clear_steps();  // N changed: throughput history no longer comparable
+
+    double fps() const { return fps_; }
+    double frame_ms() const { return frame_ms_; }
+    double ms_per_step() const { return ms_per_step_; }
+    double interactions_per_second() const { return ips_; }
+    std::size_t bytes_to_host_last_frame() const { return d2h_last_; }
+    std::size_t bytes_uploaded_last_frame() const { return upload_last_; }
+
+    const RollingSeries& fps_history() const { return fps_history_; }
+    const RollingSeries& ms_history() const { return ms_history_; }
+    const RollingSeries& ips_history() const { return ips_history_; }  // in 1e9 interactions/s
+    const std::vector<ConfigRate>& configs() const { return configs_; }
+
+private:
+    double fps_ = 0, frame_ms_ = 0, ms_per_step_ = 0, ips_ = 0;
+    std::size_t d2h_last_ = 0, upload_last_ = 0;
+    RollingSeries fps_history_, ms_history_, ips_history_;
+    std::vector<ConfigRate> configs_;
+};
+
+// Conserved quantities, recomputed off the frame loop's thread.
+class EnergyMonitor {
+public:
+    ~EnergyMonitor();
+    // A new system: forget the baseline.
+    void reset();
+    bool busy() const { return job_.valid(); }
+    // Starts computing the diagnostics of `state` unless a computation is already running.
+    void start(State state, double softening);
+    // Collects a finished computation; call once per frame.
+    void poll();
+    // Seconds since the last start() (for "every few seconds").
+    double seconds_since_start() const;
+
+    const std::optional<Diagnostics>& latest() const { return latest_; }
+    const std::optional<Diagnostics>& baseline() const { return baseline_; }
+    double latest_time() const { return latest_time_; }
+    // (E - E0) / |E0|, when both exist and were computed with the same softening.
+    std::optional<double> energy_error() const;
+    // |P| relative to sum m|v|: 0 for exact momentum conservation.
+    double momentum_error() const { return momentum_error_; }
+
+private:
+    struct Result {
+        Diagnostics d;
+        double time = 0, softening = 0, momentum_scale = 0;
+    };
+    std::future<Result> job_;
+    std::optional<Diagnostics> latest_, baseline_;
+    double latest_time_ = 0, baseline_softening_ = -1, latest_softening_ = -2;
+    double momentum_error_ = 0;
+    std::chrono::steady_clock::time_point started_{};
+};
+
+}  // namespace nbody::app

@@ -1,0 +1,82 @@
+#include "viewer_surface.hpp"
+
+#include "nbody/render/gl.hpp"
+#include <GLFW/glfw3.h>
+
+#include "nbody/render/egl_context.hpp"
+#include "nbody/render/gl_objects.hpp"
+#include "nbody/render/glfw_window.hpp"
+
+namespace nbody::app {
+
+namespace {
+
+class WindowSurface final : public Surface {
+public:
+    WindowSurface(int width, int height, bool vsync)
+        : window_(render::WindowOptions{width, height, "nbody", vsync}) {
+        install_input_callbacks(window_.handle(), &input_);
+    }
+    ~WindowSurface() override { glfwSetWindowUserPointer(window_.handle(), nullptr); }
+
+    bool poll(ViewerParams& params, Requests& requests, render::OrbitCamera& camera) override {
+        window_.poll_events();
+        const glm::ivec2 fb = window_.framebuffer_size();
+        const glm::ivec2 win = window_.window_size();
+        input_.cursor_to_pixels = win.x > 0 ? float(fb.x) / float(win.x) : 1.0f;
+        apply_input(input_, params, requests, camera, fb.y);
+        return !window_.should_close();
+    }
+
+    render::DrawTarget target() override {
+        const glm::ivec2 fb = window_.framebuffer_size();
+        return {0, fb.x, fb.y, window_.content_scale()};
+    }
+
+    void present() override { window_.swap_buffers(); }
+    void idle() override { glfwWaitEventsTimeout(0.1); }
+
+    void set_ui_capture(bool mouse, bool keyboard) override {
+        input_.ui_wants_mouse = mouse;
+        input_.ui_wants_keyboard = keyboard;
+    }
+
+    GLFWwindow* window() const override { return window_.handle(); }
+    float content_scale() const override { return window_.content_scale(); }
+    bool headless() const override { return false; }
+    const render::GlInfo& gl_info() const override { return window_.gl_info(); }
+    std::string description() const override { return "GLFW window"; }
+
+private:
+    render::GlfwWindow window_;
+    InputState input_;
+};
+
+class HeadlessSurface final : public Surface {
+public:
+    HeadlessSurface(int width, int height) : screen_(width, height, GL_RGBA8) {}
+
+    bool poll(ViewerParams&, Requests&, render::OrbitCamera&) override { return true; }
+    render::DrawTarget target() override { return {screen_.framebuffer(), screen_.width(), screen_.height(), 1.0f}; }
+    void present() override { glFinish(); }
+
+    bool headless() const override { return true; }
+    const render::GlInfo& gl_info() const override { return egl_.gl_info(); }
+    std::string description() const override { return egl_.description(); }
+
+private:
+    render::EglContext egl_;       // first: the frame's render target below is deleted before it
+    render::RenderTarget screen_;  // stands in for a window's back buffer
+};
+
+}  // namespace
+
+std::unique_ptr<Surface> make_window_surface(int width, int height, bool vsync) {
+    return std::make_unique<WindowSurface>(width, height, vsync);
+}
+
+std::unique_ptr<Surface> make_headless_surface(int width, int height) {
+    return std::make_unique<HeadlessSurface>(width, height);
+}
+
+}  // namespace nbody::app

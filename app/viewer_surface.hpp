@@ -1,0 +1,42 @@
+#pragma once
+// What differs between the windowed and the headless viewer: where the GL context comes from,
+// where frames go, and whether there is input. The frame loop is the same for both.
+
+#include <memory>
+#include <string>
+
+#include "nbody/render/context.hpp"
+#include "nbody/render/particle_renderer.hpp"
+#include "viewer_input.hpp"
+
+struct GLFWwindow;
+
+namespace nbody::app {
+
+class Surface {
+public:
+    virtual ~Surface() = default;
+    // Gathers input (window) and applies it; false when the window was closed.
+    virtual bool poll(ViewerParams& params, Requests& requests, render::OrbitCamera& camera) = 0;
+    // Where this frame is drawn; width or height 0 when there is nothing to draw (minimised).
+    virtual render::DrawTarget target() = 0;
+    // Shows the frame (swap) or waits for it to finish (headless, so frame times are honest).
+    virtual void present() = 0;
+    // Waits a little for events when there is nothing to draw.
+    virtual void idle() {}
+    // Tells the input handling whether the UI is using the mouse and keyboard.
+    virtual void set_ui_capture(bool mouse, bool keyboard) { (void)mouse, (void)keyboard; }
+
+    virtual GLFWwindow* window() const { return nullptr; }
+    virtual float content_scale() const { return 1.0f; }
+    virtual bool headless() const = 0;
+    virtual const render::GlInfo& gl_info() const = 0;
+    virtual std::string description() const = 0;
+};
+
+// Throws render::NoDisplayError (pointing to --headless) when a window cannot be opened.
+std::unique_ptr<Surface> make_window_surface(int width, int height, bool vsync);
+// Throws std::runtime_error when no EGL device gives a 4.5 core context.
+std::unique_ptr<Surface> make_headless_surface(int width, int height);
+
+}  // namespace nbody::app

@@ -1,0 +1,58 @@
+#pragma once
+// An orbit camera around a target point, z up (scenes put galactic disks in the x-y plane):
+// drag to orbit, drag with the right button to pan, wheel to zoom. Sizes in pixels are converted
+// with the framebuffer size, so the same drag moves the view equally on HiDPI displays.
+
+#include <optional>
+
+#include <glm/glm.hpp>
+
+#include "nbody/sim/scene.hpp"
+
+namespace nbody::render {
+
+class OrbitCamera {
+public:
+    OrbitCamera() = default;
+    explicit OrbitCamera(const CameraSpec& spec) { reset(spec); }
+
+    void reset(const CameraSpec& spec);
+    const CameraSpec& home() const { return home_; }
+
+    // Drag by (dx, dy) cursor units (logical pixels): 0.25 degrees each.
+    void orbit(float dx, float dy);
+    // Moves the target so that the point under the cursor follows it; `viewport_height` in the
+    // same pixels as dx, dy.
+    void pan(float dx, float dy, float viewport_height);
+    // Wheel: each step scales the distance by 0.88 (inwards for positive steps).
+    void zoom(float steps);
+
+    void set_target(const glm::vec3& target) { target_ = target; }
+    const glm::vec3& target() const { return target_; }
+    float distance() const { return distance_; }
+    float azimuth_deg() const { return azimuth_deg_; }
+    float elevation_deg() const { return elevation_deg_; }
+    float fov_y_deg() const { return fov_y_deg_; }
+    void set_fov_y_deg(float fov) { fov_y_deg_ = glm::clamp(fov, 5.0f, 120.0f); }
+
+    glm::vec3 eye() const;
+    glm::mat4 view() const;
+    glm::mat4 projection(float aspect) const;
+    // Pixels per unit length at unit distance for a viewport `height` pixels tall: a sphere of
+    // radius r at distance d covers r * focal_pixels / d pixels.
+    float focal_pixels(float height) const;
+
+    // Window position of `world` in a width x height image, x to the right and y DOWN from the
+    // top-left corner (image row order), or nothing when the point is behind the camera.
+    std::optional<glm::vec2> project_to_image(const glm::vec3& world, int width, int height) const;
+
+private:
+    CameraSpec home_;
+    glm::vec3 target_{0.0f};
+    float distance_ = 60.0f;
+    float azimuth_deg_ = 30.0f;
+    float elevation_deg_ = 25.0f;
+    float fov_y_deg_ = 45.0f;
+};
+
+}  // namespace nbody::render

@@ -1,0 +1,85 @@
+#pragma once
+// CUDA-GL buffer interop: a GL buffer registered with CUDA can be mapped to a device pointer
+// that kernels read and write, with no copy through the host. Only built with NBODY_HAVE_CUDA.
+//
+// Rules this file enforces, from the CUDA programming guide:
+//  - A registration must be released before its GL buffer is deleted (owners below are
+//    declared after the buffers they register, so they are destroyed first).
+//  - GL must not touch a buffer while it is mapped: mappings are scoped to one step
+//    (ScopedCudaMap) and never held across frames.
+// No CUDA header is included here, so plain C++ and GL code can use these types.
+
+#if NBODY_HAVE_CUDA
+
+#include <cstddef>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct cudaGraphicsResource;  // CUDA's opaque handle (cudaGraphicsResource_t is a pointer to it)
+
+namespace nbody::render {
+
+// The driver refused to register a GL buffer (Optimus laptops, WSL2, remote desktops, or a GL
+// context on another GPU than the CUDA device). The caller falls back to copying through the host.
+class InteropRefused : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// How a mapped buffer will be used during one mapping; lets the driver skip synchronisation.
+enum class MapHint { ReadWrite, ReadOnly, WriteDiscard };
+
+class CudaGlRegistration {
+public:
+    CudaGlRegistration() = default;
+    // Registers GL buffer `buffer` (its GL context must be current). Throws InteropRefused with
+    // the CUDA error when the driver will not.
+    explicit CudaGlRegistration(unsigned int buffer);
+    ~CudaGlRegistration();
+    CudaGlRegistration(const CudaGlRegistration&) = delete;
+    CudaGlRegistration& operator=(const CudaGlRegistration&) = delete;
+    CudaGlRegistration(CudaGlRegistration&& other) noexcept
+        : resource_(std::exchange(other.resource_, nullptr)), buffer_(other.buffer_) {}
+    CudaGlRegistration& operator=(CudaGlRegistration&& other) noexcept;
+
+    cudaGraphicsResource* resource() const { return resource_; }
+    unsigned int buffer() const { return buffer_; }
+    explicit operator bool() const { return resource_ != nullptr; }
+    void reset() noexcept;
+
+private:
+    cudaGraphicsResource* resource_ = nullptr;
+    unsigned int buffer_ = 0;
+};
+
+// Maps registrations together (one cudaGraphicsMapResources call) for the lifetime of the
+// object and unmaps them in the destructor. Mapping orders the GL work already issued on
+// those buffers before later CUDA work in `stream` (a cudaStream_t; null: the legacy default
+// stream); unmapping orders the work queued in `stream` before later GL commands.
+class ScopedCudaMap {
+public:
+    ScopedCudaMap(std::initializer_list<std::pair<const CudaGlRegistration*, MapHint>> buffers,
+                  void* stream = nullptr);
+    ~ScopedCudaMap();
+    ScopedCudaMap(const ScopedCudaMap&) = delete;
+    ScopedCudaMap& operator=(const ScopedCudaMap&) = delete;
+
+    void* pointer(std::size_t i) const { return pointers_.at(i); }
+    std::size_t bytes(std::size_t i) const { return bytes_.at(i); }
+
+    // Unmaps now (the destructor then does nothing); throws on a CUDA error.
+    void unmap();
+
+private:
+    std::vector<cudaGraphicsResource*> resources_;
+    void* stream_ = nullptr;
+    std::vector<void*> pointers_;
+    std::vector<std::size_t> bytes_;
+};
+
+}  // namespace nbody::render
+
+#endif  // NBODY_HAVE_CUDA

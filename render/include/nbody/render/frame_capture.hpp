@@ -1,0 +1,35 @@
+#pragma once
+// Reading rendered frames back and saving them as PNG. Files are written whole or not at all
+// (through a temporary file renamed into place), so a viewer or an encoder watching the folder
+// never sees half a frame.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nbody/render/gl.hpp"
+
+namespace nbody::render {
+
+// 8-bit RGBA, rows from the top of the image down (PNG order, not GL's).
+struct Image {
+    int width = 0, height = 0;
+    std::vector<std::uint8_t> rgba;
+
+    const std::uint8_t* pixel(int x, int y) const { return &rgba[(std::size_t(y) * width + x) * 4]; }
+};
+
+// Reads colour attachment 0 of `framebuffer` (0: the window's back buffer) after finishing
+// the GL work that draws into it.
+Image read_framebuffer(GLuint framebuffer, int width, int height);
+
+// PNG bytes of `image` (RGB: the alpha of a tone-mapped frame is meaningless).
+std::vector<std::uint8_t> encode_png(const Image& image);
+
+// Writes `image` to `path` atomically. Throws std::runtime_error naming the path and cause.
+void write_png(const std::string& path, const Image& image);
+
+// Reads a PNG as RGBA (tests, and comparing frames). Throws std::runtime_error.
+Image read_png(const std::string& path);
+
+}  // namespace nbody::render

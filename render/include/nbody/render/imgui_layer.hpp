@@ -1,0 +1,33 @@
+#pragma once
+// Dear ImGui set up for this program: one per process (ImGui has a global context). With a
+// window it uses the GLFW platform backend for input; headless it has none, and the frame loop
+// supplies the display size and time step itself. Drawing goes through imgui_impl_opengl3 in
+// both cases.
+
+struct GLFWwindow;
+
+namespace nbody::render {
+
+class ImGuiLayer {
+public:
+    // `window` null: headless. `content_scale`: the display's UI scale (2 on most HiDPI).
+    ImGuiLayer(GLFWwindow* window, float content_scale);
+    ~ImGuiLayer();
+    ImGuiLayer(const ImGuiLayer&) = delete;
+    ImGuiLayer& operator=(const ImGuiLayer&) = delete;
+
+    // Starts a UI frame. Headless: the display is framebuffer_w x framebuffer_h pixels and
+    // `dt` seconds passed since the last frame.
+    void begin_frame(int framebuffer_w, int framebuffer_h, float dt);
+    // Renders the UI built since begin_frame() into the bound framebuffer `framebuffer`.
+    void end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h);
+
+    // Whether the UI is using the mouse / keyboard (a drag over a panel must not orbit the camera).
+    bool wants_mouse() const;
+    bool wants_keyboard() const;
+
+private:
+    bool glfw_ = false;
+};
+
+}  // namespace nbody::render

@@ -1,0 +1,76 @@
+#pragma once
+// Draws particles as soft Gaussian point sprites, adding their light into a floating-point
+// target (RGBA16F or RGBA32F: additive blending of hundreds of thousands of faint sprites
+// would band and clip in 8 bits), then tone maps that target onto the output framebuffer with
+// an optional glow taken from its mipmap chain.
+
+#include <cstddef>
+
+#include <glm/glm.hpp>
+
+#include "nbody/render/camera.hpp"
+#include "nbody/render/colormap.hpp"
+#include "nbody/render/gl_objects.hpp"
+#include "nbody/render/particle_buffers.hpp"
+#include "nbody/render/shader.hpp"
+
+namespace nbody::render {
+
+enum class ColourMode { Galaxy = 0, Component = 1, Speed = 2, Plain = 3 };
+
+// Plain parameters: the UI edits a copy, the renderer reads it each frame.
+struct RenderSettings {
+    float point_size = 3.0f;           // sprite diameter in logical pixels at the target's distance
+    bool size_with_distance = true;    // nearer particles drawn larger (perspective cue)
+    float exposure = 1.0f;             // linear multiplier before tone mapping
+    bool constant_brightness_zoom = true;  // compensate the surface brightness change when zooming
+    float glow = 0.6f;                 // strength of the wide halo around bright regions; 0: off
+    ColourMode colour_mode = ColourMode::Galaxy;
+    ColorMap colour_map = ColorMap::Inferno;
+    float speed_scale = 0.0f;          // speed mapped to the top of the colour map; 0: automatic
+    bool hide_halo = false;
+    float halo_brightness = 0.12f;     // dark matter is dark: a faint haze that shows the halo's extent
+    bool float32_target = false;       // RGBA32F instead of RGBA16F
+    glm::vec3 background{0.0035f, 0.0045f, 0.009f};  // linear RGB
+};
+
+// Where to draw: framebuffer 0 is a window's back buffer.
+struct DrawTarget {
+    GLuint framebuffer = 0;
+    int width = 0, height = 0;
+    float pixel_scale = 1.0f;  // physical pixels per logical pixel (HiDPI)
+};
+
+class ParticleRenderer {
+public:
+    // Loads shaders from the shader folders; throws ShaderError naming the file and line.
+    ParticleRenderer();
+
+    // Rebuilds the programs from the files on disk. On failure the old ones stay and the
+    // message is returned; empty on success.
+    std::string reload_shaders();
+
+    void draw(const ParticleBuffers& particles, const OrbitCamera& camera, const RenderSettings& settings,
+              const DrawTarget& target);
+
+    // The speed used for the top of the colour map when RenderSettings::speed_scale is 0.
+    void set_auto_speed_scale(float speed) { auto_speed_scale_ = speed; }
+    float auto_speed_scale() const { return auto_speed_scale_; }
+
+private:
+    void update_colour_map(ColorMap map);
+
+    ShaderProgram particles_;
+    ShaderProgram tonemap_;
+    GlVertexArray particle_vao_;
+    GlVertexArray empty_vao_;
+    GlTexture colour_map_;
+    int colour_map_loaded_ = -1;
+    RenderTarget accumulation_;
+    float auto_speed_scale_ = 1.0f;
+};
+
+// 95th percentile of the particles' speeds: a colour-map scale that outliers do not dominate.
+float typical_speed(const State& state);
+
+}  // namespace nbody::render

@@ -1,0 +1,72 @@
+#include "nbody/render/camera.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+namespace nbody::render {
+
+namespace {
+constexpr float kMinDistance = 1e-3f;
+constexpr float kMaxDistance = 1e7f;
+// Elevation stops short of the poles, where the z-up view matrix would degenerate.
+constexpr float kMaxElevation = 89.0f;
+}  // namespace
+
+void OrbitCamera::reset(const CameraSpec& spec) {
+    home_ = spec;
+    target_ = glm::vec3(spec.target.x, spec.target.y, spec.target.z);
+    distance_ = std::clamp(static_cast<float>(spec.distance), kMinDistance, kMaxDistance);
+    azimuth_deg_ = static_cast<float>(spec.azimuth_deg);
+    elevation_deg_ = std::clamp(static_cast<float>(spec.elevation_deg), -kMaxElevation, kMaxElevation);
+}
+
+void OrbitCamera::orbit(float dx, float dy) {
+    azimuth_deg_ = std::fmod(azimuth_deg_ - 0.25f * dx, 360.0f);
+    elevation_deg_ = std::clamp(elevation_deg_ + 0.25f * dy, -kMaxElevation, kMaxElevation);
+}
+
+void OrbitCamera::pan(float dx, float dy, float viewport_height) {
+    if (viewport_height <= 0) return;
+    // World units per pixel in the plane through the target.
+    const float per_pixel = distance_ / focal_pixels(viewport_height);
+    const glm::mat4 v = view();
+    const glm::vec3 right(v[0][0], v[1][0], v[2][0]);
+    const glm::vec3 up(v[0][1], v[1][1], v[2][1]);
+    target_ += (-dx * right + dy * up) * per_pixel;
+}
+
+void OrbitCamera::zoom(float steps) {
+    distance_ = std::clamp(distance_ * std::pow(0.88f, steps), kMinDistance, kMaxDistance);
+}
+
+glm::vec3 OrbitCamera::eye() const {
+    const float az = glm::radians(azimuth_deg_);
+    const float el = glm::radians(elevation_deg_);
+    const glm::vec3 dir(std::cos(el) * std::cos(az), std::cos(el) * std::sin(az), std::sin(el));
+    return target_ + distance_ * dir;
+}
+
+glm::mat4 OrbitCamera::view() const { return glm::lookAt(eye(), target_, glm::vec3(0, 0, 1)); }
+
+glm::mat4 OrbitCamera::projection(float aspect) const {
+    // Near and far follow the distance so that zooming never clips the system at either end;
+    // nothing is depth-tested, so the depth precision this wastes costs nothing.
+    const float near_plane = std::max(distance_ * 1e-3f, 1e-5f);
+    const float far_plane = distance_ * 1e3f;
+    return glm::perspective(glm::radians(fov_y_deg_), std::max(aspect, 1e-3f), near_plane, far_plane);
+}
+
+float OrbitCamera::focal_pixels(float height) const {
+    return 0.5f * height / std::tan(0.5f * glm::radians(fov_y_deg_));
+}
+
+std::optional<glm::vec2> OrbitCamera::project_to_image(const glm::vec3& world, int width, int height) const {
+    const glm::vec4 clip = projection(float(width) / float(std::max(height, 1))) * view() * glm::vec4(world, 1.0f);
+    if (clip.w <= 0) return std::nullopt;
+    const glm::vec3 ndc = glm::vec3(clip) / clip.w;
+    return glm::vec2((ndc.x * 0.5f + 0.5f) * float(width), (0.5f - ndc.y * 0.5f) * float(height));
+}
+
+}  // namespace nbody::render

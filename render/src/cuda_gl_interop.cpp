@@ -1,0 +1,119 @@
+#include "nbody/render/cuda_gl_interop.hpp"
+
+#include "nbody/render/gl.hpp"  // cuda_gl_interop.h includes GL/gl.h; GLEW must come first
+
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+namespace nbody::render {
+
+namespace {
+
+const char* base_name(const char* file) {
+    const char* slash = std::strrchr(file, '/');
+    return slash ? slash + 1 : file;
+}
+
+std::string describe(cudaError_t e, const char* call, const char* file, int line) {
+    std::ostringstream msg;
+    msg << "CUDA error " << cudaGetErrorName(e) << " (" << cudaGetErrorString(e) << ") in " << call << " ("
+        << base_name(file) << ":" << line << ")";
+    return msg.str();
+}
+
+#define NBODY_INTEROP_CHECK(call)                                                  \
+    do {                                                                           \
+        const cudaError_t nbody_e = (call);                                        \
+        if (nbody_e != cudaSuccess)                                                \
+            throw std::runtime_error(describe(nbody_e, #call, __FILE__, __LINE__)); \
+    } while (0)
+
+// For destructors: report, never throw.
+#define NBODY_INTEROP_LOG(call)                                                                 \
+    do {                                                                                        \
+        const cudaError_t nbody_e = (call);                                                     \
+        if (nbody_e != cudaSuccess)                                                             \
+            std::fprintf(stderr, "nbody: %s\n", describe(nbody_e, #call, __FILE__, __LINE__).c_str()); \
+    } while (0)
+
+unsigned int map_flags(MapHint hint) {
+    switch (hint) {
+        case MapHint::ReadWrite: return cudaGraphicsMapFlagsNone;
+        case MapHint::ReadOnly: return cudaGraphicsMapFlagsReadOnly;
+        case MapHint::WriteDiscard: return cudaGraphicsMapFlagsWriteDiscard;
+    }
+    throw std::invalid_argument("unknown MapHint; supported: ReadWrite, ReadOnly, WriteDiscard");
+}
+
+}  // namespace
+
+CudaGlRegistration::CudaGlRegistration(unsigned int buffer) : buffer_(buffer) {
+    // Flags None at registration: the per-mapping hint is set before each map instead, since
+    // the same buffer is read in one step and overwritten in the next.
+    const cudaError_t e = cudaGraphicsGLRegisterBuffer(&resource_, buffer, cudaGraphicsRegisterFlagsNone);
+    if (e != cudaSuccess) {
+        resource_ = nullptr;
+        cudaGetLastError();  // registration failures are not sticky; clear the error state
+        throw InteropRefused(describe(e, "cudaGraphicsGLRegisterBuffer", __FILE__, __LINE__));
+    }
+}
+
+CudaGlRegistration::~CudaGlRegistration() { reset(); }
+
+CudaGlRegistration& CudaGlRegistration::operator=(CudaGlRegistration&& other) noexcept {
+    if (this != &other) {
+        reset();
+        resource_ = std::exchange(other.resource_, nullptr);
+        buffer_ = other.buffer_;
+    }
+    return *this;
+}
+
+void CudaGlRegistration::reset() noexcept {
+    if (resource_) NBODY_INTEROP_LOG(cudaGraphicsUnregisterResource(resource_));
+    resource_ = nullptr;
+}
+
+ScopedCudaMap::ScopedCudaMap(std::initializer_list<std::pair<const CudaGlRegistration*, MapHint>> buffers,
+                             void* stream)
+    : stream_(stream) {
+    for (const auto& [registration, hint] : buffers) {
+        if (!registration || !*registration)
+            throw std::logic_error("ScopedCudaMap: buffer is not registered with CUDA");
+        NBODY_INTEROP_CHECK(cudaGraphicsResourceSetMapFlags(registration->resource(), map_flags(hint)));
+        resources_.push_back(registration->resource());
+    }
+    NBODY_INTEROP_CHECK(cudaGraphicsMapResources(static_cast<int>(resources_.size()), resources_.data(), static_cast<cudaStream_t>(stream_)));
+    try {
+        for (auto* res : resources_) {
+            void* ptr = nullptr;
+            std::size_t size = 0;
+            NBODY_INTEROP_CHECK(cudaGraphicsResourceGetMappedPointer(&ptr, &size, res));
+            pointers_.push_back(ptr);
+            bytes_.push_back(size);
+        }
+    } catch (...) {
+        NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(), static_cast<cudaStream_t>(stream_)));
+        throw;
+    }
+}
+
+void ScopedCudaMap::unmap() {
+    if (resources_.empty()) return;
+    auto resources = std::move(resources_);
+    resources_.clear();
+    pointers_.clear();
+    bytes_.clear();
+    NBODY_INTEROP_CHECK(cudaGraphicsUnmapResources(static_cast<int>(resources.size()), resources.data(), static_cast<cudaStream_t>(stream_)));
+}
+
+ScopedCudaMap::~ScopedCudaMap() {
+    if (!resources_.empty())
+        NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(), static_cast<cudaStream_t>(stream_)));
+}
+
+}  // namespace nbody::render

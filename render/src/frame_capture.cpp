@@ -1,0 +1,84 @@
+#include "nbody/render/frame_capture.hpp"
+
+#include <png.h>
+
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+
+#include "nbody/render/gl_check.hpp"
+#include "nbody/sim/atomic_file.hpp"
+
+namespace nbody::render {
+
+Image read_framebuffer(GLuint framebuffer, int width, int height) {
+    if (width <= 0 || height <= 0)
+        throw std::invalid_argument("read_framebuffer: empty size " + std::to_string(width) + "x" +
+                                    std::to_string(height));
+    Image image;
+    image.width = width;
+    image.height = height;
+    image.rgba.resize(std::size_t(width) * height * 4);
+    std::vector<std::uint8_t> rows(image.rgba.size());
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+    glReadBuffer(framebuffer == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    NBODY_GL_CHECK_STATE("reading back the frame (glReadPixels)");
+    const std::size_t stride = std::size_t(width) * 4;
+    for (int y = 0; y < height; ++y)
+        std::memcpy(&image.rgba[std::size_t(y) * stride], &rows[std::size_t(height - 1 - y) * stride], stride);
+    return image;
+}
+
+std::vector<std::uint8_t> encode_png(const Image& image) {
+    if (image.width <= 0 || image.height <= 0 || image.rgba.size() != std::size_t(image.width) * image.height * 4)
+        throw std::invalid_argument("encode_png: image size and pixel data disagree");
+    // libpng's simplified API reports errors through the struct instead of longjmp, which
+    // would skip C++ destructors.
+    std::vector<std::uint8_t> rgb(std::size_t(image.width) * image.height * 3);
+    for (std::size_t i = 0, n = std::size_t(image.width) * image.height; i < n; ++i)
+        std::memcpy(&rgb[i * 3], &image.rgba[i * 4], 3);
+    png_image png;
+    std::memset(&png, 0, sizeof png);
+    png.version = PNG_IMAGE_VERSION;
+    png.width = png_uint_32(image.width);
+    png.height = png_uint_32(image.height);
+    png.format = PNG_FORMAT_RGB;
+    png_alloc_size_t size = 0;
+    if (!png_image_write_to_memory(&png, nullptr, &size, 0, rgb.data(), 0, nullptr))
+        throw std::runtime_error(std::string("PNG encoding failed: ") + png.message);
+    std::vector<std::uint8_t> bytes(size);
+    if (!png_image_write_to_memory(&png, bytes.data(), &size, 0, rgb.data(), 0, nullptr))
+        throw std::runtime_error(std::string("PNG encoding failed: ") + png.message);
+    bytes.resize(size);
+    return bytes;
+}
+
+void write_png(const std::string& path, const Image& image) {
+    const std::vector<std::uint8_t> bytes = encode_png(image);
+    write_file_atomically(path, [&](std::ostream& out) {
+        out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    });
+}
+
+Image read_png(const std::string& path) {
+    png_image png;
+    std::memset(&png, 0, sizeof png);
+    png.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&png, path.c_str()))
+        throw std::runtime_error("cannot read PNG " + path + ": " + png.message);
+    png.format = PNG_FORMAT_RGBA;
+    Image image;
+    image.width = int(png.width);
+    image.height = int(png.height);
+    image.rgba.resize(PNG_IMAGE_SIZE(png));
+    if (!png_image_finish_read(&png, nullptr, image.rgba.data(), 0, nullptr)) {
+        png_image_free(&png);
+        throw std::runtime_error("cannot decode PNG " + path + ": " + png.message);
+    }
+    return image;
+}
+
+}  // namespace nbody::render

@@ -1,0 +1,95 @@
+#include "nbody/render/glfw_window.hpp"
+
+#include "nbody/render/gl.hpp"  // before GLFW, which would otherwise include GL/gl.h
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace nbody::render {
+
+namespace {
+
+// GLFW reports errors through a callback; keep the last one so exceptions can carry it.
+std::string& last_glfw_error() {
+    static std::string message;
+    return message;
+}
+
+void glfw_error_callback(int code, const char* description) {
+    last_glfw_error() = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
+}
+
+const char* kHeadlessHint =
+    "Use headless mode instead, e.g. `nbody view --headless --frames 100 --screenshot out.png`, "
+    "or run under a virtual display: `xvfb-run -a nbody view`.";
+
+}  // namespace
+
+GlfwWindow::GlfwWindow(const WindowOptions& options) {
+    glfwSetErrorCallback(glfw_error_callback);
+    const char* x11 = std::getenv("DISPLAY");
+    const char* wayland = std::getenv("WAYLAND_DISPLAY");
+    if ((!x11 || !*x11) && (!wayland || !*wayland))
+        throw NoDisplayError(std::string("cannot open a window: no display (DISPLAY is not set). ") + kHeadlessHint);
+    if (!glfwInit())
+        throw NoDisplayError("cannot open a window: " + last_glfw_error() + ". " + kHeadlessHint);
+
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: size in logical units
+    glfwWindowHint(GLFW_DEPTH_BITS, 0);                // additive points need no depth buffer
+    glfwWindowHint(GLFW_SAMPLES, 0);
+    window_ = glfwCreateWindow(std::max(options.width, 64), std::max(options.height, 64),
+                               options.title.c_str(), nullptr, nullptr);
+    if (!window_) {
+        const std::string why = last_glfw_error();
+        glfwTerminate();
+        throw std::runtime_error("cannot create an OpenGL 4.5 core window: " + why +
+                                 ". The display's driver may not support OpenGL 4.5. " + kHeadlessHint);
+    }
+    glfwMakeContextCurrent(window_);
+    glfwSwapInterval(options.vsync ? 1 : 0);
+    try {
+        info_ = load_gl(/*egl=*/false);
+    } catch (...) {
+        glfwDestroyWindow(window_);
+        glfwTerminate();
+        throw;
+    }
+}
+
+GlfwWindow::~GlfwWindow() {
+    if (window_) glfwDestroyWindow(window_);
+    glfwTerminate();
+}
+
+bool GlfwWindow::should_close() const { return glfwWindowShouldClose(window_); }
+void GlfwWindow::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+void GlfwWindow::swap_buffers() { glfwSwapBuffers(window_); }
+void GlfwWindow::poll_events() { glfwPollEvents(); }
+void GlfwWindow::set_vsync(bool on) { glfwSwapInterval(on ? 1 : 0); }
+void GlfwWindow::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
+
+glm::ivec2 GlfwWindow::framebuffer_size() const {
+    glm::ivec2 s;
+    glfwGetFramebufferSize(window_, &s.x, &s.y);
+    return s;
+}
+
+glm::ivec2 GlfwWindow::window_size() const {
+    glm::ivec2 s;
+    glfwGetWindowSize(window_, &s.x, &s.y);
+    return s;
+}
+
+float GlfwWindow::content_scale() const {
+    float x = 1, y = 1;
+    glfwGetWindowContentScale(window_, &x, &y);
+    return std::max(1.0f, std::max(x, y));
+}
+
+}  // namespace nbody::render

@@ -1,0 +1,142 @@
+#include "nbody/render/imgui_layer.hpp"
+
+#include "nbody/render/gl.hpp"
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+namespace nbody::render {
+
+namespace {
+
+// A proportional TTF reads better than ImGui's built-in 13 px bitmap font, especially scaled;
+// use one when the system has it. NBODY_UI_FONT overrides.
+std::string find_ui_font() {
+    std::error_code ec;
+    if (const char* env = std::getenv("NBODY_UI_FONT"); env && std::filesystem::is_regular_file(env, ec)) return env;
+    for (const char* candidate : {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                                  "/usr/share/fonts/TTF/DejaVuSans.ttf",
+                                  "/usr/share/fonts/dejavu/DejaVuSans.ttf"}) {
+        if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+    }
+    return {};
+}
+
+void apply_style(float scale) {
+    ImGui::StyleColorsDark();
+    ImGuiStyle& style = ImGui::GetStyle();
+    style.WindowRounding = 6.0f;
+    style.ChildRounding = 4.0f;
+    style.FrameRounding = 4.0f;
+    style.GrabRounding = 4.0f;
+    style.PopupRounding = 4.0f;
+    style.ScrollbarRounding = 6.0f;
+    style.TabRounding = 4.0f;
+    style.WindowBorderSize = 0.0f;
+    style.FramePadding = ImVec2(6, 4);
+    style.ItemSpacing = ImVec2(8, 5);
+    style.WindowPadding = ImVec2(10, 8);
+    ImVec4* c = style.Colors;
+    // Translucent, slightly blue panels: the particles stay visible behind them.
+    c[ImGuiCol_WindowBg] = ImVec4(0.06f, 0.07f, 0.10f, 0.82f);
+    c[ImGuiCol_TitleBg] = ImVec4(0.08f, 0.10f, 0.15f, 0.90f);
+    c[ImGuiCol_TitleBgActive] = ImVec4(0.12f, 0.17f, 0.28f, 0.95f);
+    c[ImGuiCol_TitleBgCollapsed] = ImVec4(0.08f, 0.10f, 0.15f, 0.70f);
+    c[ImGuiCol_FrameBg] = ImVec4(0.14f, 0.17f, 0.24f, 0.85f);
+    c[ImGuiCol_FrameBgHovered] = ImVec4(0.20f, 0.26f, 0.38f, 0.90f);
+    c[ImGuiCol_FrameBgActive] = ImVec4(0.24f, 0.32f, 0.48f, 1.00f);
+    c[ImGuiCol_Button] = ImVec4(0.20f, 0.30f, 0.48f, 0.80f);
+    c[ImGuiCol_ButtonHovered] = ImVec4(0.28f, 0.42f, 0.66f, 0.90f);
+    c[ImGuiCol_ButtonActive] = ImVec4(0.33f, 0.50f, 0.80f, 1.00f);
+    c[ImGuiCol_Header] = ImVec4(0.20f, 0.30f, 0.48f, 0.60f);
+    c[ImGuiCol_HeaderHovered] = ImVec4(0.28f, 0.42f, 0.66f, 0.80f);
+    c[ImGuiCol_HeaderActive] = ImVec4(0.33f, 0.50f, 0.80f, 1.00f);
+    c[ImGuiCol_SliderGrab] = ImVec4(0.98f, 0.66f, 0.30f, 0.90f);
+    c[ImGuiCol_SliderGrabActive] = ImVec4(1.00f, 0.76f, 0.42f, 1.00f);
+    c[ImGuiCol_CheckMark] = ImVec4(0.98f, 0.66f, 0.30f, 1.00f);
+    c[ImGuiCol_PlotLines] = ImVec4(0.98f, 0.66f, 0.30f, 1.00f);
+    c[ImGuiCol_PlotHistogram] = ImVec4(0.40f, 0.62f, 1.00f, 1.00f);
+    c[ImGuiCol_TableHeaderBg] = ImVec4(0.12f, 0.16f, 0.24f, 1.00f);
+    style.ScaleAllSizes(scale);
+}
+
+}  // namespace
+
+ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale) : glfw_(window != nullptr) {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // no imgui.ini dropped in whatever folder the program runs from
+    // Keyboard navigation needs the key map only the GLFW backend fills in (ImGui asserts otherwise).
+    if (window) io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+
+    // HiDPI: fonts are rasterised at physical pixel size and drawn at 1/framebuffer-scale so they
+    // stay sharp; the layout is scaled by what the content scale asks beyond that.
+    float framebuffer_scale = 1.0f;
+    if (window) {
+        int fw = 0, fh = 0, ww = 0, wh = 0;
+        glfwGetFramebufferSize(window, &fw, &fh);
+        glfwGetWindowSize(window, &ww, &wh);
+        if (ww > 0) framebuffer_scale = std::max(1.0f, float(fw) / float(ww));
+    }
+    const float scale = std::max(1.0f, content_scale);
+    apply_style(std::max(1.0f, scale / framebuffer_scale));
+    const std::string font = find_ui_font();
+    if (!font.empty() && io.Fonts->AddFontFromFileTTF(font.c_str(), 15.0f * scale)) {
+        io.FontGlobalScale = 1.0f / framebuffer_scale;
+    } else {
+        ImFontConfig config;
+        config.SizePixels = 13.0f * scale;
+        io.Fonts->AddFontDefault(&config);
+        io.FontGlobalScale = 1.0f / framebuffer_scale;
+    }
+
+    if (window && !ImGui_ImplGlfw_InitForOpenGL(window, /*install_callbacks=*/true)) {
+        ImGui::DestroyContext();
+        throw std::runtime_error("Dear ImGui: the GLFW backend failed to initialise");
+    }
+    if (!ImGui_ImplOpenGL3_Init("#version 450")) {
+        if (window) ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext();
+        throw std::runtime_error("Dear ImGui: the OpenGL 3 backend failed to initialise (it loads libGL.so.1)");
+    }
+}
+
+ImGuiLayer::~ImGuiLayer() {
+    ImGui_ImplOpenGL3_Shutdown();
+    if (glfw_) ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+}
+
+void ImGuiLayer::begin_frame(int framebuffer_w, int framebuffer_h, float dt) {
+    ImGui_ImplOpenGL3_NewFrame();
+    if (glfw_) {
+        ImGui_ImplGlfw_NewFrame();
+    } else {
+        ImGuiIO& io = ImGui::GetIO();
+        io.DisplaySize = ImVec2(float(std::max(framebuffer_w, 1)), float(std::max(framebuffer_h, 1)));
+        io.DisplayFramebufferScale = ImVec2(1, 1);
+        io.DeltaTime = dt > 0 ? dt : 1.0f / 60.0f;
+    }
+    ImGui::NewFrame();
+}
+
+void ImGuiLayer::end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h) {
+    ImGui::Render();
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(0, 0, framebuffer_w, framebuffer_h);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }
+bool ImGuiLayer::wants_keyboard() const { return ImGui::GetIO().WantCaptureKeyboard; }
+
+}  // namespace nbody::render

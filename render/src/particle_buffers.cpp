@@ -1,0 +1,109 @@
+#include "nbody/render/particle_buffers.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "nbody/render/gl_check.hpp"
+
+namespace nbody::render {
+
+std::uint32_t pack_label(std::uint16_t galaxy, Component component) {
+    return std::uint32_t(galaxy) | (std::uint32_t(static_cast<std::uint8_t>(component)) << 16);
+}
+
+namespace {
+GlBuffer make_position_buffer(std::size_t bytes, const void* data) {
+    GlBuffer buffer = create_buffer();
+    // Mutable storage with glNamedBufferData: the kind CUDA registration is proven on, and the
+    // DYNAMIC hint tells the driver it is rewritten every frame.
+    NBODY_GL_CHECK(glNamedBufferData(buffer.id(), static_cast<GLsizeiptr>(std::max<std::size_t>(bytes, 16)),
+                                     bytes ? data : nullptr, GL_DYNAMIC_DRAW));
+    return buffer;
+}
+}  // namespace
+
+void ParticleBuffers::load(const State& state, double dt) {
+    const std::size_t n = state.size();
+    if (state.velocity.size() != n)
+        throw std::invalid_argument("ParticleBuffers::load: velocity count differs from position count");
+#if NBODY_HAVE_CUDA
+    disable_cuda_interop();  // before the buffers it registers go away
+#endif
+    std::vector<Vec4f> previous(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Vec4f& p = state.pos_mass[i];
+        const Vec4f& v = state.velocity[i];
+        previous[i] = {float(p.x - v.x * dt), float(p.y - v.y * dt), float(p.z - v.z * dt), p.w};
+    }
+    std::vector<std::uint32_t> labels(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint16_t g = i < state.galaxy.size() ? state.galaxy[i] : 0;
+        const Component c = i < state.component.size() ? state.component[i] : Component::Unspecified;
+        labels[i] = pack_label(g, c);
+    }
+    const std::size_t bytes = n * sizeof(Vec4f);
+    GlBuffer a = make_position_buffer(bytes, state.pos_mass.data());
+    GlBuffer b = make_position_buffer(bytes, previous.data());
+    GlBuffer l = create_buffer_storage(n * sizeof(std::uint32_t), labels.data(), 0);
+    positions_[0] = std::move(a);
+    positions_[1] = std::move(b);
+    labels_ = std::move(l);
+    current_ = 0;
+    size_ = n;
+    time_[0] = state.time;
+    time_[1] = state.time - dt;
+}
+
+std::size_t ParticleBuffers::upload(const std::vector<Vec4f>& positions, double time) {
+    if (positions.size() != size_)
+        throw std::invalid_argument("ParticleBuffers::upload: " + std::to_string(positions.size()) +
+                                    " positions for " + std::to_string(size_) + " particles");
+    const int next = 1 - current_;
+    NBODY_GL_CHECK(glNamedBufferSubData(positions_[next].id(), 0, GLsizeiptr(position_bytes()), positions.data()));
+    swap(time);
+    return position_bytes();
+}
+
+void ParticleBuffers::swap(double time) {
+    current_ = 1 - current_;
+    time_[current_] = time;
+}
+
+std::vector<Vec4f> ParticleBuffers::read_current() const {
+    std::vector<Vec4f> out(size_);
+    if (size_)
+        NBODY_GL_CHECK(glGetNamedBufferSubData(current(), 0, GLsizeiptr(position_bytes()), out.data()));
+    return out;
+}
+
+#if NBODY_HAVE_CUDA
+std::string ParticleBuffers::enable_cuda_interop() {
+    if (cuda_interop_enabled()) return {};
+    try {
+        CudaGlRegistration a(positions_[0].id());
+        CudaGlRegistration b(positions_[1].id());
+        registration_[0] = std::move(a);
+        registration_[1] = std::move(b);
+        return {};
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+void ParticleBuffers::disable_cuda_interop() {
+    registration_[0].reset();
+    registration_[1].reset();
+}
+
+ScopedCudaMap ParticleBuffers::map_for_step(void* stream) const {
+    return ScopedCudaMap({{&registration_[current_], MapHint::ReadOnly},
+                          {&registration_[1 - current_], MapHint::WriteDiscard}},
+                         stream);
+}
+
+ScopedCudaMap ParticleBuffers::map_current(void* stream) const {
+    return ScopedCudaMap({{&registration_[current_], MapHint::ReadWrite}}, stream);
+}
+#endif
+
+}  // namespace nbody::render

@@ -1,0 +1,188 @@
+#include "nbody/render/particle_renderer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "nbody/render/gl_check.hpp"
+
+namespace nbody::render {
+
+namespace {
+
+constexpr int kGlowLevels = 6;
+// Particles at which one sprite's peak light is 1 before exposure: fewer particles each carry
+// more light, so the picture keeps about the same brightness at any N.
+constexpr float kReferenceCount = 16384.0f;
+constexpr float kBaseIntensity = 0.35f;
+
+// Linear RGB. Galaxy 0 warm gold, galaxy 1 blue-white: the classic pairing, and distinguishable
+// for the common colour-vision deficiencies (they differ in blue-yellow, not red-green).
+const std::array<glm::vec3, 8> kGalaxyColours{{{1.00f, 0.55f, 0.22f},
+                                               {0.30f, 0.52f, 1.00f},
+                                               {0.45f, 0.95f, 0.55f},
+                                               {0.95f, 0.35f, 0.75f},
+                                               {0.95f, 0.90f, 0.40f},
+                                               {0.40f, 0.90f, 0.95f},
+                                               {0.85f, 0.45f, 0.35f},
+                                               {0.70f, 0.60f, 1.00f}}};
+// Unspecified, disk, bulge, halo, star.
+const std::array<glm::vec3, 5> kComponentColours{{{0.95f, 0.80f, 0.62f},
+                                                  {0.42f, 0.62f, 1.00f},
+                                                  {1.00f, 0.70f, 0.35f},
+                                                  {0.55f, 0.30f, 0.60f},
+                                                  {1.00f, 1.00f, 1.00f}}};
+const glm::vec3 kPlainColour{1.0f, 0.86f, 0.70f};
+
+}  // namespace
+
+float typical_speed(const State& state) {
+    if (state.velocity.empty()) return 1.0f;
+    std::vector<float> speeds(state.velocity.size());
+    for (std::size_t i = 0; i < speeds.size(); ++i) {
+        const Vec4f& v = state.velocity[i];
+        speeds[i] = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    }
+    auto p95 = speeds.begin() + static_cast<std::ptrdiff_t>(0.95 * double(speeds.size() - 1));
+    std::nth_element(speeds.begin(), p95, speeds.end());
+    return *p95 > 0 ? *p95 : 1.0f;
+}
+
+ParticleRenderer::ParticleRenderer() {
+    particles_ = ShaderProgram::load({"particles.vert", "particles.frag"});
+    tonemap_ = ShaderProgram::load({"fullscreen.vert", "tonemap.frag"});
+
+    particle_vao_ = create_vertex_array();
+    const GLuint vao = particle_vao_.id();
+    glVertexArrayAttribFormat(vao, 0, 4, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(vao, 0, 0);
+    glEnableVertexArrayAttrib(vao, 0);
+    glVertexArrayAttribFormat(vao, 1, 4, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(vao, 1, 1);
+    glEnableVertexArrayAttrib(vao, 1);
+    glVertexArrayAttribIFormat(vao, 2, 1, GL_UNSIGNED_INT, 0);
+    glVertexArrayAttribBinding(vao, 2, 2);
+    glEnableVertexArrayAttrib(vao, 2);
+    NBODY_GL_CHECK_STATE("setting up the particle vertex array");
+
+    // Core profiles draw nothing without a vertex array bound, even with no attributes.
+    empty_vao_ = create_vertex_array();
+}
+
+std::string ParticleRenderer::reload_shaders() {
+    try {
+        ShaderProgram particles = ShaderProgram::load({"particles.vert", "particles.frag"});
+        ShaderProgram tonemap = ShaderProgram::load({"fullscreen.vert", "tonemap.frag"});
+        particles_ = std::move(particles);
+        tonemap_ = std::move(tonemap);
+        colour_map_loaded_ = -1;
+        return {};
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+void ParticleRenderer::update_colour_map(ColorMap map) {
+    if (colour_map_loaded_ == int(map) && colour_map_) return;
+    const std::vector<glm::vec3> table = colormap_table(map, 256);
+    GlTexture texture = create_texture(GL_TEXTURE_2D);
+    glTextureStorage2D(texture.id(), 1, GL_RGB16F, 256, 1);
+    glTextureSubImage2D(texture.id(), 0, 0, 0, 256, 1, GL_RGB, GL_FLOAT, table.data());
+    glTextureParameteri(texture.id(), GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(texture.id(), GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(texture.id(), GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(texture.id(), GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    NBODY_GL_CHECK_STATE("creating the colour map texture");
+    colour_map_ = std::move(texture);
+    colour_map_loaded_ = int(map);
+}
+
+void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera& camera,
+                            const RenderSettings& settings, const DrawTarget& target) {
+    const int width = std::max(target.width, 1);
+    const int height = std::max(target.height, 1);
+    const float scale = std::max(target.pixel_scale, 0.25f);
+    const int levels = settings.glow > 0 ? kGlowLevels + 1 : 1;
+    accumulation_.ensure(width, height, settings.float32_target ? GL_RGBA32F : GL_RGBA16F, levels);
+    update_colour_map(settings.colour_map);
+
+    // Pass 1: add every particle's light into the float target.
+    glBindFramebuffer(GL_FRAMEBUFFER, accumulation_.framebuffer());
+    glViewport(0, 0, width, height);
+    const float clear[4] = {0, 0, 0, 0};
+    glClearNamedFramebufferfv(accumulation_.framebuffer(), GL_COLOR, 0, clear);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_SCISSOR_TEST);
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBlendFunc(GL_ONE, GL_ONE);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+
+    if (particles.size() > 0) {
+        const float aspect = float(width) / float(height);
+        float intensity = kBaseIntensity * settings.exposure * kReferenceCount / float(particles.size());
+        if (settings.constant_brightness_zoom && camera.home().distance > 0) {
+            // Sprites keep their pixel size when zooming while the system's image grows, so its
+            // surface brightness would fall as 1/zoom^2; give the light back.
+            const float zoom = float(camera.home().distance) / camera.distance();
+            intensity *= std::clamp(zoom * zoom, 1e-3f, 1e4f);
+        }
+        // Exposure is applied here, on each sprite, not in the tone mapper: it then also scales
+        // the glow, and the tone mapper's exposure stays 1 (see below).
+        const double dt = particles.current_time() - particles.previous_time();
+        const float speed_scale = settings.speed_scale > 0 ? settings.speed_scale : auto_speed_scale_;
+
+        const ShaderProgram& p = particles_;
+        p.set("u_view", camera.view());
+        p.set("u_projection", camera.projection(aspect));
+        p.set("u_point_size", settings.point_size * scale);
+        p.set("u_reference_distance", settings.size_with_distance ? camera.distance() : 0.0f);
+        p.set("u_min_size", 1.5f * scale);
+        p.set("u_intensity", intensity);
+        p.set("u_colour_mode", int(settings.colour_mode));
+        p.set("u_hide_halo", int(settings.hide_halo));
+        p.set("u_halo_brightness", settings.halo_brightness);
+        p.set("u_inv_dt", dt > 0 ? float(1.0 / dt) : 0.0f);
+        p.set("u_inv_speed_scale", speed_scale > 0 ? 1.0f / speed_scale : 1.0f);
+        p.set("u_colour_map", 0);
+        p.set("u_galaxy_colours", kGalaxyColours.data(), int(kGalaxyColours.size()));
+        p.set("u_component_colours", kComponentColours.data(), int(kComponentColours.size()));
+        p.set("u_plain_colour", kPlainColour);
+        glBindTextureUnit(0, colour_map_.id());
+
+        const GLuint vao = particle_vao_.id();
+        glVertexArrayVertexBuffer(vao, 0, particles.current(), 0, sizeof(Vec4f));
+        glVertexArrayVertexBuffer(vao, 1, particles.previous(), 0, sizeof(Vec4f));
+        glVertexArrayVertexBuffer(vao, 2, particles.labels(), 0, sizeof(std::uint32_t));
+        glBindVertexArray(vao);
+        p.use();
+        glDrawArrays(GL_POINTS, 0, GLsizei(particles.size()));
+    }
+    glDisable(GL_BLEND);
+    glDisable(GL_PROGRAM_POINT_SIZE);
+    NBODY_GL_CHECK_STATE("drawing particles");
+
+    if (levels > 1) glGenerateTextureMipmap(accumulation_.texture());
+
+    // Pass 2: tone map onto the output.
+    glBindFramebuffer(GL_FRAMEBUFFER, target.framebuffer);
+    glViewport(0, 0, width, height);
+    const ShaderProgram& t = tonemap_;
+    t.set("u_hdr", 0);
+    t.set("u_exposure", 1.0f);
+    t.set("u_glow", settings.glow);
+    t.set("u_glow_levels", kGlowLevels);
+    t.set("u_background", settings.background);
+    t.set("u_texel", glm::vec2(1.0f / float(width), 1.0f / float(height)));
+    glBindTextureUnit(0, accumulation_.texture());
+    glBindVertexArray(empty_vao_.id());
+    t.use();
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glBindTextureUnit(0, 0);
+    NBODY_GL_CHECK_STATE("tone mapping");
+}
+
+}  // namespace nbody::render

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds nbody here for a Hopper GPU machine (sm_90) and stages what must run there into
+# build-device/ (git-ignored, small enough to carry): bin/ (nbody and the test executables,
+# with shaders/ and scenes/ beside them) and lib/ (the shared libraries such a machine lacks:
+# GLFW, GLEW, X11, glvnd). Nothing is built on the GPU machine; there, run scripts/gpu-suite.sh.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tree=${BUILD_TREE:-$root/build-sm90}
+stage=${STAGE_DIR:-$root/build-device}
+bundle=${BUNDLE_LIBS:-$root/../shared/device/bundle-libs.sh}
+cmake -S "$root" -B "$tree" -DCMAKE_BUILD_TYPE=Release -DNBODY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+cmake --build "$tree" -j "${JOBS:-$(nproc)}"
+rm -rf "$stage"
+mkdir -p "$stage/bin"
+cp "$tree/app/nbody" "$stage/bin/"
+for t in "$tree"/tests/nbody_*_tests; do [ -x "$t" ] && cp "$t" "$stage/bin/"; done
+cp -r "$root/shaders" "$root/scenes" "$stage/bin/"
+strip --strip-unneeded "$stage"/bin/nbody* 2>/dev/null || true
+"$bundle" "$stage/lib" "$stage"/bin/nbody* >/dev/null
+echo "build-device: staged $(du -sh "$stage" | cut -f1) in $stage: $(ls "$stage/bin" | tr '\n' ' ')"

@@ -1,0 +1,67 @@
+#version 450 core
+// One point sprite per particle. Light adds up in a float target; see particles.frag.
+
+layout(location = 0) in vec4 a_position;  // x, y, z, mass: the buffer the integrator just wrote
+layout(location = 1) in vec4 a_previous;  // the same particle in the other ping-pong buffer
+layout(location = 2) in uint a_label;     // galaxy | component << 16
+
+uniform mat4 u_view;
+uniform mat4 u_projection;
+uniform float u_point_size;          // sprite diameter, pixels, at u_reference_distance
+uniform float u_reference_distance;  // 0: every sprite is u_point_size wide
+uniform float u_min_size;            // narrower sprites alias; they are drawn this wide, dimmed
+uniform float u_intensity;           // peak light of one sprite
+uniform int u_colour_mode;           // 0 galaxy, 1 component, 2 speed, 3 plain
+uniform bool u_hide_halo;
+uniform float u_halo_brightness;
+uniform float u_inv_dt;              // 1 / time between the two buffers; 0 when unknown
+uniform float u_inv_speed_scale;
+uniform sampler2D u_colour_map;
+uniform vec3 u_galaxy_colours[8];
+uniform vec3 u_component_colours[5];
+uniform vec3 u_plain_colour;
+
+out vec3 v_light;
+
+const uint kBulge = 2u;
+const uint kHalo = 3u;
+
+vec3 particle_colour(uint galaxy, uint component) {
+    if (u_colour_mode == 2 && u_inv_dt > 0.0) {
+        // Leapfrog drifts x by v(t + dt/2) dt, so displacement over time is the drift speed.
+        float speed = length(a_position.xyz - a_previous.xyz) * u_inv_dt;
+        float t = clamp(speed * u_inv_speed_scale, 0.0, 1.0);
+        // Start the map above its darkest end so that slow particles stay visible.
+        return texture(u_colour_map, vec2(0.12 + 0.88 * t, 0.5)).rgb;
+    }
+    if (u_colour_mode == 0) {
+        vec3 c = u_galaxy_colours[galaxy & 7u];
+        // Bulges are old, redder-white stars: lift them toward warm white within the galaxy's hue.
+        return component == kBulge ? mix(c, vec3(1.0, 0.85, 0.65), 0.45) : c;
+    }
+    if (u_colour_mode == 1) return u_component_colours[min(component, 4u)];
+    return u_plain_colour;
+}
+
+void main() {
+    uint galaxy = a_label & 0xffffu;
+    uint component = a_label >> 16;
+    vec4 eye = u_view * vec4(a_position.xyz, 1.0);
+    gl_Position = u_projection * eye;
+    if (u_hide_halo && component == kHalo) {
+        gl_Position = vec4(0.0, 0.0, 2.0, 1.0);  // beyond the far plane: clipped
+        gl_PointSize = 1.0;
+        v_light = vec3(0.0);
+        return;
+    }
+    float dist = max(-eye.z, 1e-6);
+    float size = u_reference_distance > 0.0 ? u_point_size * u_reference_distance / dist : u_point_size;
+    float drawn = clamp(size, u_min_size, 64.0);
+    // A sprite drawn wider than it should be keeps its total light: dim by the area ratio.
+    // One nearer than the target grows, but its light only in proportion to its width, not
+    // its area: a halo particle passing the camera is a soft haze, not a bright blob.
+    float dim = size < drawn ? (size * size) / (drawn * drawn) : u_point_size / max(drawn, u_point_size);
+    gl_PointSize = drawn;
+    float halo = component == kHalo ? u_halo_brightness : 1.0;
+    v_light = particle_colour(galaxy, component) * (u_intensity * dim * halo);
+}

@@ -1,0 +1,422 @@
+#include "nbody/sim/cuda_backend.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "cuda_probe.hpp"
+#include "cuda_raii.hpp"
+#include "force_kernel.hpp"
+
+namespace nbody {
+namespace {
+
+using cuda::DeviceBuffer;
+using cuda::Event;
+
+static_assert(sizeof(Vec4f) == sizeof(float4) && alignof(Vec4f) == alignof(float4),
+              "host Vec4f and device float4 must share one layout");
+
+// Below this the self-interaction m / eps^3 of the kernel (which sums over every j including i)
+// approaches float overflow, and eps^2 below FLT_MIN is flushed to 0 under --use_fast_math: both
+// turn the self term 0 * m/eps^3 into NaN.
+constexpr double kMinSoftening = 1e-10;
+// Bodies are indexed with int on the device; this keeps every index and n + block in range.
+constexpr std::size_t kMaxBodies = std::size_t(1) << 30;
+
+cuda::ForceVariant variant_of(const KernelConfig& c) { return {c.unroll, c.threads_per_body, c.bodies_per_thread}; }
+
+int fp32_lanes_per_sm(int major, int minor) {
+    switch (major) {
+        case 6: return minor == 0 ? 64 : 128;  // P100 / consumer Pascal
+        case 7: return 64;                     // Volta, Turing
+        case 8: return minor == 0 ? 64 : 128;  // A100 / consumer Ampere, Ada
+        case 9: return 128;                    // Hopper
+        case 10:
+        case 11:
+        case 12: return 128;  // Blackwell
+        default: return 0;
+    }
+}
+
+void validate_params(const StepParams& p) {
+    if (!(p.dt > 0) || !std::isfinite(p.dt))
+        throw std::invalid_argument("time step dt must be a finite number > 0 (got " + std::to_string(p.dt) + ")");
+    if (!(p.softening >= kMinSoftening) || !std::isfinite(p.softening))
+        throw std::invalid_argument(
+            "the cuda backend needs softening > 0 (at least 1e-10; got " + std::to_string(p.softening) +
+            "): its kernel sums over every pair including a body with itself, a term that is 0 only "
+            "when r^2 + eps^2 > 0");
+}
+
+}  // namespace
+
+struct CudaBackend::Impl {
+    struct TimedPass {
+        Event start, stop;
+        bool pending = false;  // recorded, elapsed time not read yet
+    };
+
+    int device = 0;
+    CudaDeviceInfo info;
+    cuda::Stream stream;  // declared before the buffers: destroyed after them
+    KernelConfig config;
+
+    std::size_t n = 0;
+    DeviceBuffer<float4> pos[2];  // ping-pong; pos[cur] holds the current positions
+    int cur = 0;
+    DeviceBuffer<float4> vel;
+    DeviceBuffer<float4> acc;  // a(current positions) when acc_valid, for softening acc_softening
+    bool acc_valid = false;
+    double acc_softening = 0;
+    // After step_device() the current positions live in the caller's buffer, not in pos[cur].
+    bool positions_external = false;
+    double time = 0;
+    std::size_t bytes_to_host = 0;
+
+    // Two event pairs used in turn: recording pass k never waits for pass k-1 to finish.
+    TimedPass timing[2];
+    int latest = -1;
+    double last_ms = 0;
+
+    void use_device() const { CUDA_CHECK(cudaSetDevice(device)); }
+
+    void require_loaded(const char* what) const {
+        if (n == 0) throw std::logic_error(std::string("CudaBackend::") + what + "() called before load()");
+    }
+    void require_own_positions(const char* what) const {
+        if (positions_external)
+            throw std::logic_error(std::string("CudaBackend::") + what +
+                                   "(): the current positions are in the buffer last passed to step_device(); "
+                                   "call adopt_device_positions() with it first");
+    }
+
+    // Reads a completed pass's time; drops a pass that is somehow still running.
+    void harvest(int k) {
+        TimedPass& t = timing[k];
+        if (!t.pending) return;
+        const cudaError_t q = cudaEventQuery(t.stop.get());
+        if (q == cudaErrorNotReady) return;
+        t.pending = false;
+        CUDA_CHECK(q);
+        last_ms = cuda::elapsed_ms(t.start, t.stop);
+        // The other pass is older: reading it later would replace this figure with a staler one.
+        if (k == latest) timing[1 - k].pending = false;
+    }
+
+    void force(const float4* positions, float4* kick_vel, double softening, double dt) {
+        const int k = (latest + 1) % 2;
+        harvest(k);  // from two passes ago: done in practice, and if not its figure is dropped
+        TimedPass& t = timing[k];
+        t.start.record(stream.get());
+        cuda::ForceArgs args;
+        args.pos = positions;
+        args.n = static_cast<int>(n);
+        args.eps2 = static_cast<float>(softening * softening);
+        args.acc = acc.get();
+        args.vel = kick_vel;
+        args.half_dt = static_cast<float>(0.5 * dt);
+        cuda::launch_force(variant_of(config), config.block, args, stream.get());
+        t.stop.record(stream.get());
+        t.pending = true;
+        latest = k;
+    }
+
+    void ensure_accelerations(const float4* positions, double softening) {
+        if (acc_valid && acc_softening == softening) return;
+        acc_valid = false;
+        force(positions, nullptr, softening, 0.0);
+        acc_valid = true;
+        acc_softening = softening;
+    }
+
+    // One KDK step from `in` to `out`; acc holds a(in) on entry and a(out) on return.
+    void leapfrog(const float4* in, float4* out, const StepParams& p) {
+        const float dt = static_cast<float>(p.dt), half = static_cast<float>(0.5 * p.dt);
+        cuda::launch_kick_drift(in, out, vel.get(), acc.get(), static_cast<int>(n), half, dt, stream.get());
+        acc_valid = false;  // until the closing force pass has been queued
+        force(out, vel.get(), p.softening, p.dt);
+        acc_valid = true;
+        time += p.dt;
+    }
+
+    void advance(const StepParams& p, int count) {
+        for (int s = 0; s < count; ++s) {
+            leapfrog(pos[cur].get(), pos[1 - cur].get(), p);
+            cur = 1 - cur;
+        }
+    }
+};
+
+CudaBackend::CudaBackend(int device) : impl_(nullptr) {
+    std::string why;
+    if (!cuda_probe(&why)) throw std::runtime_error("CUDA is not usable: " + why);
+    int count = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (device < 0 || device >= count)
+        throw std::runtime_error("CUDA device " + std::to_string(device) + " does not exist (" +
+                                 std::to_string(count) + " device(s) present)");
+    CUDA_CHECK(cudaSetDevice(device));
+    if (const std::string problem = cuda::kernel_image_problem(); !problem.empty()) throw std::runtime_error(problem);
+
+    // The stream and events belong to the device that is current when they are created.
+    impl_ = std::make_unique<Impl>();
+    Impl& m = *impl_;
+    m.device = device;
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    m.info.name = prop.name;
+    m.info.sm_count = prop.multiProcessorCount;
+    m.info.compute_major = prop.major;
+    m.info.compute_minor = prop.minor;
+    m.info.max_threads_per_block = prop.maxThreadsPerBlock;
+    m.info.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
+    m.info.total_memory = prop.totalGlobalMem;
+    CUDA_CHECK(cudaDeviceGetAttribute(&m.info.clock_khz, cudaDevAttrClockRate, device));
+    m.info.fp32_lanes_per_sm = fp32_lanes_per_sm(prop.major, prop.minor);
+
+    // The default config must run; if this device cannot (an exotic part), fail here, loudly.
+    if (const std::string reason = check_kernel_config(m.config); !reason.empty())
+        throw std::runtime_error("the default kernel config cannot run on " + m.info.name + ": " + reason);
+}
+
+CudaBackend::~CudaBackend() {
+    if (impl_) CUDA_CHECK_LOG(cudaSetDevice(impl_->device));
+}
+
+void CudaBackend::load(const State& state) {
+    state.validate();
+    const std::size_t n = state.size();
+    if (n > kMaxBodies)
+        throw std::invalid_argument("the cuda backend takes at most " + std::to_string(kMaxBodies) + " bodies (got " +
+                                    std::to_string(n) + ")");
+    Impl& m = *impl_;
+    m.use_device();
+    // Allocate and fill the new buffers before touching the old ones: if the device runs out of
+    // memory the running system survives.
+    DeviceBuffer<float4> pos0(n), pos1(n), vel(n), acc(n);
+    CUDA_CHECK(cudaMemcpyAsync(pos0.get(), state.pos_mass.data(), n * sizeof(float4), cudaMemcpyHostToDevice,
+                               m.stream.get()));
+    CUDA_CHECK(cudaMemcpyAsync(vel.get(), state.velocity.data(), n * sizeof(float4), cudaMemcpyHostToDevice,
+                               m.stream.get()));
+    // The host vectors must outlive the copies (pageable memory: the runtime stages them, but an
+    // exception below must not leave a copy in flight from freed memory).
+    m.stream.synchronize();
+
+    m.pos[0] = std::move(pos0);
+    m.pos[1] = std::move(pos1);
+    m.vel = std::move(vel);
+    m.acc = std::move(acc);
+    m.n = n;
+    m.cur = 0;
+    m.acc_valid = false;
+    m.positions_external = false;
+    m.time = state.time;
+    m.bytes_to_host = 0;
+}
+
+void CudaBackend::store(State& state) const {
+    const Impl& m = *impl_;
+    m.require_loaded("store");
+    m.require_own_positions("store");
+    m.use_device();
+    std::vector<Vec4f> pos(m.n), vel(m.n);
+    CUDA_CHECK(cudaMemcpyAsync(pos.data(), m.pos[m.cur].get(), m.n * sizeof(float4), cudaMemcpyDeviceToHost,
+                               m.stream.get()));
+    CUDA_CHECK(cudaMemcpyAsync(vel.data(), m.vel.get(), m.n * sizeof(float4), cudaMemcpyDeviceToHost,
+                               m.stream.get()));
+    m.stream.synchronize();
+    impl_->bytes_to_host += 2 * m.n * sizeof(float4);
+    if (state.size() != m.n) state.resize(m.n);
+    state.pos_mass = std::move(pos);
+    for (std::size_t i = 0; i < m.n; ++i) state.velocity[i] = {vel[i].x, vel[i].y, vel[i].z, 0.0f};
+    state.time = m.time;
+}
+
+std::size_t CudaBackend::size() const { return impl_->n; }
+
+void CudaBackend::step(const StepParams& params, int count) {
+    validate_params(params);
+    if (count < 0) throw std::invalid_argument("step count must be >= 0 (got " + std::to_string(count) + ")");
+    Impl& m = *impl_;
+    m.require_loaded("step");
+    m.require_own_positions("step");
+    if (count == 0) return;
+    m.use_device();
+    m.ensure_accelerations(m.pos[m.cur].get(), params.softening);
+    m.advance(params, count);
+}
+
+double CudaBackend::time_steps_ms(const StepParams& params, int steps) {
+    validate_params(params);
+    if (steps < 1) throw std::invalid_argument("time_steps_ms needs at least one step");
+    Impl& m = *impl_;
+    m.require_loaded("time_steps_ms");
+    m.require_own_positions("time_steps_ms");
+    m.use_device();
+    m.ensure_accelerations(m.pos[m.cur].get(), params.softening);
+    Event start, stop;
+    start.record(m.stream.get());
+    m.advance(params, steps);
+    stop.record(m.stream.get());
+    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    return cuda::elapsed_ms(start, stop);
+}
+
+void CudaBackend::step_device(const void* pos_in, void* pos_out, const StepParams& params) {
+    validate_params(params);
+    Impl& m = *impl_;
+    m.require_loaded("step_device");
+    if (pos_in == nullptr || pos_out == nullptr)
+        throw std::invalid_argument("CudaBackend::step_device(): null position buffer");
+    if (pos_in == pos_out)
+        throw std::invalid_argument("CudaBackend::step_device(): input and output positions must be distinct buffers");
+    m.use_device();
+    const auto* in = static_cast<const float4*>(pos_in);
+    m.ensure_accelerations(in, params.softening);
+    m.leapfrog(in, static_cast<float4*>(pos_out), params);
+    m.positions_external = true;
+}
+
+void CudaBackend::adopt_device_positions(const void* pos) {
+    Impl& m = *impl_;
+    m.require_loaded("adopt_device_positions");
+    if (pos == nullptr) throw std::invalid_argument("CudaBackend::adopt_device_positions(): null buffer");
+    m.use_device();
+    CUDA_CHECK(cudaMemcpyAsync(m.pos[m.cur].get(), pos, m.n * sizeof(float4), cudaMemcpyDeviceToDevice,
+                               m.stream.get()));
+    m.positions_external = false;
+    // The buffer may hold positions other than the ones the accelerations belong to; one extra
+    // force pass at the next step is cheaper than trusting that it does not.
+    m.acc_valid = false;
+}
+
+void CudaBackend::export_device_positions(void* pos) const {
+    const Impl& m = *impl_;
+    m.require_loaded("export_device_positions");
+    m.require_own_positions("export_device_positions");
+    if (pos == nullptr) throw std::invalid_argument("CudaBackend::export_device_positions(): null buffer");
+    m.use_device();
+    CUDA_CHECK(cudaMemcpyAsync(pos, m.pos[m.cur].get(), m.n * sizeof(float4), cudaMemcpyDeviceToDevice,
+                               m.stream.get()));
+}
+
+std::vector<Vec3d> CudaBackend::accelerations(double softening) {
+    validate_params(StepParams{1.0, softening});
+    Impl& m = *impl_;
+    m.require_loaded("accelerations");
+    m.require_own_positions("accelerations");
+    m.use_device();
+    m.ensure_accelerations(m.pos[m.cur].get(), softening);
+    std::vector<Vec4f> a(m.n);
+    CUDA_CHECK(cudaMemcpyAsync(a.data(), m.acc.get(), m.n * sizeof(float4), cudaMemcpyDeviceToHost, m.stream.get()));
+    m.stream.synchronize();
+    m.bytes_to_host += m.n * sizeof(float4);
+    std::vector<Vec3d> out(m.n);
+    for (std::size_t i = 0; i < m.n; ++i) out[i] = {a[i].x, a[i].y, a[i].z};
+    return out;
+}
+
+double CudaBackend::time() const { return impl_->time; }
+
+std::string CudaBackend::check_kernel_config_host(const KernelConfig& c) {
+    try {
+        cuda::require_force_instance(variant_of(c));
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    if (c.block < block_granularity || c.block % block_granularity != 0)
+        return "block " + std::to_string(c.block) + " is not a positive multiple of " +
+               std::to_string(block_granularity) + " (the warp size)";
+    if (c.block > max_block)
+        return "block " + std::to_string(c.block) + " is above CUDA's limit of " + std::to_string(max_block) +
+               " threads per block";
+    // Unreachable with the supported values (q divides 32, which divides the block); kept so
+    // that a new q cannot silently leave bodies without threads.
+    if (c.block % c.threads_per_body != 0)
+        return "block " + std::to_string(c.block) + " is not a multiple of threads_per_body " +
+               std::to_string(c.threads_per_body);
+    return {};
+}
+
+CudaBackend::KernelResources CudaBackend::kernel_resources(const KernelConfig& c) const {
+    impl_->use_device();
+    const cuda::ForceKernelResources r = cuda::force_kernel_resources(variant_of(c));
+    KernelResources out;
+    out.registers_per_thread = r.registers_per_thread;
+    out.local_bytes_per_thread = r.local_bytes_per_thread;
+    out.max_threads_per_block = r.max_threads_per_block;
+    out.shared_bytes_per_block = r.static_shared_bytes + cuda::force_shared_bytes(c.block);
+    return out;
+}
+
+std::string CudaBackend::check_kernel_config(const KernelConfig& c) const {
+    if (std::string reason = check_kernel_config_host(c); !reason.empty()) return reason;
+    const CudaDeviceInfo& info = impl_->info;
+    if (c.block > info.max_threads_per_block)
+        return "block " + std::to_string(c.block) + " is above this device's limit of " +
+               std::to_string(info.max_threads_per_block) + " threads per block";
+    KernelResources r;
+    try {
+        r = kernel_resources(c);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    if (c.block > r.max_threads_per_block)
+        return "block " + std::to_string(c.block) + " needs too many registers: this kernel instance uses " +
+               std::to_string(r.registers_per_thread) + " registers per thread, so a block can have at most " +
+               std::to_string(r.max_threads_per_block) + " threads on this device";
+    if (r.shared_bytes_per_block > info.shared_memory_per_block_optin)
+        return "block " + std::to_string(c.block) + " needs " + std::to_string(r.shared_bytes_per_block) +
+               " bytes of shared memory, above this device's limit of " +
+               std::to_string(info.shared_memory_per_block_optin) + " bytes per block";
+    return {};
+}
+
+void CudaBackend::set_kernel_config(const KernelConfig& config) {
+    if (std::string reason = check_kernel_config(config); !reason.empty())
+        throw std::invalid_argument("kernel config (" + config.to_string() + ") refused: " + reason);
+    impl_->config = config;
+}
+
+KernelConfig CudaBackend::kernel_config() const { return impl_->config; }
+
+const std::vector<int>& CudaBackend::supported_unroll() {
+    static const std::vector<int> v(cuda::kUnrollValues.begin(), cuda::kUnrollValues.end());
+    return v;
+}
+const std::vector<int>& CudaBackend::supported_threads_per_body() {
+    static const std::vector<int> v(cuda::kThreadsPerBodyValues.begin(), cuda::kThreadsPerBodyValues.end());
+    return v;
+}
+const std::vector<int>& CudaBackend::supported_bodies_per_thread() {
+    static const std::vector<int> v(cuda::kBodiesPerThreadValues.begin(), cuda::kBodiesPerThreadValues.end());
+    return v;
+}
+
+double CudaBackend::last_force_ms() const {
+    Impl& m = *impl_;
+    if (m.latest < 0) return 0.0;
+    m.harvest(m.latest);
+    if (m.timing[m.latest].pending) m.harvest(1 - m.latest);  // newest still running: the one before
+    return m.last_ms;
+}
+
+std::size_t CudaBackend::bytes_copied_to_host() const { return impl_->bytes_to_host; }
+
+const CudaDeviceInfo& CudaBackend::device_info() const { return impl_->info; }
+
+void* CudaBackend::stream() const { return static_cast<void*>(impl_->stream.get()); }
+
+void CudaBackend::synchronize() const {
+    impl_->use_device();
+    impl_->stream.synchronize();
+}
+
+}  // namespace nbody

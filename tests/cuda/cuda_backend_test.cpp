@@ -1,0 +1,612 @@
+// The CUDA backend against the double-precision reference and the fp32 cpu backend.
+// Tests that need a GPU skip with the reason when none is usable (CI, development machines);
+// the kernel-variant tests and the no-GPU error path run everywhere the backend is built.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nbody/sim/backend.hpp"
+#include "nbody/sim/direct_sum_backend.hpp"
+#include "nbody/sim/ic/plummer.hpp"
+#include "test_support.hpp"
+
+#ifdef NBODY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "nbody/sim/cuda_backend.hpp"
+#endif
+
+namespace nbody {
+namespace {
+
+#ifndef NBODY_HAVE_CUDA
+
+TEST(CudaBackend, BuiltWithoutCuda) {
+    std::string why;
+    EXPECT_FALSE(cuda_available(&why));
+    std::ostringstream notice;
+    EXPECT_THROW(make_backend(BackendKind::Cuda, notice), std::runtime_error);
+    GTEST_SKIP() << "this build has no CUDA backend: " << why;
+}
+
+#else
+
+constexpr double kForceTolerance = 2e-5;  // Chamomile eq. 3, max over bodies
+
+std::string describe(const KernelConfig& c) {
+    return "U=" + std::to_string(c.unroll) + " p=" + std::to_string(c.block) + " q=" +
+           std::to_string(c.threads_per_body) + " B=" + std::to_string(c.bodies_per_thread);
+}
+
+KernelConfig config(int unroll, int block, int q, int b) {
+    KernelConfig c;
+    c.unroll = unroll;
+    c.block = block;
+    c.threads_per_body = q;
+    c.bodies_per_thread = b;
+    return c;
+}
+
+State plummer(std::size_t n, std::uint64_t seed = 1) {
+    ic::PlummerParams p;
+    p.bodies = n;
+    p.seed = seed;
+    return ic::make_plummer(p);
+}
+
+bool gpu_usable(std::string* why) { return cuda_available(why); }
+
+#define REQUIRE_GPU()                                                          \
+    do {                                                                       \
+        std::string why_no_gpu;                                                \
+        if (!gpu_usable(&why_no_gpu)) GTEST_SKIP() << "no usable CUDA device: " << why_no_gpu; \
+    } while (0)
+
+// A small owner for test buffers allocated straight with cudaMalloc, as an interop caller would.
+struct DeviceArray {
+    void* ptr = nullptr;
+    explicit DeviceArray(std::size_t bytes) {
+        if (cudaMalloc(&ptr, bytes) != cudaSuccess) throw std::runtime_error("cudaMalloc failed in test");
+    }
+    ~DeviceArray() { cudaFree(ptr); }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+std::vector<Vec4f> download(const void* device_ptr, std::size_t n) {
+    std::vector<Vec4f> out(n);
+    if (cudaMemcpy(out.data(), device_ptr, n * sizeof(Vec4f), cudaMemcpyDeviceToHost) != cudaSuccess)
+        throw std::runtime_error("cudaMemcpy failed in test");
+    return out;
+}
+
+bool same_bits(const std::vector<Vec4f>& a, const std::vector<Vec4f>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec4f)) == 0;
+}
+
+double max_abs_diff_xyz(const std::vector<Vec4f>& a, const std::vector<Vec4f>& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double d = norm(xyz(a[i]) - xyz(b[i]));
+        if (!(d <= worst)) worst = d;  // NaN wins
+    }
+    return worst;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel variants: the dispatch switch and the host-side checks. No device needed.
+
+TEST(CudaKernelVariants, SupportedValuesAreTheIssuesLists) {
+    EXPECT_EQ(CudaBackend::supported_unroll(), (std::vector<int>{1, 2, 4, 8, 16, 32}));
+    EXPECT_EQ(CudaBackend::supported_threads_per_body(), (std::vector<int>{1, 2, 4, 8, 16, 32}));
+    EXPECT_EQ(CudaBackend::supported_bodies_per_thread(), (std::vector<int>{1, 2, 4}));
+    EXPECT_EQ(CudaBackend::check_kernel_config_host(KernelConfig{}), "") << "the default config must be valid";
+}
+
+TEST(CudaKernelVariants, EverySupportedCombinationHasAnInstance) {
+    int checked = 0;
+    for (int u : CudaBackend::supported_unroll())
+        for (int q : CudaBackend::supported_threads_per_body())
+            for (int b : CudaBackend::supported_bodies_per_thread())
+                for (int p = 32; p <= 1024; p += 32) {
+                    const KernelConfig c = config(u, p, q, b);
+                    EXPECT_EQ(CudaBackend::check_kernel_config_host(c), "") << describe(c);
+                    ++checked;
+                }
+    EXPECT_EQ(checked, 6 * 6 * 3 * 32);
+}
+
+TEST(CudaKernelVariants, UnsupportedValuesAreRefusedWithTheSupportedList) {
+    std::string r = CudaBackend::check_kernel_config_host(config(3, 256, 1, 1));
+    EXPECT_NE(r.find("unroll 3 is not supported"), std::string::npos) << r;
+    EXPECT_NE(r.find("1, 2, 4, 8, 16, 32"), std::string::npos) << r;
+
+    r = CudaBackend::check_kernel_config_host(config(64, 256, 1, 1));
+    EXPECT_NE(r.find("unroll 64"), std::string::npos) << r;
+
+    r = CudaBackend::check_kernel_config_host(config(4, 256, 3, 1));
+    EXPECT_NE(r.find("threads_per_body 3 is not supported"), std::string::npos) << r;
+    EXPECT_NE(r.find("1, 2, 4, 8, 16, 32"), std::string::npos) << r;
+    r = CudaBackend::check_kernel_config_host(config(4, 256, 64, 1));
+    EXPECT_NE(r.find("threads_per_body 64"), std::string::npos) << r;
+
+    r = CudaBackend::check_kernel_config_host(config(4, 256, 1, 3));
+    EXPECT_NE(r.find("bodies_per_thread 3 is not supported"), std::string::npos) << r;
+    EXPECT_NE(r.find("1, 2, 4"), std::string::npos) << r;
+
+    // Two bad values: both named.
+    r = CudaBackend::check_kernel_config_host(config(5, 256, 7, 1));
+    EXPECT_NE(r.find("unroll 5"), std::string::npos) << r;
+    EXPECT_NE(r.find("threads_per_body 7"), std::string::npos) << r;
+}
+
+TEST(CudaKernelVariants, BlockShapeIsChecked) {
+    for (int p : {0, -32, 16, 48, 100, 1000}) {
+        const std::string r = CudaBackend::check_kernel_config_host(config(4, p, 1, 1));
+        EXPECT_NE(r.find("multiple of 32"), std::string::npos) << "block " << p << ": " << r;
+    }
+    const std::string r = CudaBackend::check_kernel_config_host(config(4, 2048, 1, 1));
+    EXPECT_NE(r.find("1024"), std::string::npos) << r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// No GPU: the factory says why.
+
+TEST(CudaAvailability, CudaBackendWithoutGpuFailsWithTheReason) {
+    std::string why;
+    if (cuda_available(&why)) GTEST_SKIP() << "a CUDA device is usable here; this tests the no-GPU path";
+    ASSERT_FALSE(why.empty());
+    std::ostringstream notice;
+    try {
+        (void)make_backend(BackendKind::Cuda, notice);
+        FAIL() << "make_backend(Cuda) succeeded without a usable GPU";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(why), std::string::npos)
+            << "message '" << e.what() << "' does not carry the reason '" << why << "'";
+    }
+    EXPECT_THROW(CudaBackend{}, std::runtime_error);
+}
+
+TEST(CudaAvailability, AutoFallsBackToCpuWithANotice) {
+    std::string why;
+    if (cuda_available(&why)) GTEST_SKIP() << "a CUDA device is usable here; this tests the no-GPU path";
+    std::ostringstream notice;
+    const auto backend = make_backend(BackendKind::Auto, notice);
+    EXPECT_EQ(backend->name(), "cpu");
+    EXPECT_NE(notice.str().find(why), std::string::npos) << notice.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Force kernel against the double reference: every (U, q, B) instance at every block size.
+
+const std::vector<Vec3d>& reference_accelerations_4096(double softening) {
+    static const std::vector<Vec3d> ref = [&] {
+        ReferenceBackend r;
+        r.load(plummer(4096));
+        return r.accelerations(softening);
+    }();
+    return ref;
+}
+
+using Variant = std::tuple<int, int, int>;  // U, q, B
+
+class CudaForceVariant : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(CudaForceVariant, MatchesDoubleReferenceAtEveryBlockSize) {
+    REQUIRE_GPU();
+    const auto [u, q, b] = GetParam();
+    constexpr double eps = 0.01;
+    const std::vector<Vec3d>& ref = reference_accelerations_4096(eps);
+    CudaBackend gpu;
+    gpu.load(plummer(4096));
+    int tested = 0;
+    for (int p : {32, 64, 128, 256, 512, 1024}) {
+        const KernelConfig c = config(u, p, q, b);
+        SCOPED_TRACE(describe(c));
+        const std::string why = gpu.check_kernel_config(c);
+        if (!why.empty()) {
+            // Only the registers may rule a block size out, and the smallest never.
+            EXPECT_NE(p, 32) << why;
+            std::printf("[  NOTE    ] %s refused: %s\n", describe(c).c_str(), why.c_str());
+            continue;
+        }
+        gpu.set_kernel_config(c);
+        ASSERT_EQ(gpu.kernel_config(), c);
+        const double err = test::max_relative_error(gpu.accelerations(eps), ref);
+        EXPECT_LE(err, kForceTolerance);
+        ++tested;
+    }
+    EXPECT_GT(tested, 0);
+}
+
+std::string variant_name(const ::testing::TestParamInfo<Variant>& info) {
+    return "U" + std::to_string(std::get<0>(info.param)) + "_q" + std::to_string(std::get<1>(info.param)) + "_B" +
+           std::to_string(std::get<2>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllInstances, CudaForceVariant,
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8, 16, 32),
+                                            ::testing::Values(1, 2, 4, 8, 16, 32), ::testing::Values(1, 2, 4)),
+                         variant_name);
+
+const std::vector<KernelConfig>& edge_configs() {
+    static const std::vector<KernelConfig> c = {
+        KernelConfig{},          config(1, 32, 1, 1),  config(8, 64, 4, 2),
+        config(32, 1024, 32, 4), config(16, 128, 2, 4), config(4, 96, 8, 1),
+    };
+    return c;
+}
+
+TEST(CudaForce, EdgeSizes) {
+    REQUIRE_GPU();
+    constexpr double eps = 0.01;
+    CudaBackend gpu;
+    for (std::size_t n : {std::size_t(2), std::size_t(31), std::size_t(1000), std::size_t(4097)}) {
+        const State s = plummer(n, 5);
+        ReferenceBackend ref;
+        ref.load(s);
+        const std::vector<Vec3d> a_ref = ref.accelerations(eps);
+        gpu.load(s);
+        for (const KernelConfig& c : edge_configs()) {
+            SCOPED_TRACE("N=" + std::to_string(n) + " " + describe(c));
+            gpu.set_kernel_config(c);
+            const std::vector<Vec3d> a = gpu.accelerations(eps);
+            ASSERT_EQ(a.size(), n);
+            EXPECT_LE(test::max_relative_error(a, a_ref), kForceTolerance);
+        }
+    }
+}
+
+// Many tiles per block at a size cheap enough for compute-sanitizer's racecheck (gpu-suite.sh
+// runs it): tile reloads must not race with the previous tile's reads.
+TEST(CudaForce, ManySmallTiles) {
+    REQUIRE_GPU();
+    constexpr double eps = 0.01;
+    const State s = plummer(300, 12);
+    ReferenceBackend ref;
+    ref.load(s);
+    const std::vector<Vec3d> a_ref = ref.accelerations(eps);
+    CudaBackend gpu;
+    gpu.load(s);
+    for (const KernelConfig& c : {config(1, 32, 1, 1), config(32, 32, 1, 4), config(4, 64, 2, 2), config(2, 32, 32, 1),
+                                  config(8, 64, 8, 4)}) {
+        SCOPED_TRACE(describe(c));
+        gpu.set_kernel_config(c);
+        EXPECT_LE(test::max_relative_error(gpu.accelerations(eps), a_ref), kForceTolerance);
+    }
+}
+
+TEST(CudaForce, SingleBodyFeelsNoForce) {
+    REQUIRE_GPU();
+    State s;
+    s.resize(1);
+    s.pos_mass[0] = {1.5f, -2.0f, 0.25f, 3.0f};
+    CudaBackend gpu;
+    gpu.load(s);
+    for (const KernelConfig& c : edge_configs()) {
+        SCOPED_TRACE(describe(c));
+        gpu.set_kernel_config(c);
+        const std::vector<Vec3d> a = gpu.accelerations(0.01);
+        ASSERT_EQ(a.size(), 1u);
+        EXPECT_EQ(a[0].x, 0.0);
+        EXPECT_EQ(a[0].y, 0.0);
+        EXPECT_EQ(a[0].z, 0.0);
+    }
+}
+
+// Two bodies far from the origin (padding bodies sit at the origin): the pair force exactly as
+// the formula gives it, and Newton's third law.
+TEST(CudaForce, TwoBodiesAwayFromTheOrigin) {
+    REQUIRE_GPU();
+    State s;
+    s.resize(2);
+    s.pos_mass[0] = {100.0f, 100.0f, 100.0f, 2.0f};
+    s.pos_mass[1] = {101.0f, 100.0f, 100.0f, 1.0f};
+    CudaBackend gpu;
+    gpu.load(s);
+    const double eps = 0.1, r2 = 1.0 + eps * eps, inv_r3 = 1.0 / (r2 * std::sqrt(r2));
+    for (const KernelConfig& c : edge_configs()) {
+        SCOPED_TRACE(describe(c));
+        gpu.set_kernel_config(c);
+        const std::vector<Vec3d> a = gpu.accelerations(eps);
+        EXPECT_NEAR(a[0].x, 1.0 * inv_r3, 1e-6);
+        EXPECT_NEAR(a[1].x, -2.0 * inv_r3, 1e-6);
+        EXPECT_EQ(a[0].y, 0.0);
+        EXPECT_EQ(a[1].z, 0.0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leapfrog on the GPU.
+
+TEST(CudaLeapfrog, HundredStepsMatchCpuBackendForEveryConfigShape) {
+    REQUIRE_GPU();
+    const StepParams params{1e-3, 0.05};
+    const State initial = plummer(1000, 3);  // not a multiple of any block: tails everywhere
+    CpuBackend cpu;
+    cpu.load(initial);
+    cpu.step(params, 100);
+    State expected;
+    cpu.store(expected);
+
+    for (const KernelConfig& c : edge_configs()) {
+        SCOPED_TRACE(describe(c));
+        CudaBackend gpu;
+        gpu.set_kernel_config(c);
+        gpu.load(initial);
+        gpu.step(params, 100);
+        EXPECT_NEAR(gpu.time(), initial.time + 100 * params.dt, 1e-12);
+        State got;
+        gpu.store(got);
+        ASSERT_EQ(got.size(), initial.size());
+        // The two fp32 backends differ only in summation order: a few ulp, grown over 100
+        // steps to ~5e-7 (measured in an emulation); a wrong kick or drift is off by > 1e-3.
+        EXPECT_LE(max_abs_diff_xyz(got.pos_mass, expected.pos_mass), 1e-5);
+        EXPECT_LE(max_abs_diff_xyz(got.velocity, expected.velocity), 1e-5);
+        for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got.pos_mass[i].w, initial.pos_mass[i].w);
+    }
+}
+
+TEST(CudaLeapfrog, BatchedStepsEqualSingleSteps) {
+    REQUIRE_GPU();
+    const StepParams params{2e-3, 0.02};
+    const State initial = plummer(777, 9);
+    CudaBackend a, b;
+    a.load(initial);
+    b.load(initial);
+    a.step(params, 25);
+    for (int i = 0; i < 25; ++i) b.step(params, 1);
+    State sa, sb;
+    a.store(sa);
+    b.store(sb);
+    EXPECT_TRUE(same_bits(sa.pos_mass, sb.pos_mass));
+    EXPECT_TRUE(same_bits(sa.velocity, sb.velocity));
+    EXPECT_EQ(a.time(), b.time());
+}
+
+TEST(CudaLeapfrog, SofteningChangeRecomputesAccelerations) {
+    REQUIRE_GPU();
+    const State initial = plummer(512, 4);
+    CpuBackend cpu;
+    CudaBackend gpu;
+    cpu.load(initial);
+    gpu.load(initial);
+    for (double eps : {0.05, 0.2, 0.05}) {
+        cpu.step({1e-3, eps}, 10);
+        gpu.step({1e-3, eps}, 10);
+    }
+    State c, g;
+    cpu.store(c);
+    gpu.store(g);
+    EXPECT_LE(max_abs_diff_xyz(g.pos_mass, c.pos_mass), 1e-5);
+    EXPECT_LE(max_abs_diff_xyz(g.velocity, c.velocity), 1e-5);
+}
+
+TEST(CudaLeapfrog, ConfigChangeMidRunKeepsTheState) {
+    REQUIRE_GPU();
+    const StepParams params{1e-3, 0.05};
+    const State initial = plummer(1000, 6);
+    CpuBackend cpu;
+    cpu.load(initial);
+    cpu.step(params, 30);
+    State expected;
+    cpu.store(expected);
+
+    CudaBackend gpu;
+    gpu.load(initial);
+    gpu.step(params, 10);
+    gpu.set_kernel_config(config(8, 128, 4, 2));
+    gpu.step(params, 10);
+    gpu.set_kernel_config(config(2, 512, 1, 4));
+    gpu.step(params, 10);
+    State got;
+    gpu.store(got);
+    EXPECT_NEAR(gpu.time(), 30 * params.dt, 1e-12);
+    EXPECT_LE(max_abs_diff_xyz(got.pos_mass, expected.pos_mass), 1e-5);
+    EXPECT_LE(max_abs_diff_xyz(got.velocity, expected.velocity), 1e-5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration refused with its reason; the running state is untouched.
+
+TEST(CudaConfig, InvalidConfigIsRefusedWithReasonAndStateUntouched) {
+    REQUIRE_GPU();
+    const StepParams params{1e-3, 0.05};
+    const State initial = plummer(600, 8);
+    CudaBackend gpu, twin;
+    const KernelConfig running = config(8, 128, 2, 2);
+    gpu.set_kernel_config(running);
+    twin.set_kernel_config(running);
+    gpu.load(initial);
+    twin.load(initial);
+    gpu.step(params, 5);
+    twin.step(params, 5);
+    State before;
+    gpu.store(before);
+    const double time_before = gpu.time();
+
+    struct Bad {
+        KernelConfig c;
+        const char* reason;
+    };
+    const std::vector<Bad> bad = {
+        {config(3, 128, 1, 1), "unroll 3"},       {config(4, 100, 1, 1), "multiple of 32"},
+        {config(4, 2048, 1, 1), "1024"},          {config(4, 128, 5, 1), "threads_per_body 5"},
+        {config(4, 128, 1, 8), "bodies_per_thread 8"}, {config(4, 0, 1, 1), "multiple of 32"},
+    };
+    for (const Bad& b : bad) {
+        SCOPED_TRACE(describe(b.c));
+        const std::string reason = gpu.check_kernel_config(b.c);
+        EXPECT_NE(reason.find(b.reason), std::string::npos) << reason;
+        try {
+            gpu.set_kernel_config(b.c);
+            ADD_FAILURE() << "accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(b.reason), std::string::npos) << e.what();
+        }
+        EXPECT_EQ(gpu.kernel_config(), running);
+    }
+    State after;
+    gpu.store(after);
+    EXPECT_TRUE(same_bits(before.pos_mass, after.pos_mass));
+    EXPECT_TRUE(same_bits(before.velocity, after.velocity));
+    EXPECT_EQ(gpu.time(), time_before);
+
+    // And it carries on exactly as a twin that never saw the bad configs.
+    gpu.step(params, 5);
+    twin.step(params, 5);
+    State g, t;
+    gpu.store(g);
+    twin.store(t);
+    EXPECT_TRUE(same_bits(g.pos_mass, t.pos_mass));
+    EXPECT_TRUE(same_bits(g.velocity, t.velocity));
+}
+
+TEST(CudaConfig, ResourcesOfTheDefaultInstance) {
+    REQUIRE_GPU();
+    CudaBackend gpu;
+    for (const KernelConfig& c : edge_configs()) {
+        const CudaBackend::KernelResources r = gpu.kernel_resources(c);
+        std::printf("[  NOTE    ] %s: %d registers/thread, %zu bytes local, max %d threads/block\n",
+                    describe(c).c_str(), r.registers_per_thread, r.local_bytes_per_thread, r.max_threads_per_block);
+        EXPECT_EQ(r.local_bytes_per_thread, 0u) << describe(c) << " spills to local memory";
+        EXPECT_GT(r.registers_per_thread, 0);
+    }
+}
+
+TEST(CudaBackend, RejectsSofteningThatTheKernelCannotUse) {
+    REQUIRE_GPU();
+    CudaBackend gpu;
+    gpu.load(plummer(64));
+    State before;
+    gpu.store(before);
+    for (double eps : {0.0, -0.01, std::numeric_limits<double>::quiet_NaN(), 1e-30}) {
+        SCOPED_TRACE(eps);
+        try {
+            gpu.step({1e-3, eps});
+            ADD_FAILURE() << "accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("softening"), std::string::npos) << e.what();
+        }
+        EXPECT_THROW(gpu.accelerations(eps), std::invalid_argument);
+    }
+    EXPECT_THROW(gpu.step({0.0, 0.05}), std::invalid_argument);
+    EXPECT_THROW(gpu.step({1e-3, 0.05}, -1), std::invalid_argument);
+    State after;
+    gpu.store(after);
+    EXPECT_TRUE(same_bits(before.pos_mass, after.pos_mass));
+    EXPECT_EQ(gpu.time(), 0.0);
+}
+
+TEST(CudaBackend, LoadStoreRoundTripAndDeviceInfo) {
+    REQUIRE_GPU();
+    State s = plummer(300, 2);
+    s.time = 4.25;
+    CudaBackend gpu;
+    EXPECT_THROW(gpu.step({1e-3, 0.05}), std::logic_error);  // nothing loaded
+    gpu.load(s);
+    EXPECT_EQ(gpu.size(), 300u);
+    EXPECT_EQ(gpu.time(), 4.25);
+    State back;
+    gpu.store(back);
+    EXPECT_TRUE(same_bits(back.pos_mass, s.pos_mass));
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        EXPECT_EQ(back.velocity[i].x, s.velocity[i].x);
+        EXPECT_EQ(back.velocity[i].z, s.velocity[i].z);
+    }
+    EXPECT_EQ(back.time, 4.25);
+    const CudaDeviceInfo& info = gpu.device_info();
+    EXPECT_FALSE(info.name.empty());
+    EXPECT_GT(info.sm_count, 0);
+    EXPECT_GT(info.clock_khz, 0);
+    EXPECT_GT(info.fp32_instructions_per_second(), 0.0);
+    std::printf("[  NOTE    ] %s: %d SMs, sm_%d%d, %d kHz, %.1f TFP32-instr/s\n", info.name.c_str(), info.sm_count,
+                info.compute_major, info.compute_minor, info.clock_khz, info.fp32_instructions_per_second() / 1e12);
+}
+
+TEST(CudaBackend, ForceTimingIsReported) {
+    REQUIRE_GPU();
+    CudaBackend gpu;
+    EXPECT_EQ(gpu.last_force_ms(), 0.0);
+    gpu.load(plummer(8192));
+    gpu.step({1e-3, 0.05}, 3);
+    gpu.synchronize();
+    EXPECT_GT(gpu.last_force_ms(), 0.0);
+    const double ms = gpu.time_steps_ms({1e-3, 0.05}, 4);
+    EXPECT_GT(ms, 0.0);
+    EXPECT_NEAR(gpu.time(), 7e-3, 1e-12);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interop path: raw device buffers in and out, no host copies.
+
+TEST(CudaInterop, StepDeviceBetweenForeignBuffersEqualsStep) {
+    REQUIRE_GPU();
+    const StepParams params{1e-3, 0.05};
+    const State initial = plummer(1500, 11);
+    const std::size_t n = initial.size();
+    for (const KernelConfig& c : {KernelConfig{}, config(16, 64, 8, 4)}) {
+        SCOPED_TRACE(describe(c));
+        CudaBackend interop, plain;
+        interop.set_kernel_config(c);
+        plain.set_kernel_config(c);
+        interop.load(initial);
+        plain.load(initial);
+
+        DeviceArray a(n * sizeof(Vec4f)), b(n * sizeof(Vec4f));
+        interop.export_device_positions(a.ptr);
+        void* in = a.ptr;
+        void* out = b.ptr;
+        for (int i = 0; i < 20; ++i) {
+            interop.step_device(in, out, params);
+            std::swap(in, out);
+        }
+        EXPECT_EQ(interop.bytes_copied_to_host(), 0u);
+        State tmp;
+        EXPECT_THROW(interop.store(tmp), std::logic_error);  // positions are in `in`, not adopted yet
+        EXPECT_THROW(interop.step(params), std::logic_error);
+
+        plain.step(params, 20);
+        State expected;
+        plain.store(expected);
+        EXPECT_TRUE(same_bits(download(in, n), expected.pos_mass));
+
+        interop.adopt_device_positions(in);
+        State got;
+        interop.store(got);
+        EXPECT_TRUE(same_bits(got.pos_mass, expected.pos_mass));
+        EXPECT_TRUE(same_bits(got.velocity, expected.velocity));
+        EXPECT_EQ(interop.time(), plain.time());
+
+        // Back on the backend's own buffers, it carries on like the plain one.
+        interop.step(params, 5);
+        plain.step(params, 5);
+        interop.store(got);
+        plain.store(expected);
+        EXPECT_TRUE(same_bits(got.pos_mass, expected.pos_mass));
+        EXPECT_TRUE(same_bits(got.velocity, expected.velocity));
+    }
+}
+
+TEST(CudaInterop, StepDeviceRejectsBadBuffers) {
+    REQUIRE_GPU();
+    CudaBackend gpu;
+    gpu.load(plummer(64));
+    DeviceArray a(64 * sizeof(Vec4f));
+    EXPECT_THROW(gpu.step_device(a.ptr, a.ptr, {1e-3, 0.05}), std::invalid_argument);
+    EXPECT_THROW(gpu.step_device(nullptr, a.ptr, {1e-3, 0.05}), std::invalid_argument);
+    EXPECT_THROW(gpu.step_device(a.ptr, nullptr, {1e-3, 0.05}), std::invalid_argument);
+}
+
+#endif  // NBODY_HAVE_CUDA
+
+}  // namespace
+}  // namespace nbody

@@ -1,0 +1,326 @@
+// Rendering tests: headless EGL contexts (Mesa's software device on CI, the GPU's on a GPU
+// machine), shaders, screenshots, and the viewer executable in both modes.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "nbody/render/camera.hpp"
+#include "nbody/render/egl_context.hpp"
+#include "nbody/render/frame_capture.hpp"
+#include "nbody/render/gl_check.hpp"
+#include "nbody/render/particle_buffers.hpp"
+#include "nbody/render/particle_renderer.hpp"
+#include "nbody/render/shader.hpp"
+#include "nbody/sim/scene.hpp"
+#include "test_support.hpp"
+
+namespace nbody::render {
+namespace {
+
+// One EGL context for the whole test program: contexts are cheap, but Mesa and NVIDIA both
+// keep per-display state, and one context is what the viewer uses.
+EglContext* shared_context(std::string* why_not) {
+    static std::unique_ptr<EglContext> context;
+    static std::string error;
+    static bool tried = false;
+    if (!tried) {
+        tried = true;
+        try {
+            context = std::make_unique<EglContext>();
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    if (why_not) *why_not = error;
+    if (context) context->make_current();
+    return context.get();
+}
+
+#define REQUIRE_EGL()                                                        \
+    do {                                                                     \
+        std::string why;                                                     \
+        if (!shared_context(&why)) GTEST_SKIP() << "no headless EGL context: " << why; \
+    } while (0)
+
+float luminance(const Image& image, int x, int y) {
+    const std::uint8_t* p = image.pixel(x, y);
+    return 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2];
+}
+
+// Brightest pixel within `radius` of (x, y).
+float brightest_near(const Image& image, glm::vec2 at, int radius) {
+    float best = 0;
+    for (int y = int(at.y) - radius; y <= int(at.y) + radius; ++y)
+        for (int x = int(at.x) - radius; x <= int(at.x) + radius; ++x)
+            if (x >= 0 && y >= 0 && x < image.width && y < image.height) best = std::max(best, luminance(image, x, y));
+    return best;
+}
+
+TEST(EglContext, ProvidesOpenGL45Core) {
+    REQUIRE_EGL();
+    const GlInfo& info = shared_context(nullptr)->gl_info();
+    EXPECT_TRUE(info.major > 4 || (info.major == 4 && info.minor >= 5)) << info.version;
+    EXPECT_FALSE(info.renderer.empty());
+    std::printf("GL_RENDERER: %s (%s)\n", info.renderer.c_str(), shared_context(nullptr)->description().c_str());
+}
+
+TEST(Shader, CompileErrorNamesTheFileAndLine) {
+    REQUIRE_EGL();
+    test::TempDir dir;
+    // Line 4 uses an undeclared variable.
+    test::write_text(dir.file("broken.frag"),
+                     "#version 450 core\nout vec4 colour;\nvoid main() {\n    colour = vec4(undeclared_thing);\n}\n");
+    test::write_text(dir.file("fine.vert"), "#version 450 core\nvoid main() { gl_Position = vec4(0.0); }\n");
+    try {
+        ShaderProgram::load({"fine.vert", "broken.frag"}, {dir.path()});
+        FAIL() << "a broken shader compiled";
+    } catch (const ShaderError& e) {
+        const std::string message = e.what();
+        const std::string file = dir.file("broken.frag");
+        EXPECT_NE(message.find(file + ":4:"), std::string::npos) << message;
+        EXPECT_EQ(message.find("fine.vert"), std::string::npos) << "only the broken file is blamed:\n" << message;
+    }
+}
+
+TEST(Shader, MissingFileListsWhereItLooked) {
+    test::TempDir dir;
+    try {
+        find_shader_file("nowhere.frag", {dir.path()});
+        FAIL() << "found a file that does not exist";
+    } catch (const ShaderError& e) {
+        EXPECT_NE(std::string(e.what()).find((dir.path() / "nowhere.frag").string()), std::string::npos) << e.what();
+    }
+}
+
+TEST(Shader, FormatsMesaAndNvidiaLogs) {
+    EXPECT_EQ(format_shader_log("0:12(5): error: `x' undeclared", "a.frag"), "a.frag:12: error: `x' undeclared");
+    EXPECT_EQ(format_shader_log("0(7) : error C1008: undefined variable \"x\"", "b.vert"),
+              "b.vert:7: error C1008: undefined variable \"x\"");
+    EXPECT_EQ(format_shader_log("something else", "c.frag"), "c.frag: something else");
+}
+
+TEST(Camera, ProjectsTheTargetToTheImageCentre) {
+    OrbitCamera camera(CameraSpec{.distance = 10, .azimuth_deg = 20, .elevation_deg = 30, .target = {1, 2, 3}});
+    const auto p = camera.project_to_image({1, 2, 3}, 640, 480);
+    ASSERT_TRUE(p);
+    EXPECT_NEAR(p->x, 320.0f, 1e-3f);
+    EXPECT_NEAR(p->y, 240.0f, 1e-3f);
+    // +z is up on screen for a camera above the plane.
+    const auto up = camera.project_to_image({1, 2, 4}, 640, 480);
+    ASSERT_TRUE(up);
+    EXPECT_LT(up->y, 240.0f);
+    // Zooming in moves an off-centre point away from the centre.
+    const auto before = camera.project_to_image({2, 2, 3}, 640, 480);
+    camera.zoom(3);
+    const auto after = camera.project_to_image({2, 2, 3}, 640, 480);
+    ASSERT_TRUE(before && after);
+    EXPECT_GT(std::abs(after->x - 320.0f), std::abs(before->x - 320.0f));
+}
+
+TEST(Camera, PanKeepsThePointUnderTheCursor) {
+    OrbitCamera camera(CameraSpec{.distance = 50, .azimuth_deg = 30, .elevation_deg = 25, .target = {}});
+    const glm::vec3 point(0, 0, 0);
+    const auto before = camera.project_to_image(point, 800, 600);
+    camera.pan(40, -25, 600);  // drag right and up by (40, 25) pixels
+    const auto after = camera.project_to_image(point, 800, 600);
+    ASSERT_TRUE(before && after);
+    EXPECT_NEAR(after->x - before->x, 40.0f, 0.5f);
+    EXPECT_NEAR(after->y - before->y, -25.0f, 0.5f);
+}
+
+TEST(FrameCapture, PngRoundTripsAndIsWrittenAtomically) {
+    test::TempDir dir;
+    Image image;
+    image.width = 5;
+    image.height = 3;
+    image.rgba.resize(5 * 3 * 4);
+    for (std::size_t i = 0; i < image.rgba.size(); ++i) image.rgba[i] = std::uint8_t(i * 7 % 251);
+    for (std::size_t i = 3; i < image.rgba.size(); i += 4) image.rgba[i] = 255;  // PNG is stored as RGB
+    const std::string path = dir.file("frame.png");
+    write_png(path, image);
+    const Image back = read_png(path);
+    ASSERT_EQ(back.width, 5);
+    ASSERT_EQ(back.height, 3);
+    EXPECT_EQ(back.rgba, image.rgba);
+    // Only the final file remains: no temporary left behind.
+    int files = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+    EXPECT_EQ(files, 1);
+    // An unwritable destination fails with the path in the message and leaves nothing.
+    try {
+        write_png(dir.file("no/such/folder/frame.png"), image);
+        FAIL() << "wrote into a missing folder";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("no/such/folder"), std::string::npos) << e.what();
+    }
+}
+
+// The default scene rendered headless: not blank, and bright where particles project.
+TEST(ParticleRenderer, DefaultSceneLightsThePixelsWhereParticlesProject) {
+    REQUIRE_EGL();
+    const Scene scene = default_scene(4096);
+    ParticleBuffers buffers;
+    buffers.load(scene.state, scene.params.dt);
+    ParticleRenderer renderer;
+    const OrbitCamera camera(scene.camera);
+    const int w = 640, h = 360;
+    RenderTarget screen(w, h, GL_RGBA8);
+    RenderSettings settings;
+    renderer.draw(buffers, camera, settings, {screen.framebuffer(), w, h, 1.0f});
+    const Image image = read_framebuffer(screen.framebuffer(), w, h);
+
+    // Not blank: a real spread of brightness, and a good number of clearly lit pixels.
+    float lo = 255, hi = 0;
+    int lit = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const float l = luminance(image, x, y);
+            lo = std::min(lo, l);
+            hi = std::max(hi, l);
+            lit += l > 60;
+        }
+    EXPECT_GT(hi - lo, 150.0f) << "the frame is nearly uniform";
+    EXPECT_GT(lit, 500) << "too few lit pixels";
+
+    // Particles in the dense middle of each galaxy project onto bright pixels. Positions are
+    // those the vertex buffer holds, projected with the renderer's own camera matrices.
+    const auto positions = buffers.read_current();
+    ASSERT_EQ(positions.size(), scene.state.size());
+    std::vector<Vec3d> centre(8);
+    std::vector<double> mass(8, 0.0);
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+        const int g = scene.state.galaxy[i] & 7;
+        centre[g] += xyz(positions[i]) * positions[i].w;
+        mass[g] += positions[i].w;
+    }
+    for (int g = 0; g < 8; ++g)
+        if (mass[g] > 0) centre[g] = centre[g] / mass[g];
+    int checked = 0, bright = 0;
+    for (std::size_t i = 0; i < positions.size(); i += 7) {
+        const Vec4f& p = positions[i];
+        if (norm(xyz(p) - centre[scene.state.galaxy[i] & 7]) > 2.0) continue;
+        const auto px = camera.project_to_image({p.x, p.y, p.z}, w, h);
+        if (!px || px->x < 2 || px->y < 2 || px->x > w - 3 || px->y > h - 3) continue;
+        ++checked;
+        bright += brightest_near(image, *px, 1) > 100;
+    }
+    ASSERT_GT(checked, 10);
+    EXPECT_GE(bright, checked * 9 / 10) << bright << " of " << checked << " projected particles are bright";
+
+    // Most of the frame is dark sky.
+    std::vector<float> all;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) all.push_back(luminance(image, x, y));
+    std::nth_element(all.begin(), all.begin() + all.size() / 2, all.end());
+    EXPECT_LT(all[all.size() / 2], 30.0f) << "median brightness: the sky is not dark";
+}
+
+TEST(ParticleRenderer, HidingTheHaloRemovesItsLight) {
+    REQUIRE_EGL();
+    State s;
+    s.resize(2);
+    s.pos_mass[0] = {-2, 0, 0, 1};
+    s.pos_mass[1] = {2, 0, 0, 1};
+    s.component = {Component::Disk, Component::Halo};
+    ParticleBuffers buffers;
+    buffers.load(s, 0.01);
+    ParticleRenderer renderer;
+    const OrbitCamera camera(CameraSpec{.distance = 10, .azimuth_deg = -90, .elevation_deg = 0, .target = {}});
+    const int w = 200, h = 100;
+    RenderTarget screen(w, h, GL_RGBA8);
+    RenderSettings settings;
+    settings.point_size = 12;
+    settings.halo_brightness = 1.0f;
+    auto brightness_at = [&](bool hide, const glm::vec3& p) {
+        settings.hide_halo = hide;
+        renderer.draw(buffers, camera, settings, {screen.framebuffer(), w, h, 1.0f});
+        const Image image = read_framebuffer(screen.framebuffer(), w, h);
+        return brightest_near(image, *camera.project_to_image(p, w, h), 2);
+    };
+    EXPECT_GT(brightness_at(false, {2, 0, 0}), 100.0f);
+    EXPECT_LT(brightness_at(true, {2, 0, 0}), 20.0f);
+    EXPECT_GT(brightness_at(true, {-2, 0, 0}), 100.0f);
+}
+
+TEST(ParticleBuffers, UploadSwapsAndKeepsThePreviousPositions) {
+    REQUIRE_EGL();
+    State s;
+    s.resize(3);
+    for (int i = 0; i < 3; ++i) {
+        s.pos_mass[i] = {float(i), 0, 0, 1};
+        s.velocity[i] = {1, 0, 0, 0};
+    }
+    ParticleBuffers buffers;
+    buffers.load(s, 0.5);
+    EXPECT_DOUBLE_EQ(buffers.current_time() - buffers.previous_time(), 0.5);
+    const GLuint first = buffers.current();
+    std::vector<Vec4f> next = s.pos_mass;
+    for (auto& p : next) p.y = 7;
+    EXPECT_EQ(buffers.upload(next, 1.0), 3 * sizeof(Vec4f));
+    EXPECT_NE(buffers.current(), first);
+    EXPECT_EQ(buffers.previous(), first);
+    const auto back = buffers.read_current();
+    ASSERT_EQ(back.size(), 3u);
+    EXPECT_EQ(back[2].x, 2.0f);
+    EXPECT_EQ(back[2].y, 7.0f);
+    EXPECT_THROW(buffers.upload(std::vector<Vec4f>(2), 2.0), std::invalid_argument);
+}
+
+// The viewer executable, headless: a PNG that is neither missing nor blank.
+TEST(ViewerExecutable, HeadlessScreenshot) {
+    test::TempDir dir;
+    const std::string png = dir.file("shot.png");
+    const auto r = test::run_nbody("view --headless --backend cpu --bodies 2048 --frames 3 --size 320x200 --screenshot " + png);
+    if (r.exit_code != 0 && r.output.find("cannot create a headless OpenGL") != std::string::npos)
+        GTEST_SKIP() << "no headless EGL: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fps_report"), std::string::npos) << r.output;
+    const Image image = read_png(png);
+    EXPECT_EQ(image.width, 320);
+    EXPECT_EQ(image.height, 200);
+    int lit = 0;
+    for (int y = 0; y < image.height; ++y)
+        for (int x = 0; x < image.width; ++x) lit += luminance(image, x, y) > 60;
+    EXPECT_GT(lit, 100) << r.output;
+}
+
+TEST(ViewerExecutable, BadArgumentsAreClearErrors) {
+    auto r = test::run_nbody("view --headless --size 12by7");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("--size"), std::string::npos) << r.output;
+    r = test::run_nbody("view --headless --backend warp");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("warp"), std::string::npos) << r.output;
+}
+
+// With neither a display nor headless mode the viewer says what to do instead.
+TEST(ViewerExecutable, NoDisplayPointsToHeadless) {
+    const auto r = test::run_command("env -u DISPLAY -u WAYLAND_DISPLAY '" + test::nbody_executable() +
+                                     "' view --frames 1 --backend cpu --bodies 256");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("--headless"), std::string::npos) << r.output;
+}
+
+// The window path under a virtual X server: 60 frames, exit 0.
+TEST(ViewerExecutable, WindowRuns60FramesUnderXvfb) {
+    const char* display = std::getenv("DISPLAY");
+    std::string prefix;
+    if (!display || !*display) {
+        if (test::run_command("command -v xvfb-run >/dev/null 2>&1").exit_code != 0)
+            GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
+        prefix = "xvfb-run -a -s '-screen 0 1280x720x24' ";
+    }
+    const auto r = test::run_command(prefix + "'" + test::nbody_executable() +
+                                     "' view --frames 60 --backend cpu --bodies 1024 --size 640x360");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fps_report frames=59"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace nbody::render
