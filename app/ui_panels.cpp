@@ -120,7 +120,6 @@ std::string bytes_text(double bytes) {
 }
 
 void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open) {
-    ImGui::SetNextWindowPos(ImVec2(em() * 0.6f, em() * 2.4f), ImGuiCond_FirstUseEver);
     if (!ImGui::Begin("Kernel", open, kPanelFlags)) {
         ImGui::End();
         return;
@@ -255,8 +254,6 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
 }
 
 void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open) {
-    ImGui::SetNextWindowPos(ImVec2(em() * 0.6f, ImGui::GetIO().DisplaySize.y - em() * 0.6f), ImGuiCond_FirstUseEver,
-                            ImVec2(0.0f, 1.0f));
     if (!ImGui::Begin("Simulation", open, kPanelFlags)) {
         ImGui::End();
         return;
@@ -286,16 +283,18 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::EndDisabled();
     tooltip("Rebuilds the scene with this many bodies (the simulation restarts).");
 
-    ImGui::PushItemWidth(em() * 8.0f);
+    ImGui::PushItemWidth(em() * 5.5f);
     float dt = float(sim.step.dt), eps = float(sim.step.softening);
     if (ImGui::DragFloat("dt", &dt, std::max(dt * 0.01f, 1e-6f), 1e-6f, 10.0f, "%.5f", ImGuiSliderFlags_Logarithmic))
         sim.step.dt = dt;
     tooltip("Time step in internal units (G = 1). Applied from the next step.");
+    ImGui::SameLine();
     if (ImGui::DragFloat("softening", &eps, std::max(eps * 0.01f, 1e-5f), 0.0f, 100.0f, "%.4f",
                          ImGuiSliderFlags_Logarithmic))
         sim.step.softening = eps;
     tooltip("Plummer softening length epsilon. Changing it changes the potential energy, so the "
             "energy error restarts from a new reference.");
+    ImGui::SetNextItemWidth(em() * 14.5f);
     ImGui::SliderInt("steps/frame", &sim.steps_per_frame, 1, 64, "%d", ImGuiSliderFlags_Logarithmic);
     ImGui::PopItemWidth();
 
@@ -323,8 +322,8 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     }
     if (energy.latest()) {
         const auto& d = *energy.latest();
-        ImGui::TextColored(kDim, "E = %.6g   2T/|W| = %.3f", d.total, d.virial_ratio);
-        ImGui::TextColored(kDim, "|P| / sum m|v| = %.2e", energy.momentum_error());
+        ImGui::TextColored(kDim, "E = %.6g   2T/|W| = %.3f   |P|/sum m|v| = %.1e", d.total, d.virial_ratio,
+                           energy.momentum_error());
     }
     ImGui::BeginDisabled(energy.busy());
     if (ImGui::Button(energy.busy() ? "Computing..." : "Compute energy")) requests.compute_energy = true;
@@ -337,22 +336,11 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::EndDisabled();
     tooltip(small ? "Recompute the energy every few seconds." : "Only for N <= 65536: the host sum is O(N^2).");
 
-    ImGui::Separator();
-    ImGui::TextColored(kDim, "Backend: %.*s", int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data());
-#if NBODY_HAVE_CUDA
-    if (const CudaBackend* cuda = ctx.sim.cuda()) {
-        ImGui::SameLine();
-        ImGui::TextColored(kDim, "(%s, %d SMs)", cuda->device_info().name.c_str(), cuda->device_info().sm_count);
-    }
-#endif
-    ImGui::TextColored(ctx.sim.path() == TransferPath::HostCopy ? kWarn : kDim, "Positions: %s", describe(ctx.sim.path()));
     ImGui::End();
 }
 
 void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Requests& requests, const PanelContext& ctx,
-                          bool* open) {
-    ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - em() * 0.6f, em() * 2.4f), ImGuiCond_FirstUseEver,
-                            ImVec2(1.0f, 0.0f));
+                          bool* open, float* bottom) {
     if (!ImGui::Begin("Rendering", open, kPanelFlags)) {
         ImGui::End();
         return;
@@ -378,6 +366,11 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
         if (ImGui::SmallButton("auto")) r.speed_scale = 0;
         tooltip("Automatic: the 95th percentile of the initial speeds.");
     }
+    if (r.colour_mode != render::ColourMode::Speed) {
+        ImGui::SliderFloat("Star variety", &r.variety, 0.0f, 1.0f, "%.2f");
+        tooltip("Each particle gets a fixed brightness and a slight red or blue shift, so a galaxy "
+                "reads as a population of stars rather than a flat tint. 0: all alike.");
+    }
     ImGui::Checkbox("Hide halo", &r.hide_halo);
     if (!r.hide_halo) {
         ImGui::SameLine();
@@ -396,22 +389,20 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     ImGui::PopItemWidth();
 
     ImGui::Separator();
-    ImGui::Checkbox("Follow centre of mass (G)", &camera.follow_centre_of_mass);
+    ImGui::Checkbox("Follow centre of mass", &camera.follow_centre_of_mass);
     tooltip("Keeps the centre of mass at the screen centre. It moves uniformly (momentum is "
             "conserved), so it is extrapolated from the initial state: no copy from the GPU.");
-    if (ImGui::Button("Reset camera (C)")) requests.reset_camera = true;
     ImGui::SameLine();
-    ImGui::TextColored(kDim, "distance %.3g", ctx.camera.distance());
+    if (ImGui::SmallButton("Reset camera")) requests.reset_camera = true;
     if (ImGui::Button("Screenshot (F)")) requests.screenshot = true;
     ImGui::SameLine();
     if (ImGui::Button("Reload shaders")) requests.reload_shaders = true;
     tooltip("Re-reads shaders/*.vert|frag from disk; a compile error is shown and the old ones kept.");
+    if (bottom) *bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
     ImGui::End();
 }
 
 void draw_debug_panel(const PanelContext& ctx, bool* open) {
-    ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - em() * 0.6f, ImGui::GetIO().DisplaySize.y - em() * 0.6f),
-                            ImGuiCond_FirstUseEver, ImVec2(1.0f, 1.0f));
     if (!ImGui::Begin("Debug", open, kPanelFlags)) {
         ImGui::End();
         return;
@@ -420,6 +411,13 @@ void draw_debug_panel(const PanelContext& ctx, bool* open) {
     wrapped(kDim, ctx.gl.version + ", GLSL " + ctx.gl.glsl_version);
     wrapped(kDim, "Context: " + ctx.context_description);
     ImGui::Separator();
+    ImGui::Text("Backend: %.*s", int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data());
+#if NBODY_HAVE_CUDA
+    if (const CudaBackend* cuda = ctx.sim.cuda()) {
+        ImGui::SameLine();
+        ImGui::TextColored(kDim, "(%s, %d SMs)", cuda->device_info().name.c_str(), cuda->device_info().sm_count);
+    }
+#endif
     ImGui::Text("Positions: %s", describe(ctx.sim.path()));
     const std::size_t d2h = ctx.perf.bytes_to_host_last_frame();
     ImGui::TextColored(d2h == 0 ? kGood : kWarn, "Device-to-host this frame: %s", bytes_text(double(d2h)).c_str());
@@ -510,10 +508,31 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
         ImGui::TextColored(kDim, "%s", right);
         ImGui::EndMainMenuBar();
     }
-    if (visible.kernel) draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel);
-    if (visible.simulation) draw_simulation_panel(params.sim, requests, ctx, &visible.simulation);
-    if (visible.rendering) draw_rendering_panel(params.render, params.camera, requests, ctx, &visible.rendering);
-    if (params.show_debug) draw_debug_panel(ctx, &params.show_debug);
+    // Default layout: Kernel top left; Rendering top right with Simulation under it; Debug
+    // bottom left. Auto-sized windows only know their size after they have been drawn, so the
+    // layout is imposed for the first few frames, and after that the windows are the user's.
+    const ImGuiIO& io = ImGui::GetIO();
+    const ImGuiCond cond = visible.layout_frames < 3 ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    ++visible.layout_frames;
+    const float margin = em() * 0.5f, top = ImGui::GetFrameHeight() + margin;
+    if (visible.kernel) {
+        ImGui::SetNextWindowPos(ImVec2(margin, top), cond);
+        draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel);
+    }
+    float right_y = top;
+    if (visible.rendering) {
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, top), cond, ImVec2(1.0f, 0.0f));
+        draw_rendering_panel(params.render, params.camera, requests, ctx, &visible.rendering, &right_y);
+        right_y += margin;
+    }
+    if (visible.simulation) {
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
+        draw_simulation_panel(params.sim, requests, ctx, &visible.simulation);
+    }
+    if (params.show_debug) {
+        ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 4.0f), ImGuiCond_Appearing, ImVec2(0.0f, 1.0f));
+        draw_debug_panel(ctx, &params.show_debug);
+    }
     if (params.show_help) draw_help_panel(&params.show_help);
     draw_overlay(ctx, params);
 }

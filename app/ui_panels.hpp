@@ -34,6 +34,7 @@ struct PanelContext {
 
 struct PanelVisibility {
     bool kernel = true, simulation = true, rendering = true;
+    int layout_frames = 0;  // UI frames drawn so far: the default layout settles in the first few
 };
 
 // The whole UI for one frame: menu bar, panels, status overlay, help.
@@ -41,8 +42,9 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
 
 void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open);
 void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open);
+// `bottom`, when given, receives the panel's lower edge (for placing the next panel under it).
 void draw_rendering_panel(render::RenderSettings& render, CameraParams& camera, Requests& requests,
-                          const PanelContext& ctx, bool* open);
+                          const PanelContext& ctx, bool* open, float* bottom = nullptr);
 void draw_debug_panel(const PanelContext& ctx, bool* open);
 void draw_help_panel(bool* open);
 

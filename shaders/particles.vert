@@ -20,11 +20,34 @@ uniform sampler2D u_colour_map;
 uniform vec3 u_galaxy_colours[8];
 uniform vec3 u_component_colours[5];
 uniform vec3 u_plain_colour;
+uniform float u_variety;             // 0: every particle of a kind alike; 1: full spread
 
 out vec3 v_light;
 
 const uint kBulge = 2u;
 const uint kHalo = 3u;
+
+// Integer hash (Wellons' lowbias32): a fixed pseudo-random value per particle index.
+uint hash(uint x) {
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+// Stars are not all alike: each particle gets a fixed brightness and a shift toward red or
+// blue, which turns a flat tint into something that reads as a stellar population. Mean
+// brightness stays 1, so exposure means the same at any variety.
+vec3 variation(uint index) {
+    uint h = hash(index);
+    float u1 = float(h & 0xffffu) / 65535.0;
+    float u2 = float(h >> 16) / 65535.0;
+    float brightness = 0.45 + 1.65 * u1 * u1;          // mean 1.0, a few bright ones
+    vec3 tint = mix(vec3(1.25, 0.92, 0.72), vec3(0.78, 0.92, 1.25), u2);
+    return mix(vec3(1.0), brightness * tint, u_variety);
+}
 
 vec3 particle_colour(uint galaxy, uint component) {
     if (u_colour_mode == 2 && u_inv_dt > 0.0) {
@@ -63,5 +86,7 @@ void main() {
     float dim = size < drawn ? (size * size) / (drawn * drawn) : u_point_size / max(drawn, u_point_size);
     gl_PointSize = drawn;
     float halo = component == kHalo ? u_halo_brightness : 1.0;
-    v_light = particle_colour(galaxy, component) * (u_intensity * dim * halo);
+    vec3 colour = particle_colour(galaxy, component);
+    if (u_colour_mode != 2) colour *= variation(uint(gl_VertexID));  // speed colours are data: leave them
+    v_light = colour * (u_intensity * dim * halo);
 }

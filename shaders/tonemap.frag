@@ -1,5 +1,5 @@
 #version 450 core
-// Float accumulation target -> display. Exposure, a glow built from the target's mipmaps,
+// Float accumulation target -> display. Exposure, a glow (the pyramid glow.frag builds),
 // per-channel exponential tone mapping (bright cores saturate to white the way film does,
 // keeping their hue at the edges), sRGB encoding and a dither against banding.
 
@@ -7,20 +7,19 @@ in vec2 v_uv;
 out vec4 o_colour;
 
 uniform sampler2D u_hdr;
+uniform sampler2D u_glow_texture;  // top of the glow pyramid (half resolution), see glow.frag
+uniform vec2 u_glow_texel;         // one texel of it, in uv
 uniform float u_exposure;
-uniform float u_glow;        // 0: no glow
-uniform int u_glow_levels;   // mip levels 1..u_glow_levels contribute
-uniform vec3 u_background;   // linear RGB
-uniform vec2 u_texel;        // 1 / target size
+uniform float u_glow;              // 0: no glow
+uniform vec3 u_background;         // linear RGB
 
-// A tent filter over four bilinear taps at half a texel of mip level `lod`: smooths the
-// blockiness of box-filtered mipmaps magnified many times.
-vec3 blurred(float lod) {
-    vec2 t = u_texel * exp2(lod) * 0.75;
-    return 0.25 * (textureLod(u_hdr, v_uv + vec2(-t.x, -t.y), lod).rgb +
-                   textureLod(u_hdr, v_uv + vec2( t.x, -t.y), lod).rgb +
-                   textureLod(u_hdr, v_uv + vec2(-t.x,  t.y), lod).rgb +
-                   textureLod(u_hdr, v_uv + vec2( t.x,  t.y), lod).rgb);
+vec3 tent(sampler2D t, vec2 uv, vec2 d) {
+    vec3 s = 4.0 * texture(t, uv).rgb;
+    s += 2.0 * (texture(t, uv + vec2(d.x, 0.0)).rgb + texture(t, uv - vec2(d.x, 0.0)).rgb +
+                texture(t, uv + vec2(0.0, d.y)).rgb + texture(t, uv - vec2(0.0, d.y)).rgb);
+    s += texture(t, uv + d).rgb + texture(t, uv - d).rgb + texture(t, uv + vec2(d.x, -d.y)).rgb +
+         texture(t, uv + vec2(-d.x, d.y)).rgb;
+    return s / 16.0;
 }
 
 vec3 linear_to_srgb(vec3 c) {
@@ -33,16 +32,7 @@ float dither_noise(vec2 p) { return fract(52.9829189 * fract(dot(p, vec2(0.06711
 
 void main() {
     vec3 hdr = texelFetch(u_hdr, ivec2(gl_FragCoord.xy), 0).rgb;
-    vec3 glow = vec3(0.0);
-    if (u_glow > 0.0) {
-        float weight = 1.0, total = 0.0;
-        for (int level = 1; level <= u_glow_levels; ++level) {
-            glow += weight * blurred(float(level));
-            total += weight;
-            weight *= 0.8;
-        }
-        glow /= total;
-    }
+    vec3 glow = u_glow > 0.0 ? tent(u_glow_texture, v_uv, u_glow_texel) : vec3(0.0);
     vec3 c = (hdr + u_glow * glow) * u_exposure;
     vec3 mapped = vec3(1.0) - exp(-c);
     mapped = u_background + mapped * (vec3(1.0) - u_background);

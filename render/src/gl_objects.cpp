@@ -69,7 +69,10 @@ RenderTarget::RenderTarget(int width, int height, GLenum format, int mip_levels)
 bool RenderTarget::ensure(int width, int height, GLenum format, int mip_levels) {
     width = std::max(width, 1);
     height = std::max(height, 1);
-    mip_levels = std::max(mip_levels, 1);
+    // A chain cannot go below 1x1: GL rejects more levels than floor(log2(max side)) + 1.
+    int max_levels = 1;
+    while ((std::max(width, height) >> max_levels) > 0) ++max_levels;
+    mip_levels = std::clamp(mip_levels, 1, max_levels);
     if (fbo_ && width == width_ && height == height_ && format == format_ && mip_levels == mip_levels_)
         return false;
 

@@ -10,11 +10,12 @@ namespace nbody::render {
 
 namespace {
 
+// Glow pyramid depth: the widest ring is 2^6 = 64 pixels of blur, about a tenth of a 720p frame.
 constexpr int kGlowLevels = 6;
 // Particles at which one sprite's peak light is 1 before exposure: fewer particles each carry
 // more light, so the picture keeps about the same brightness at any N.
 constexpr float kReferenceCount = 16384.0f;
-constexpr float kBaseIntensity = 0.35f;
+constexpr float kBaseIntensity = 0.45f;
 
 // Linear RGB. Galaxy 0 warm gold, galaxy 1 blue-white: the classic pairing, and distinguishable
 // for the common colour-vision deficiencies (they differ in blue-yellow, not red-green).
@@ -50,6 +51,7 @@ float typical_speed(const State& state) {
 
 ParticleRenderer::ParticleRenderer() {
     particles_ = ShaderProgram::load({"particles.vert", "particles.frag"});
+    glow_ = ShaderProgram::load({"fullscreen.vert", "glow.frag"});
     tonemap_ = ShaderProgram::load({"fullscreen.vert", "tonemap.frag"});
 
     particle_vao_ = create_vertex_array();
@@ -72,8 +74,10 @@ ParticleRenderer::ParticleRenderer() {
 std::string ParticleRenderer::reload_shaders() {
     try {
         ShaderProgram particles = ShaderProgram::load({"particles.vert", "particles.frag"});
+        ShaderProgram glow = ShaderProgram::load({"fullscreen.vert", "glow.frag"});
         ShaderProgram tonemap = ShaderProgram::load({"fullscreen.vert", "tonemap.frag"});
         particles_ = std::move(particles);
+        glow_ = std::move(glow);
         tonemap_ = std::move(tonemap);
         colour_map_loaded_ = -1;
         return {};
@@ -149,6 +153,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
         p.set("u_galaxy_colours", kGalaxyColours.data(), int(kGalaxyColours.size()));
         p.set("u_component_colours", kComponentColours.data(), int(kComponentColours.size()));
         p.set("u_plain_colour", kPlainColour);
+        p.set("u_variety", std::clamp(settings.variety, 0.0f, 1.0f));
         glBindTextureUnit(0, colour_map_.id());
 
         const GLuint vao = particle_vao_.id();
@@ -163,26 +168,64 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     glDisable(GL_PROGRAM_POINT_SIZE);
     NBODY_GL_CHECK_STATE("drawing particles");
 
-    if (levels > 1) glGenerateTextureMipmap(accumulation_.texture());
+    if (levels > 1) build_glow(width, height);
 
     // Pass 2: tone map onto the output.
     glBindFramebuffer(GL_FRAMEBUFFER, target.framebuffer);
     glViewport(0, 0, width, height);
     const ShaderProgram& t = tonemap_;
     t.set("u_hdr", 0);
+    t.set("u_glow_texture", 1);
     t.set("u_exposure", 1.0f);
-    t.set("u_glow", settings.glow);
-    t.set("u_glow_levels", kGlowLevels);
+    // Each pyramid level adds about the local mean brightness once: divide by their number so
+    // that glow 1 adds about as much light again as the particles themselves.
+    t.set("u_glow", levels > 1 ? settings.glow / float(kGlowLevels) : 0.0f);
     t.set("u_background", settings.background);
-    t.set("u_texel", glm::vec2(1.0f / float(width), 1.0f / float(height)));
     glBindTextureUnit(0, accumulation_.texture());
+    if (levels > 1) {
+        const RenderTarget& top = glow_levels_[1];
+        t.set("u_glow_texel", glm::vec2(1.0f / float(top.width()), 1.0f / float(top.height())));
+        glBindTextureUnit(1, top.texture());
+    }
     glBindVertexArray(empty_vao_.id());
     t.use();
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindVertexArray(0);
     glUseProgram(0);
     glBindTextureUnit(0, 0);
+    glBindTextureUnit(1, 0);
     NBODY_GL_CHECK_STATE("tone mapping");
+}
+
+void ParticleRenderer::build_glow(int width, int height) {
+    const GLenum format = accumulation_.format();
+    glGenerateTextureMipmap(accumulation_.texture());
+    glow_levels_.resize(kGlowLevels);
+    auto level_size = [](int size, int level) { return std::max(1, size >> level); };
+    for (int level = 1; level < kGlowLevels; ++level)
+        glow_levels_[level].ensure(level_size(width, level), level_size(height, level), format);
+
+    const ShaderProgram& g = glow_;
+    g.set("u_accum", 0);
+    g.set("u_lower", 1);
+    glBindTextureUnit(0, accumulation_.texture());
+    glBindVertexArray(empty_vao_.id());
+    g.use();
+    // From the smallest level up; the smallest reads the target's own last mipmap as its "lower".
+    for (int level = kGlowLevels - 1; level >= 1; --level) {
+        const RenderTarget& out = glow_levels_[level];
+        const bool smallest = level == kGlowLevels - 1;
+        const int lower_w = smallest ? level_size(width, level + 1) : glow_levels_[level + 1].width();
+        const int lower_h = smallest ? level_size(height, level + 1) : glow_levels_[level + 1].height();
+        g.set("u_accum_level", float(level));
+        g.set("u_lower_lod", smallest ? float(level + 1) : 0.0f);
+        g.set("u_lower_texel", glm::vec2(1.0f / float(lower_w), 1.0f / float(lower_h)));
+        glBindTextureUnit(1, smallest ? accumulation_.texture() : glow_levels_[level + 1].texture());
+        glBindFramebuffer(GL_FRAMEBUFFER, out.framebuffer());
+        glViewport(0, 0, out.width(), out.height());
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    }
+    NBODY_GL_CHECK_STATE("building the glow");
 }
 
 }  // namespace nbody::render

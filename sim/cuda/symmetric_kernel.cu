@@ -25,8 +25,6 @@
 // No masking in the off-diagonal loop: padding bodies have zero mass and give exact zeros because
 // eps^2 > 0 keeps every r^2 finite and positive; they are never written back.
 
-#include "symmetric_kernel.hpp"
-
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -37,6 +35,7 @@
 
 #include "cuda_check.hpp"
 #include "cuda_raii.hpp"
+#include "symmetric_kernel.hpp"
 #include "triangular_map.hpp"
 
 namespace nbody::cuda {
@@ -75,8 +74,8 @@ __device__ __forceinline__ void pair(const float4& pi, float3& ai, const float4&
 
 // The same pair counted only when `take`: w^3 := 0 makes both updates add exactly 0 (d is finite).
 // One extra FSEL; used only on diagonal tiles.
-__device__ __forceinline__ void pair_masked(const float4& pi, float3& ai, const float4& pj, float3& aj, float eps2,
-                                            bool take) {
+__device__ __forceinline__ void pair_masked(const float4& pi, float3& ai, const float4& pj, float3& aj,
+                                            float eps2, bool take) {
     const float dx = pj.x - pi.x;
     const float dy = pj.y - pi.y;
     const float dz = pj.z - pi.z;
@@ -120,10 +119,9 @@ __device__ __forceinline__ float4 load_or_pad(const float4* __restrict__ pos, in
 // One block = one warp = one tile. Every early return below is block-uniform (it depends on
 // blockIdx only), so the warp stays converged for the shuffles and __syncwarp.
 template <SymmetricMap Map, int B>
-__global__ void __launch_bounds__(kWarp) symmetric_tile_kernel(const float4* __restrict__ pos, int n, float eps2,
-                                                              float4* __restrict__ acc,
-                                                              std::uint32_t tiles_per_side,
-                                                              std::uint32_t tiles) {
+__global__ void __launch_bounds__(kWarp)
+    symmetric_tile_kernel(const float4* __restrict__ pos, int n, float eps2, float4* __restrict__ acc,
+                          std::uint32_t tiles_per_side, std::uint32_t tiles) {
     static_assert(B >= 1 && B <= 8, "bad bodies-per-lane");
     constexpr int P = kWarp * B;
     constexpr int kU = step_unroll<B>();
@@ -262,7 +260,7 @@ using TileKernelFn = void (*)(const float4*, int, float, float4*, std::uint32_t,
 #define NBODY_SYM_B(X, M) X(M, 1) X(M, 2) X(M, 4) X(M, 8)
 #define NBODY_SYM_VARIANTS(X) NBODY_SYM_B(X, Lambda) NBODY_SYM_B(X, BoundingBox)
 
-#define NBODY_SYM_INSTANTIATE(M, B)                                                                         \
+#define NBODY_SYM_INSTANTIATE(M, B)                                                                        \
     template __global__ void symmetric_tile_kernel<SymmetricMap::M, B>(const float4*, int, float, float4*, \
                                                                        std::uint32_t, std::uint32_t);
 NBODY_SYM_VARIANTS(NBODY_SYM_INSTANTIATE)
@@ -285,21 +283,22 @@ std::string list_b() {
     std::string msg = "no symmetric kernel instance for map=" + std::to_string(static_cast<int>(v.map)) +
                       ", bodies_per_lane=" + std::to_string(v.bodies_per_lane) + ":";
     if (v.map != SymmetricMap::Lambda && v.map != SymmetricMap::BoundingBox)
-        msg += " map " + std::to_string(static_cast<int>(v.map)) + " is not supported (supported: lambda, bounding-box);";
+        msg += " map " + std::to_string(static_cast<int>(v.map)) +
+               " is not supported (supported: lambda, bounding-box);";
     if (!supported_b(v.bodies_per_lane))
-        msg += " bodies_per_lane " + std::to_string(v.bodies_per_lane) + " is not supported (supported: " + list_b() +
-               ");";
+        msg += " bodies_per_lane " + std::to_string(v.bodies_per_lane) +
+               " is not supported (supported: " + list_b() + ");";
     msg.back() = '.';
     throw std::invalid_argument(msg);
 }
 
 // THE dispatch: run-time (map, B) to a compiled instance. Default: error listing the values.
 TileKernelFn select_tile_kernel(const SymmetricVariant& v) {
-#define NBODY_SYM_CASE(M, B)                  \
+#define NBODY_SYM_CASE(M, B)              \
     case variant_key(SymmetricMap::M, B): \
         return &symmetric_tile_kernel<SymmetricMap::M, B>;
-    const bool in_range =
-        (v.map == SymmetricMap::Lambda || v.map == SymmetricMap::BoundingBox) && supported_b(v.bodies_per_lane);
+    const bool in_range = (v.map == SymmetricMap::Lambda || v.map == SymmetricMap::BoundingBox) &&
+                          supported_b(v.bodies_per_lane);
     switch (in_range ? variant_key(v.map, v.bodies_per_lane) : -1) {
         NBODY_SYM_VARIANTS(NBODY_SYM_CASE)
         default:
@@ -308,19 +307,31 @@ TileKernelFn select_tile_kernel(const SymmetricVariant& v) {
 #undef NBODY_SYM_CASE
 }
 
+// 32 one-warp blocks per SM need 32 x (P x 32 B + the 1 KB the runtime reserves per block) of
+// shared memory: 160 KB at B = 4, 225 KB at B = 8. Ask for the largest carveout so the L1/shared
+// split never caps occupancy (the tile kernel reads global memory once per tile; L1 hardly matters).
+void prefer_shared(TileKernelFn fn) {
+    CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(fn),
+                                    cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared));
+}
+
 void validate(const SymmetricVariant& v, const float4* pos, int n, float eps2, const float4* acc) {
-    if (n < 0) throw std::invalid_argument("symmetric force: body count must be >= 0 (got " + std::to_string(n) + ")");
+    if (n < 0)
+        throw std::invalid_argument("symmetric force: body count must be >= 0 (got " + std::to_string(n) +
+                                    ")");
     const int max_n = symmetric_max_bodies(v);
     if (n > max_n)
-        throw std::invalid_argument("symmetric force: " + std::to_string(n) + " bodies is more than the " +
-                                    std::to_string(max_n) + " this kernel supports with bodies_per_lane=" +
-                                    std::to_string(v.bodies_per_lane) + " (at most " +
-                                    std::to_string(tri::kMaxTilesPerSide) + " tiles of " +
-                                    std::to_string(symmetric_tile_size(v.bodies_per_lane)) + " per side)");
+        throw std::invalid_argument(
+            "symmetric force: " + std::to_string(n) + " bodies is more than the " + std::to_string(max_n) +
+            " this kernel supports with bodies_per_lane=" + std::to_string(v.bodies_per_lane) + " (at most " +
+            std::to_string(tri::kMaxTilesPerSide) + " tiles of " +
+            std::to_string(symmetric_tile_size(v.bodies_per_lane)) + " per side)");
     if (!(eps2 >= kMinEps2) || !(eps2 <= std::numeric_limits<float>::max()))
-        throw std::invalid_argument("symmetric force: eps^2 must be a finite number >= 1e-20 (softening >= 1e-10; got " +
-                                    std::to_string(eps2) +
-                                    "): padding bodies and coincident bodies rely on m / (r^2 + eps^2)^1.5 being finite");
+        throw std::invalid_argument(
+            "symmetric force: eps^2 must be a finite number >= 1e-20 (softening >= 1e-10; got " +
+            std::to_string(eps2) +
+            "): padding bodies and coincident bodies rely on m / (r^2 + eps^2)^1.5 being finite");
     if (n > 0 && (pos == nullptr || acc == nullptr))
         throw std::invalid_argument("symmetric force: null position or acceleration array");
 }
@@ -329,8 +340,10 @@ void validate(const SymmetricVariant& v, const float4* pos, int n, float eps2, c
 
 const char* to_string(SymmetricMap map) {
     switch (map) {
-        case SymmetricMap::Lambda: return "lambda";
-        case SymmetricMap::BoundingBox: return "bounding-box";
+        case SymmetricMap::Lambda:
+            return "lambda";
+        case SymmetricMap::BoundingBox:
+            return "bounding-box";
     }
     return "unknown";
 }
@@ -345,7 +358,8 @@ void require_symmetric_instance(const SymmetricVariant& v) { (void)sym::select_t
 
 int symmetric_max_bodies(const SymmetricVariant& v) {
     require_symmetric_instance(v);
-    const std::int64_t by_map = static_cast<std::int64_t>(tri::kMaxTilesPerSide) * symmetric_tile_size(v.bodies_per_lane);
+    const std::int64_t by_map =
+        static_cast<std::int64_t>(tri::kMaxTilesPerSide) * symmetric_tile_size(v.bodies_per_lane);
     // Leave room for the padded tile: T * P must stay below INT_MAX.
     const std::int64_t by_int = INT_MAX - symmetric_tile_size(v.bodies_per_lane);
     return static_cast<int>(std::min(by_map, by_int));
@@ -354,8 +368,8 @@ int symmetric_max_bodies(const SymmetricVariant& v) {
 SymmetricGeometry symmetric_geometry(const SymmetricVariant& v, int n) {
     require_symmetric_instance(v);
     if (n < 0 || n > symmetric_max_bodies(v))
-        throw std::invalid_argument("symmetric geometry: body count " + std::to_string(n) + " out of range [0, " +
-                                    std::to_string(symmetric_max_bodies(v)) + "]");
+        throw std::invalid_argument("symmetric geometry: body count " + std::to_string(n) +
+                                    " out of range [0, " + std::to_string(symmetric_max_bodies(v)) + "]");
     SymmetricGeometry g;
     g.tile = symmetric_tile_size(v.bodies_per_lane);
     g.threads = sym::kWarp;
@@ -384,6 +398,7 @@ SymmetricKernelResources symmetric_kernel_resources(const SymmetricVariant& v) {
     const sym::TileKernelFn fn = sym::select_tile_kernel(v);
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn)));
+    sym::prefer_shared(fn);
     SymmetricKernelResources r;
     r.registers_per_thread = attr.numRegs;
     r.local_bytes_per_thread = attr.localSizeBytes;
@@ -398,6 +413,7 @@ void launch_symmetric_force(const SymmetricVariant& v, const float4* pos, int n,
     sym::validate(v, pos, n, eps2, acc);
     if (n == 0) return;
     const SymmetricGeometry g = symmetric_geometry(v, n);
+    sym::prefer_shared(fn);
     CUDA_CHECK(cudaMemsetAsync(acc, 0, static_cast<std::size_t>(n) * sizeof(float4), stream));
     fn<<<dim3(g.grid_x, g.grid_y, g.grid_z), g.threads, 0, stream>>>(pos, n, eps2, acc, g.tiles_per_side,
                                                                      static_cast<std::uint32_t>(g.tiles));
@@ -448,14 +464,14 @@ TriangularMapCheck check_triangular_map_on_device(std::uint32_t tiles_per_side, 
         std::min<std::uint64_t>((result.checked + kBlock - 1) / kBlock, 132u * 64u));  // grid-stride beyond
     unsigned long long* wrong = counters.get();
     unsigned long long* first = counters.get() + 1;
-#define NBODY_MAP_CHECK(F)                                                                                          \
-    case TriangularMapFlavor::F:                                                                                    \
-        if (with_diagonal)                                                                                          \
-            sym::map_check_kernel<TriangularMapFlavor::F, true><<<blocks, kBlock>>>(result.checked, paper_eps,     \
-                                                                                     wrong, first);                 \
-        else                                                                                                        \
-            sym::map_check_kernel<TriangularMapFlavor::F, false><<<blocks, kBlock>>>(result.checked, paper_eps,    \
-                                                                                      wrong, first);                \
+#define NBODY_MAP_CHECK(F)                                                     \
+    case TriangularMapFlavor::F:                                               \
+        if (with_diagonal)                                                     \
+            sym::map_check_kernel<TriangularMapFlavor::F, true>                \
+                <<<blocks, kBlock>>>(result.checked, paper_eps, wrong, first); \
+        else                                                                   \
+            sym::map_check_kernel<TriangularMapFlavor::F, false>               \
+                <<<blocks, kBlock>>>(result.checked, paper_eps, wrong, first); \
         break;
     switch (flavor) {
         NBODY_MAP_CHECK(Exact)
@@ -463,7 +479,8 @@ TriangularMapCheck check_triangular_map_on_device(std::uint32_t tiles_per_side, 
         NBODY_MAP_CHECK(Paper)
         default:
             throw std::invalid_argument("check_triangular_map_on_device: unknown flavor " +
-                                        std::to_string(static_cast<int>(flavor)) + " (supported: 0 exact, 1 fast, 2 paper)");
+                                        std::to_string(static_cast<int>(flavor)) +
+                                        " (supported: 0 exact, 1 fast, 2 paper)");
     }
 #undef NBODY_MAP_CHECK
     CUDA_CHECK_LAUNCH();

@@ -62,13 +62,13 @@ int symmetric_max_bodies(const SymmetricVariant& v);
 
 // How a launch for n bodies is laid out (host arithmetic only; no device needed).
 struct SymmetricGeometry {
-    int tile = 0;                     // P, bodies per tile side
-    std::uint32_t tiles_per_side = 0; // T = ceil(n / P)
-    std::uint64_t tiles = 0;          // tiles evaluated: T(T+1)/2
-    std::uint64_t blocks = 0;         // blocks launched: grid_x * grid_y * grid_z
+    int tile = 0;                      // P, bodies per tile side
+    std::uint32_t tiles_per_side = 0;  // T = ceil(n / P)
+    std::uint64_t tiles = 0;           // tiles evaluated: T(T+1)/2
+    std::uint64_t blocks = 0;          // blocks launched: grid_x * grid_y * grid_z
     unsigned grid_x = 0, grid_y = 0, grid_z = 0;
-    int threads = 0;                  // per block: one warp
-    std::size_t shared_bytes = 0;     // static shared memory per block
+    int threads = 0;               // per block: one warp
+    std::size_t shared_bytes = 0;  // static shared memory per block
 };
 // Lambda: k = blockIdx.y * grid_x + blockIdx.x over a 1-D grid while T(T+1)/2 <= 2^31 - 1
 // (T <= 65535), else the fewest rows of at most 2^31 - 1 blocks (blocks - tiles < grid_y).
@@ -81,7 +81,7 @@ struct SymmetricKernelResources {
     int registers_per_thread = 0;
     std::size_t local_bytes_per_thread = 0;  // > 0 means spills (never expected)
     std::size_t static_shared_bytes = 0;
-    int max_blocks_per_sm = 0;               // occupancy: resident one-warp blocks per SM
+    int max_blocks_per_sm = 0;  // occupancy: resident one-warp blocks per SM
 };
 SymmetricKernelResources symmetric_kernel_resources(const SymmetricVariant& v);
 
@@ -95,8 +95,8 @@ void launch_symmetric_force(const SymmetricVariant& v, const float4* pos, int n,
 
 inline void launch_symmetric_force(SymmetricMap map, const float4* pos, int n, float eps2, float4* acc,
                                    float4* vel_or_null, float half_dt, cudaStream_t stream) {
-    launch_symmetric_force(SymmetricVariant{map, kSymmetricDefaultBodiesPerLane}, pos, n, eps2, acc, vel_or_null,
-                           half_dt, stream);
+    launch_symmetric_force(SymmetricVariant{map, kSymmetricDefaultBodiesPerLane}, pos, n, eps2, acc,
+                           vel_or_null, half_dt, stream);
 }
 
 // Median time in milliseconds of `repeats` force passes (memset + tile kernel, no kick) after one

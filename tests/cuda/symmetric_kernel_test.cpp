@@ -48,10 +48,10 @@ std::string device_problem() {
     return nbody::cuda::kernel_image_problem();
 }
 
-#define SKIP_WITHOUT_DEVICE()                                        \
-    do {                                                             \
-        const std::string problem = device_problem();                \
-        if (!problem.empty()) GTEST_SKIP() << problem;               \
+#define SKIP_WITHOUT_DEVICE()                          \
+    do {                                               \
+        const std::string problem = device_problem();  \
+        if (!problem.empty()) GTEST_SKIP() << problem; \
     } while (0)
 
 nbody::State plummer(std::size_t n, std::uint64_t seed = 42) {
@@ -89,7 +89,8 @@ std::vector<float4> symmetric_accelerations(const SymmetricVariant& v, const nbo
     DeviceBuffer<float4> pos = upload(s.pos_mass);
     DeviceBuffer<float4> acc(std::max<std::size_t>(n, 1));
     CUDA_CHECK(cudaMemset(acc.get(), 0xff, acc.bytes()));
-    nbody::cuda::launch_symmetric_force(v, pos.get(), static_cast<int>(n), kEps2, acc.get(), nullptr, 0.0f, nullptr);
+    nbody::cuda::launch_symmetric_force(v, pos.get(), static_cast<int>(n), kEps2, acc.get(), nullptr, 0.0f,
+                                        nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     return download(acc, n);
 }
@@ -184,7 +185,8 @@ TEST(SymmetricKernelArgs, RejectsWhatItCannotRun) {
     }
     const SymmetricVariant v{SymmetricMap::Lambda, 4};
     EXPECT_THROW(nbody::cuda::symmetric_geometry(v, -1), std::invalid_argument);
-    EXPECT_THROW(nbody::cuda::symmetric_geometry(v, nbody::cuda::symmetric_max_bodies(v) + 1), std::invalid_argument);
+    EXPECT_THROW(nbody::cuda::symmetric_geometry(v, nbody::cuda::symmetric_max_bodies(v) + 1),
+                 std::invalid_argument);
     EXPECT_EQ(nbody::cuda::symmetric_max_bodies(v), 65536 * 128);
     // Bad softening is refused before any CUDA call, so this needs no device.
     float4 dummy{};
@@ -220,7 +222,8 @@ TEST(SymmetricKernel, EdgeSizesMatchReference) {
     SKIP_WITHOUT_DEVICE();
     // 1: nothing to pair; 2: one pair; 31: a part tile; 1000, 4097: part tiles at every B, and
     // several diagonal and off-diagonal tiles.
-    for (int n : {1, 2, 31, 1000, 4097}) expect_matches_reference(plummer(static_cast<std::size_t>(n), 7 + n), all_variants());
+    for (int n : {1, 2, 31, 1000, 4097})
+        expect_matches_reference(plummer(static_cast<std::size_t>(n), 7 + n), all_variants());
 }
 
 TEST(SymmetricKernel, CoincidentBodiesStayFinite) {
@@ -239,8 +242,8 @@ TEST(SymmetricKernel, ClosingKickUsesTheNewAccelerations) {
     DeviceBuffer<float4> vel = upload(s.velocity);
     DeviceBuffer<float4> acc(n);
     const float half_dt = 0.125f;
-    nbody::cuda::launch_symmetric_force(SymmetricMap::Lambda, pos.get(), static_cast<int>(n), kEps2, acc.get(),
-                                        vel.get(), half_dt, nullptr);
+    nbody::cuda::launch_symmetric_force(SymmetricMap::Lambda, pos.get(), static_cast<int>(n), kEps2,
+                                        acc.get(), vel.get(), half_dt, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     const auto a = download(acc, n);
     const auto v = download(vel, n);
@@ -262,7 +265,8 @@ TEST(SymmetricMapDevice, ExhaustiveTo65536TilesPerSide) {
             const auto r = nbody::cuda::check_triangular_map_on_device(t, f, diagonal, 0.0f);
             EXPECT_EQ(r.checked, diagonal ? 2147516416ull : 2147450880ull);
             EXPECT_EQ(r.wrong, 0u) << (f == TriangularMapFlavor::Fast ? "fast" : "exact")
-                                   << (diagonal ? " eq. 4" : " eq. 5") << ": first wrong k = " << r.first_wrong;
+                                   << (diagonal ? " eq. 4" : " eq. 5")
+                                   << ": first wrong k = " << r.first_wrong;
         }
     }
     // The paper's uncorrected variant on the device, for the record (not an assertion: how far it
@@ -270,8 +274,9 @@ TEST(SymmetricMapDevice, ExhaustiveTo65536TilesPerSide) {
     const auto p = nbody::cuda::check_triangular_map_on_device(t, TriangularMapFlavor::Paper, true,
                                                                nbody::cuda::tri::kPaperEpsilon);
     std::printf("  paper variant on the device (eps %g): %llu of %llu blocks wrong, first wrong k = %llu\n",
-                static_cast<double>(nbody::cuda::tri::kPaperEpsilon), static_cast<unsigned long long>(p.wrong),
-                static_cast<unsigned long long>(p.checked), static_cast<unsigned long long>(p.first_wrong));
+                static_cast<double>(nbody::cuda::tri::kPaperEpsilon),
+                static_cast<unsigned long long>(p.wrong), static_cast<unsigned long long>(p.checked),
+                static_cast<unsigned long long>(p.first_wrong));
     EXPECT_GT(p.wrong, 0u) << "the uncorrected variant was exact to T = 65536 on this device";
 }
 
@@ -283,8 +288,8 @@ double median(std::vector<double> v) {
     return v.size() % 2 == 1 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
-double time_full_force_ms(const nbody::cuda::ForceVariant& fv, int block, const float4* pos, int n, float4* acc,
-                          int repeats) {
+double time_full_force_ms(const nbody::cuda::ForceVariant& fv, int block, const float4* pos, int n,
+                          float4* acc, int repeats) {
     nbody::cuda::ForceArgs args;
     args.pos = pos;
     args.n = n;
@@ -324,23 +329,30 @@ TEST(SymmetricTiming, PrintsRates) {
         DeviceBuffer<float4> acc(static_cast<std::size_t>(n));
         const double n2 = static_cast<double>(n) * n;
 
+        auto full_name = [](const nbody::cuda::ForceVariant& fv) {
+            return "full (unroll " + std::to_string(fv.unroll) + ", q " +
+                   std::to_string(fv.threads_per_body) + ", B " + std::to_string(fv.bodies_per_thread) +
+                   ", block 256)";
+        };
         const nbody::cuda::ForceVariant full_default{};
         const double full_ms = time_full_force_ms(full_default, 256, pos.get(), n, acc.get(), repeats);
         auto row = [&](const std::string& what, double ms) {
-            std::printf("| %d | %s | %.3f | %.3e | %.2fx |\n", n, what.c_str(), ms, n2 / (ms * 1e-3), full_ms / ms);
+            std::printf("| %d | %s | %.3f | %.3e | %.2fx |\n", n, what.c_str(), ms, n2 / (ms * 1e-3),
+                        full_ms / ms);
             std::fflush(stdout);
         };
-        row("full (unroll 4, q 1, B 1, block 256)", full_ms);
+        row(full_name(full_default) + " (default)", full_ms);
         nbody::cuda::ForceVariant full_b4{};
         full_b4.bodies_per_thread = 4;
-        row("full (unroll 4, q 1, B 4, block 256)",
-            time_full_force_ms(full_b4, 256, pos.get(), n, acc.get(), repeats));
+        full_b4.unroll = 8;
+        row(full_name(full_b4), time_full_force_ms(full_b4, 256, pos.get(), n, acc.get(), repeats));
 
         std::vector<SymmetricVariant> variants = {{SymmetricMap::Lambda, 4}, {SymmetricMap::BoundingBox, 4}};
         for (int b : {1, 2, 8}) variants.push_back({SymmetricMap::Lambda, b});
         variants.push_back({SymmetricMap::BoundingBox, 8});
         for (const SymmetricVariant& v : variants) {
-            const double ms = nbody::cuda::time_symmetric_force_ms(v, pos.get(), n, kEps2, acc.get(), repeats);
+            const double ms =
+                nbody::cuda::time_symmetric_force_ms(v, pos.get(), n, kEps2, acc.get(), repeats);
             EXPECT_GT(ms, 0.0);
             row("symmetric " + name(v), ms);
         }
@@ -351,6 +363,8 @@ TEST(SymmetricTiming, PrintsRates) {
 
 #else  // !NBODY_HAVE_CUDA
 
-TEST(SymmetricKernel, NeedsCuda) { GTEST_SKIP() << "built without the CUDA backend (NBODY_HAVE_CUDA is off)"; }
+TEST(SymmetricKernel, NeedsCuda) {
+    GTEST_SKIP() << "built without the CUDA backend (NBODY_HAVE_CUDA is off)";
+}
 
 #endif

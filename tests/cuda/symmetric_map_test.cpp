@@ -67,7 +67,8 @@ TEST(TriangularMap, TriangularNumbersNeed64Bits) {
 TEST(TriangularMap, SmallCasesByHand) {
     const Coord want[] = {{0, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {2, 2}, {3, 0}};
     for (std::uint32_t k = 0; k < 7; ++k) {
-        for (const Coord c : {tri::lambda_exact(k), tri::lambda_fast(k), tri::lambda_paper(k, tri::kPaperEpsilon)}) {
+        for (const Coord c :
+             {tri::lambda_exact(k), tri::lambda_fast(k), tri::lambda_paper(k, tri::kPaperEpsilon)}) {
             EXPECT_EQ(c.row, want[k].row) << "k=" << k;
             EXPECT_EQ(c.col, want[k].col) << "k=" << k;
         }
@@ -89,10 +90,10 @@ TEST(TriangularMap, ExhaustiveTo4096TilesPerSide) {
         const Coord f = tri::lambda_fast(k32), e = tri::lambda_exact(k32), nd = tri::lambda_nodiag_fast(k32),
                     nde = tri::lambda_nodiag_exact(k32);
         const std::uint64_t col = k - triangular(row);
-        if (f.row != row || f.col != col || e.row != row || e.col != col || nd.row != row + 1 || nd.col != col ||
-            nde.row != row + 1 || nde.col != col) {
-            FAIL() << where(k, f, row) << " (exact: " << e.row << ", " << e.col << "; eq. 5 fast: " << nd.row << ", "
-                   << nd.col << "; eq. 5 exact: " << nde.row << ", " << nde.col << ")";
+        if (f.row != row || f.col != col || e.row != row || e.col != col || nd.row != row + 1 ||
+            nd.col != col || nde.row != row + 1 || nde.col != col) {
+            FAIL() << where(k, f, row) << " (exact: " << e.row << ", " << e.col << "; eq. 5 fast: " << nd.row
+                   << ", " << nd.col << "; eq. 5 exact: " << nde.row << ", " << nde.col << ")";
         }
     }
 }
@@ -118,9 +119,9 @@ TEST(TriangularMap, RowBoundariesTo65536TilesPerSide) {
     EXPECT_EQ(misses, 0);
 }
 
-// MUFU.RSQ is not 1 / sqrtf: its relative error is up to ~2^-22.9. The single integer correction
-// tolerates any estimate within 1/2 of sqrt(2k + 1/4) (relative 2^-17.5 at the last row), so the
-// fast map stays exact with rsqrt errors 16x MUFU's (2^-19) in either direction...
+// MUFU.RSQ is not 1 / sqrtf: CUDA documents rsqrtf at 2 ulp (2^-22 relative). The single integer
+// correction tolerates any estimate within 1/2 of sqrt(2k + 1/4) (relative 2^-17 at the last row),
+// so the fast map must stay exact with rsqrt errors 8x that bound (2^-19) in either direction...
 TEST(TriangularMap, FastMapToleratesRsqrtErrorsFarBeyondMufu) {
     for (const float rel : {-0x1p-19f, -0x1p-21f, 0x1p-21f, 0x1p-19f}) {
         int misses = 0;
@@ -167,7 +168,8 @@ TEST(TriangularMap, PaperVariantIsExactOnlyForSmallGrids) {
         }
     }
     ASSERT_TRUE(wrong) << "the uncorrected variant was exact everywhere: the correction would be unneeded";
-    EXPECT_GE(first_wrong, triangular(2000)) << "eps = " << tri::kPaperEpsilon << " no longer reaches 2000 rows";
+    EXPECT_GE(first_wrong, triangular(2000))
+        << "eps = " << tri::kPaperEpsilon << " no longer reaches 2000 rows";
     std::printf("paper variant (eps %g, host 1/sqrtf): first wrong k = %llu, in row %llu\n",
                 static_cast<double>(tri::kPaperEpsilon), static_cast<unsigned long long>(first_wrong),
                 static_cast<unsigned long long>(row));

@@ -237,6 +237,10 @@ TEST(ParticleRenderer, HidingTheHaloRemovesItsLight) {
     RenderSettings settings;
     settings.point_size = 12;
     settings.halo_brightness = 1.0f;
+    // Two particles carry the light meant for thousands (the renderer keeps total light
+    // independent of N): turn it down, and turn off the glow that would spread it everywhere.
+    settings.exposure = 1e-3f;
+    settings.glow = 0.0f;
     auto brightness_at = [&](bool hide, const glm::vec3& p) {
         settings.hide_halo = hide;
         renderer.draw(buffers, camera, settings, {screen.framebuffer(), w, h, 1.0f});

@@ -5,6 +5,8 @@
 // an optional glow taken from its mipmap chain.
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include <glm/glm.hpp>
 
@@ -24,14 +26,15 @@ struct RenderSettings {
     bool size_with_distance = true;    // nearer particles drawn larger (perspective cue)
     float exposure = 1.0f;             // linear multiplier before tone mapping
     bool constant_brightness_zoom = true;  // compensate the surface brightness change when zooming
-    float glow = 0.6f;                 // strength of the wide halo around bright regions; 0: off
+    float glow = 1.5f;                 // strength of the wide halo around bright regions; 0: off
+    float variety = 0.6f;              // per-particle spread of brightness and tint (0: none)
     ColourMode colour_mode = ColourMode::Galaxy;
     ColorMap colour_map = ColorMap::Inferno;
     float speed_scale = 0.0f;          // speed mapped to the top of the colour map; 0: automatic
     bool hide_halo = false;
     float halo_brightness = 0.12f;     // dark matter is dark: a faint haze that shows the halo's extent
     bool float32_target = false;       // RGBA32F instead of RGBA16F
-    glm::vec3 background{0.0035f, 0.0045f, 0.009f};  // linear RGB
+    glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
 };
 
 // Where to draw: framebuffer 0 is a window's back buffer.
@@ -60,13 +63,17 @@ public:
 private:
     void update_colour_map(ColorMap map);
 
+    void build_glow(int width, int height);
+
     ShaderProgram particles_;
+    ShaderProgram glow_;
     ShaderProgram tonemap_;
     GlVertexArray particle_vao_;
     GlVertexArray empty_vao_;
     GlTexture colour_map_;
     int colour_map_loaded_ = -1;
     RenderTarget accumulation_;
+    std::vector<RenderTarget> glow_levels_;  // [L]: 1/2^L of the target's size; [0] unused
     float auto_speed_scale_ = 1.0f;
 };
 
