@@ -65,10 +65,7 @@ struct Candidate {
     double ms = 0;
 };
 
-std::string describe(const KernelConfig& c) {
-    return "U=" + std::to_string(c.unroll) + " p=" + std::to_string(c.block) + " q=" +
-           std::to_string(c.threads_per_body) + " B=" + std::to_string(c.bodies_per_thread);
-}
+std::string describe(const KernelConfig& c) { return c.to_string(); }
 
 }  // namespace
 
@@ -114,6 +111,17 @@ AutotuneResult autotune(CudaBackend& backend, const StepParams& params, const Au
                 c.unroll = u;
                 c.block = p;
                 if (c == best.config) continue;
+                const double ms = try_config(c, quick);
+                if (ms > 0) timed.push_back({c, ms});
+            }
+
+        // The symmetric kernels (each pair once) have one tunable: bodies per lane. They join the
+        // final round on their own times, so the tuner picks whichever pair mode is faster at this N.
+        for (PairMode m : {PairMode::Symmetric, PairMode::SymmetricBoundingBox})
+            for (int b : {2, 4, 8}) {
+                KernelConfig c = best.config;
+                c.pair_mode = m;
+                c.bodies_per_lane = b;
                 const double ms = try_config(c, quick);
                 if (ms > 0) timed.push_back({c, ms});
             }

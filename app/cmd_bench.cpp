@@ -46,7 +46,8 @@ constexpr std::size_t kCheckSample = 2048;
 struct BenchOptions {
     std::vector<std::string> bodies;
     std::string backend = "auto";
-    std::vector<int> unroll, block, threads_per_body, bodies_per_thread;
+    std::vector<int> unroll, block, threads_per_body, bodies_per_thread, bodies_per_lane;
+    std::vector<std::string> pairs;
     bool sweep = false;
     bool autotune = false;
     bool check = false;
@@ -160,7 +161,7 @@ std::vector<int> axis(const std::vector<int>& given, bool sweep, const std::vect
 
 void print_header(bool cuda) {
     if (cuda)
-        std::printf("%9s %3s %5s %3s %2s %6s %10s %10s %9s %9s %6s %4s  %s\n", "N", "U", "p", "q", "B", "steps",
+        std::printf("%9s %-12s %3s %5s %3s %2s %6s %10s %10s %9s %9s %6s %4s  %s\n", "N", "pairs", "U", "p", "q", "B", "steps",
                     "ms/step", "int/s", "GF/s@20", "GF/s@38", "%ceil", "regs", "check");
     else
         std::printf("%9s %6s %10s %10s %9s %9s  %s\n", "N", "steps", "ms/step", "int/s", "GF/s@20", "GF/s@38",
@@ -174,12 +175,18 @@ void print_record(const Record& r, bool cuda) {
     if (r.autotuned) check += check.empty() ? "(auto-tuned)" : " (auto-tuned)";
     if (cuda) {
         const KernelConfig& c = *r.config;
+        // The symmetric kernels have one tunable, bodies per lane, shown in the B column.
+        const bool full = c.pair_mode == PairMode::Full;
+        const std::string u = full ? std::to_string(c.unroll) : "-", p = full ? std::to_string(c.block) : "32",
+                          q = full ? std::to_string(c.threads_per_body) : "-";
+        const int b = full ? c.bodies_per_thread : c.bodies_per_lane;
+        const std::string pairs(to_string(c.pair_mode));
         if (!r.valid) {
-            std::printf("%9zu %3d %5d %3d %2d  refused: %s\n", r.bodies, c.unroll, c.block, c.threads_per_body,
-                        c.bodies_per_thread, r.reason.c_str());
+            std::printf("%9zu %-12s %3s %5s %3s %2d  refused: %s\n", r.bodies, pairs.c_str(), u.c_str(), p.c_str(),
+                        q.c_str(), b, r.reason.c_str());
         } else {
-            std::printf("%9zu %3d %5d %3d %2d %6d %10.4f %10.3e %9.0f %9.0f %6.1f %4d  %s\n", r.bodies, c.unroll, c.block,
-                        c.threads_per_body, c.bodies_per_thread, r.timing.steps_per_repeat, r.timing.ms_per_step,
+            std::printf("%9zu %-12s %3s %5s %3s %2d %6d %10.4f %10.3e %9.0f %9.0f %6.1f %4d  %s\n", r.bodies,
+                        pairs.c_str(), u.c_str(), p.c_str(), q.c_str(), b, r.timing.steps_per_repeat, r.timing.ms_per_step,
                         r.interactions_per_second, r.interactions_per_second * kFlopsGems / 1e9,
                         r.interactions_per_second * kFlopsWarren / 1e9, r.percent_ceiling.value_or(0),
                         r.registers.value_or(0), check.c_str());
@@ -200,8 +207,11 @@ nlohmann::json to_json(const Record& r) {
         j["block"] = r.config->block;
         j["threads_per_body"] = r.config->threads_per_body;
         j["bodies_per_thread"] = r.config->bodies_per_thread;
+        j["pair_mode"] = std::string(to_string(r.config->pair_mode));
+        j["bodies_per_lane"] = r.config->bodies_per_lane;
     } else {
-        for (const char* k : {"unroll", "block", "threads_per_body", "bodies_per_thread"}) j[k] = nullptr;
+        for (const char* k : {"unroll", "block", "threads_per_body", "bodies_per_thread", "pair_mode", "bodies_per_lane"})
+            j[k] = nullptr;
     }
     j["valid"] = r.valid;
     if (!r.valid) {
@@ -253,7 +263,8 @@ int bench(const BenchOptions& o) {
     if (sizes.empty()) sizes = is_cuda ? std::vector<std::size_t>{16384, 65536, 262144} : std::vector<std::size_t>{1024, 4096};
 
     const bool config_given = o.sweep || o.autotune || !o.unroll.empty() || !o.block.empty() ||
-                              !o.threads_per_body.empty() || !o.bodies_per_thread.empty();
+                              !o.threads_per_body.empty() || !o.bodies_per_thread.empty() || !o.pairs.empty() ||
+                              !o.bodies_per_lane.empty();
     if (!is_cuda && config_given)
         std::fprintf(stderr, "nbody bench: the %s backend has no kernel config; --unroll/--block/--threads-per-body/"
                              "--bodies-per-thread/--sweep/--autotune are ignored\n",
@@ -286,6 +297,20 @@ int bench(const BenchOptions& o) {
                     info.name.c_str(), info.sm_count, info.compute_major, info.compute_minor, info.clock_khz / 1e3,
                     info.fp32_instructions_per_second() / 1e12, ceiling_interactions / 1e12);
         const KernelConfig d = cuda->kernel_config();
+        std::vector<PairMode> modes;
+        for (const std::string& m : o.pairs) modes.push_back(parse_pair_mode(m));
+        if (modes.empty() && o.sweep) modes = {PairMode::Full, PairMode::Symmetric, PairMode::SymmetricBoundingBox};
+        const bool time_full = modes.empty() || std::find(modes.begin(), modes.end(), PairMode::Full) != modes.end();
+        for (PairMode m : modes) {
+            if (m == PairMode::Full) continue;
+            for (int b : axis(o.bodies_per_lane, o.sweep, {1, 2, 4, 8}, d.bodies_per_lane)) {
+                KernelConfig c = d;
+                c.pair_mode = m;
+                c.bodies_per_lane = b;
+                configs.push_back(c);
+            }
+        }
+        if (time_full)
         for (int u : axis(o.unroll, o.sweep, CudaBackend::supported_unroll(), d.unroll))
             for (int p : axis(o.block, o.sweep, {32, 64, 128, 256, 512, 1024}, d.block))
                 for (int q : axis(o.threads_per_body, o.sweep, CudaBackend::supported_threads_per_body(), d.threads_per_body))
@@ -431,6 +456,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--threads-per-body", options->threads_per_body, "threads per body to time (1,2,4,8,16,32)")
         ->delimiter(',');
     cmd->add_option("--bodies-per-thread", options->bodies_per_thread, "i-bodies per thread to time (1,2,4)")
+        ->delimiter(',');
+    cmd->add_option("--pairs", options->pairs,
+                    "pair modes to time: full (every pair), symmetric (each pair once, lambda map), "
+                    "symmetric-bb (bounding-box grid); default full, all three with --sweep")
+        ->delimiter(',');
+    cmd->add_option("--bodies-per-lane", options->bodies_per_lane, "symmetric kernels: i-bodies per lane (1,2,4,8)")
         ->delimiter(',');
     cmd->add_flag("--sweep", options->sweep,
                   "Every supported value on each axis not given explicitly (blocks 32..1024 in powers of two)");

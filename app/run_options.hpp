@@ -3,13 +3,15 @@
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <string>
 
 #include "nbody/sim/backend.hpp"
 
 namespace nbody::app {
 
 struct KernelOptions {
-    std::optional<int> unroll, block, threads_per_body;
+    std::optional<int> unroll, block, threads_per_body, bodies_per_thread, bodies_per_lane;
+    std::optional<std::string> pairs;
 };
 
 void add_kernel_options(CLI::App& cmd, KernelOptions& options);

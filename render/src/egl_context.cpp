@@ -119,10 +119,12 @@ struct EglContext::Impl {
         if (ctx == EGL_NO_CONTEXT)
             return "eglCreateContext(4.5 core): " + egl_error_name(eglGetError());
 
-        // Surfaceless when possible: rendering goes to framebuffer objects anyway, and a pbuffer
-        // costs memory for nothing. The proven fallback is a tiny pbuffer.
+        // A tiny pbuffer when there is a config for one: the path proven on both NVIDIA's and
+        // Mesa's device platforms (rendering goes to framebuffer objects anyway). Surfaceless
+        // only where no pbuffer config exists.
         EGLSurface surf = EGL_NO_SURFACE;
-        if (!surfaceless) {
+        const bool use_pbuffer = have_config;
+        if (use_pbuffer) {
             const EGLint pbuffer_attribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
             surf = eglCreatePbufferSurface(dpy, config, pbuffer_attribs);
             if (surf == EGL_NO_SURFACE) {
@@ -143,7 +145,7 @@ struct EglContext::Impl {
         std::ostringstream m;
         const char* vendor = eglQueryString(dpy, EGL_VENDOR);
         m << "EGL " << major << "." << minor << " (" << (vendor ? vendor : "?") << "), "
-          << (surfaceless ? "surfaceless" : "pbuffer");
+          << (use_pbuffer ? "pbuffer" : "surfaceless");
         mode = m.str();
         return {};
     }

@@ -13,6 +13,7 @@
 #include "cuda_probe.hpp"
 #include "cuda_raii.hpp"
 #include "force_kernel.hpp"
+#include "symmetric_kernel.hpp"
 
 namespace nbody {
 namespace {
@@ -31,6 +32,11 @@ constexpr double kMinSoftening = 1e-10;
 constexpr std::size_t kMaxBodies = std::size_t(1) << 30;
 
 cuda::ForceVariant variant_of(const KernelConfig& c) { return {c.unroll, c.threads_per_body, c.bodies_per_thread}; }
+
+cuda::SymmetricVariant symmetric_variant_of(const KernelConfig& c) {
+    return {c.pair_mode == PairMode::SymmetricBoundingBox ? cuda::SymmetricMap::BoundingBox : cuda::SymmetricMap::Lambda,
+            c.bodies_per_lane};
+}
 
 int fp32_lanes_per_sm(int major, int minor) {
     switch (major) {
@@ -122,7 +128,11 @@ struct CudaBackend::Impl {
         args.acc = acc.get();
         args.vel = kick_vel;
         args.half_dt = static_cast<float>(0.5 * dt);
-        cuda::launch_force(variant_of(config), config.block, args, stream.get());
+        if (config.pair_mode == PairMode::Full)
+            cuda::launch_force(variant_of(config), config.block, args, stream.get());
+        else
+            cuda::launch_symmetric_force(symmetric_variant_of(config), args.pos, args.n, args.eps2, args.acc,
+                                         args.vel, args.half_dt, stream.get());
         t.stop.record(stream.get());
         t.pending = true;
         latest = k;
@@ -326,6 +336,14 @@ std::vector<Vec3d> CudaBackend::accelerations(double softening) {
 double CudaBackend::time() const { return impl_->time; }
 
 std::string CudaBackend::check_kernel_config_host(const KernelConfig& c) {
+    if (c.pair_mode != PairMode::Full) {
+        try {
+            cuda::require_symmetric_instance(symmetric_variant_of(c));
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+        return {};
+    }
     try {
         cuda::require_force_instance(variant_of(c));
     } catch (const std::invalid_argument& e) {
@@ -347,6 +365,16 @@ std::string CudaBackend::check_kernel_config_host(const KernelConfig& c) {
 
 CudaBackend::KernelResources CudaBackend::kernel_resources(const KernelConfig& c) const {
     impl_->use_device();
+    if (c.pair_mode != PairMode::Full) {
+        const cuda::SymmetricKernelResources r = cuda::symmetric_kernel_resources(symmetric_variant_of(c));
+        const cuda::SymmetricGeometry g = cuda::symmetric_geometry(symmetric_variant_of(c), 0);
+        KernelResources out;
+        out.registers_per_thread = r.registers_per_thread;
+        out.local_bytes_per_thread = r.local_bytes_per_thread;
+        out.max_threads_per_block = g.threads;
+        out.shared_bytes_per_block = r.static_shared_bytes;
+        return out;
+    }
     const cuda::ForceKernelResources r = cuda::force_kernel_resources(variant_of(c));
     KernelResources out;
     out.registers_per_thread = r.registers_per_thread;
@@ -358,6 +386,13 @@ CudaBackend::KernelResources CudaBackend::kernel_resources(const KernelConfig& c
 
 std::string CudaBackend::check_kernel_config(const KernelConfig& c) const {
     if (std::string reason = check_kernel_config_host(c); !reason.empty()) return reason;
+    if (c.pair_mode != PairMode::Full) {
+        const int limit = cuda::symmetric_max_bodies(symmetric_variant_of(c));
+        if (impl_->n > std::size_t(limit))
+            return "the symmetric kernel with " + std::to_string(c.bodies_per_lane) + " bodies/lane handles at most " +
+                   std::to_string(limit) + " bodies (" + std::to_string(impl_->n) + " loaded)";
+        return {};
+    }
     const CudaDeviceInfo& info = impl_->info;
     if (c.block > info.max_threads_per_block)
         return "block " + std::to_string(c.block) + " is above this device's limit of " +

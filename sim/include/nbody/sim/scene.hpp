@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/state.hpp"
@@ -44,5 +46,33 @@ Scene default_scene(std::optional<std::size_t> bodies = std::nullopt);
 
 // Two Plummer spheres on a collision course: the simplest collision, always available.
 Scene two_plummer_collision(std::size_t bodies, std::uint64_t seed = 42);
+
+// Scene files (scenes/*.toml; the format is in docs/SCENES.md; implemented in
+// sim/src/ic/scene_file.cpp).
+//
+// Loads a scene file. `bodies` scales the scene to that many bodies, every component keeping its
+// share and its mass (so particle masses change, the physics does not). Strict: an unknown key, a
+// wrong type, a missing field, a negative mass, N = 0, an impossible orbit each throw
+// std::runtime_error naming the file, the key and (where it has one) the line; nothing is
+// returned half-built.
+Scene load_scene(const std::string& path, std::optional<std::size_t> bodies = std::nullopt);
+
+// The same from text in memory; `source_name` stands for the file in messages and Scene::source.
+Scene load_scene_from_string(std::string_view toml_text, const std::string& source_name,
+                             std::optional<std::size_t> bodies = std::nullopt);
+
+// One entry of the viewer's scene picker. Files that fail to parse are listed with `error` set
+// (and the rest empty), so the picker can show why a scene is unavailable.
+struct SceneEntry {
+    std::string path;
+    std::string name;
+    std::string description;
+    std::size_t bodies = 0;
+    std::string error;
+};
+
+// The *.toml files directly in `directory`, sorted by file name, each parsed and checked but not
+// generated (cheap). Throws std::runtime_error when the folder cannot be read.
+std::vector<SceneEntry> list_scenes(const std::string& directory);
 
 }  // namespace nbody
