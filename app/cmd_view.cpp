@@ -17,34 +17,56 @@ void add_view_command(CLI::App& app, int& exit_code) {
     auto size = std::make_shared<std::string>("1280x720");
     auto bodies = std::make_shared<long long>(0);
     CLI::App* cmd = app.add_subcommand(
-        "view", "Open the viewer (the default with no arguments); --headless renders through EGL without a display");
-    cmd->add_option("--scene", options->scene, "Scene file (scenes/*.toml); default: the built-in galaxy collision");
+        "view",
+        "Open the viewer (the default with no arguments); --headless renders through EGL without a display");
+    cmd->add_option("--scene", options->scene,
+                    "Scene file (scenes/*.toml); default: the built-in galaxy collision");
     cmd->add_option("--backend", *backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
         ->capture_default_str();
     cmd->add_option("--bodies,-n", *bodies, "Number of bodies (default: the scene's)");
     cmd->add_flag("--headless", options->headless,
                   "Render offscreen through EGL (no display needed); renders --frames frames (default 1)");
     cmd->add_option("--frames", options->frames, "Render this many frames, then exit 0 (window or headless)");
-    cmd->add_option("--screenshot", options->screenshot, "Write the last frame to this PNG (needs --frames or --headless)");
+    cmd->add_option("--screenshot", options->screenshot,
+                    "Write the last frame to this PNG (needs --frames or --headless)");
     cmd->add_flag("--no-ui", options->no_ui, "No panels (screenshots of the particles alone)");
     cmd->add_option("--size", *size, "Window or image size WxH in pixels")->capture_default_str();
-    cmd->add_option("--steps-per-frame", options->steps_per_frame, "Leapfrog steps per frame (default: the scene's)");
-    cmd->add_flag("!--no-vsync", options->vsync, "Do not wait for the display's refresh (window mode)");
+    cmd->add_option("--steps-per-frame", options->steps_per_frame,
+                    "Leapfrog steps per frame (default: the scene's)");
+    auto colour = std::make_shared<std::string>();
+    cmd->add_option("--colour", *colour,
+                    "Colour by galaxy | component | speed | plain (default: galaxy, or component "
+                    "for a single galaxy)");
+    cmd->add_flag("--hide-halo", options->hide_halo, "Do not draw dark-halo particles");
+    auto no_vsync = std::make_shared<bool>(false);
+    cmd->add_flag("--no-vsync", *no_vsync, "Do not wait for the display's refresh (window mode)");
     add_kernel_options(*cmd, options->kernel);
     cmd->footer(
-        "Keys: Space pause, N single step, R reset, F screenshot, H hide UI, C reset camera, G follow centre of mass,\n"
+        "Keys: Space pause, N single step, R reset, F screenshot, H hide UI, C reset camera, G follow centre "
+        "of mass,\n"
         "F1 help, Esc quit. Mouse: left drag orbit, right drag pan, wheel zoom.\n"
-        "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report line).");
+        "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report "
+        "line).");
 
-    cmd->callback([options, backend, size, bodies, &exit_code]() {
+    cmd->callback([options, backend, size, bodies, no_vsync, colour, &exit_code]() {
         ViewOptions o = *options;
+        o.vsync = !*no_vsync;
+        if (!colour->empty()) {
+            static const char* names[] = {"galaxy", "component", "speed", "plain"};
+            for (int i = 0; i < 4; ++i)
+                if (*colour == names[i]) o.colour = render::ColourMode(i);
+            if (!o.colour)
+                throw CLI::ValidationError("--colour",
+                                           "'" + *colour + "'; supported: galaxy, component, speed, plain");
+        }
         o.backend = parse_backend_kind(*backend);
         if (*bodies < 0) throw CLI::ValidationError("--bodies", "must be >= 1");
         if (*bodies > 0) o.bodies = static_cast<std::size_t>(*bodies);
         std::smatch m;
         const std::regex wxh(R"((\d{1,5})x(\d{1,5}))");
         if (!std::regex_match(*size, m, wxh))
-            throw CLI::ValidationError("--size", "expected WIDTHxHEIGHT, e.g. 1920x1080 (got '" + *size + "')");
+            throw CLI::ValidationError("--size",
+                                       "expected WIDTHxHEIGHT, e.g. 1920x1080 (got '" + *size + "')");
         o.width = std::stoi(m[1].str());
         o.height = std::stoi(m[2].str());
         if (o.screenshot && !o.frames && !o.headless)

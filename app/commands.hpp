@@ -9,5 +9,6 @@ namespace nbody::app {
 void add_run_command(CLI::App& app, int& exit_code);
 void add_view_command(CLI::App& app, int& exit_code);   // also the default with no subcommand
 void add_bench_command(CLI::App& app, int& exit_code);
+void add_accuracy_command(CLI::App& app, int& exit_code);  // cmd_accuracy.cpp
 
 }  // namespace nbody::app

@@ -64,13 +64,24 @@ struct CentreOfMassTrack {
     }
 };
 
+// Several galaxies: tell them apart. One galaxy with a disk, bulge and halo: show its parts.
+render::ColourMode natural_colour_mode(const State& s) {
+    bool several_galaxies = false, components = false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        several_galaxies |= i < s.galaxy.size() && s.galaxy[i] != s.galaxy[0];
+        components |= i < s.component.size() && s.component[i] != Component::Unspecified;
+    }
+    return !several_galaxies && components ? render::ColourMode::Component : render::ColourMode::Galaxy;
+}
+
 std::string timestamped_png_name() {
     const std::time_t now = std::time(nullptr);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
     std::string name = std::string("nbody-") + stamp + ".png";
     std::error_code ec;
-    for (int k = 2; std::filesystem::exists(name, ec); ++k) name = std::string("nbody-") + stamp + "-" + std::to_string(k) + ".png";
+    for (int k = 2; std::filesystem::exists(name, ec); ++k)
+        name = std::string("nbody-") + stamp + "-" + std::to_string(k) + ".png";
     return name;
 }
 
@@ -91,18 +102,27 @@ void print_report(const RunTotals& t, long long frames_total, const SimulationDr
     const double ips = ms_step > 0 ? n * n / (ms_step * 1e-3) : 0.0;
     std::printf("nbody view: %lld frames, N = %zu, backend %.*s, positions: %s\n", frames_total, sim.size(),
                 int(sim.backend().name().size()), sim.backend().name().data(), describe(sim.path()));
-    std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %lld steps\n", frames_total, fps, ms_frame, t.steps);
+    if (t.frames > 0)
+        std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %lld steps\n", frames_total, fps, ms_frame,
+                    t.steps);
+    else
+        std::printf("  (one frame: nothing to time; the first frame is warm-up, use --frames 2 or more)\n");
     if (ms_step > 0)
-        std::printf("  step: %.3f ms (%s), %.3e interactions/s, %.1f GFLOP/s at %d flops/interaction\n", ms_step,
-                    sim.cuda() ? "force pass, CUDA events" : "wall clock", ips, ips * flops * 1e-9, flops);
-    std::printf("  device-to-host while stepping: %zu bytes (%.1f per frame); uploaded to GL: %zu bytes; "
-                "energy snapshots: %zu bytes\n",
-                t.bytes_to_host, t.frames ? double(t.bytes_to_host) / double(t.frames) : 0.0, t.bytes_uploaded,
-                sim.snapshot_bytes());
-    std::printf("fps_report frames=%lld fps=%.3f ms_per_frame=%.4f ms_per_step=%.4f interactions_per_s=%.4e "
-                "n=%zu d2h_bytes=%zu path=%s\n",
-                t.frames, fps, ms_frame, ms_step, ips, sim.size(), t.bytes_to_host,
-                sim.path() == TransferPath::Interop ? "interop" : sim.path() == TransferPath::HostCopy ? "host-copy" : "upload");
+        std::printf("  step: %.3f ms (%s), %.3e interactions/s, %.1f GFLOP/s at %d flops/interaction\n",
+                    ms_step, sim.cuda() ? "force pass, CUDA events" : "wall clock", ips, ips * flops * 1e-9,
+                    flops);
+    std::printf(
+        "  device-to-host while stepping: %zu bytes (%.1f per frame); uploaded to GL: %zu bytes; "
+        "energy snapshots: %zu bytes\n",
+        t.bytes_to_host, t.frames ? double(t.bytes_to_host) / double(t.frames) : 0.0, t.bytes_uploaded,
+        sim.snapshot_bytes());
+    std::printf(
+        "fps_report frames=%lld fps=%.3f ms_per_frame=%.4f ms_per_step=%.4f interactions_per_s=%.4e "
+        "n=%zu d2h_bytes=%zu path=%s\n",
+        t.frames, fps, ms_frame, ms_step, ips, sim.size(), t.bytes_to_host,
+        sim.path() == TransferPath::Interop    ? "interop"
+        : sim.path() == TransferPath::HostCopy ? "host-copy"
+                                               : "upload");
     std::fflush(stdout);
 }
 
@@ -110,8 +130,8 @@ void print_report(const RunTotals& t, long long frames_total, const SimulationDr
 
 int run_viewer(const ViewOptions& o) {
     if (o.width < 16 || o.height < 16 || o.width > 16384 || o.height > 16384)
-        throw std::invalid_argument("--size must be between 16x16 and 16384x16384 (got " + std::to_string(o.width) + "x" +
-                                    std::to_string(o.height) + ")");
+        throw std::invalid_argument("--size must be between 16x16 and 16384x16384 (got " +
+                                    std::to_string(o.width) + "x" + std::to_string(o.height) + ")");
     if (o.frames && *o.frames < 1) throw std::invalid_argument("--frames must be >= 1");
     // 0: run until closed. Headless without --frames renders one frame.
     const long long frame_limit = o.frames ? *o.frames : (o.headless ? 1 : 0);
@@ -122,10 +142,10 @@ int run_viewer(const ViewOptions& o) {
     scene.state.validate();
 
     // Context before everything that owns GL objects, so it is destroyed after them.
-    std::unique_ptr<Surface> surface =
-        o.headless ? make_headless_surface(o.width, o.height) : make_window_surface(o.width, o.height, o.vsync);
-    std::cerr << "nbody: OpenGL " << surface->gl_info().version << " on " << surface->gl_info().renderer << " ("
-              << surface->description() << ")\n";
+    std::unique_ptr<Surface> surface = o.headless ? make_headless_surface(o.width, o.height)
+                                                  : make_window_surface(o.width, o.height, o.vsync);
+    std::cerr << "nbody: OpenGL " << surface->gl_info().version << " on " << surface->gl_info().renderer
+              << " (" << surface->description() << ")\n";
 
     ViewerParams params;
     params.sim.step = scene.params;
@@ -133,13 +153,15 @@ int run_viewer(const ViewOptions& o) {
     if (params.sim.steps_per_frame < 1) throw std::invalid_argument("--steps-per-frame must be >= 1");
     params.sim.bodies = int(scene.state.size());
     params.show_ui = !o.no_ui;
+    params.render.colour_mode = o.colour.value_or(natural_colour_mode(scene.state));
+    params.render.hide_halo = o.hide_halo;
 
     SimulationDriver sim(o.backend, std::cerr);
     apply_kernel_options(sim.backend(), o.kernel);
     params.kernel.edited = sim.backend().kernel_config();
     sim.load(scene.state, scene.params.dt);
-    std::cerr << "nbody: " << scene.state.size() << " bodies, backend " << sim.backend().name() << ", positions: "
-              << describe(sim.path()) << "\n";
+    std::cerr << "nbody: " << scene.state.size() << " bodies, backend " << sim.backend().name()
+              << ", positions: " << describe(sim.path()) << "\n";
 
     render::ParticleRenderer renderer;
     renderer.set_auto_speed_scale(render::typical_speed(scene.state));
@@ -153,19 +175,30 @@ int run_viewer(const ViewOptions& o) {
     PerfStats perf;
     EnergyMonitor energy;
     PanelVisibility visible;
-    const std::vector<SceneEntry> scenes = list_scenes();
+    const std::vector<SceneChoice> scenes = list_scene_choices();
     std::vector<std::string> app_messages;
     std::string toast;
     Clock::time_point toast_until{};
+    // Errors join the notices (on screen for a while, then in the Debug panel); other news is a
+    // short green line.
     auto say = [&](const std::string& text, bool is_error) {
         std::cerr << "nbody: " << text << "\n";
-        if (is_error) app_messages.push_back(text);
+        if (is_error) {
+            app_messages.push_back(text);
+            return;
+        }
         toast = text;
         toast_until = Clock::now() + std::chrono::seconds(4);
     };
+    // Energy is for the Simulation panel: without a UI nobody would see it, and the O(N^2) sum
+    // would compete with the frame loop for the CPU.
     constexpr std::size_t kAutoEnergyMaxN = 65536;
+    params.sim.auto_energy = ui != nullptr;
     auto start_energy = [&]() { energy.start(sim.snapshot(), params.sim.step.softening); };
-    if (scene.state.size() <= kAutoEnergyMaxN) energy.start(scene.state, params.sim.step.softening);
+    if (params.sim.auto_energy && scene.state.size() <= kAutoEnergyMaxN)
+        energy.start(scene.state, params.sim.step.softening);
+    // Fallback notices stay on screen for a while after they appear (and in the Debug panel).
+    std::vector<Clock::time_point> notice_seen;
 
     // Replaces the running system (reset, a new scene or N). On failure the old one keeps running.
     auto load_scene = [&](const std::string& path, std::optional<std::size_t> bodies, bool keep_camera) {
@@ -177,10 +210,12 @@ int run_viewer(const ViewOptions& o) {
             scene = std::move(next);
             scene_path = path;
             energy.reset();
-            if (scene.state.size() <= kAutoEnergyMaxN) energy.start(scene.state, params.sim.step.softening);
+            if (params.sim.auto_energy && scene.state.size() <= kAutoEnergyMaxN)
+                energy.start(scene.state, params.sim.step.softening);
             com.anchor(scene.state);
             renderer.set_auto_speed_scale(render::typical_speed(scene.state));
             if (new_scene) {
+                params.render.colour_mode = natural_colour_mode(scene.state);
                 params.sim.step = scene.params;
                 params.sim.steps_per_frame = scene.steps_per_frame;
                 perf.clear_steps();
@@ -218,7 +253,8 @@ int run_viewer(const ViewOptions& o) {
         if (requests.reset) load_scene(scene_path, std::nullopt, true);
         if (requests.apply_kernel) {
             params.kernel.invalid_reason = sim.apply_kernel_config(params.kernel.edited);
-            if (params.kernel.invalid_reason.empty()) std::cerr << "nbody: kernel " << params.kernel.edited.to_string() << "\n";
+            if (params.kernel.invalid_reason.empty())
+                std::cerr << "nbody: kernel " << params.kernel.edited.to_string() << "\n";
         }
         if (requests.reset_camera) camera.reset(scene.camera);
         if (requests.reload_shaders) {
@@ -275,13 +311,36 @@ int run_viewer(const ViewOptions& o) {
         renderer.draw(sim.buffers(), camera, params.render, target);
 
         if (ui && params.show_ui) {
-            ui->begin_frame(target.width, target.height, float(dt_frame));
             std::vector<std::string> messages = sim.notices();
             messages.insert(messages.end(), app_messages.begin(), app_messages.end());
-            PanelContext ctx{sim,    perf,   energy,           scene,
-                             scene_path, scenes, surface->gl_info(), surface->description(),
-                             camera, renderer.auto_speed_scale(), messages,
-                             Clock::now() < toast_until ? toast : std::string(), surface->headless()};
+            while (notice_seen.size() < messages.size()) notice_seen.push_back(Clock::now());
+            std::vector<std::string> recent;
+            for (std::size_t i = 0; i < messages.size(); ++i)
+                if (seconds_between(notice_seen[i], Clock::now()) < 15.0) recent.push_back(messages[i]);
+            const PanelContext ctx{sim,
+                                   perf,
+                                   energy,
+                                   scene,
+                                   scene_path,
+                                   scenes,
+                                   surface->gl_info(),
+                                   surface->description(),
+                                   camera,
+                                   renderer.auto_speed_scale(),
+                                   messages,
+                                   recent,
+                                   Clock::now() < toast_until ? toast : std::string(),
+                                   surface->headless()};
+            // The first frame is laid out a few times unseen, so that even a one-frame headless
+            // screenshot shows the panels at their settled size and place.
+            for (int pass = 0; frame == 0 && pass < 3; ++pass) {
+                ui->begin_frame(target.width, target.height, 1.0f / 60.0f);
+                Requests ignored;
+                ViewerParams scratch = params;
+                draw_ui(scratch, visible, ignored, ctx);
+                ui->discard_frame();
+            }
+            ui->begin_frame(target.width, target.height, frame == 0 ? 1.0f / 60.0f : float(dt_frame));
             draw_ui(params, visible, pending, ctx);
             ui->end_frame(target.framebuffer, target.width, target.height);
             surface->set_ui_capture(ui->wants_mouse(), ui->wants_keyboard());
@@ -294,7 +353,8 @@ int run_viewer(const ViewOptions& o) {
         if (requests.screenshot || final_shot) {
             const std::string path = final_shot ? *o.screenshot : timestamped_png_name();
             try {
-                render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));
+                render::write_png(path,
+                                  render::read_framebuffer(target.framebuffer, target.width, target.height));
                 say("saved " + path, false);
             } catch (const std::exception& e) {
                 if (final_shot) throw;  // the run was asked for this file: its absence is a failure
@@ -303,7 +363,7 @@ int run_viewer(const ViewOptions& o) {
         }
 
         surface->present();
-        perf.add_frame(dt_frame);
+        if (frame > 0) perf.add_frame(dt_frame);  // frame 0 has no previous frame to time from
         ++frame;
         if (final_frame) break;
     }

@@ -1,5 +1,11 @@
 #include "run_options.hpp"
 
+#include <cstdio>
+
+#ifdef NBODY_HAVE_CUDA
+#include "nbody/sim/cuda_backend.hpp"
+#endif
+
 namespace nbody::app {
 
 void add_kernel_options(CLI::App& cmd, KernelOptions& options) {
@@ -14,10 +20,25 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options) {
                    "symmetric-bb (each pair once, bounding-box grid)");
     cmd.add_option("--bodies-per-lane", options.bodies_per_lane,
                    "CUDA symmetric kernel: i-bodies per lane (1, 2, 4, 8)");
+    cmd.add_option("--precision", options.precision,
+                   "CUDA kernel arithmetic: fp32 (default, direct sum), fp32-jbag (Chamomile partial sums), "
+                   "ds (double-single positions, Sapporo) or fp64; the last three with --pairs full, "
+                   "unroll 4/16, threads/body 1-8, bodies/thread 1-2 (fp64: 1)");
 }
 
 void apply_kernel_options(Backend& backend, const KernelOptions& options) {
     KernelConfig config = backend.kernel_config();
+    if (options.precision) {
+        config.precision = parse_precision(*options.precision);
+#ifdef NBODY_HAVE_CUDA
+        if (dynamic_cast<const CudaBackend*>(&backend) != nullptr) config = CudaBackend::fit_to_precision(config);
+#endif
+        if (backend.name() != "cuda" && config.precision != Precision::Fp32)
+            std::fprintf(stderr, "nbody: --precision %s applies to the cuda backend; the %s backend keeps its own "
+                                 "arithmetic (%s)\n",
+                         options.precision->c_str(), std::string(backend.name()).c_str(),
+                         backend.name() == "reference" ? "fp64" : "fp32");
+    }
     if (options.unroll) config.unroll = *options.unroll;
     if (options.block) config.block = *options.block;
     if (options.threads_per_body) config.threads_per_body = *options.threads_per_body;

@@ -1,11 +1,11 @@
 #include "ui_panels.hpp"
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-
-#include <imgui.h>
 
 #include "viewer_input.hpp"
 
@@ -67,14 +67,26 @@ bool int_combo(const char* label, int* value, const std::vector<int>& values) {
 
 std::string config_label(const KernelConfig& c) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "U%d p%d q%d B%d", c.unroll, c.block, c.threads_per_body, c.bodies_per_thread);
+    if (c.pair_mode == PairMode::Full)
+        std::snprintf(buf, sizeof buf, "U%d p%d q%d B%d", c.unroll, c.block, c.threads_per_body,
+                      c.bodies_per_thread);
+    else
+        std::snprintf(buf, sizeof buf, "%s L%d", c.pair_mode == PairMode::Symmetric ? "sym" : "sym-bb",
+                      c.bodies_per_lane);
     return buf;
 }
 
 float em() { return ImGui::GetFontSize(); }
 
-// Panels size themselves to their content: nothing is ever cut off behind a scroll bar.
-constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_AlwaysAutoResize;
+// The current window's lower edge and height, for placing the next panel.
+void report_extent(float* bottom, float* height) {
+    if (bottom) *bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
+    if (height) *height = ImGui::GetWindowSize().y;
+}
+
+// Panels size themselves to their content (nothing is ever cut off behind a scroll bar) and
+// stay where draw_ui anchors them.
+constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove;
 
 // Wrapped text in an auto-sized window must wrap at a fixed width, or the window and the text
 // would each wait for the other to decide.
@@ -97,7 +109,11 @@ std::string si(double value) {
         ++k;
     }
     char buf[32];
-    std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", value < 0 ? -v : v, prefixes[k]);
+    std::snprintf(buf, sizeof buf,
+                  v >= 100  ? "%.0f%s"
+                  : v >= 10 ? "%.1f%s"
+                            : "%.2f%s",
+                  value < 0 ? -v : v, prefixes[k]);
     return buf;
 }
 
@@ -119,8 +135,10 @@ std::string bytes_text(double bytes) {
     return buf;
 }
 
-void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open) {
+void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open,
+                       float* bottom) {
     if (!ImGui::Begin("Kernel", open, kPanelFlags)) {
+        report_extent(bottom, nullptr);
         ImGui::End();
         return;
     }
@@ -135,22 +153,44 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
         unrolls = CudaBackend::supported_unroll();
         tpbs = CudaBackend::supported_threads_per_body();
         bpts = CudaBackend::supported_bodies_per_thread();
-        for (int b = CudaBackend::block_granularity; b <= CudaBackend::max_block; b += CudaBackend::block_granularity)
+        for (int b = CudaBackend::block_granularity; b <= CudaBackend::max_block;
+             b += CudaBackend::block_granularity)
             blocks.push_back(b);
 #else
         for (int b = 32; b <= 1024; b += 32) blocks.push_back(b);
 #endif
+        static const char* pair_modes[] = {"full: every pair", "symmetric: each pair once",
+                                           "symmetric, bounding-box grid"};
+        int pair = int(kernel.edited.pair_mode);
+        ImGui::SetNextItemWidth(em() * 13.0f);
+        bool changed = false;
+        if (ImGui::Combo("Pairs", &pair, pair_modes, 3)) {
+            kernel.edited.pair_mode = PairMode(pair);
+            changed = true;
+        }
+        tooltip(
+            "full: every ordered pair, N^2 evaluations, bit-reproducible.\n"
+            "symmetric: each unordered pair once with f_ji = -f_ij (half the work, float atomics: "
+            "not bit-reproducible). Rates below always count N^2 interactions per step, so the "
+            "symmetric modes show the rate the full kernel would need to match them.");
         ImGui::PushItemWidth(em() * 4.5f);
-        bool changed = int_combo("Unroll U", &kernel.edited.unroll, unrolls);
-        tooltip("j-loop unroll factor of the inner interaction loop (a compile-time instance each).");
-        ImGui::SameLine(em() * 13.0f);
-        changed |= int_combo("Block p", &kernel.edited.block, blocks);
-        tooltip("Threads per block = bodies per shared-memory tile.");
-        changed |= int_combo("Threads/body q", &kernel.edited.threads_per_body, tpbs);
-        tooltip("Threads that split one body's j-range (helps small N fill the GPU).");
-        ImGui::SameLine(em() * 13.0f);
-        changed |= int_combo("Bodies/thread B", &kernel.edited.bodies_per_thread, bpts);
-        tooltip("i-bodies each thread holds in registers: every j read from shared memory serves B interactions.");
+        if (kernel.edited.pair_mode == PairMode::Full) {
+            changed |= int_combo("Unroll U", &kernel.edited.unroll, unrolls);
+            tooltip("j-loop unroll factor of the inner interaction loop (a compile-time instance each).");
+            ImGui::SameLine(em() * 13.0f);
+            changed |= int_combo("Block p", &kernel.edited.block, blocks);
+            tooltip("Threads per block = bodies per shared-memory tile.");
+            changed |= int_combo("Threads/body q", &kernel.edited.threads_per_body, tpbs);
+            tooltip("Threads that split one body's j-range (helps small N fill the GPU).");
+            ImGui::SameLine(em() * 13.0f);
+            changed |= int_combo("Bodies/thread B", &kernel.edited.bodies_per_thread, bpts);
+            tooltip(
+                "i-bodies each thread holds in registers: every j read from shared memory serves B "
+                "interactions.");
+        } else {
+            changed |= int_combo("Bodies/lane", &kernel.edited.bodies_per_lane, {1, 2, 4, 8});
+            tooltip("i-bodies per lane; a tile is 32 x bodies/lane bodies a side, one warp per tile.");
+        }
         ImGui::PopItemWidth();
         if (changed) requests.apply_kernel = true;
 
@@ -163,8 +203,9 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
         if (const CudaBackend* cuda = ctx.sim.cuda(); cuda && kernel.invalid_reason.empty()) {
             try {
                 const auto r = cuda->kernel_resources(running);
-                ImGui::TextColored(kDim, "%d registers/thread, %zu B spilled, %s shared/block", r.registers_per_thread,
-                                   r.local_bytes_per_thread, bytes_text(double(r.shared_bytes_per_block)).c_str());
+                ImGui::TextColored(kDim, "%d registers/thread, %zu B spilled, %s shared/block",
+                                   r.registers_per_thread, r.local_bytes_per_thread,
+                                   bytes_text(double(r.shared_bytes_per_block)).c_str());
             } catch (const std::exception&) {
             }
         }
@@ -207,15 +248,15 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
     if (ips_h.count() > 0) {
         char overlay[64];
         std::snprintf(overlay, sizeof overlay, "%s interactions/s", si(ips).c_str());
-        ImGui::PlotLines("##ips", ips_h.data(), ips_h.size(), ips_h.offset(), overlay, 0.0f, ips_h.max() * 1.15f,
-                         ImVec2(plot_w, em() * 3.2f));
+        ImGui::PlotLines("##ips", ips_h.data(), ips_h.size(), ips_h.offset(), overlay, 0.0f,
+                         ips_h.max() * 1.15f, ImVec2(plot_w, em() * 3.2f));
     }
     const RollingSeries& fps_h = perf.fps_history();
     if (fps_h.count() > 0) {
         char overlay[64];
-        std::snprintf(overlay, sizeof overlay, "%.0f frames/s", perf.fps());
-        ImGui::PlotLines("##fps", fps_h.data(), fps_h.size(), fps_h.offset(), overlay, 0.0f, fps_h.max() * 1.15f,
-                         ImVec2(plot_w, em() * 2.6f));
+        std::snprintf(overlay, sizeof overlay, "%s", fps_text(perf.fps()).c_str());
+        ImGui::PlotLines("##fps", fps_h.data(), fps_h.size(), fps_h.offset(), overlay, 0.0f,
+                         fps_h.max() * 1.15f, ImVec2(plot_w, em() * 2.6f));
     }
 
     if (ctx.sim.tunable() && !perf.configs().empty() &&
@@ -224,8 +265,9 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
         const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                       ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_Sortable;
         if (ImGui::BeginTable("configs", 4, flags)) {
-            ImGui::TableSetupColumn("U p q B");
-            ImGui::TableSetupColumn("int/s", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
+            ImGui::TableSetupColumn("config");
+            ImGui::TableSetupColumn(
+                "int/s", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
             ImGui::TableSetupColumn("GFLOP/s");
             ImGui::TableSetupColumn("ms/step");
             ImGui::TableHeadersRow();
@@ -238,8 +280,10 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
                 ImGui::TableNextRow();
                 const bool current = r->config == running;
                 ImGui::TableSetColumnIndex(0);
-                if (current) ImGui::TextColored(kGood, "%s", config_label(r->config).c_str());
-                else ImGui::TextUnformatted(config_label(r->config).c_str());
+                if (current)
+                    ImGui::TextColored(kGood, "%s", config_label(r->config).c_str());
+                else
+                    ImGui::TextUnformatted(config_label(r->config).c_str());
                 ImGui::TableSetColumnIndex(1);
                 ImGui::TextUnformatted(si(r->interactions_per_second).c_str());
                 ImGui::TableSetColumnIndex(2);
@@ -250,23 +294,31 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
             ImGui::EndTable();
         }
     }
+    report_extent(bottom, nullptr);
     ImGui::End();
 }
 
-void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open) {
+void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open,
+                           float* height) {
     if (!ImGui::Begin("Simulation", open, kPanelFlags)) {
+        report_extent(nullptr, height);
         ImGui::End();
         return;
     }
-    // Scene picker.
-    const SceneEntry* current = nullptr;
+    // Scene picker. Files that do not parse are listed, disabled, with the reason.
+    const SceneChoice* current = nullptr;
     for (const auto& s : ctx.scenes)
         if (s.path == ctx.scene_path) current = &s;
     ImGui::SetNextItemWidth(em() * 15.0f);
-    if (ImGui::BeginCombo("Scene", current ? current->name.c_str() : ctx.scene.name.c_str())) {
+    if (ImGui::BeginCombo("Scene", current ? current->label.c_str() : ctx.scene.name.c_str())) {
         for (const auto& s : ctx.scenes) {
             const bool selected = &s == current;
-            if (ImGui::Selectable(s.name.c_str(), selected) && !selected) requests.load_scene = s.path;
+            ImGui::BeginDisabled(!s.error.empty());
+            if (ImGui::Selectable(s.label.c_str(), selected) && !selected) requests.load_scene = s.path;
+            ImGui::EndDisabled();
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled) &&
+                (!s.error.empty() || !s.description.empty()))
+                ImGui::SetTooltip("%s", (s.error.empty() ? s.description : s.error).c_str());
             if (selected) ImGui::SetItemDefaultFocus();
         }
         ImGui::EndCombo();
@@ -285,15 +337,17 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
 
     ImGui::PushItemWidth(em() * 5.5f);
     float dt = float(sim.step.dt), eps = float(sim.step.softening);
-    if (ImGui::DragFloat("dt", &dt, std::max(dt * 0.01f, 1e-6f), 1e-6f, 10.0f, "%.5f", ImGuiSliderFlags_Logarithmic))
+    if (ImGui::DragFloat("dt", &dt, std::max(dt * 0.01f, 1e-6f), 1e-6f, 10.0f, "%.5f",
+                         ImGuiSliderFlags_Logarithmic))
         sim.step.dt = dt;
     tooltip("Time step in internal units (G = 1). Applied from the next step.");
     ImGui::SameLine();
     if (ImGui::DragFloat("softening", &eps, std::max(eps * 0.01f, 1e-5f), 0.0f, 100.0f, "%.4f",
                          ImGuiSliderFlags_Logarithmic))
         sim.step.softening = eps;
-    tooltip("Plummer softening length epsilon. Changing it changes the potential energy, so the "
-            "energy error restarts from a new reference.");
+    tooltip(
+        "Plummer softening length epsilon. Changing it changes the potential energy, so the "
+        "energy error restarts from a new reference.");
     ImGui::SetNextItemWidth(em() * 14.5f);
     ImGui::SliderInt("steps/frame", &sim.steps_per_frame, 1, 64, "%d", ImGuiSliderFlags_Logarithmic);
     ImGui::PopItemWidth();
@@ -307,14 +361,18 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::SameLine();
     if (ImGui::Button("Reset")) requests.reset = true;
     ImGui::SameLine();
-    ImGui::TextColored(kDim, "t = %.3f (%.1f Myr)", ctx.sim.time(), ctx.sim.time() * ctx.scene.units.time_unit_myr);
+    ImGui::TextColored(kDim, "t = %.3f (%.1f Myr)", ctx.sim.time(),
+                       ctx.sim.time() * ctx.scene.units.time_unit_myr);
 
     ImGui::Separator();
     const EnergyMonitor& energy = ctx.energy;
     const bool small = ctx.sim.size() <= 65536;
     if (const auto err = energy.energy_error()) {
         const double e = *err;
-        ImGui::TextColored(std::abs(e) < 1e-3 ? kGood : std::abs(e) < 1e-2 ? kWarn : kError, "dE/|E0| = %+.3e", e);
+        ImGui::TextColored(std::abs(e) < 1e-3   ? kGood
+                           : std::abs(e) < 1e-2 ? kWarn
+                                                : kError,
+                           "dE/|E0| = %+.3e", e);
         ImGui::SameLine();
         ImGui::TextColored(kDim, "at t = %.3f", energy.latest_time());
     } else {
@@ -322,26 +380,30 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     }
     if (energy.latest()) {
         const auto& d = *energy.latest();
-        ImGui::TextColored(kDim, "E = %.6g   2T/|W| = %.3f   |P|/sum m|v| = %.1e", d.total, d.virial_ratio,
-                           energy.momentum_error());
+        ImGui::TextColored(kDim, "E = %.6g   2T/|W| = %.3f", d.total, d.virial_ratio);
+        ImGui::TextColored(kDim, "|P| / sum m|v| = %.2e", energy.momentum_error());
     }
     ImGui::BeginDisabled(energy.busy());
     if (ImGui::Button(energy.busy() ? "Computing..." : "Compute energy")) requests.compute_energy = true;
     ImGui::EndDisabled();
-    tooltip("O(N^2) in double on the host, on a worker thread. On the CUDA paths it copies the "
-            "state from the device once (shown in the Debug panel's byte count for that frame).");
+    tooltip(
+        "O(N^2) in double on the host, on a worker thread. On the CUDA paths it copies the "
+        "state from the device once (shown in the Debug panel's byte count for that frame).");
     ImGui::SameLine();
     ImGui::BeginDisabled(!small);
     ImGui::Checkbox("every 3 s", &sim.auto_energy);
     ImGui::EndDisabled();
-    tooltip(small ? "Recompute the energy every few seconds." : "Only for N <= 65536: the host sum is O(N^2).");
+    tooltip(small ? "Recompute the energy every few seconds."
+                  : "Only for N <= 65536: the host sum is O(N^2).");
 
+    report_extent(nullptr, height);
     ImGui::End();
 }
 
-void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Requests& requests, const PanelContext& ctx,
-                          bool* open, float* bottom) {
+void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Requests& requests,
+                          const PanelContext& ctx, bool* open, float* bottom) {
     if (!ImGui::Begin("Rendering", open, kPanelFlags)) {
+        report_extent(bottom, nullptr);
         ImGui::End();
         return;
     }
@@ -349,18 +411,22 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     static const char* modes[] = {"Galaxy", "Component", "Speed", "Plain"};
     int mode = int(r.colour_mode);
     if (ImGui::Combo("Colour by", &mode, modes, 4)) r.colour_mode = render::ColourMode(mode);
-    tooltip("Galaxy: each galaxy its own hue, bulges whiter. Component: disk / bulge / halo / stars.\n"
-            "Speed: through a colour map. The speed is each particle's displacement between the two "
-            "ping-pong position buffers divided by the time between them (the leapfrog drift velocity), "
-            "so it needs no velocity copy: it works on every path, CUDA-GL interop included, and costs "
-            "no host transfer.");
+    tooltip(
+        "Galaxy: each galaxy its own hue, bulges whiter. Component: disk / bulge / halo / stars.\n"
+        "Speed: through a colour map. The speed is each particle's displacement between the two "
+        "ping-pong position buffers divided by the time between them (the leapfrog drift velocity), "
+        "so it needs no velocity copy: it works on every path, CUDA-GL interop included, and costs "
+        "no host transfer.");
     if (r.colour_mode == render::ColourMode::Speed) {
         int map = int(r.colour_map);
         const char* names[render::kColorMapNames.size()];
-        for (std::size_t i = 0; i < render::kColorMapNames.size(); ++i) names[i] = render::kColorMapNames[i].data();
-        if (ImGui::Combo("Colour map", &map, names, int(render::kColorMapNames.size()))) r.colour_map = render::ColorMap(map);
+        for (std::size_t i = 0; i < render::kColorMapNames.size(); ++i)
+            names[i] = render::kColorMapNames[i].data();
+        if (ImGui::Combo("Colour map", &map, names, int(render::kColorMapNames.size())))
+            r.colour_map = render::ColorMap(map);
         float scale = r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale;
-        if (ImGui::DragFloat("Top speed", &scale, scale * 0.01f, 1e-4f, 1e4f, "%.3g", ImGuiSliderFlags_Logarithmic))
+        if (ImGui::DragFloat("Top speed", &scale, scale * 0.01f, 1e-4f, 1e4f, "%.3g",
+                             ImGuiSliderFlags_Logarithmic))
             r.speed_scale = scale;
         ImGui::SameLine();
         if (ImGui::SmallButton("auto")) r.speed_scale = 0;
@@ -368,8 +434,9 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     }
     if (r.colour_mode != render::ColourMode::Speed) {
         ImGui::SliderFloat("Star variety", &r.variety, 0.0f, 1.0f, "%.2f");
-        tooltip("Each particle gets a fixed brightness and a slight red or blue shift, so a galaxy "
-                "reads as a population of stars rather than a flat tint. 0: all alike.");
+        tooltip(
+            "Each particle gets a fixed brightness and a slight red or blue shift, so a galaxy "
+            "reads as a population of stars rather than a flat tint. 0: all alike.");
     }
     ImGui::Checkbox("Hide halo", &r.hide_halo);
     if (!r.hide_halo) {
@@ -390,15 +457,16 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
 
     ImGui::Separator();
     ImGui::Checkbox("Follow centre of mass", &camera.follow_centre_of_mass);
-    tooltip("Keeps the centre of mass at the screen centre. It moves uniformly (momentum is "
-            "conserved), so it is extrapolated from the initial state: no copy from the GPU.");
+    tooltip(
+        "Keeps the centre of mass at the screen centre. It moves uniformly (momentum is "
+        "conserved), so it is extrapolated from the initial state: no copy from the GPU.");
     ImGui::SameLine();
     if (ImGui::SmallButton("Reset camera")) requests.reset_camera = true;
     if (ImGui::Button("Screenshot (F)")) requests.screenshot = true;
     ImGui::SameLine();
     if (ImGui::Button("Reload shaders")) requests.reload_shaders = true;
     tooltip("Re-reads shaders/*.vert|frag from disk; a compile error is shown and the old ones kept.");
-    if (bottom) *bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
+    report_extent(bottom, nullptr);
     ImGui::End();
 }
 
@@ -415,15 +483,19 @@ void draw_debug_panel(const PanelContext& ctx, bool* open) {
 #if NBODY_HAVE_CUDA
     if (const CudaBackend* cuda = ctx.sim.cuda()) {
         ImGui::SameLine();
-        ImGui::TextColored(kDim, "(%s, %d SMs)", cuda->device_info().name.c_str(), cuda->device_info().sm_count);
+        ImGui::TextColored(kDim, "(%s, %d SMs)", cuda->device_info().name.c_str(),
+                           cuda->device_info().sm_count);
     }
 #endif
     ImGui::Text("Positions: %s", describe(ctx.sim.path()));
     const std::size_t d2h = ctx.perf.bytes_to_host_last_frame();
-    ImGui::TextColored(d2h == 0 ? kGood : kWarn, "Device-to-host this frame: %s", bytes_text(double(d2h)).c_str());
+    ImGui::TextColored(d2h == 0 ? kGood : kWarn, "Device-to-host this frame: %s",
+                       bytes_text(double(d2h)).c_str());
     tooltip("CudaBackend::bytes_copied_to_host() difference over the frame's steps: 0 on the interop path.");
-    ImGui::Text("Uploaded to GL this frame: %s", bytes_text(double(ctx.perf.bytes_uploaded_last_frame())).c_str());
-    ImGui::Text("Vertex buffers: 2 x %s + labels %s", bytes_text(double(ctx.sim.buffers().position_bytes())).c_str(),
+    ImGui::Text("Uploaded to GL this frame: %s",
+                bytes_text(double(ctx.perf.bytes_uploaded_last_frame())).c_str());
+    ImGui::Text("Vertex buffers: 2 x %s + labels %s",
+                bytes_text(double(ctx.sim.buffers().position_bytes())).c_str(),
                 bytes_text(double(ctx.sim.size() * 4)).c_str());
     if (!ctx.messages.empty()) {
         ImGui::Separator();
@@ -440,14 +512,17 @@ void draw_overlay(const PanelContext& ctx, const ViewerParams& params) {
     ImGui::SetNextWindowBgAlpha(0.45f);
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
+                                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove |
+                                   ImGuiWindowFlags_NoInputs;
     if (ImGui::Begin("##status", nullptr, flags)) {
-        ImGui::Text("%s  |  N = %zu  |  %.*s  |  t = %.1f Myr  |  %s%s", ctx.scene.name.c_str(), ctx.sim.size(),
-                    int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data(),
+        ImGui::Text("%s  |  N = %zu  |  %.*s  |  t = %.1f Myr  |  %s%s", ctx.scene.name.c_str(),
+                    ctx.sim.size(), int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data(),
                     ctx.sim.time() * ctx.scene.units.time_unit_myr, fps_text(ctx.perf.fps()).c_str(),
                     params.sim.paused ? "  |  PAUSED" : "");
         if (ctx.sim.path() == TransferPath::HostCopy)
             ImGui::TextColored(kWarn, "CUDA-GL interop unavailable: positions are copied through the host");
+        for (const auto& m : ctx.recent_messages)
+            if (m != ctx.toast) ImGui::TextColored(kWarn, "%s", m.c_str());
         if (!ctx.toast.empty()) ImGui::TextColored(kGood, "%s", ctx.toast.c_str());
     }
     ImGui::End();
@@ -487,7 +562,8 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
             ImGui::EndMenu();
         }
         if (ImGui::BeginMenu("Simulation")) {
-            if (ImGui::MenuItem(params.sim.paused ? "Resume" : "Pause", "Space")) params.sim.paused = !params.sim.paused;
+            if (ImGui::MenuItem(params.sim.paused ? "Resume" : "Pause", "Space"))
+                params.sim.paused = !params.sim.paused;
             if (ImGui::MenuItem("Single step", "N")) {
                 params.sim.paused = true;
                 requests.single_step = true;
@@ -503,21 +579,23 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
             ImGui::EndMenu();
         }
         char right[96];
-        std::snprintf(right, sizeof right, "%s   %s", fps_text(ctx.perf.fps()).c_str(), describe(ctx.sim.path()));
+        std::snprintf(right, sizeof right, "%s   %s", fps_text(ctx.perf.fps()).c_str(),
+                      describe(ctx.sim.path()));
         ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(right).x - em());
         ImGui::TextColored(kDim, "%s", right);
         ImGui::EndMainMenuBar();
     }
-    // Default layout: Kernel top left; Rendering top right with Simulation under it; Debug
-    // bottom left. Auto-sized windows only know their size after they have been drawn, so the
-    // layout is imposed for the first few frames, and after that the windows are the user's.
+    // Panels are anchored: Kernel top left, Rendering top right with Simulation under it, Debug
+    // bottom left. Re-placed every frame, so they follow window resizes and each other's growth
+    // (auto-sized windows change size with their content); collapse or close (or H) to clear the view.
     const ImGuiIO& io = ImGui::GetIO();
-    const ImGuiCond cond = visible.layout_frames < 3 ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
-    ++visible.layout_frames;
+    const ImGuiCond cond = ImGuiCond_Always;
     const float margin = em() * 0.5f, top = ImGui::GetFrameHeight() + margin;
+    float left_y = top;
     if (visible.kernel) {
         ImGui::SetNextWindowPos(ImVec2(margin, top), cond);
-        draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel);
+        draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel, &left_y);
+        left_y += margin;
     }
     float right_y = top;
     if (visible.rendering) {
@@ -526,11 +604,17 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
         right_y += margin;
     }
     if (visible.simulation) {
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
-        draw_simulation_panel(params.sim, requests, ctx, &visible.simulation);
+        // Under Rendering when it fits there (its height is last frame's), else under Kernel.
+        const bool fits_right = right_y + visible.simulation_height <= io.DisplaySize.y - margin;
+        const bool fits_left = left_y + visible.simulation_height <= io.DisplaySize.y - margin;
+        if (fits_right || !fits_left)
+            ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
+        else
+            ImGui::SetNextWindowPos(ImVec2(margin, left_y), cond);
+        draw_simulation_panel(params.sim, requests, ctx, &visible.simulation, &visible.simulation_height);
     }
     if (params.show_debug) {
-        ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 4.0f), ImGuiCond_Appearing, ImVec2(0.0f, 1.0f));
+        ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 4.0f), cond, ImVec2(0.0f, 1.0f));
         draw_debug_panel(ctx, &params.show_debug);
     }
     if (params.show_help) draw_help_panel(&params.show_help);

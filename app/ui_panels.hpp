@@ -20,28 +20,32 @@ struct PanelContext {
     const SimulationDriver& sim;
     const PerfStats& perf;
     const EnergyMonitor& energy;
-    const Scene& scene;               // as loaded (initial state, units, description)
-    const std::string& scene_path;    // empty: built-in
-    const std::vector<SceneEntry>& scenes;
+    const Scene& scene;             // as loaded (initial state, units, description)
+    const std::string& scene_path;  // empty: built-in
+    const std::vector<SceneChoice>& scenes;
     const render::GlInfo& gl;
     const std::string& context_description;  // "GLFW window" or the EGL device
     const render::OrbitCamera& camera;
     float auto_speed_scale = 1;
-    const std::vector<std::string>& messages;  // fallbacks and errors, newest last
-    std::string toast;                // a short-lived message (screenshot saved), or empty
+    const std::vector<std::string>& messages;         // fallbacks and errors, newest last
+    const std::vector<std::string>& recent_messages;  // those still shown on screen
+    std::string toast;                                // a short-lived message (screenshot saved), or empty
     bool headless = false;
 };
 
 struct PanelVisibility {
     bool kernel = true, simulation = true, rendering = true;
-    int layout_frames = 0;  // UI frames drawn so far: the default layout settles in the first few
+    float simulation_height = 0;  // last frame's, for placing it
 };
 
 // The whole UI for one frame: menu bar, panels, status overlay, help.
 void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx);
 
-void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open);
-void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open);
+// `bottom` / `height`, when given, receive the panel's lower edge / height (for the layout).
+void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open,
+                       float* bottom = nullptr);
+void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open,
+                           float* height = nullptr);
 // `bottom`, when given, receives the panel's lower edge (for placing the next panel under it).
 void draw_rendering_panel(render::RenderSettings& render, CameraParams& camera, Requests& requests,
                           const PanelContext& ctx, bool* open, float* bottom = nullptr);

@@ -1,13 +1,15 @@
 #include "viewer_input.hpp"
 
 #include "nbody/render/gl.hpp"
-#include <GLFW/glfw3.h>
+#include "nbody/render/glfw.hpp"
 
 namespace nbody::app {
 
 namespace {
 
-InputState* state_of(GLFWwindow* window) { return static_cast<InputState*>(glfwGetWindowUserPointer(window)); }
+InputState* state_of(GLFWwindow* window) {
+    return static_cast<InputState*>(glfwGetWindowUserPointer(window));
+}
 
 void on_mouse_button(GLFWwindow* window, int button, int action, int mods) {
     InputState* s = state_of(window);
@@ -78,19 +80,36 @@ void apply_input(InputState& input, ViewerParams& params, Requests& requests, re
                  int framebuffer_height) {
     for (const int key : input.keys) {
         switch (key) {
-            case GLFW_KEY_SPACE: params.sim.paused = !params.sim.paused; break;
+            case GLFW_KEY_SPACE:
+                params.sim.paused = !params.sim.paused;
+                break;
             case GLFW_KEY_N:
                 params.sim.paused = true;
                 requests.single_step = true;
                 break;
-            case GLFW_KEY_R: requests.reset = true; break;
-            case GLFW_KEY_F: requests.screenshot = true; break;
-            case GLFW_KEY_H: params.show_ui = !params.show_ui; break;
-            case GLFW_KEY_C: requests.reset_camera = true; break;
-            case GLFW_KEY_G: params.camera.follow_centre_of_mass = !params.camera.follow_centre_of_mass; break;
-            case GLFW_KEY_F1: params.show_help = !params.show_help; break;
-            case GLFW_KEY_ESCAPE: requests.quit = true; break;
-            default: break;
+            case GLFW_KEY_R:
+                requests.reset = true;
+                break;
+            case GLFW_KEY_F:
+                requests.screenshot = true;
+                break;
+            case GLFW_KEY_H:
+                params.show_ui = !params.show_ui;
+                break;
+            case GLFW_KEY_C:
+                requests.reset_camera = true;
+                break;
+            case GLFW_KEY_G:
+                params.camera.follow_centre_of_mass = !params.camera.follow_centre_of_mass;
+                break;
+            case GLFW_KEY_F1:
+                params.show_help = !params.show_help;
+                break;
+            case GLFW_KEY_ESCAPE:
+                requests.quit = true;
+                break;
+            default:
+                break;
         }
     }
     if (input.orbit != glm::vec2(0.0f)) camera.orbit(input.orbit.x, input.orbit.y);

@@ -6,9 +6,8 @@
 //   Space pause   N single step   R reset   F screenshot   H hide UI   C reset camera
 //   G follow centre of mass   F1 help   Esc quit
 
-#include <vector>
-
 #include <glm/vec2.hpp>
+#include <vector>
 
 #include "nbody/render/camera.hpp"
 #include "viewer_params.hpp"
@@ -18,13 +17,13 @@ struct GLFWwindow;
 namespace nbody::app {
 
 struct InputState {
-    glm::vec2 orbit{0.0f};             // cursor units dragged since the last frame
-    glm::vec2 pan{0.0f};               // framebuffer pixels dragged since the last frame
-    float zoom = 0;                    // wheel steps since the last frame
-    std::vector<int> keys;             // GLFW key codes pressed since the last frame
+    glm::vec2 orbit{0.0f};  // cursor units dragged since the last frame
+    glm::vec2 pan{0.0f};    // framebuffer pixels dragged since the last frame
+    float zoom = 0;         // wheel steps since the last frame
+    std::vector<int> keys;  // GLFW key codes pressed since the last frame
     bool orbiting = false, panning = false;
     double last_x = 0, last_y = 0;
-    float cursor_to_pixels = 1;        // framebuffer pixels per cursor unit (HiDPI)
+    float cursor_to_pixels = 1;                              // framebuffer pixels per cursor unit (HiDPI)
     bool ui_wants_mouse = false, ui_wants_keyboard = false;  // from the previous UI frame
 };
 

@@ -5,22 +5,25 @@
 #include <optional>
 #include <string>
 
+#include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/backend.hpp"
 #include "run_options.hpp"
 
 namespace nbody::app {
 
 struct ViewOptions {
-    std::optional<std::string> scene;      // a scene file; none: the built-in collision
+    std::optional<std::string> scene;  // a scene file; none: the built-in collision
     BackendKind backend = BackendKind::Auto;
     std::optional<std::size_t> bodies;
-    bool headless = false;                 // EGL, no window and no input
-    std::optional<long long> frames;       // stop after this many frames (exit 0)
-    std::optional<std::string> screenshot; // PNG of the last frame
+    bool headless = false;                  // EGL, no window and no input
+    std::optional<long long> frames;        // stop after this many frames (exit 0)
+    std::optional<std::string> screenshot;  // PNG of the last frame
     bool no_ui = false;
     int width = 1280, height = 720;
     bool vsync = true;
     std::optional<int> steps_per_frame;
+    std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
+    bool hide_halo = false;
     KernelOptions kernel;
 };
 

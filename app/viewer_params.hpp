@@ -12,16 +12,16 @@
 namespace nbody::app {
 
 struct SimulationParams {
-    StepParams step;            // dt and softening, applied from the next step on
+    StepParams step;  // dt and softening, applied from the next step on
     int steps_per_frame = 1;
     bool paused = false;
-    int bodies = 0;             // N the panel shows; applying it rebuilds the scene
-    bool auto_energy = true;    // recompute energy every few seconds (only N <= 65536)
+    int bodies = 0;           // N the panel shows; applying it rebuilds the scene
+    bool auto_energy = true;  // recompute energy every few seconds (only N <= 65536)
 };
 
 struct KernelParams {
-    KernelConfig edited;        // what the combo boxes show
-    std::string invalid_reason; // why `edited` cannot run; empty when it is running or valid
+    KernelConfig edited;             // what the combo boxes show
+    std::string invalid_reason;      // why `edited` cannot run; empty when it is running or valid
     int flops_per_interaction = 20;  // 20 (the usual count) or 38 (the astrophysics convention)
 };
 
@@ -35,8 +35,8 @@ struct Requests {
     bool single_step = false;
     bool screenshot = false;
     bool quit = false;
-    bool apply_kernel = false;      // KernelParams::edited changed
-    bool apply_bodies = false;      // SimulationParams::bodies changed
+    bool apply_kernel = false;  // KernelParams::edited changed
+    bool apply_bodies = false;  // SimulationParams::bodies changed
     bool compute_energy = false;
     bool reset_camera = false;
     bool reload_shaders = false;

@@ -10,14 +10,17 @@
 
 namespace nbody::app {
 
-struct SceneEntry {
-    std::string name;  // shown in the picker
-    std::string path;  // empty: the built-in collision
+struct SceneChoice {
+    std::string label;  // shown in the picker
+    std::string path;   // empty: the built-in collision
+    std::string description;
+    std::string error;  // why the file cannot be used (the picker shows it, disabled)
 };
 
 // The built-in scene first, then scenes/*.toml next to the executable and in the source tree
-// (a file name found in both is listed once, the executable's copy winning), sorted by name.
-std::vector<SceneEntry> list_scenes();
+// (a file name found in both is listed once, the executable's copy winning). A folder that
+// cannot be read is skipped.
+std::vector<SceneChoice> list_scene_choices();
 
 // Builds the scene at `path` (empty: built-in) with `bodies` particles when given. Throws
 // std::runtime_error naming the file and the problem.

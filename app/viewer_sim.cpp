@@ -15,9 +15,12 @@ namespace nbody::app {
 
 const char* describe(TransferPath path) {
     switch (path) {
-        case TransferPath::Interop: return "CUDA-GL interop (no host copy)";
-        case TransferPath::HostCopy: return "CUDA, copied through the host";
-        case TransferPath::Upload: return "host backend, uploaded per frame";
+        case TransferPath::Interop:
+            return "CUDA-GL interop (no host copy)";
+        case TransferPath::HostCopy:
+            return "CUDA, copied through the host";
+        case TransferPath::Upload:
+            return "host backend, uploaded per frame";
     }
     return "unknown";
 }
@@ -54,7 +57,8 @@ void SimulationDriver::load(const State& state, double dt) {
         path_ = TransferPath::HostCopy;
         const char* off = std::getenv("NBODY_NO_INTEROP");
         if (off && *off && std::strcmp(off, "0") != 0) {
-            if (!interop_refused_) notice("CUDA-GL interop disabled by NBODY_NO_INTEROP; copying positions through the host");
+            if (!interop_refused_)
+                notice("CUDA-GL interop disabled by NBODY_NO_INTEROP; copying positions through the host");
             interop_refused_ = true;
         } else if (!interop_refused_) {
             const std::string why = buffers_.enable_cuda_interop();
@@ -62,7 +66,8 @@ void SimulationDriver::load(const State& state, double dt) {
                 path_ = TransferPath::Interop;
             } else {
                 interop_refused_ = true;
-                notice("CUDA-GL interop unavailable (" + why + "); copying positions through the host every frame");
+                notice("CUDA-GL interop unavailable (" + why +
+                       "); copying positions through the host every frame");
             }
         }
     }

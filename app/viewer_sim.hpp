@@ -31,14 +31,14 @@ const char* describe(TransferPath path);
 // What one frame's stepping did and cost.
 struct StepReport {
     int steps = 0;
-    double ms_per_step = 0;       // force pass (CUDA events) or wall clock (host backends)
+    double ms_per_step = 0;  // force pass (CUDA events) or wall clock (host backends)
     bool ms_from_gpu_events = false;
     std::size_t bytes_to_host = 0;   // device-to-host this frame (CUDA backend's own counter)
     std::size_t bytes_uploaded = 0;  // host-to-GL this frame
 };
 
 class SimulationDriver {
-public:
+  public:
     // Creates the backend; `log` receives notices (auto backend choice, fallbacks).
     SimulationDriver(BackendKind kind, std::ostream& log);
     ~SimulationDriver();
@@ -73,7 +73,7 @@ public:
     // Applies `config` from the next step on (state untouched); returns why not if refused.
     std::string apply_kernel_config(const KernelConfig& config);
 
-private:
+  private:
     void notice(const std::string& line);
 
     std::ostream& log_;
@@ -81,8 +81,8 @@ private:
     CudaBackend* cuda_ = nullptr;
     render::ParticleBuffers buffers_;
     TransferPath path_ = TransferPath::Upload;
-    State host_;                    // labels, and positions on the host paths
-    std::size_t d2h_seen_ = 0;      // CudaBackend::bytes_copied_to_host() at the last report
+    State host_;                // labels, and positions on the host paths
+    std::size_t d2h_seen_ = 0;  // CudaBackend::bytes_copied_to_host() at the last report
     std::size_t snapshot_bytes_ = 0;
     bool interop_refused_ = false;  // once refused, do not retry on every reload
     std::vector<std::string> notices_;

@@ -38,7 +38,8 @@ void PerfStats::add_steps(const StepReport& report, std::size_t n, const KernelC
     ms_history_.push(float(ms_per_step_));
     ips_history_.push(float(ips_ * 1e-9));
     if (!config) return;
-    auto it = std::find_if(configs_.begin(), configs_.end(), [&](const ConfigRate& r) { return r.config == *config; });
+    auto it = std::find_if(configs_.begin(), configs_.end(),
+                           [&](const ConfigRate& r) { return r.config == *config; });
     if (it == configs_.end()) {
         configs_.push_back({*config, ips_, ips_, ms_per_step_, 0});
         it = configs_.end() - 1;
@@ -78,7 +79,8 @@ void EnergyMonitor::start(State state, double softening) {
         r.d = compute_diagnostics(s, softening);
         r.time = s.time;
         r.softening = softening;
-        for (std::size_t i = 0; i < s.size(); ++i) r.momentum_scale += s.pos_mass[i].w * norm(xyz(s.velocity[i]));
+        for (std::size_t i = 0; i < s.size(); ++i)
+            r.momentum_scale += s.pos_mass[i].w * norm(xyz(s.velocity[i]));
         return r;
     });
 }
@@ -104,7 +106,8 @@ double EnergyMonitor::seconds_since_start() const {
 }
 
 std::optional<double> EnergyMonitor::energy_error() const {
-    if (!latest_ || !baseline_ || latest_softening_ != baseline_softening_ || baseline_->total == 0) return std::nullopt;
+    if (!latest_ || !baseline_ || latest_softening_ != baseline_softening_ || baseline_->total == 0)
+        return std::nullopt;
     return (latest_->total - baseline_->total) / std::abs(baseline_->total);
 }
 

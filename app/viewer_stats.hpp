@@ -18,17 +18,17 @@ namespace nbody::app {
 
 // A fixed-capacity ring of samples in the layout ImGui::PlotLines takes (values + offset).
 class RollingSeries {
-public:
+  public:
     explicit RollingSeries(std::size_t capacity = 240) : values_(capacity, 0.0f) {}
     void push(float v);
     void clear();
     const float* data() const { return values_.data(); }
     int size() const { return int(values_.size()); }
-    int offset() const { return int(next_); }   // oldest sample when full
+    int offset() const { return int(next_); }  // oldest sample when full
     int count() const { return int(count_); }
     float max() const;
 
-private:
+  private:
     std::vector<float> values_;
     std::size_t next_ = 0, count_ = 0;
 };
@@ -42,7 +42,7 @@ struct ConfigRate {
 };
 
 class PerfStats {
-public:
+  public:
     void add_frame(double seconds);
     // `n` bodies; `config` is the kernel that ran (null: host backend).
     void add_steps(const StepReport& report, std::size_t n, const KernelConfig* config);
@@ -60,7 +60,7 @@ public:
     const RollingSeries& ips_history() const { return ips_history_; }  // in 1e9 interactions/s
     const std::vector<ConfigRate>& configs() const { return configs_; }
 
-private:
+  private:
     double fps_ = 0, frame_ms_ = 0, ms_per_step_ = 0, ips_ = 0;
     std::size_t d2h_last_ = 0, upload_last_ = 0;
     RollingSeries fps_history_, ms_history_, ips_history_;
@@ -69,7 +69,7 @@ private:
 
 // Conserved quantities, recomputed off the frame loop's thread.
 class EnergyMonitor {
-public:
+  public:
     ~EnergyMonitor();
     // A new system: forget the baseline.
     void reset();
@@ -89,7 +89,7 @@ public:
     // |P| relative to sum m|v|: 0 for exact momentum conservation.
     double momentum_error() const { return momentum_error_; }
 
-private:
+  private:
     struct Result {
         Diagnostics d;
         double time = 0, softening = 0, momentum_scale = 0;

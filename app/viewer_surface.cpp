@@ -1,10 +1,9 @@
 #include "viewer_surface.hpp"
 
-#include "nbody/render/gl.hpp"
-#include <GLFW/glfw3.h>
-
 #include "nbody/render/egl_context.hpp"
+#include "nbody/render/gl.hpp"
 #include "nbody/render/gl_objects.hpp"
+#include "nbody/render/glfw.hpp"
 #include "nbody/render/glfw_window.hpp"
 
 namespace nbody::app {
@@ -12,7 +11,7 @@ namespace nbody::app {
 namespace {
 
 class WindowSurface final : public Surface {
-public:
+  public:
     WindowSurface(int width, int height, bool vsync)
         : window_(render::WindowOptions{width, height, "nbody", vsync}) {
         install_input_callbacks(window_.handle(), &input_);
@@ -47,24 +46,26 @@ public:
     const render::GlInfo& gl_info() const override { return window_.gl_info(); }
     std::string description() const override { return "GLFW window"; }
 
-private:
+  private:
     render::GlfwWindow window_;
     InputState input_;
 };
 
 class HeadlessSurface final : public Surface {
-public:
+  public:
     HeadlessSurface(int width, int height) : screen_(width, height, GL_RGBA8) {}
 
     bool poll(ViewerParams&, Requests&, render::OrbitCamera&) override { return true; }
-    render::DrawTarget target() override { return {screen_.framebuffer(), screen_.width(), screen_.height(), 1.0f}; }
+    render::DrawTarget target() override {
+        return {screen_.framebuffer(), screen_.width(), screen_.height(), 1.0f};
+    }
     void present() override { glFinish(); }
 
     bool headless() const override { return true; }
     const render::GlInfo& gl_info() const override { return egl_.gl_info(); }
     std::string description() const override { return egl_.description(); }
 
-private:
+  private:
     render::EglContext egl_;       // first: the frame's render target below is deleted before it
     render::RenderTarget screen_;  // stands in for a window's back buffer
 };

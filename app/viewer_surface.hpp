@@ -14,7 +14,7 @@ struct GLFWwindow;
 namespace nbody::app {
 
 class Surface {
-public:
+  public:
     virtual ~Surface() = default;
     // Gathers input (window) and applies it; false when the window was closed.
     virtual bool poll(ViewerParams& params, Requests& requests, render::OrbitCamera& camera) = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <glm/gtc/matrix_transform.hpp>
 
 namespace nbody::render {
@@ -63,7 +62,8 @@ float OrbitCamera::focal_pixels(float height) const {
 }
 
 std::optional<glm::vec2> OrbitCamera::project_to_image(const glm::vec3& world, int width, int height) const {
-    const glm::vec4 clip = projection(float(width) / float(std::max(height, 1))) * view() * glm::vec4(world, 1.0f);
+    const glm::vec4 clip =
+        projection(float(width) / float(std::max(height, 1))) * view() * glm::vec4(world, 1.0f);
     if (clip.w <= 0) return std::nullopt;
     const glm::vec3 ndc = glm::vec3(clip) / clip.w;
     return glm::vec2((ndc.x * 0.5f + 0.5f) * float(width), (0.5f - ndc.y * 0.5f) * float(height));

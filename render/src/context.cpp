@@ -38,9 +38,8 @@ GlInfo load_gl(bool egl) {
     // The entry points this program depends on, 4.5 direct state access included.
     if (!glCreateBuffers || !glNamedBufferStorage || !glCreateFramebuffers || !glCreateVertexArrays ||
         !glProgramUniform1f) {
-        throw std::runtime_error(
-            "OpenGL 4.5 entry points are missing after glewInit (status " + std::to_string(status) +
-            "); the driver does not provide OpenGL 4.5 core");
+        throw std::runtime_error("OpenGL 4.5 entry points are missing after glewInit (status " +
+                                 std::to_string(status) + "); the driver does not provide OpenGL 4.5 core");
     }
     // glewInit probes with calls that are invalid in a core profile; clear what it left behind.
     while (glGetError() != GL_NO_ERROR) {

@@ -1,13 +1,14 @@
 #include "nbody/render/cuda_gl_interop.hpp"
 
-#include "nbody/render/gl.hpp"  // cuda_gl_interop.h includes GL/gl.h; GLEW must come first
-
-#include <cuda_gl_interop.h>
-#include <cuda_runtime.h>
-
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+
+// clang-format off
+#include "nbody/render/gl.hpp"  // cuda_gl_interop.h includes GL/gl.h; GLEW must come first
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+// clang-format on
 
 namespace nbody::render {
 
@@ -25,26 +26,28 @@ std::string describe(cudaError_t e, const char* call, const char* file, int line
     return msg.str();
 }
 
-#define NBODY_INTEROP_CHECK(call)                                                  \
-    do {                                                                           \
-        const cudaError_t nbody_e = (call);                                        \
-        if (nbody_e != cudaSuccess)                                                \
-            throw std::runtime_error(describe(nbody_e, #call, __FILE__, __LINE__)); \
+#define NBODY_INTEROP_CHECK(call)                                                                           \
+    do {                                                                                                    \
+        const cudaError_t nbody_e = (call);                                                                 \
+        if (nbody_e != cudaSuccess) throw std::runtime_error(describe(nbody_e, #call, __FILE__, __LINE__)); \
     } while (0)
 
 // For destructors: report, never throw.
-#define NBODY_INTEROP_LOG(call)                                                                 \
-    do {                                                                                        \
-        const cudaError_t nbody_e = (call);                                                     \
-        if (nbody_e != cudaSuccess)                                                             \
+#define NBODY_INTEROP_LOG(call)                                                                        \
+    do {                                                                                               \
+        const cudaError_t nbody_e = (call);                                                            \
+        if (nbody_e != cudaSuccess)                                                                    \
             std::fprintf(stderr, "nbody: %s\n", describe(nbody_e, #call, __FILE__, __LINE__).c_str()); \
     } while (0)
 
 unsigned int map_flags(MapHint hint) {
     switch (hint) {
-        case MapHint::ReadWrite: return cudaGraphicsMapFlagsNone;
-        case MapHint::ReadOnly: return cudaGraphicsMapFlagsReadOnly;
-        case MapHint::WriteDiscard: return cudaGraphicsMapFlagsWriteDiscard;
+        case MapHint::ReadWrite:
+            return cudaGraphicsMapFlagsNone;
+        case MapHint::ReadOnly:
+            return cudaGraphicsMapFlagsReadOnly;
+        case MapHint::WriteDiscard:
+            return cudaGraphicsMapFlagsWriteDiscard;
     }
     throw std::invalid_argument("unknown MapHint; supported: ReadWrite, ReadOnly, WriteDiscard");
 }
@@ -87,7 +90,8 @@ ScopedCudaMap::ScopedCudaMap(std::initializer_list<std::pair<const CudaGlRegistr
         NBODY_INTEROP_CHECK(cudaGraphicsResourceSetMapFlags(registration->resource(), map_flags(hint)));
         resources_.push_back(registration->resource());
     }
-    NBODY_INTEROP_CHECK(cudaGraphicsMapResources(static_cast<int>(resources_.size()), resources_.data(), static_cast<cudaStream_t>(stream_)));
+    NBODY_INTEROP_CHECK(cudaGraphicsMapResources(static_cast<int>(resources_.size()), resources_.data(),
+                                                 static_cast<cudaStream_t>(stream_)));
     try {
         for (auto* res : resources_) {
             void* ptr = nullptr;
@@ -97,7 +101,8 @@ ScopedCudaMap::ScopedCudaMap(std::initializer_list<std::pair<const CudaGlRegistr
             bytes_.push_back(size);
         }
     } catch (...) {
-        NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(), static_cast<cudaStream_t>(stream_)));
+        NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(),
+                                                     static_cast<cudaStream_t>(stream_)));
         throw;
     }
 }
@@ -108,12 +113,14 @@ void ScopedCudaMap::unmap() {
     resources_.clear();
     pointers_.clear();
     bytes_.clear();
-    NBODY_INTEROP_CHECK(cudaGraphicsUnmapResources(static_cast<int>(resources.size()), resources.data(), static_cast<cudaStream_t>(stream_)));
+    NBODY_INTEROP_CHECK(cudaGraphicsUnmapResources(static_cast<int>(resources.size()), resources.data(),
+                                                   static_cast<cudaStream_t>(stream_)));
 }
 
 ScopedCudaMap::~ScopedCudaMap() {
     if (!resources_.empty())
-        NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(), static_cast<cudaStream_t>(stream_)));
+        NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(),
+                                                     static_cast<cudaStream_t>(stream_)));
 }
 
 }  // namespace nbody::render

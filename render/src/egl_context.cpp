@@ -22,21 +22,36 @@ namespace {
 
 std::string egl_error_name(EGLint e) {
     switch (e) {
-        case EGL_SUCCESS: return "EGL_SUCCESS";
-        case EGL_NOT_INITIALIZED: return "EGL_NOT_INITIALIZED";
-        case EGL_BAD_ACCESS: return "EGL_BAD_ACCESS";
-        case EGL_BAD_ALLOC: return "EGL_BAD_ALLOC";
-        case EGL_BAD_ATTRIBUTE: return "EGL_BAD_ATTRIBUTE";
-        case EGL_BAD_CONFIG: return "EGL_BAD_CONFIG";
-        case EGL_BAD_CONTEXT: return "EGL_BAD_CONTEXT";
-        case EGL_BAD_CURRENT_SURFACE: return "EGL_BAD_CURRENT_SURFACE";
-        case EGL_BAD_DISPLAY: return "EGL_BAD_DISPLAY";
-        case EGL_BAD_MATCH: return "EGL_BAD_MATCH";
-        case EGL_BAD_NATIVE_PIXMAP: return "EGL_BAD_NATIVE_PIXMAP";
-        case EGL_BAD_NATIVE_WINDOW: return "EGL_BAD_NATIVE_WINDOW";
-        case EGL_BAD_PARAMETER: return "EGL_BAD_PARAMETER";
-        case EGL_BAD_SURFACE: return "EGL_BAD_SURFACE";
-        case EGL_CONTEXT_LOST: return "EGL_CONTEXT_LOST";
+        case EGL_SUCCESS:
+            return "EGL_SUCCESS";
+        case EGL_NOT_INITIALIZED:
+            return "EGL_NOT_INITIALIZED";
+        case EGL_BAD_ACCESS:
+            return "EGL_BAD_ACCESS";
+        case EGL_BAD_ALLOC:
+            return "EGL_BAD_ALLOC";
+        case EGL_BAD_ATTRIBUTE:
+            return "EGL_BAD_ATTRIBUTE";
+        case EGL_BAD_CONFIG:
+            return "EGL_BAD_CONFIG";
+        case EGL_BAD_CONTEXT:
+            return "EGL_BAD_CONTEXT";
+        case EGL_BAD_CURRENT_SURFACE:
+            return "EGL_BAD_CURRENT_SURFACE";
+        case EGL_BAD_DISPLAY:
+            return "EGL_BAD_DISPLAY";
+        case EGL_BAD_MATCH:
+            return "EGL_BAD_MATCH";
+        case EGL_BAD_NATIVE_PIXMAP:
+            return "EGL_BAD_NATIVE_PIXMAP";
+        case EGL_BAD_NATIVE_WINDOW:
+            return "EGL_BAD_NATIVE_WINDOW";
+        case EGL_BAD_PARAMETER:
+            return "EGL_BAD_PARAMETER";
+        case EGL_BAD_SURFACE:
+            return "EGL_BAD_SURFACE";
+        case EGL_CONTEXT_LOST:
+            return "EGL_CONTEXT_LOST";
         default: {
             char buf[16];
             std::snprintf(buf, sizeof buf, "0x%04x", static_cast<unsigned>(e));
@@ -64,7 +79,7 @@ Fn egl_proc(const char* name) {
 struct Candidate {
     EGLDeviceEXT device = nullptr;  // null: the default display
     int index = -1;
-    int rank = 0;                   // lower is tried first
+    int rank = 0;  // lower is tried first
     std::string label;
 };
 
@@ -98,12 +113,23 @@ struct EglContext::Impl {
         const char* apis = eglQueryString(dpy, EGL_CLIENT_APIS);
         if (!apis || !std::strstr(apis, "OpenGL"))
             return std::string("no desktop OpenGL (client APIs: ") + (apis ? apis : "none") + ")";
-        if (!eglBindAPI(EGL_OPENGL_API)) return "eglBindAPI(EGL_OPENGL_API): " + egl_error_name(eglGetError());
+        if (!eglBindAPI(EGL_OPENGL_API))
+            return "eglBindAPI(EGL_OPENGL_API): " + egl_error_name(eglGetError());
 
         const char* exts = eglQueryString(dpy, EGL_EXTENSIONS);
-        const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RED_SIZE, 8,
-                                         EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
-                                         EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+        const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
+                                         EGL_PBUFFER_BIT,
+                                         EGL_RED_SIZE,
+                                         8,
+                                         EGL_GREEN_SIZE,
+                                         8,
+                                         EGL_BLUE_SIZE,
+                                         8,
+                                         EGL_ALPHA_SIZE,
+                                         8,
+                                         EGL_RENDERABLE_TYPE,
+                                         EGL_OPENGL_BIT,
+                                         EGL_NONE};
         EGLConfig config = nullptr;
         EGLint count = 0;
         const bool have_config = eglChooseConfig(dpy, config_attribs, &config, 1, &count) && count > 0;
@@ -111,13 +137,16 @@ struct EglContext::Impl {
         if (!have_config && !(surfaceless && has_extension(exts, "EGL_KHR_no_config_context")))
             return "no pbuffer-capable OpenGL config and no surfaceless support";
 
-        const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+        const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                          4,
+                                          EGL_CONTEXT_MINOR_VERSION,
+                                          5,
                                           EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                          EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-        EGLContext ctx = eglCreateContext(dpy, have_config ? config : EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
-                                          context_attribs);
-        if (ctx == EGL_NO_CONTEXT)
-            return "eglCreateContext(4.5 core): " + egl_error_name(eglGetError());
+                                          EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                          EGL_NONE};
+        EGLContext ctx =
+            eglCreateContext(dpy, have_config ? config : EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, context_attribs);
+        if (ctx == EGL_NO_CONTEXT) return "eglCreateContext(4.5 core): " + egl_error_name(eglGetError());
 
         // A tiny pbuffer when there is a config for one: the path proven on both NVIDIA's and
         // Mesa's device platforms (rendering goes to framebuffer objects anyway). Surfaceless
@@ -162,15 +191,16 @@ EglContext::EglContext(const EglOptions& options) : impl_(std::make_unique<Impl>
     if (const char* env = std::getenv("NBODY_EGL_DEVICE"); env && *env) forced = std::atoi(env);
 
     std::vector<Candidate> candidates;
-    const bool device_platform = query_devices && get_platform_display &&
-                                 has_extension(client_exts, "EGL_EXT_platform_device");
+    const bool device_platform =
+        query_devices && get_platform_display && has_extension(client_exts, "EGL_EXT_platform_device");
     if (device_platform) {
         EGLDeviceEXT devices[16];
         EGLint count = 0;
         if (query_devices(16, devices, &count)) {
             for (EGLint i = 0; i < count; ++i) {
                 Candidate c{devices[i], i, 2, "device " + std::to_string(i)};
-                const char* dev_exts = query_device_string ? query_device_string(devices[i], EGL_EXTENSIONS) : nullptr;
+                const char* dev_exts =
+                    query_device_string ? query_device_string(devices[i], EGL_EXTENSIONS) : nullptr;
                 if (has_extension(dev_exts, "EGL_MESA_device_software")) {
                     c.rank = 3;
                     c.label += " (software)";
@@ -200,8 +230,10 @@ EglContext::EglContext(const EglOptions& options) : impl_(std::make_unique<Impl>
         EGLDisplay dpy = c.device ? get_platform_display(EGL_PLATFORM_DEVICE_EXT, c.device, nullptr)
                                   : eglGetDisplay(EGL_DEFAULT_DISPLAY);
         std::string mode, why;
-        if (dpy == EGL_NO_DISPLAY) why = "no EGL display: " + egl_error_name(eglGetError());
-        else why = impl_->try_display(dpy, mode);
+        if (dpy == EGL_NO_DISPLAY)
+            why = "no EGL display: " + egl_error_name(eglGetError());
+        else
+            why = impl_->try_display(dpy, mode);
         if (why.empty()) {
             description_ = mode + ", " + c.label;
             if (device_platform) description_ += " of " + std::to_string(candidates.size() - (forced < 0));

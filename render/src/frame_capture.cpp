@@ -28,12 +28,14 @@ Image read_framebuffer(GLuint framebuffer, int width, int height) {
     NBODY_GL_CHECK_STATE("reading back the frame (glReadPixels)");
     const std::size_t stride = std::size_t(width) * 4;
     for (int y = 0; y < height; ++y)
-        std::memcpy(&image.rgba[std::size_t(y) * stride], &rows[std::size_t(height - 1 - y) * stride], stride);
+        std::memcpy(&image.rgba[std::size_t(y) * stride], &rows[std::size_t(height - 1 - y) * stride],
+                    stride);
     return image;
 }
 
 std::vector<std::uint8_t> encode_png(const Image& image) {
-    if (image.width <= 0 || image.height <= 0 || image.rgba.size() != std::size_t(image.width) * image.height * 4)
+    if (image.width <= 0 || image.height <= 0 ||
+        image.rgba.size() != std::size_t(image.width) * image.height * 4)
         throw std::invalid_argument("encode_png: image size and pixel data disagree");
     // libpng's simplified API reports errors through the struct instead of longjmp, which
     // would skip C++ destructors.

@@ -9,14 +9,22 @@ namespace nbody::render {
 
 std::string gl_error_name(GLenum error) {
     switch (error) {
-        case GL_NO_ERROR: return "GL_NO_ERROR";
-        case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-        case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-        case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-        case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-        case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-        case GL_STACK_UNDERFLOW: return "GL_STACK_UNDERFLOW";
-        case GL_STACK_OVERFLOW: return "GL_STACK_OVERFLOW";
+        case GL_NO_ERROR:
+            return "GL_NO_ERROR";
+        case GL_INVALID_ENUM:
+            return "GL_INVALID_ENUM";
+        case GL_INVALID_VALUE:
+            return "GL_INVALID_VALUE";
+        case GL_INVALID_OPERATION:
+            return "GL_INVALID_OPERATION";
+        case GL_INVALID_FRAMEBUFFER_OPERATION:
+            return "GL_INVALID_FRAMEBUFFER_OPERATION";
+        case GL_OUT_OF_MEMORY:
+            return "GL_OUT_OF_MEMORY";
+        case GL_STACK_UNDERFLOW:
+            return "GL_STACK_UNDERFLOW";
+        case GL_STACK_OVERFLOW:
+            return "GL_STACK_OVERFLOW";
         default: {
             char buf[16];
             std::snprintf(buf, sizeof buf, "0x%04x", static_cast<unsigned>(error));
@@ -67,8 +75,8 @@ void log_gl_errors(const char* what, const char* file, int line) noexcept {
 
 namespace {
 
-void GLAPIENTRY debug_callback(GLenum /*source*/, GLenum type, GLuint id, GLenum severity,
-                               GLsizei /*length*/, const GLchar* message, const void* /*user*/) {
+void GLAPIENTRY debug_callback(GLenum /*source*/, GLenum type, GLuint id, GLenum severity, GLsizei /*length*/,
+                               const GLchar* message, const void* /*user*/) {
     if (severity == GL_DEBUG_SEVERITY_NOTIFICATION) return;
     const char* kind = type == GL_DEBUG_TYPE_ERROR         ? "error"
                        : type == GL_DEBUG_TYPE_PERFORMANCE ? "performance"

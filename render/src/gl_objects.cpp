@@ -10,12 +10,24 @@ namespace nbody::render {
 namespace detail {
 // Deleting while no context is current (a failed start-up) is a no-op in GLEW's null pointers;
 // guard so that such a path cannot crash.
-void BufferDeleter::operator()(GLuint id) const noexcept { if (glDeleteBuffers) glDeleteBuffers(1, &id); }
-void VertexArrayDeleter::operator()(GLuint id) const noexcept { if (glDeleteVertexArrays) glDeleteVertexArrays(1, &id); }
-void TextureDeleter::operator()(GLuint id) const noexcept { glDeleteTextures(1, &id); }  // GL 1.1: always linked
-void FramebufferDeleter::operator()(GLuint id) const noexcept { if (glDeleteFramebuffers) glDeleteFramebuffers(1, &id); }
-void ShaderDeleter::operator()(GLuint id) const noexcept { if (glDeleteShader) glDeleteShader(id); }
-void ProgramDeleter::operator()(GLuint id) const noexcept { if (glDeleteProgram) glDeleteProgram(id); }
+void BufferDeleter::operator()(GLuint id) const noexcept {
+    if (glDeleteBuffers) glDeleteBuffers(1, &id);
+}
+void VertexArrayDeleter::operator()(GLuint id) const noexcept {
+    if (glDeleteVertexArrays) glDeleteVertexArrays(1, &id);
+}
+void TextureDeleter::operator()(GLuint id) const noexcept {
+    glDeleteTextures(1, &id);
+}  // GL 1.1: always linked
+void FramebufferDeleter::operator()(GLuint id) const noexcept {
+    if (glDeleteFramebuffers) glDeleteFramebuffers(1, &id);
+}
+void ShaderDeleter::operator()(GLuint id) const noexcept {
+    if (glDeleteShader) glDeleteShader(id);
+}
+void ProgramDeleter::operator()(GLuint id) const noexcept {
+    if (glDeleteProgram) glDeleteProgram(id);
+}
 }  // namespace detail
 
 namespace {

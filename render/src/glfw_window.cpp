@@ -1,11 +1,10 @@
 #include "nbody/render/glfw_window.hpp"
 
-#include "nbody/render/gl.hpp"  // before GLFW, which would otherwise include GL/gl.h
-#include <GLFW/glfw3.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+
+#include "nbody/render/glfw.hpp"
 
 namespace nbody::render {
 
@@ -32,7 +31,8 @@ GlfwWindow::GlfwWindow(const WindowOptions& options) {
     const char* x11 = std::getenv("DISPLAY");
     const char* wayland = std::getenv("WAYLAND_DISPLAY");
     if ((!x11 || !*x11) && (!wayland || !*wayland))
-        throw NoDisplayError(std::string("cannot open a window: no display (DISPLAY is not set). ") + kHeadlessHint);
+        throw NoDisplayError(std::string("cannot open a window: no display (DISPLAY is not set). ") +
+                             kHeadlessHint);
     if (!glfwInit())
         throw NoDisplayError("cannot open a window: " + last_glfw_error() + ". " + kHeadlessHint);
 

@@ -1,7 +1,8 @@
 #include "nbody/render/imgui_layer.hpp"
 
-#include "nbody/render/gl.hpp"
-#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,9 +10,8 @@
 #include <stdexcept>
 #include <string>
 
-#include <imgui.h>
-#include <imgui_impl_glfw.h>
-#include <imgui_impl_opengl3.h>
+#include "nbody/render/gl.hpp"
+#include "nbody/render/glfw.hpp"
 
 namespace nbody::render {
 
@@ -21,10 +21,11 @@ namespace {
 // use one when the system has it. NBODY_UI_FONT overrides.
 std::string find_ui_font() {
     std::error_code ec;
-    if (const char* env = std::getenv("NBODY_UI_FONT"); env && std::filesystem::is_regular_file(env, ec)) return env;
-    for (const char* candidate : {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                                  "/usr/share/fonts/TTF/DejaVuSans.ttf",
-                                  "/usr/share/fonts/dejavu/DejaVuSans.ttf"}) {
+    if (const char* env = std::getenv("NBODY_UI_FONT"); env && std::filesystem::is_regular_file(env, ec))
+        return env;
+    for (const char* candidate :
+         {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",
+          "/usr/share/fonts/dejavu/DejaVuSans.ttf"}) {
         if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
     }
     return {};
@@ -106,7 +107,8 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale) : glfw_(window !
     if (!ImGui_ImplOpenGL3_Init("#version 450")) {
         if (window) ImGui_ImplGlfw_Shutdown();
         ImGui::DestroyContext();
-        throw std::runtime_error("Dear ImGui: the OpenGL 3 backend failed to initialise (it loads libGL.so.1)");
+        throw std::runtime_error(
+            "Dear ImGui: the OpenGL 3 backend failed to initialise (it loads libGL.so.1)");
     }
 }
 
@@ -128,6 +130,8 @@ void ImGuiLayer::begin_frame(int framebuffer_w, int framebuffer_h, float dt) {
     }
     ImGui::NewFrame();
 }
+
+void ImGuiLayer::discard_frame() { ImGui::EndFrame(); }
 
 void ImGuiLayer::end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h) {
     ImGui::Render();

@@ -59,7 +59,8 @@ std::size_t ParticleBuffers::upload(const std::vector<Vec4f>& positions, double 
         throw std::invalid_argument("ParticleBuffers::upload: " + std::to_string(positions.size()) +
                                     " positions for " + std::to_string(size_) + " particles");
     const int next = 1 - current_;
-    NBODY_GL_CHECK(glNamedBufferSubData(positions_[next].id(), 0, GLsizeiptr(position_bytes()), positions.data()));
+    NBODY_GL_CHECK(
+        glNamedBufferSubData(positions_[next].id(), 0, GLsizeiptr(position_bytes()), positions.data()));
     swap(time);
     return position_bytes();
 }

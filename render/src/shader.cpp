@@ -4,10 +4,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <glm/gtc/type_ptr.hpp>
 #include <regex>
 #include <sstream>
-
-#include <glm/gtc/type_ptr.hpp>
 
 #include "nbody/render/gl_check.hpp"
 
@@ -44,11 +43,15 @@ std::string read_text(const fs::path& path) {
 
 std::string info_log(GLuint object, bool is_program) {
     GLint length = 0;
-    if (is_program) glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length);
-    else glGetShaderiv(object, GL_INFO_LOG_LENGTH, &length);
+    if (is_program)
+        glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length);
+    else
+        glGetShaderiv(object, GL_INFO_LOG_LENGTH, &length);
     std::string log(static_cast<std::size_t>(std::max(length, 1)), '\0');
-    if (is_program) glGetProgramInfoLog(object, length, nullptr, log.data());
-    else glGetShaderInfoLog(object, length, nullptr, log.data());
+    if (is_program)
+        glGetProgramInfoLog(object, length, nullptr, log.data());
+    else
+        glGetShaderInfoLog(object, length, nullptr, log.data());
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     return log;
 }
@@ -73,7 +76,8 @@ fs::path find_shader_file(const std::string& name, const std::vector<fs::path>& 
         if (fs::is_regular_file(dir / name, ec)) return dir / name;
     std::string looked;
     for (const auto& dir : dirs) looked += "\n  " + (dir / name).string();
-    if (looked.empty()) looked = "\n  (no shader folder exists; set NBODY_SHADER_DIR or run from the build tree)";
+    if (looked.empty())
+        looked = "\n  (no shader folder exists; set NBODY_SHADER_DIR or run from the build tree)";
     throw ShaderError("shader '" + name + "' not found; looked in:" + looked);
 }
 
@@ -99,7 +103,8 @@ std::string format_shader_log(const std::string& log, const std::string& file) {
     return out;
 }
 
-ShaderProgram ShaderProgram::load(std::initializer_list<std::string> names, const std::vector<fs::path>& dirs) {
+ShaderProgram ShaderProgram::load(std::initializer_list<std::string> names,
+                                  const std::vector<fs::path>& dirs) {
     std::vector<ShaderSource> sources;
     for (const auto& name : names) {
         const GLenum stage = stage_from_name(name);
@@ -122,7 +127,8 @@ ShaderProgram ShaderProgram::from_sources(const std::vector<ShaderSource>& sourc
         glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &ok);
         if (!ok) {
             // Keep going: one message listing every broken file saves an edit-run cycle.
-            errors += (errors.empty() ? "" : "\n") + format_shader_log(info_log(shader.id(), false), src.file);
+            errors +=
+                (errors.empty() ? "" : "\n") + format_shader_log(info_log(shader.id(), false), src.file);
             continue;
         }
         shaders.push_back(std::move(shader));

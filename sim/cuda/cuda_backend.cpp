@@ -13,6 +13,7 @@
 #include "cuda_probe.hpp"
 #include "cuda_raii.hpp"
 #include "force_kernel.hpp"
+#include "precision_state.hpp"
 #include "symmetric_kernel.hpp"
 
 namespace nbody {
@@ -32,6 +33,10 @@ constexpr double kMinSoftening = 1e-10;
 constexpr std::size_t kMaxBodies = std::size_t(1) << 30;
 
 cuda::ForceVariant variant_of(const KernelConfig& c) { return {c.unroll, c.threads_per_body, c.bodies_per_thread}; }
+
+cuda::PrecisionVariant precision_variant_of(const KernelConfig& c) {
+    return cuda::precision_variant_of(c.precision, c.unroll, c.threads_per_body, c.bodies_per_thread);
+}
 
 cuda::SymmetricVariant symmetric_variant_of(const KernelConfig& c) {
     return {c.pair_mode == PairMode::SymmetricBoundingBox ? cuda::SymmetricMap::BoundingBox : cuda::SymmetricMap::Lambda,
@@ -79,8 +84,11 @@ struct CudaBackend::Impl {
     int cur = 0;
     DeviceBuffer<float4> vel;
     DeviceBuffer<float4> acc;  // a(current positions) when acc_valid, for softening acc_softening
+    cuda::ForceWorkspace force_workspace;  // scratch of the full kernel's balanced split (force_kernel.hpp)
     bool acc_valid = false;
     double acc_softening = 0;
+    // ds / fp64: the digits beyond the float4 buffers (precision_state.hpp says how they follow them).
+    cuda::PrecisionState precise;
     // After step_device() the current positions live in the caller's buffer, not in pos[cur].
     bool positions_external = false;
     double time = 0;
@@ -128,7 +136,11 @@ struct CudaBackend::Impl {
         args.acc = acc.get();
         args.vel = kick_vel;
         args.half_dt = static_cast<float>(0.5 * dt);
-        if (config.pair_mode == PairMode::Full)
+        args.workspace = &force_workspace;
+        if (config.precision != Precision::Fp32)
+            precise.force(precision_variant_of(config), config.block, positions, args.acc, kick_vel, n,
+                          softening * softening, 0.5 * dt, stream.get());
+        else if (config.pair_mode == PairMode::Full)
             cuda::launch_force(variant_of(config), config.block, args, stream.get());
         else
             cuda::launch_symmetric_force(symmetric_variant_of(config), args.pos, args.n, args.eps2, args.acc,
@@ -139,6 +151,8 @@ struct CudaBackend::Impl {
     }
 
     void ensure_accelerations(const float4* positions, double softening) {
+        // The precision extras follow the current buffer and mode; any change invalidates a(x).
+        if (precise.sync(config.precision, positions, vel.get(), n, stream.get())) acc_valid = false;
         if (acc_valid && acc_softening == softening) return;
         acc_valid = false;
         force(positions, nullptr, softening, 0.0);
@@ -149,7 +163,10 @@ struct CudaBackend::Impl {
     // One KDK step from `in` to `out`; acc holds a(in) on entry and a(out) on return.
     void leapfrog(const float4* in, float4* out, const StepParams& p) {
         const float dt = static_cast<float>(p.dt), half = static_cast<float>(0.5 * p.dt);
-        cuda::launch_kick_drift(in, out, vel.get(), acc.get(), static_cast<int>(n), half, dt, stream.get());
+        if (precise.active())
+            precise.kick_drift(in, out, vel.get(), acc.get(), n, 0.5 * p.dt, p.dt, stream.get());
+        else
+            cuda::launch_kick_drift(in, out, vel.get(), acc.get(), static_cast<int>(n), half, dt, stream.get());
         acc_valid = false;  // until the closing force pass has been queued
         force(out, vel.get(), p.softening, p.dt);
         acc_valid = true;
@@ -223,6 +240,7 @@ void CudaBackend::load(const State& state) {
     m.pos[1] = std::move(pos1);
     m.vel = std::move(vel);
     m.acc = std::move(acc);
+    m.precise.reset();
     m.n = n;
     m.cur = 0;
     m.acc_valid = false;
@@ -301,6 +319,7 @@ void CudaBackend::adopt_device_positions(const void* pos) {
     m.use_device();
     CUDA_CHECK(cudaMemcpyAsync(m.pos[m.cur].get(), pos, m.n * sizeof(float4), cudaMemcpyDeviceToDevice,
                                m.stream.get()));
+    m.precise.moved(pos, m.pos[m.cur].get());
     m.positions_external = false;
     // The buffer may hold positions other than the ones the accelerations belong to; one extra
     // force pass at the next step is cheaper than trusting that it does not.
@@ -315,6 +334,7 @@ void CudaBackend::export_device_positions(void* pos) const {
     m.use_device();
     CUDA_CHECK(cudaMemcpyAsync(pos, m.pos[m.cur].get(), m.n * sizeof(float4), cudaMemcpyDeviceToDevice,
                                m.stream.get()));
+    impl_->precise.copied(m.pos[m.cur].get(), pos);  // a step_device() from the copy keeps ds/fp64 digits
 }
 
 std::vector<Vec3d> CudaBackend::accelerations(double softening) {
@@ -324,6 +344,10 @@ std::vector<Vec3d> CudaBackend::accelerations(double softening) {
     m.require_own_positions("accelerations");
     m.use_device();
     m.ensure_accelerations(m.pos[m.cur].get(), softening);
+    if (std::vector<Vec3d> a64; m.precise.download_accelerations(a64, m.n, m.stream.get())) {
+        m.bytes_to_host += m.n * sizeof(cuda::Double4);
+        return a64;
+    }
     std::vector<Vec4f> a(m.n);
     CUDA_CHECK(cudaMemcpyAsync(a.data(), m.acc.get(), m.n * sizeof(float4), cudaMemcpyDeviceToHost, m.stream.get()));
     m.stream.synchronize();
@@ -336,6 +360,9 @@ std::vector<Vec3d> CudaBackend::accelerations(double softening) {
 double CudaBackend::time() const { return impl_->time; }
 
 std::string CudaBackend::check_kernel_config_host(const KernelConfig& c) {
+    if (c.precision != Precision::Fp32 && c.pair_mode != PairMode::Full)
+        return "precision " + std::string(nbody::to_string(c.precision)) + " runs with pair mode full only (the " +
+               std::string(nbody::to_string(c.pair_mode)) + " kernel is fp32)";
     if (c.pair_mode != PairMode::Full) {
         try {
             cuda::require_symmetric_instance(symmetric_variant_of(c));
@@ -345,7 +372,10 @@ std::string CudaBackend::check_kernel_config_host(const KernelConfig& c) {
         return {};
     }
     try {
-        cuda::require_force_instance(variant_of(c));
+        if (c.precision != Precision::Fp32)
+            cuda::require_precision_instance(precision_variant_of(c));
+        else
+            cuda::require_force_instance(variant_of(c));
     } catch (const std::invalid_argument& e) {
         return e.what();
     }
@@ -373,6 +403,16 @@ CudaBackend::KernelResources CudaBackend::kernel_resources(const KernelConfig& c
         out.local_bytes_per_thread = r.local_bytes_per_thread;
         out.max_threads_per_block = g.threads;
         out.shared_bytes_per_block = r.static_shared_bytes;
+        return out;
+    }
+    if (c.precision != Precision::Fp32) {
+        const cuda::PrecisionVariant v = precision_variant_of(c);
+        const cuda::PrecisionKernelResources r = cuda::precision_kernel_resources(v);
+        KernelResources out;
+        out.registers_per_thread = r.registers_per_thread;
+        out.local_bytes_per_thread = r.local_bytes_per_thread;
+        out.max_threads_per_block = r.max_threads_per_block;
+        out.shared_bytes_per_block = r.static_shared_bytes + cuda::precision_shared_bytes(v.mode, c.block);
         return out;
     }
     const cuda::ForceKernelResources r = cuda::force_kernel_resources(variant_of(c));
@@ -446,6 +486,75 @@ double CudaBackend::last_force_ms() const {
 std::size_t CudaBackend::bytes_copied_to_host() const { return impl_->bytes_to_host; }
 
 const CudaDeviceInfo& CudaBackend::device_info() const { return impl_->info; }
+
+void CudaBackend::load_positions(const std::vector<Vec3d>& positions) {
+    Impl& m = *impl_;
+    m.require_loaded("load_positions");
+    m.require_own_positions("load_positions");
+    if (positions.size() != m.n)
+        throw std::invalid_argument("CudaBackend::load_positions(): " + std::to_string(positions.size()) +
+                                    " positions for " + std::to_string(m.n) + " bodies");
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+        const Vec3d& x = positions[i];
+        if (!std::isfinite(x.x) || !std::isfinite(x.y) || !std::isfinite(x.z))
+            throw std::invalid_argument("CudaBackend::load_positions(): body " + std::to_string(i) +
+                                        " has a non-finite coordinate");
+    }
+    m.use_device();
+    m.precise.upload_positions(m.config.precision, positions, m.pos[m.cur].get(), m.vel.get(), m.stream.get());
+    m.acc_valid = false;
+}
+
+std::vector<Vec3d> CudaBackend::positions_precise() const {
+    const Impl& m = *impl_;
+    m.require_loaded("positions_precise");
+    m.require_own_positions("positions_precise");
+    m.use_device();
+    std::vector<Vec3d> out;
+    m.precise.download(&out, nullptr, m.pos[m.cur].get(), m.vel.get(), m.n, m.stream.get());
+    impl_->bytes_to_host += m.n * sizeof(cuda::Double4);
+    return out;
+}
+
+std::vector<Vec3d> CudaBackend::velocities_precise() const {
+    const Impl& m = *impl_;
+    m.require_loaded("velocities_precise");
+    m.use_device();
+    std::vector<Vec3d> out;
+    m.precise.download(nullptr, &out, m.pos[m.cur].get(), m.vel.get(), m.n, m.stream.get());
+    impl_->bytes_to_host += m.n * sizeof(cuda::Double4);
+    return out;
+}
+
+std::vector<int> CudaBackend::supported_unroll(Precision p) {
+    if (p == Precision::Fp32) return supported_unroll();
+    return {cuda::kPrecisionUnrollValues.begin(), cuda::kPrecisionUnrollValues.end()};
+}
+std::vector<int> CudaBackend::supported_threads_per_body(Precision p) {
+    if (p == Precision::Fp32) return supported_threads_per_body();
+    return {cuda::kPrecisionThreadsPerBodyValues.begin(), cuda::kPrecisionThreadsPerBodyValues.end()};
+}
+std::vector<int> CudaBackend::supported_bodies_per_thread(Precision p) {
+    if (p == Precision::Fp32) return supported_bodies_per_thread();
+    return cuda::precision_bodies_per_thread_values(precision_variant_of(KernelConfig{.precision = p}).mode);
+}
+
+KernelConfig CudaBackend::fit_to_precision(const KernelConfig& config) {
+    if (config.precision == Precision::Fp32) return config;
+    // The largest supported value not above the wanted one, else the smallest supported.
+    auto nearest = [](const std::vector<int>& values, int wanted) {
+        int best = values.front();
+        for (int v : values)
+            if (v <= wanted && v > best) best = v;
+        return best;
+    };
+    KernelConfig c = config;
+    c.pair_mode = PairMode::Full;
+    c.unroll = nearest(supported_unroll(c.precision), c.unroll);
+    c.threads_per_body = nearest(supported_threads_per_body(c.precision), c.threads_per_body);
+    c.bodies_per_thread = nearest(supported_bodies_per_thread(c.precision), c.bodies_per_thread);
+    return c;
+}
 
 void* CudaBackend::stream() const { return static_cast<void*>(impl_->stream.get()); }
 

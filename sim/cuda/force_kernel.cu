@@ -1,117 +1,258 @@
 // The tiled all-pairs gravity kernel and the leapfrog kernels. See force_kernel.hpp for the
 // parameters. Cost model (SASS with --use_fast_math, one interaction):
 //   3 FADD (r = x_j - x_i), 3 FFMA (r.r + eps^2), 1 MUFU.RSQ, 3 FMUL (m_j / r^3), 3 FFMA (a += s r)
-// = 12 FP32 instructions + 1 MUFU, plus 1/B shared loads (LDS.128) and loop overhead / U.
+// = 12 FP32 instructions + 1 MUFU, plus 1/B shared loads (LDS.128) and loop overhead / (U B).
 // No masking in the inner loop: a tail tile is padded with zero-mass bodies, whose terms are
 // exactly 0 because eps^2 > 0 keeps r^2 + eps^2 finite and positive.
 
 #include "force_kernel.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cuda_check.hpp"
 
 namespace nbody::cuda {
 namespace detail {
 
+// Launch parameters, passed by value (they live in the constant bank: no registers).
+// Balanced split (counters != nullptr): the work is the I x T grid of (i-block, tile) steps in
+// row-major order, w = ib * T + tile, W = I * T < 2^31 steps (the host checks, as it checks that
+// contributors x n < 2^31, so that every index here is an int); block g of G takes steps
+// [first_step(g), first_step(g + 1)): share = W / G steps each, the first `extra` = W % G blocks
+// one more. Classic split (counters == nullptr): block g is i-block g, all T tiles.
+struct ForceKernelParams {
+    const float4* pos;
+    int n;
+    float eps2;
+    float4* acc;
+    float4* vel;
+    float half_dt;
+    int tiles;           // T = ceil(n / p)
+    int share;           // W / G
+    int extra;           // W % G
+    float4* partials;    // [contributor k][n], balanced split only
+    unsigned* counters;  // [I], balanced split only
+};
+
+__device__ __forceinline__ int first_step(int g, const ForceKernelParams& a) { return g * a.share + min(g, a.extra); }
+
+// The block whose range holds step w.
+__device__ __forceinline__ int block_of_step(int w, const ForceKernelParams& a) {
+    const int big = a.extra * (a.share + 1);  // steps of the longer blocks
+    return w < big ? w / (a.share + 1) : a.extra + (w - big) / a.share;
+}
+
+__device__ __forceinline__ float4 load_body(const float4* pos, int n, int j) {
+    return j < n ? __ldg(pos + j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+// The tile layout (kForceRotatedTile): (m, x, y, z) puts x_j, y_j, z_j in registers 4k+1, 4k+2,
+// 4k+3 of an LDS.128, x_i, y_i, z_i sit in 4k'+0..2 from their LDG.128: each dx = x_j - x_i then
+// reads one even and one odd register (the two banks) instead of two of the same parity.
+template <bool Rot>
+__device__ __forceinline__ float4 to_tile(const float4& b) {
+    if constexpr (Rot) return make_float4(b.w, b.x, b.y, b.z);
+    else return b;
+}
+
 // 20 flops in the GPU Gems 3 count; 12 FP32 instructions + 1 MUFU here.
+template <bool Rot>
 __device__ __forceinline__ void accumulate(const float3& xi, const float4& pj, float eps2, float3& a) {
-    const float dx = pj.x - xi.x;
-    const float dy = pj.y - xi.y;
-    const float dz = pj.z - xi.z;
+    const float xj = Rot ? pj.y : pj.x, yj = Rot ? pj.z : pj.y, zj = Rot ? pj.w : pj.z, mj = Rot ? pj.x : pj.w;
+    const float dx = xj - xi.x;
+    const float dy = yj - xi.y;
+    const float dz = zj - xi.z;
     const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
     const float inv_r = rsqrtf(r2);  // MUFU.RSQ under --use_fast_math (ftz)
     // m / r^3 as (m / r) * (1 / r^2): two independent FMULs, then one, a shorter chain than m*r*r*r.
-    const float s = (pj.w * inv_r) * (inv_r * inv_r);
+    const float s = (mj * inv_r) * (inv_r * inv_r);
     a.x = fmaf(dx, s, a.x);
     a.y = fmaf(dy, s, a.y);
     a.z = fmaf(dz, s, a.z);
 }
 
-// One block of p = blockDim.x threads. Thread t is lane s = t % Q of body group g = t / Q; the
-// group owns bodies first + b * (p/Q), b < B (consecutive groups own consecutive bodies, so loads
-// and stores stay coalesced). Every thread loads one body of each tile, so the tile is p bodies
-// whatever Q and B are. Lane s reads tile[k*Q + s]: the Q lanes of a group read Q consecutive
-// float4s, which every group of the warp reads too (broadcast), so there are no bank conflicts.
+// One tile: lane s of a group reads entries k*Q + s (lane_tile = tile + s), k < groups.
+template <int U, int Q, int B, bool Rot>
+__device__ __forceinline__ void interact_tile(const float4* lane_tile, int groups, const float3 (&xi)[B],
+                                              float3 (&ai)[B], float eps2) {
+    int k = 0;
+    for (; k + U <= groups; k += U) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const float4 pj = lane_tile[(k + u) * Q];
+#pragma unroll
+            for (int b = 0; b < B; ++b) accumulate<Rot>(xi[b], pj, eps2, ai[b]);
+        }
+    }
+    // Only when U does not divide p/Q (small blocks with large U or Q).
+#pragma unroll 1
+    for (; k < groups; ++k) {
+        const float4 pj = lane_tile[k * Q];
+#pragma unroll
+        for (int b = 0; b < B; ++b) accumulate<Rot>(xi[b], pj, eps2, ai[b]);
+    }
+}
+
+// The finished sum of body i: a and, for a step, the closing kick.
+__device__ __forceinline__ void store_result(const ForceKernelParams& a, int i, const float3& ai) {
+    a.acc[i] = make_float4(ai.x, ai.y, ai.z, 0.0f);
+    if (a.vel != nullptr) {
+        float4 v = a.vel[i];
+        v.x = fmaf(ai.x, a.half_dt, v.x);
+        v.y = fmaf(ai.y, a.half_dt, v.y);
+        v.z = fmaf(ai.z, a.half_dt, v.z);
+        a.vel[i] = v;
+    }
+}
+
+// An i-block split among `contributors` blocks (this one is number k): publish this block's
+// partial sums; whichever contributor arrives last adds all of them up in contributor order, so
+// the result does not depend on timing. The summing is spread over the block's threads by body,
+// not done in the (U, q, B) layout: that keeps it out of the kernel's register budget (summing in
+// that layout cost ptxas up to 24 more registers per thread, all instances).
+template <int Q, int B>
+__device__ __forceinline__ void finish_split_iblock(const ForceKernelParams& a, int ib, int per_block, int k,
+                                                 int contributors, int first, int groups, int s,
+                                                 const float3 (&ai)[B], int& finisher) {
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+        const int i = first + b * groups;
+        if (s == b % Q && i < a.n) a.partials[k * a.n + i] = make_float4(ai[b].x, ai[b].y, ai[b].z, 0.0f);
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned arrived = atomicAdd(a.counters + ib, 1u);
+        finisher = arrived == static_cast<unsigned>(contributors - 1);
+        if (finisher) a.counters[ib] = 0;  // every contributor has counted: ready for the next pass
+    }
+    __syncthreads();
+    if (!finisher) return;
+    __threadfence();
+    const int base = ib * per_block;
+#pragma unroll 1
+    for (int r = threadIdx.x; r < per_block && base + r < a.n; r += blockDim.x) {
+        float3 sum = make_float3(0.0f, 0.0f, 0.0f);
+#pragma unroll 1
+        for (int c = 0; c < contributors; ++c) {
+            const float4 v = __ldcg(a.partials + c * a.n + base + r);  // L2: other SMs wrote it
+            sum.x += v.x;
+            sum.y += v.y;
+            sum.z += v.z;
+        }
+        store_result(a, base + r, sum);
+    }
+}
+
+// A block of p = blockDim.x threads. Thread t is lane s = t % Q of body group t / Q; in i-block ib
+// the group owns bodies ib * p/Q * B + t/Q + b * p/Q, b < B (consecutive groups own consecutive
+// bodies, so loads and stores stay coalesced). Every thread loads one body of each tile, so the
+// tile is p bodies whatever Q and B are. Lane s reads tile[k*Q + s]: the Q lanes of a group read Q
+// consecutive float4s, which every group of the warp reads too (broadcast): no bank conflicts.
 // Threads whose bodies lie beyond n compute on a dummy body and write nothing: they must still
-// reach every __syncthreads() and shuffle.
-template <int U, int Q, int B>
-__global__ void force_kernel(const float4* __restrict__ pos, int n, float eps2, float4* __restrict__ acc,
-                             float4* __restrict__ vel, float half_dt) {
-    static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1, "bad force kernel variant");
-    extern __shared__ float4 tile[];
+// reach every __syncthreads() and shuffle. Every branch around a barrier is block-uniform.
+template <int U, int Q, int B, int F>
+__global__ void force_kernel(const ForceKernelParams a) {
+    static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1 && F >= 0 && F <= 3,
+                  "bad force kernel variant");
+    constexpr bool kRot = (F & kForceRotatedTile) != 0;
+    constexpr bool kSingle = (F & kForceSingleBarrier) != 0;
+    extern __shared__ float4 tile_smem[];  // kSingle: two tiles, used in turn
+    __shared__ int finisher;               // this block adds up a split i-block's partial sums
 
     const int p = blockDim.x;
     const int t = threadIdx.x;
     const int s = t % Q;
-    const int groups = p / Q;  // bodies per block for each b; also j-values per lane per tile
-    const int first = blockIdx.x * groups * B + t / Q;
+    const int groups = p / Q;  // bodies per i-block for each b; also j-values per lane per tile
+    const int g = blockIdx.x;
 
-    float3 xi[B];
-    float3 ai[B];
-#pragma unroll
-    for (int b = 0; b < B; ++b) {
-        const int i = first + b * groups;
-        const float4 pi = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        xi[b] = make_float3(pi.x, pi.y, pi.z);
-        ai[b] = make_float3(0.0f, 0.0f, 0.0f);
+    // This block's work: `remaining` steps from tile `tile` of i-block `ib` on. Block-uniform.
+    int ib, tile, remaining;
+    if (a.counters == nullptr) {
+        ib = g;
+        tile = 0;
+        remaining = a.tiles;
+    } else {
+        const int w0 = first_step(g, a);
+        remaining = a.share + (g < a.extra ? 1 : 0);
+        ib = w0 / a.tiles;
+        tile = w0 - ib * a.tiles;
     }
-
-    const float4* lane_tile = tile + s;
     // Software pipelining: the next tile's body is loaded from global memory before this tile's
     // interactions run, so its latency (~600 cycles) hides behind them instead of stalling the
     // block at the barrier. Costs 4 registers.
-    float4 next = t < n ? pos[t] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (int base = 0; base < n; base += p) {
-        tile[t] = next;
-        __syncthreads();
-        const int j = base + p + t;
-        next = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-
-        int k = 0;
-        for (; k + U <= groups; k += U) {
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const float4 pj = lane_tile[(k + u) * Q];
-#pragma unroll
-                for (int b = 0; b < B; ++b) accumulate(xi[b], pj, eps2, ai[b]);
-            }
-        }
-        // Only when U does not divide p/Q (small blocks with large U or Q).
-#pragma unroll 1
-        for (; k < groups; ++k) {
-            const float4 pj = lane_tile[k * Q];
-#pragma unroll
-            for (int b = 0; b < B; ++b) accumulate(xi[b], pj, eps2, ai[b]);
-        }
+    float4 next = load_body(a.pos, a.n, tile * p + t);
+    int buf = 0;
+    if constexpr (kSingle) {
+        tile_smem[t] = to_tile<kRot>(next);
         __syncthreads();
     }
 
-    // Butterfly over the Q lanes of the group (Q divides 32 and groups are aligned, so they never
-    // straddle a warp). a + b == b + a in IEEE arithmetic, so every lane ends with the same sums.
-#pragma unroll
-    for (int offset = Q / 2; offset > 0; offset /= 2) {
+    for (; remaining > 0; ++ib, tile = 0) {
+        const int count = min(a.tiles - tile, remaining);  // this i-block's steps in this block
+        remaining -= count;
+        const int first = ib * groups * B + t / Q;
+
+        float3 xi[B];
+        float3 ai[B];
 #pragma unroll
         for (int b = 0; b < B; ++b) {
-            ai[b].x += __shfl_xor_sync(0xffffffffu, ai[b].x, offset);
-            ai[b].y += __shfl_xor_sync(0xffffffffu, ai[b].y, offset);
-            ai[b].z += __shfl_xor_sync(0xffffffffu, ai[b].z, offset);
+            const float4 pi = load_body(a.pos, a.n, first + b * groups);
+            xi[b] = make_float3(pi.x, pi.y, pi.z);
+            ai[b] = make_float3(0.0f, 0.0f, 0.0f);
         }
-    }
 
-#pragma unroll
-    for (int b = 0; b < B; ++b) {
-        const int i = first + b * groups;
-        if (s == b % Q && i < n) {  // spread the B stores over the group's lanes
-            acc[i] = make_float4(ai[b].x, ai[b].y, ai[b].z, 0.0f);
-            if (vel != nullptr) {
-                float4 v = vel[i];
-                v.x = fmaf(ai[b].x, half_dt, v.x);
-                v.y = fmaf(ai[b].y, half_dt, v.y);
-                v.z = fmaf(ai[b].z, half_dt, v.z);
-                vel[i] = v;
+        const int tile_end = tile + count;
+        for (; tile < tile_end; ++tile) {
+            const bool more = tile + 1 < tile_end || remaining > 0;
+            const int j_next = (tile + 1 == a.tiles ? 0 : tile + 1) * p + t;
+            if constexpr (kSingle) {
+                // One barrier per tile: the other buffer was last read before the previous barrier.
+                if (more) next = load_body(a.pos, a.n, j_next);
+                interact_tile<U, Q, B, kRot>(tile_smem + buf * p + s, groups, xi, ai, a.eps2);
+                if (more) tile_smem[(buf ^ 1) * p + t] = to_tile<kRot>(next);
+                __syncthreads();
+                buf ^= 1;
+            } else {
+                tile_smem[t] = to_tile<kRot>(next);
+                __syncthreads();
+                if (more) next = load_body(a.pos, a.n, j_next);
+                interact_tile<U, Q, B, kRot>(tile_smem + s, groups, xi, ai, a.eps2);
+                __syncthreads();
             }
+        }
+
+        // Butterfly over the Q lanes of the group (Q divides 32 and groups are aligned, so they
+        // never straddle a warp). a + b == b + a in IEEE arithmetic: every lane ends with the same sums.
+#pragma unroll
+        for (int offset = Q / 2; offset > 0; offset /= 2) {
+#pragma unroll
+            for (int b = 0; b < B; ++b) {
+                ai[b].x += __shfl_xor_sync(0xffffffffu, ai[b].x, offset);
+                ai[b].y += __shfl_xor_sync(0xffffffffu, ai[b].y, offset);
+                ai[b].z += __shfl_xor_sync(0xffffffffu, ai[b].z, offset);
+            }
+        }
+
+        if (a.counters != nullptr) {
+            const int g_first = block_of_step(ib * a.tiles, a);
+            const int g_last = block_of_step(ib * a.tiles + a.tiles - 1, a);
+            if (g_first != g_last) {
+                finish_split_iblock<Q, B>(a, ib, groups * B, g - g_first, g_last - g_first + 1, first, groups, s, ai,
+                                    finisher);
+                continue;
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < B; ++b) {
+            const int i = first + b * groups;
+            if (s == b % Q && i < a.n) store_result(a, i, ai[b]);  // spread the B stores over the lanes
         }
     }
 }
@@ -131,27 +272,33 @@ __global__ void kick_drift_kernel(const float4* __restrict__ pos_in, float4* __r
     vel[i] = v;
 }
 
-using ForceKernelFn = void (*)(const float4*, int, float, float4*, float4*, float);
+using ForceKernelFn = void (*)(ForceKernelParams);
 
 // The supported variants, as one list that both the explicit instantiations and the dispatch
-// switch expand, so they cannot disagree. Keep in step with kUnrollValues & co. in the header.
-#define NBODY_FORCE_B(X, U, Q) X(U, Q, 1) X(U, Q, 2) X(U, Q, 4)
+// switch expand, so they cannot disagree. Keep in step with the arrays in the header.
+static_assert(kForceProductFlags == 3, "the instance lists below spell the product flags as 3");
+#define NBODY_FORCE_B(X, U, Q) X(U, Q, 1, 3) X(U, Q, 2, 3) X(U, Q, 4, 3)
 #define NBODY_FORCE_Q(X, U)                                                                          \
     NBODY_FORCE_B(X, U, 1) NBODY_FORCE_B(X, U, 2) NBODY_FORCE_B(X, U, 4) NBODY_FORCE_B(X, U, 8)      \
     NBODY_FORCE_B(X, U, 16) NBODY_FORCE_B(X, U, 32)
+// B = 8: kUnrollValuesB8 x kThreadsPerBodyValuesB8.
+#define NBODY_FORCE_B8(X, U) X(U, 1, 8, 3) X(U, 2, 8, 3) X(U, 4, 8, 3) X(U, 8, 8, 3)
+// Flag sets other than the product's: kForceExperimentVariants x {0, 1, 2}.
+#define NBODY_FORCE_EXPERIMENT(X, U, Q, B) X(U, Q, B, 0) X(U, Q, B, 1) X(U, Q, B, 2)
 #define NBODY_FORCE_VARIANTS(X)                                                                      \
     NBODY_FORCE_Q(X, 1) NBODY_FORCE_Q(X, 2) NBODY_FORCE_Q(X, 4) NBODY_FORCE_Q(X, 8)                  \
-    NBODY_FORCE_Q(X, 16) NBODY_FORCE_Q(X, 32)
+    NBODY_FORCE_Q(X, 16) NBODY_FORCE_Q(X, 32) NBODY_FORCE_B8(X, 4) NBODY_FORCE_B8(X, 8)              \
+    NBODY_FORCE_EXPERIMENT(X, 32, 2, 4) NBODY_FORCE_EXPERIMENT(X, 8, 2, 4)                           \
+    NBODY_FORCE_EXPERIMENT(X, 8, 4, 4) NBODY_FORCE_EXPERIMENT(X, 16, 8, 2) NBODY_FORCE_EXPERIMENT(X, 4, 1, 1)
 
-#define NBODY_FORCE_INSTANTIATE(U, Q, B) \
-    template __global__ void force_kernel<U, Q, B>(const float4*, int, float, float4*, float4*, float);
+#define NBODY_FORCE_INSTANTIATE(U, Q, B, F) template __global__ void force_kernel<U, Q, B, F>(ForceKernelParams);
 NBODY_FORCE_VARIANTS(NBODY_FORCE_INSTANTIATE)
 #undef NBODY_FORCE_INSTANTIATE
 
-constexpr int variant_key(int u, int q, int b) { return u * 10000 + q * 100 + b; }
+constexpr int variant_key(int u, int q, int b, int f) { return ((u * 100 + q) * 100 + b) * 10 + f; }
 
-template <std::size_t K>
-bool contains(const std::array<int, K>& values, int v) {
+template <class T, std::size_t K>
+bool contains(const std::array<T, K>& values, int v) {
     for (int x : values)
         if (x == v) return true;
     return false;
@@ -164,10 +311,40 @@ std::string list(const std::array<int, K>& values) {
     return out;
 }
 
-[[noreturn]] void throw_unsupported(const ForceVariant& v) {
+bool is_experiment_variant(int u, int q, int b) {
+    for (const ForceExperimentVariant& e : kForceExperimentVariants)
+        if (e.unroll == u && e.threads_per_body == q && e.bodies_per_thread == b) return true;
+    return false;
+}
+
+// The flags a launch uses: the variant's, else $NBODY_FORCE_FLAGS, else the product's.
+int resolve_flags(const ForceVariant& v) {
+    if (v.flags != kForceDefaultFlags) return v.flags;
+    const char* env = std::getenv("NBODY_FORCE_FLAGS");
+    if (env == nullptr || *env == '\0') return kForceProductFlags;
+    const std::string text(env);
+    if (text.size() == 1 && text[0] >= '0' && text[0] <= '3') return text[0] - '0';
+    throw std::invalid_argument("NBODY_FORCE_FLAGS='" + text +
+                                "' is not one of 0, 1, 2, 3 (bit 1: rotated tile, bit 2: single barrier)");
+}
+
+ForceGrid resolve_grid(const ForceVariant& v) {
+    if (v.grid != ForceGrid::Auto) return v.grid;
+    const char* env = std::getenv("NBODY_FORCE_GRID");
+    if (env == nullptr || *env == '\0') return ForceGrid::Auto;
+    const std::string text(env);
+    if (text == "auto") return ForceGrid::Auto;
+    if (text == "classic") return ForceGrid::Classic;
+    if (text == "balanced") return ForceGrid::Balanced;
+    throw std::invalid_argument("NBODY_FORCE_GRID='" + text + "' is not one of auto, classic, balanced");
+}
+
+[[noreturn]] void throw_unsupported(const ForceVariant& v, int flags) {
     std::string msg = "no force kernel instance for unroll=" + std::to_string(v.unroll) +
                       ", threads_per_body=" + std::to_string(v.threads_per_body) +
                       ", bodies_per_thread=" + std::to_string(v.bodies_per_thread) + ":";
+    const bool values_ok = contains(kUnrollValues, v.unroll) && contains(kThreadsPerBodyValues, v.threads_per_body) &&
+                           contains(kBodiesPerThreadValues, v.bodies_per_thread);
     if (!contains(kUnrollValues, v.unroll))
         msg += " unroll " + std::to_string(v.unroll) + " is not supported (supported: " + list(kUnrollValues) + ");";
     if (!contains(kThreadsPerBodyValues, v.threads_per_body))
@@ -176,33 +353,84 @@ std::string list(const std::array<int, K>& values) {
     if (!contains(kBodiesPerThreadValues, v.bodies_per_thread))
         msg += " bodies_per_thread " + std::to_string(v.bodies_per_thread) + " is not supported (supported: " +
                list(kBodiesPerThreadValues) + ");";
+    if (values_ok && v.bodies_per_thread == 8 &&
+        !(contains(kUnrollValuesB8, v.unroll) && contains(kThreadsPerBodyValuesB8, v.threads_per_body)))
+        msg += " bodies_per_thread 8 is compiled only with unroll " + list(kUnrollValuesB8) + " and threads_per_body " +
+               list(kThreadsPerBodyValuesB8) + ";";
+    if (flags < 0 || flags > 3) {
+        msg += " flags " + std::to_string(flags) + " are not 0..3;";
+    } else if (values_ok && flags != kForceProductFlags) {
+        std::string combos;
+        for (const ForceExperimentVariant& e : kForceExperimentVariants)
+            combos += (combos.empty() ? "" : ", ") + std::string("U") + std::to_string(e.unroll) + " q" +
+                      std::to_string(e.threads_per_body) + " B" + std::to_string(e.bodies_per_thread);
+        msg += " kernel flags " + std::to_string(flags) + " (NBODY_FORCE_FLAGS; the product's are " +
+               std::to_string(kForceProductFlags) + ") are compiled only for " + combos + ";";
+    }
     msg.back() = '.';
     throw std::invalid_argument(msg);
 }
 
-// THE dispatch: run-time (U, q, B) to a compiled instance. Default: error listing the values.
-ForceKernelFn select_force_kernel(const ForceVariant& v) {
-#define NBODY_FORCE_CASE(U, Q, B) \
-    case variant_key(U, Q, B):    \
-        return &force_kernel<U, Q, B>;
-    // Out-of-range values cannot alias a valid key: u, q and b are checked against the lists
-    // before the key is formed.
+// THE dispatch: run-time (U, q, B, flags) to a compiled instance. Default: error listing the values.
+ForceKernelFn select_force_kernel(const ForceVariant& v, int flags) {
+#define NBODY_FORCE_CASE(U, Q, B, F) \
+    case variant_key(U, Q, B, F):    \
+        return &force_kernel<U, Q, B, F>;
+    // Out-of-range values cannot alias a valid key: u, q, b and flags are checked against the
+    // lists before the key is formed.
     const bool in_range = contains(kUnrollValues, v.unroll) && contains(kThreadsPerBodyValues, v.threads_per_body) &&
-                          contains(kBodiesPerThreadValues, v.bodies_per_thread);
-    switch (in_range ? variant_key(v.unroll, v.threads_per_body, v.bodies_per_thread) : -1) {
+                          contains(kBodiesPerThreadValues, v.bodies_per_thread) && flags >= 0 && flags <= 3;
+    switch (in_range ? variant_key(v.unroll, v.threads_per_body, v.bodies_per_thread, flags) : -1) {
         NBODY_FORCE_VARIANTS(NBODY_FORCE_CASE)
         default:
-            throw_unsupported(v);
+            throw_unsupported(v, flags);
     }
 #undef NBODY_FORCE_CASE
 }
 
+std::size_t shared_bytes(int block, int flags) {
+    return (flags & kForceSingleBarrier ? 2 : 1) * static_cast<std::size_t>(block) * sizeof(float4);
+}
+
+// SMs of the current device and resident blocks per SM of (instance, block), cached: the
+// occupancy calculator costs microseconds, a launch at small N happens every ~100 us.
+struct Occupancy {
+    int sm_count = 0;
+    int blocks_per_sm = 0;
+};
+
+Occupancy occupancy(ForceKernelFn fn, int block, int flags) {
+    struct Entry {
+        int device;
+        ForceKernelFn fn;
+        int block;
+        Occupancy occ;
+    };
+    static std::mutex mutex;
+    static std::vector<Entry> cache;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry& e : cache)
+        if (e.device == device && e.fn == fn && e.block == block) return e.occ;
+    Occupancy occ;
+    CUDA_CHECK(cudaDeviceGetAttribute(&occ.sm_count, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ.blocks_per_sm, reinterpret_cast<const void*>(fn),
+                                                             block, shared_bytes(block, flags)));
+    cache.push_back({device, fn, block, occ});
+    return occ;
+}
+
 }  // namespace detail
 
-void require_force_instance(const ForceVariant& v) { (void)detail::select_force_kernel(v); }
+void require_force_instance(const ForceVariant& v) {
+    const int flags = detail::resolve_flags(v);
+    (void)detail::resolve_grid(v);  // a malformed override is an error here too, not at the launch
+    (void)detail::select_force_kernel(v, flags);
+}
 
 ForceKernelResources force_kernel_resources(const ForceVariant& v) {
-    const detail::ForceKernelFn fn = detail::select_force_kernel(v);
+    const detail::ForceKernelFn fn = detail::select_force_kernel(v, detail::resolve_flags(v));
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn)));
     ForceKernelResources r;
@@ -216,11 +444,80 @@ ForceKernelResources force_kernel_resources(const ForceVariant& v) {
     return r;
 }
 
+void ForceWorkspace::reserve(std::size_t counters, std::size_t partials, cudaStream_t stream) {
+    if (counters_.size() < counters) {
+        // Work queued on `stream` may still use the old buffer: cudaFree waits for the device.
+        counters_ = DeviceBuffer<unsigned>();
+        counters_ = DeviceBuffer<unsigned>(counters);
+        CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream));
+    }
+    if (partials_.size() < partials) {
+        partials_ = DeviceBuffer<float4>();
+        partials_ = DeviceBuffer<float4>(partials);
+    }
+}
+
+ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace) {
+    ForcePlan plan;
+    plan.flags = detail::resolve_flags(v);
+    const ForceGrid wanted = detail::resolve_grid(v);
+    const detail::ForceKernelFn fn = detail::select_force_kernel(v, plan.flags);
+    if (n <= 0) return plan;
+    if (block <= 0 || block % kWarpSize != 0 || block > kMaxBlock)
+        throw std::invalid_argument("force kernel block " + std::to_string(block) + " is not a multiple of 32 in 32..1024");
+    plan.iblocks = force_grid_size(n, block, v);
+    plan.tiles = (n + block - 1) / block;
+    const detail::Occupancy occ = detail::occupancy(fn, block, plan.flags);
+    plan.blocks_per_sm = occ.blocks_per_sm;
+    const long long slots = static_cast<long long>(occ.sm_count) * occ.blocks_per_sm;
+    const double per_sm = double(plan.iblocks) / occ.sm_count;
+    plan.classic_efficiency = per_sm / std::ceil(per_sm);
+
+    ForceGrid grid = wanted;
+    if (grid == ForceGrid::Auto)
+        grid = (plan.classic_efficiency < 0.99 || plan.iblocks < slots) ? ForceGrid::Balanced : ForceGrid::Classic;
+    const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;
+    const long long blocks = std::min(work, slots);
+    // Balanced needs the scratch, a step count and partial-sum indices that fit an int (the
+    // kernel's arithmetic), and must differ from the classic split (G = I is the same thing).
+    if (grid == ForceGrid::Balanced) {
+        const long long share = blocks > 0 ? work / blocks : 0;
+        // T consecutive steps meet at most ceil((T - 1) / share) + 1 blocks of >= share steps each.
+        const long long contributors = share > 0 ? (plan.tiles - 1 + share - 1) / share + 1 : 0;
+        constexpr long long kIntLimit = 2147483647LL;
+        if (!have_workspace || blocks <= 0 || blocks == plan.iblocks || work > kIntLimit ||
+            contributors * n > kIntLimit)
+            grid = ForceGrid::Classic;
+        else
+            plan.max_contributors = static_cast<int>(contributors);
+    }
+    plan.grid = grid;
+    plan.blocks = grid == ForceGrid::Balanced ? static_cast<int>(blocks) : plan.iblocks;
+    return plan;
+}
+
 void launch_force(const ForceVariant& v, int block, const ForceArgs& a, cudaStream_t stream) {
-    const detail::ForceKernelFn fn = detail::select_force_kernel(v);
+    const ForcePlan plan = plan_force(v, block, a.n, a.workspace != nullptr);
+    const detail::ForceKernelFn fn = detail::select_force_kernel(v, plan.flags);
     if (a.n <= 0) return;
-    const int grid = force_grid_size(a.n, block, v);
-    fn<<<grid, block, force_shared_bytes(block), stream>>>(a.pos, a.n, a.eps2, a.acc, a.vel, a.half_dt);
+    detail::ForceKernelParams k{};
+    k.pos = a.pos;
+    k.n = a.n;
+    k.eps2 = a.eps2;
+    k.acc = a.acc;
+    k.vel = a.vel;
+    k.half_dt = a.half_dt;
+    k.tiles = plan.tiles;
+    if (plan.grid == ForceGrid::Balanced) {
+        const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;  // < 2^31 (plan_force)
+        k.share = static_cast<int>(work / plan.blocks);
+        k.extra = static_cast<int>(work % plan.blocks);
+        a.workspace->reserve(static_cast<std::size_t>(plan.iblocks),
+                             static_cast<std::size_t>(plan.max_contributors) * static_cast<std::size_t>(a.n), stream);
+        k.partials = a.workspace->partials();
+        k.counters = a.workspace->counters();
+    }
+    fn<<<plan.blocks, block, detail::shared_bytes(block, plan.flags), stream>>>(k);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -9,9 +9,34 @@
 //   q  threads_per_body  q consecutive lanes share one body; lane s takes j = k*q + s of each
 //                     tile and the q partial sums are combined with warp shuffles 1 ... 32
 //   B  bodies_per_thread  i-bodies a thread keeps in registers, each j read from shared memory
-//                     serving B interactions                                1, 2, 4
+//                     serving B interactions                                1, 2, 4; 8 with
+//                     U = 4, 8 and q <= 8 only (~80 registers: blocks of at most 768 threads)
 // and one run-time parameter, the block size p (a multiple of 32): tiles of p bodies are staged
-// in dynamic shared memory, and a block computes p*B/q bodies.
+// in shared memory, and a block computes p*B/q bodies (an "i-block").
+//
+// Two design choices of version 2 are compile-time flags, so that the previous kernel can be timed
+// against the new one in the same run (docs/PERFORMANCE.md, "version 2"):
+//   kForceRotatedTile     the tile holds (m, x, y, z) instead of (x, y, z, m): the j coordinates
+//                         land in registers of the other parity than the i coordinates (loaded as
+//                         x, y, z, m), so dx = x_j - x_i reads its two operands from different
+//                         register banks
+//   kForceSingleBarrier   two tiles in shared memory, one __syncthreads() per tile instead of two
+// Every (U, q, B) has an instance with kForceProductFlags; the other flag sets exist only for a
+// few (U, q, B) (kForceExperimentVariants), which is all an A/B measurement needs.
+//
+// How the work is spread over blocks is a run-time choice (ForceGrid):
+//   classic   one block per i-block, each over all n/p tiles. With N and p*B/q powers of two the
+//             block count never divides evenly among 132 SMs: the last wave leaves SMs idle
+//             (128 blocks on 132 SMs: 3 % of the device unused; 256 blocks: the same 3 %).
+//   balanced  as many blocks as fit on the device at once (persistent blocks), each taking an
+//             equal share of the I x T (i-block, tile) steps ("stream-K"). An i-block split among
+//             several blocks gets its partial sums combined by the block that finishes it last,
+//             in a fixed order: results are deterministic for a given device and config (not
+//             bit-identical to the classic split, whose sums are grouped differently).
+//   auto      balanced when the classic split would leave more than 1 % of the SM time idle.
+// Developer overrides for A/B runs of the same binary (read at every launch; an explicit
+// ForceVariant field wins): NBODY_FORCE_GRID = auto | classic | balanced, NBODY_FORCE_FLAGS =
+// 0..3 (the flag bits above).
 
 #include <cuda_runtime_api.h>
 
@@ -19,22 +44,47 @@
 #include <cstddef>
 #include <string>
 
+#include "cuda_raii.hpp"
+
 namespace nbody::cuda {
 
 inline constexpr std::array<int, 6> kUnrollValues{1, 2, 4, 8, 16, 32};
 inline constexpr std::array<int, 6> kThreadsPerBodyValues{1, 2, 4, 8, 16, 32};
-inline constexpr std::array<int, 3> kBodiesPerThreadValues{1, 2, 4};
+inline constexpr std::array<int, 4> kBodiesPerThreadValues{1, 2, 4, 8};
+// B = 8 only with these (U, q): U >= 16 makes a loop body of 128+ interactions (27 KB of code,
+// beyond what the instruction cache keeps close), U <= 2 leaves the loop overhead B = 8 is meant
+// to shrink, and q >= 16 gives i-blocks too small to matter.
+inline constexpr std::array<int, 2> kUnrollValuesB8{4, 8};
+inline constexpr std::array<int, 4> kThreadsPerBodyValuesB8{1, 2, 4, 8};
 inline constexpr int kWarpSize = 32;
 inline constexpr int kMaxBlock = 1024;  // CUDA's limit on threads per block, before registers
+
+inline constexpr int kForceRotatedTile = 1;
+inline constexpr int kForceSingleBarrier = 2;
+inline constexpr int kForceProductFlags = kForceRotatedTile | kForceSingleBarrier;
+inline constexpr int kForceDefaultFlags = -1;  // kForceProductFlags unless NBODY_FORCE_FLAGS says otherwise
+
+struct ForceExperimentVariant {
+    int unroll, threads_per_body, bodies_per_thread;
+};
+// The (U, q, B) that also have instances with flags 0, 1 and 2: the version-1 winners of the first
+// H200 sweep (16K: U16 q8 B2; 64K: U8 q4 B4; 256K/1M: U32 q2 B4, U8 q2 B4) and the old default.
+inline constexpr std::array<ForceExperimentVariant, 5> kForceExperimentVariants{
+    {{32, 2, 4}, {8, 2, 4}, {8, 4, 4}, {16, 8, 2}, {4, 1, 1}}};
+
+enum class ForceGrid { Auto, Classic, Balanced };
 
 struct ForceVariant {
     int unroll = 4;
     int threads_per_body = 1;
     int bodies_per_thread = 1;
+    int flags = kForceDefaultFlags;  // kForce* bits, or kForceDefaultFlags
+    ForceGrid grid = ForceGrid::Auto;
 };
 
 // Throws std::invalid_argument naming the unsupported value(s) and listing the supported ones
-// when `v` has no compiled instance. Needs no device: this is the dispatch switch itself.
+// when `v` has no compiled instance (or an NBODY_FORCE_* override is malformed). Needs no device:
+// this is the dispatch switch itself.
 void require_force_instance(const ForceVariant& v);
 
 // What the compiled instance of `v` needs on the current device.
@@ -50,10 +100,11 @@ struct ForceKernelResources {
 // runtime refuses (e.g. no kernel image for this device's architecture).
 ForceKernelResources force_kernel_resources(const ForceVariant& v);
 
-// Dynamic shared memory a block of `block` threads uses: one tile of float4 bodies.
-constexpr std::size_t force_shared_bytes(int block) { return static_cast<std::size_t>(block) * sizeof(float4); }
+// Dynamic shared memory a block of `block` threads may use: two tiles of float4 bodies (one
+// without kForceSingleBarrier). An upper bound, for the device-limit check.
+constexpr std::size_t force_shared_bytes(int block) { return 2 * static_cast<std::size_t>(block) * sizeof(float4); }
 
-// Bodies one block computes, and the blocks needed for n bodies.
+// Bodies one block computes (an i-block), and the i-blocks needed for n bodies.
 constexpr int bodies_per_block(int block, const ForceVariant& v) {
     return block / v.threads_per_body * v.bodies_per_thread;
 }
@@ -62,6 +113,23 @@ constexpr int force_grid_size(int n, int block, const ForceVariant& v) {
     return (n + per_block - 1) / per_block;
 }
 
+// Device scratch of the balanced split: one arrival counter per i-block (zero between passes)
+// and the partial sums of split i-blocks. Grows on demand in launch_force() (a cudaMalloc, so
+// only when N or the config grows); one per stream that launches force passes.
+class ForceWorkspace {
+public:
+    std::size_t bytes() const { return counters_.bytes() + partials_.bytes(); }
+    // Makes room for `counters` zeroed counters and `partials` float4s; zeroes new counters on
+    // `stream` (the kernel leaves them zero again).
+    void reserve(std::size_t counters, std::size_t partials, cudaStream_t stream);
+    unsigned* counters() const { return counters_.get(); }
+    float4* partials() const { return partials_.get(); }
+
+private:
+    DeviceBuffer<unsigned> counters_;
+    DeviceBuffer<float4> partials_;
+};
+
 struct ForceArgs {
     const float4* pos = nullptr;  // n bodies (x, y, z, m)
     int n = 0;
@@ -69,7 +137,22 @@ struct ForceArgs {
     float4* acc = nullptr;        // out: accelerations (w = 0)
     float4* vel = nullptr;        // nullptr: force only; else v += a * half_dt (the closing kick)
     float half_dt = 0;
+    ForceWorkspace* workspace = nullptr;  // needed by the balanced split; nullptr: classic only
 };
+
+// How launch_force() would run `v` for n bodies on the current device: the split it picks, the
+// blocks it launches and the most contributors one i-block can have (1 for classic).
+struct ForcePlan {
+    ForceGrid grid = ForceGrid::Classic;
+    int flags = kForceProductFlags;
+    int iblocks = 0;          // I
+    int tiles = 0;            // T = ceil(n / block)
+    int blocks = 0;           // launched: I (classic) or min(I*T, SMs x resident blocks/SM)
+    int blocks_per_sm = 0;    // resident blocks per SM (occupancy of the instance at this block)
+    int max_contributors = 1;
+    double classic_efficiency = 1;  // SM time used by the classic split, (I/SMs) / ceil(I/SMs)
+};
+ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace);
 
 // Launches the force pass on `stream`. The caller has validated (variant, block) against the
 // device; bad launches still surface as std::runtime_error from CUDA_CHECK_LAUNCH.

@@ -50,7 +50,8 @@ TEST(CudaGlInterop, VertexBufferHoldsExactlyWhatTheBackendComputes) {
     ParticleBuffers buffers;
     buffers.load(scene.state, params.dt);
     if (const std::string refused = buffers.enable_cuda_interop(); !refused.empty())
-        GTEST_SKIP() << "CUDA-GL interop refused on this context (" << egl->gl_info().renderer << "): " << refused;
+        GTEST_SKIP() << "CUDA-GL interop refused on this context (" << egl->gl_info().renderer
+                     << "): " << refused;
 
     constexpr int kSteps = 12;
     for (int s = 0; s < kSteps; ++s) {
@@ -88,7 +89,8 @@ TEST(CudaGlInterop, VertexBufferHoldsExactlyWhatTheBackendComputes) {
         ASSERT_TRUE(b.x == c.x && b.y == c.y && b.z == c.z) << "export and store disagree at " << i;
         ASSERT_EQ(a.w, scene.state.pos_mass[i].w) << "mass lost in the vertex buffer at " << i;
     }
-    std::printf("%zu of %zu positions bitwise identical, worst relative difference %.3g\n", identical, drawn.size(), worst);
+    std::printf("%zu of %zu positions bitwise identical, worst relative difference %.3g\n", identical,
+                drawn.size(), worst);
     // The same kernels on the same inputs: identical, barring a different reduction order.
     EXPECT_LE(worst, 1e-6);
     // And the buffer really moved: it is not still the initial state.
@@ -100,7 +102,8 @@ TEST(CudaGlInterop, ViewerRunsHeadlessOnTheInteropPath) {
     if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
     test::TempDir dir;
     const std::string png = dir.file("cuda.png");
-    const auto r = test::run_nbody("view --headless --backend cuda --bodies 16384 --frames 30 --screenshot " + png);
+    const auto r =
+        test::run_nbody("view --headless --backend cuda --bodies 16384 --frames 30 --screenshot " + png);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     if (r.output.find("path=interop") == std::string::npos)
         GTEST_SKIP() << "interop not available on this EGL device; the viewer fell back:\n" << r.output;

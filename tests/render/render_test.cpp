@@ -42,9 +42,9 @@ EglContext* shared_context(std::string* why_not) {
     return context.get();
 }
 
-#define REQUIRE_EGL()                                                        \
-    do {                                                                     \
-        std::string why;                                                     \
+#define REQUIRE_EGL()                                                                  \
+    do {                                                                               \
+        std::string why;                                                               \
         if (!shared_context(&why)) GTEST_SKIP() << "no headless EGL context: " << why; \
     } while (0)
 
@@ -58,7 +58,8 @@ float brightest_near(const Image& image, glm::vec2 at, int radius) {
     float best = 0;
     for (int y = int(at.y) - radius; y <= int(at.y) + radius; ++y)
         for (int x = int(at.x) - radius; x <= int(at.x) + radius; ++x)
-            if (x >= 0 && y >= 0 && x < image.width && y < image.height) best = std::max(best, luminance(image, x, y));
+            if (x >= 0 && y >= 0 && x < image.width && y < image.height)
+                best = std::max(best, luminance(image, x, y));
     return best;
 }
 
@@ -67,15 +68,17 @@ TEST(EglContext, ProvidesOpenGL45Core) {
     const GlInfo& info = shared_context(nullptr)->gl_info();
     EXPECT_TRUE(info.major > 4 || (info.major == 4 && info.minor >= 5)) << info.version;
     EXPECT_FALSE(info.renderer.empty());
-    std::printf("GL_RENDERER: %s (%s)\n", info.renderer.c_str(), shared_context(nullptr)->description().c_str());
+    std::printf("GL_RENDERER: %s (%s)\n", info.renderer.c_str(),
+                shared_context(nullptr)->description().c_str());
 }
 
 TEST(Shader, CompileErrorNamesTheFileAndLine) {
     REQUIRE_EGL();
     test::TempDir dir;
     // Line 4 uses an undeclared variable.
-    test::write_text(dir.file("broken.frag"),
-                     "#version 450 core\nout vec4 colour;\nvoid main() {\n    colour = vec4(undeclared_thing);\n}\n");
+    test::write_text(
+        dir.file("broken.frag"),
+        "#version 450 core\nout vec4 colour;\nvoid main() {\n    colour = vec4(undeclared_thing);\n}\n");
     test::write_text(dir.file("fine.vert"), "#version 450 core\nvoid main() { gl_Position = vec4(0.0); }\n");
     try {
         ShaderProgram::load({"fine.vert", "broken.frag"}, {dir.path()});
@@ -84,7 +87,8 @@ TEST(Shader, CompileErrorNamesTheFileAndLine) {
         const std::string message = e.what();
         const std::string file = dir.file("broken.frag");
         EXPECT_NE(message.find(file + ":4:"), std::string::npos) << message;
-        EXPECT_EQ(message.find("fine.vert"), std::string::npos) << "only the broken file is blamed:\n" << message;
+        EXPECT_EQ(message.find("fine.vert"), std::string::npos) << "only the broken file is blamed:\n"
+                                                                << message;
     }
 }
 
@@ -94,19 +98,22 @@ TEST(Shader, MissingFileListsWhereItLooked) {
         find_shader_file("nowhere.frag", {dir.path()});
         FAIL() << "found a file that does not exist";
     } catch (const ShaderError& e) {
-        EXPECT_NE(std::string(e.what()).find((dir.path() / "nowhere.frag").string()), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find((dir.path() / "nowhere.frag").string()), std::string::npos)
+            << e.what();
     }
 }
 
 TEST(Shader, FormatsMesaAndNvidiaLogs) {
-    EXPECT_EQ(format_shader_log("0:12(5): error: `x' undeclared", "a.frag"), "a.frag:12: error: `x' undeclared");
+    EXPECT_EQ(format_shader_log("0:12(5): error: `x' undeclared", "a.frag"),
+              "a.frag:12: error: `x' undeclared");
     EXPECT_EQ(format_shader_log("0(7) : error C1008: undefined variable \"x\"", "b.vert"),
               "b.vert:7: error C1008: undefined variable \"x\"");
     EXPECT_EQ(format_shader_log("something else", "c.frag"), "c.frag: something else");
 }
 
 TEST(Camera, ProjectsTheTargetToTheImageCentre) {
-    OrbitCamera camera(CameraSpec{.distance = 10, .azimuth_deg = 20, .elevation_deg = 30, .target = {1, 2, 3}});
+    OrbitCamera camera(
+        CameraSpec{.distance = 10, .azimuth_deg = 20, .elevation_deg = 30, .target = {1, 2, 3}});
     const auto p = camera.project_to_image({1, 2, 3}, 640, 480);
     ASSERT_TRUE(p);
     EXPECT_NEAR(p->x, 320.0f, 1e-3f);
@@ -231,7 +238,8 @@ TEST(ParticleRenderer, HidingTheHaloRemovesItsLight) {
     ParticleBuffers buffers;
     buffers.load(s, 0.01);
     ParticleRenderer renderer;
-    const OrbitCamera camera(CameraSpec{.distance = 10, .azimuth_deg = -90, .elevation_deg = 0, .target = {}});
+    const OrbitCamera camera(
+        CameraSpec{.distance = 10, .azimuth_deg = -90, .elevation_deg = 0, .target = {}});
     const int w = 200, h = 100;
     RenderTarget screen(w, h, GL_RGBA8);
     RenderSettings settings;
@@ -280,7 +288,8 @@ TEST(ParticleBuffers, UploadSwapsAndKeepsThePreviousPositions) {
 TEST(ViewerExecutable, HeadlessScreenshot) {
     test::TempDir dir;
     const std::string png = dir.file("shot.png");
-    const auto r = test::run_nbody("view --headless --backend cpu --bodies 2048 --frames 3 --size 320x200 --screenshot " + png);
+    const auto r = test::run_nbody(
+        "view --headless --backend cpu --bodies 2048 --frames 3 --size 320x200 --screenshot " + png);
     if (r.exit_code != 0 && r.output.find("cannot create a headless OpenGL") != std::string::npos)
         GTEST_SKIP() << "no headless EGL: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -26,6 +26,41 @@ double disk_fraction(double R, double Rd) {
     return 1.0 - (1.0 + x) * std::exp(-x);
 }
 
+// J1 by the rational approximations of Abramowitz & Stegun 9.4.4 and 9.4.6 (absolute error
+// below 4e-8): 20 ns a call against 5 us for libstdc++'s std::cyl_bessel_j, and the thick-disk
+// integral below needs a few million of them.
+double bessel_j1(double x) {
+    const double ax = std::abs(x);
+    if (ax <= 3.0) {
+        const double y = (x / 3.0) * (x / 3.0);
+        return x * (0.5 + y * (-0.56249985 + y * (0.21093573 + y * (-0.03954289 + y * (0.00443319 + y * (-0.00031761 + y * 0.00001109))))));
+    }
+    const double t = 3.0 / ax;
+    const double f = 0.79788456 + t * (0.00000156 + t * (0.01659667 + t * (0.00017105 + t * (-0.00249511 + t * (0.00113653 - t * 0.00020033)))));
+    const double th = ax - 2.35619449 + t * (0.12499612 + t * (0.00005650 + t * (-0.00637879 + t * (0.00074348 + t * (0.00079824 - t * 0.00029166)))));
+    const double r = f * std::cos(th) / std::sqrt(ax);
+    return x < 0 ? -r : r;
+}
+
+// Digamma for x > 0: recurrence up to x >= 6, then the asymptotic series (error < 1e-12).
+double digamma(double x) {
+    double r = 0.0;
+    while (x < 6.0) {
+        r -= 1.0 / x;
+        x += 1.0;
+    }
+    const double f = 1.0 / (x * x);
+    return r + std::log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+// Int sech^2(z/z0)/(2 z0) exp(-k|z|) dz with a = k z0: the factor by which a sech^2 layer's
+// midplane potential at wavenumber k falls short of a razor-thin sheet's.
+// Sum form 4 sum (-1)^(n+1) n / (2n + a), summed in closed form with digamma.
+double sech2_layer_factor(double a) {
+    if (a < 1e-8) return 1.0;
+    return 1.0 - 0.5 * a * (digamma(1.0 + 0.25 * a) - digamma(0.5 + 0.25 * a));
+}
+
 void check_sphere(const SphereParams& s, const char* name) {
     const std::string n(name);
     if (!(s.mass >= 0) || !std::isfinite(s.mass)) throw std::invalid_argument(n + ": mass must be >= 0 and finite");
@@ -57,7 +92,7 @@ void validate(const GalaxyParams& p) {
 GalaxyModel::GalaxyModel(const GalaxyParams& params) : params_(params) {
     validate(params_);
     const DiskParams& d = params_.disk;
-    const bool has_disk = d.bodies > 0, has_bulge = params_.bulge.bodies > 0, has_halo = params_.halo.bodies > 0;
+    const bool has_disk = d.bodies > 0;
     double smallest = 1e300, largest = 0;
     if (has_disk) {
         disk_rmax_ = disk_cut(d);
@@ -102,14 +137,58 @@ GalaxyModel::GalaxyModel(const GalaxyParams& params) : params_(params) {
     jeans(params_.bulge, bulge_sigma_);
     jeans(params_.halo, halo_sigma_);
 
+    // Midplane circular speed. The disk's term is the razor-thin disk's exact one plus the
+    // correction for its sech^2 thickness, from the Hankel-transform form of its potential:
+    //   vc_disk^2(R) = R Int_0^inf k J1(kR) S(k) I(k z0) dk,   S(k) = M (1 + k^2 Rd^2)^(-3/2),
+    // I the layer factor above (I = 1 for the thin disk). At z0 = 0.12 Rd the thickness lowers
+    // vc_disk^2 by 8% at 1.5 Rd and 20% at 0.3 Rd; ignoring it leaves the inner disk spinning
+    // too fast, and it expands by ~10% in its first epicycle.
+    vc2_disk_.assign(n, 0.0);
+    if (has_disk) {
+        const double Rd = d.scale_length, z0 = d.scale_height, mass = d.mass * disk_norm_;
+        const double r_hi = std::min(1.5 * disk_rmax_, radius_.back());
+        constexpr int kCoarse = 96;
+        // k beyond max(40/Rd, 25/z0) adds below 1e-4 of vc^2; the step resolves J1's
+        // oscillation at the largest radius (period 2 pi / R in k).
+        const double kmax = std::max(40.0 / Rd, 25.0 / z0);
+        const int nk = 2 * std::clamp(int(kmax * r_hi / 0.5 / 2), 200, 20000);  // even, for Simpson
+        const double dk = kmax / nk;
+        std::vector<double> weight(nk + 1);  // k S(k) (I - 1) with the Simpson weight folded in
+        for (int j = 0; j <= nk; ++j) {
+            const double k = j * dk;
+            const double w = (j == 0 || j == nk) ? 1.0 : (j % 2 ? 4.0 : 2.0);
+            weight[j] = w * dk / 3.0 * k * mass * std::pow(1.0 + k * k * Rd * Rd, -1.5) * (sech2_layer_factor(k * z0) - 1.0);
+        }
+        std::vector<double> coarse_r(kCoarse), coarse_c(kCoarse);
+        const double l0 = std::log(radius_.front()), l1 = std::log(r_hi);
+        for (int c = 0; c < kCoarse; ++c) {
+            const double R = std::exp(l0 + (l1 - l0) * c / (kCoarse - 1));
+            double sum = 0.0;
+            for (int j = 1; j <= nk; ++j) sum += weight[j] * bessel_j1(j * dk * R);
+            coarse_r[c] = R;
+            coarse_c[c] = R * sum;  // negative: the thick disk pulls less
+        }
+        for (int i = 0; i < n; ++i) {
+            const double R = radius_[i];
+            double corr = 0.0;
+            if (R <= r_hi) {
+                const double x = (std::log(R) - l0) / (l1 - l0) * (kCoarse - 1);
+                const int c = std::clamp(int(x), 0, kCoarse - 2);
+                const double t = std::clamp(x - c, 0.0, 1.0);
+                corr = coarse_c[c] * (1 - t) + coarse_c[c + 1] * t;
+            }
+            vc2_disk_[i] = std::max(disk_vc2(R) + corr, 0.0);
+        }
+    }
+
     vc2_.assign(n, 0.0);
     kappa2_.assign(n, 0.0);
     sigma_r_disk_.assign(n, 0.0);
-    vphi_.assign(n, 0.0);
+    drift_.assign(n, 0.0);
+    sigma_z_disk_.assign(n, 0.0);
     for (int i = 0; i < n; ++i) {
         const double R = radius_[i];
-        const double spheres = sphere_enclosed(params_.bulge, R) + sphere_enclosed(params_.halo, R);
-        vc2_[i] = spheres / R + (has_disk ? disk_vc2(R) : 0.0);
+        vc2_[i] = (sphere_enclosed(params_.bulge, R) + sphere_enclosed(params_.halo, R)) / R + vc2_disk_[i];
     }
     // kappa^2 = (dvc^2/dlnR + 2 vc^2) / R^2, central differences on the log grid.
     for (int i = 0; i < n; ++i) {
@@ -118,6 +197,7 @@ GalaxyModel::GalaxyModel(const GalaxyParams& params) : params_(params) {
         kappa2_[i] = std::max((dvc2 + 2.0 * vc2_[i]) / (radius_[i] * radius_[i]), 0.0);
     }
     if (has_disk) {
+        const double z0 = d.scale_height;
         std::vector<double> log_pressure(n, 0.0);  // ln(Sigma sigma_R^2), for the asymmetric drift
         for (int i = 0; i < n; ++i) {
             const double R = radius_[i], kap = std::sqrt(kappa2_[i]), sigma = disk_surface_density(R);
@@ -126,14 +206,27 @@ GalaxyModel::GalaxyModel(const GalaxyParams& params) : params_(params) {
             const double s_unc = d.mass * disk_norm_ / (2 * kPi * d.scale_length * d.scale_length) * std::exp(-R / d.scale_length);
             const double sr = kap > 0 ? d.toomre_q * 3.36 * s_unc / kap : 0.0;
             log_pressure[i] = std::log(std::max(s_unc * sr * sr, 1e-300));
+            // Vertical Jeans equation for an isothermal layer: the sheet's own pull gives
+            // pi Sigma z0; the bulge and halo add Int_0^inf sech^2(z/z0) F_z(R, z) dz.
+            if (sigma > 0) {
+                constexpr int kSteps = 160;  // Simpson over z in [0, 16 z0]; sech^2(16) ~ 5e-14
+                const double h = 16.0 * z0 / kSteps;
+                double extra = 0.0;
+                for (int j = 1; j <= kSteps; ++j) {
+                    const double z = j * h, r = std::hypot(R, z);
+                    const double fz = (sphere_enclosed(params_.bulge, r) + sphere_enclosed(params_.halo, r)) * z / (r * r * r);
+                    const double sech = 1.0 / std::cosh(z / z0);
+                    extra += (j == kSteps ? 1.0 : (j % 2 ? 4.0 : 2.0)) * sech * sech * fz;
+                }
+                sigma_z_disk_[i] = std::sqrt(kPi * sigma * z0 + extra * h / 3.0);
+            }
         }
         for (int i = 0; i < n; ++i) {
             const int lo = std::max(i - 1, 0), hi = std::min(i + 1, n - 1);
             const double dlnp = (log_pressure[hi] - log_pressure[lo]) / ((hi - lo) * log_step_);
             const double omega2 = vc2_[i] / (radius_[i] * radius_[i]);
             const double ratio = omega2 > 0 ? kappa2_[i] / (4.0 * omega2) : 1.0;
-            const double s2 = sigma_r_disk_[i] * sigma_r_disk_[i];
-            vphi_[i] = std::sqrt(std::max(vc2_[i] + s2 * (1.0 - ratio + dlnp), 0.0));
+            drift_[i] = sigma_r_disk_[i] * sigma_r_disk_[i] * (1.0 - ratio + dlnp);
         }
     }
 }
@@ -210,9 +303,18 @@ double GalaxyModel::sigma_phi(double R) const {
     return om > 0 ? sigma_R(R) * kappa(R) / (2.0 * om) : sigma_R(R);
 }
 double GalaxyModel::sigma_z(double R) const {
-    return std::sqrt(kPi * disk_surface_density(R) * params_.disk.scale_height);
+    if (params_.disk.bodies == 0 || R > disk_rmax_) return 0.0;
+    return interpolate(sigma_z_disk_, R);
 }
-double GalaxyModel::mean_vphi(double R) const { return interpolate(vphi_, R); }
+double GalaxyModel::mean_vphi(double R) const { return mean_vphi(R, 0.0); }
+double GalaxyModel::mean_vphi(double R, double z) const {
+    // Above the plane the spheres pull less inward (the R component of M(r)/r^2 at r > R); the
+    // disk's own pull is taken at the midplane, a good approximation within a few z0.
+    const double r = std::hypot(R, z);
+    const double spheres = (sphere_enclosed(params_.bulge, r) + sphere_enclosed(params_.halo, r)) * R * R / (r * r * r);
+    const double vc2 = spheres + (R > radius_.back() ? params_.disk.mass / R : interpolate(vc2_disk_, R));
+    return std::sqrt(std::max(vc2 + interpolate(drift_, R), 0.0));
+}
 
 double GalaxyModel::bulge_dispersion(double r) const { return interpolate(bulge_sigma_, r); }
 double GalaxyModel::halo_dispersion(double r) const { return interpolate(halo_sigma_, r); }
@@ -243,7 +345,7 @@ State GalaxyModel::sample() const {
             const double phi = 2.0 * kPi * rng.uniform();
             const double z = d.scale_height * std::atanh(2.0 * rng.uniform() - 1.0);  // inverse sech^2 CDF
             const double vR = sigma_R(R) * rng.normal();
-            const double vphi = mean_vphi(R) + sigma_phi(R) * rng.normal();
+            const double vphi = mean_vphi(R, z) + sigma_phi(R) * rng.normal();
             const double vz = sigma_z(R) * rng.normal();
             const double c = std::cos(phi), s = std::sin(phi);
             state.pos_mass[k] = {float(R * c), float(R * s), float(z), m};
@@ -284,22 +386,28 @@ State GalaxyModel::sample() const {
     sample_sphere(params_.bulge, Component::Bulge, 1, true);
     sample_sphere(params_.halo, Component::Halo, 2, false);
 
-    // Centre-of-mass frame: sampling noise gives each galaxy a small net drift otherwise.
-    Vec3d com, com_v;
-    double mass = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double mi = state.pos_mass[i].w;
-        com += mi * xyz(state.pos_mass[i]);
-        com_v += mi * xyz(state.velocity[i]);
-        mass += mi;
-    }
-    com = com / mass;
-    com_v = com_v / mass;
-    for (std::size_t i = 0; i < n; ++i) {
-        Vec4f& p = state.pos_mass[i];
-        Vec4f& v = state.velocity[i];
-        p = {float(p.x - com.x), float(p.y - com.y), float(p.z - com.z), p.w};
-        v = {float(v.x - com_v.x), float(v.y - com_v.y), float(v.z - com_v.z), 0.0f};
+    // Each component to its own centre-of-mass frame: sampling noise would otherwise leave a
+    // halo of 10^4 heavy particles off-centre from its disk by ~1% of its radius, and the disk
+    // would start bobbing through it. The galaxy as a whole then rests at the origin too.
+    std::size_t begin = 0;
+    for (std::size_t count : {d.bodies, params_.bulge.bodies, params_.halo.bodies}) {
+        const std::size_t end = begin + count;
+        Vec3d com, com_v;
+        for (std::size_t i = begin; i < end; ++i) {
+            com += xyz(state.pos_mass[i]);  // equal masses within a component
+            com_v += xyz(state.velocity[i]);
+        }
+        if (count > 0) {
+            com = com / double(count);
+            com_v = com_v / double(count);
+        }
+        for (std::size_t i = begin; i < end; ++i) {
+            Vec4f& p = state.pos_mass[i];
+            Vec4f& v = state.velocity[i];
+            p = {float(p.x - com.x), float(p.y - com.y), float(p.z - com.z), p.w};
+            v = {float(v.x - com_v.x), float(v.y - com_v.y), float(v.z - com_v.z), 0.0f};
+        }
+        begin = end;
     }
     return state;
 }

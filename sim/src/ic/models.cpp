@@ -50,23 +50,4 @@ State make_point_mass(double mass) {
     return s;
 }
 
-Choreography figure_eight_choreography(int bodies) {
-    Choreography c;
-    if (bodies == 3) {
-        // Simo's digits for the Chenciner-Montgomery eight: x1 = -x2, x3 = 0, v1 = v2 = -v3 / 2.
-        const double x = 0.97000436, y = -0.24308753, vx = -0.93240737, vy = -0.86473146;
-        c.bodies = {{{x, y, 0}, {-0.5 * vx, -0.5 * vy, 0}},
-                    {{-x, -y, 0}, {-0.5 * vx, -0.5 * vy, 0}},
-                    {{0, 0, 0}, {vx, vy, 0}}};
-        c.period = 6.32591398;
-        return c;
-    }
-    if (bodies == 4) {
-        c.bodies = kFourBodyEight;
-        c.period = 2.0 * 3.14159265358979323846;
-        return c;
-    }
-    throw std::invalid_argument("figure-eight choreography: have 3 or 4 bodies, not " + std::to_string(bodies));
-}
-
 }  // namespace nbody::ic

@@ -3,16 +3,15 @@
 // drag to orbit, drag with the right button to pan, wheel to zoom. Sizes in pixels are converted
 // with the framebuffer size, so the same drag moves the view equally on HiDPI displays.
 
-#include <optional>
-
 #include <glm/glm.hpp>
+#include <optional>
 
 #include "nbody/sim/scene.hpp"
 
 namespace nbody::render {
 
 class OrbitCamera {
-public:
+  public:
     OrbitCamera() = default;
     explicit OrbitCamera(const CameraSpec& spec) { reset(spec); }
 
@@ -46,7 +45,7 @@ public:
     // top-left corner (image row order), or nothing when the point is behind the camera.
     std::optional<glm::vec2> project_to_image(const glm::vec3& world, int width, int height) const;
 
-private:
+  private:
     CameraSpec home_;
     glm::vec3 target_{0.0f};
     float distance_ = 60.0f;

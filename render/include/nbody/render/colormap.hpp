@@ -3,10 +3,9 @@
 // renderer adds light linearly and encodes to sRGB only at the end.
 
 #include <array>
+#include <glm/vec3.hpp>
 #include <string_view>
 #include <vector>
-
-#include <glm/vec3.hpp>
 
 namespace nbody::render {
 

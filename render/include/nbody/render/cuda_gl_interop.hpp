@@ -25,7 +25,7 @@ namespace nbody::render {
 // The driver refused to register a GL buffer (Optimus laptops, WSL2, remote desktops, or a GL
 // context on another GPU than the CUDA device). The caller falls back to copying through the host.
 class InteropRefused : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -33,7 +33,7 @@ public:
 enum class MapHint { ReadWrite, ReadOnly, WriteDiscard };
 
 class CudaGlRegistration {
-public:
+  public:
     CudaGlRegistration() = default;
     // Registers GL buffer `buffer` (its GL context must be current). Throws InteropRefused with
     // the CUDA error when the driver will not.
@@ -50,7 +50,7 @@ public:
     explicit operator bool() const { return resource_ != nullptr; }
     void reset() noexcept;
 
-private:
+  private:
     cudaGraphicsResource* resource_ = nullptr;
     unsigned int buffer_ = 0;
 };
@@ -60,7 +60,7 @@ private:
 // those buffers before later CUDA work in `stream` (a cudaStream_t; null: the legacy default
 // stream); unmapping orders the work queued in `stream` before later GL commands.
 class ScopedCudaMap {
-public:
+  public:
     ScopedCudaMap(std::initializer_list<std::pair<const CudaGlRegistration*, MapHint>> buffers,
                   void* stream = nullptr);
     ~ScopedCudaMap();
@@ -73,7 +73,7 @@ public:
     // Unmaps now (the destructor then does nothing); throws on a CUDA error.
     void unmap();
 
-private:
+  private:
     std::vector<cudaGraphicsResource*> resources_;
     void* stream_ = nullptr;
     std::vector<void*> pointers_;

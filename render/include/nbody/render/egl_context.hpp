@@ -23,7 +23,7 @@ struct EglOptions {
 };
 
 class EglContext {
-public:
+  public:
     // Throws std::runtime_error describing every device tried and why it failed.
     explicit EglContext(const EglOptions& options = {});
     ~EglContext();
@@ -35,7 +35,7 @@ public:
     // "EGL 1.5 (NVIDIA), device 0 of 1, pbuffer" and the like, for logs.
     const std::string& description() const { return description_; }
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
     GlInfo info_;

@@ -11,7 +11,7 @@
 namespace nbody::render {
 
 class GlError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -32,10 +32,10 @@ void install_gl_debug_output_if_requested();
 }  // namespace nbody::render
 
 // Runs a GL call and throws GlError with the call text, file and line if it set an error.
-#define NBODY_GL_CHECK(call)                                            \
-    do {                                                                \
-        call;                                                           \
-        ::nbody::render::check_gl_errors(#call, __FILE__, __LINE__);    \
+#define NBODY_GL_CHECK(call)                                         \
+    do {                                                             \
+        call;                                                        \
+        ::nbody::render::check_gl_errors(#call, __FILE__, __LINE__); \
     } while (0)
 
 // Checks for errors left by the preceding block of GL calls, described by `what`.

@@ -16,7 +16,7 @@ namespace nbody::render {
 
 template <class Deleter>
 class GlHandle {
-public:
+  public:
     GlHandle() = default;
     explicit GlHandle(GLuint id) : id_(id) {}
     ~GlHandle() { reset(); }
@@ -40,17 +40,29 @@ public:
         id_ = 0;
     }
 
-private:
+  private:
     GLuint id_ = 0;
 };
 
 namespace detail {
-struct BufferDeleter { void operator()(GLuint id) const noexcept; };
-struct VertexArrayDeleter { void operator()(GLuint id) const noexcept; };
-struct TextureDeleter { void operator()(GLuint id) const noexcept; };
-struct FramebufferDeleter { void operator()(GLuint id) const noexcept; };
-struct ShaderDeleter { void operator()(GLuint id) const noexcept; };
-struct ProgramDeleter { void operator()(GLuint id) const noexcept; };
+struct BufferDeleter {
+    void operator()(GLuint id) const noexcept;
+};
+struct VertexArrayDeleter {
+    void operator()(GLuint id) const noexcept;
+};
+struct TextureDeleter {
+    void operator()(GLuint id) const noexcept;
+};
+struct FramebufferDeleter {
+    void operator()(GLuint id) const noexcept;
+};
+struct ShaderDeleter {
+    void operator()(GLuint id) const noexcept;
+};
+struct ProgramDeleter {
+    void operator()(GLuint id) const noexcept;
+};
 }  // namespace detail
 
 using GlBuffer = GlHandle<detail::BufferDeleter>;
@@ -75,7 +87,7 @@ GlBuffer create_buffer_storage(std::size_t bytes, const void* data, GLbitfield f
 // A framebuffer with one 2D colour texture, reallocated when its size or format changes.
 // The texture can be sampled (the tone-mapping pass reads the float accumulation target).
 class RenderTarget {
-public:
+  public:
     RenderTarget() = default;
     // `format`: a sized internal format such as GL_RGBA16F, GL_RGBA32F or GL_RGBA8.
     // `mip_levels` > 1 allocates a mipmap chain (used for the glow).
@@ -91,7 +103,7 @@ public:
     GLenum format() const { return format_; }
     int mip_levels() const { return mip_levels_; }
 
-private:
+  private:
     GlFramebuffer fbo_;
     GlTexture texture_;
     int width_ = 0, height_ = 0, mip_levels_ = 1;

@@ -3,10 +3,9 @@
 // the window size (screen coordinates, what the cursor reports) are kept apart, and the content
 // scale tells the UI how large to draw.
 
+#include <glm/vec2.hpp>
 #include <stdexcept>
 #include <string>
-
-#include <glm/vec2.hpp>
 
 #include "nbody/render/context.hpp"
 
@@ -17,19 +16,19 @@ namespace nbody::render {
 // No display to open a window on (no X server, DISPLAY unset, or GLFW cannot initialise). The
 // message says so and points to headless mode.
 class NoDisplayError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 struct WindowOptions {
-    int width = 1280;   // screen coordinates; scaled by the monitor's content scale on HiDPI
+    int width = 1280;  // screen coordinates; scaled by the monitor's content scale on HiDPI
     int height = 720;
     std::string title = "nbody";
     bool vsync = true;
 };
 
 class GlfwWindow {
-public:
+  public:
     // Throws NoDisplayError when there is no display, std::runtime_error for other failures
     // (no 4.5 core context on this display, for instance).
     explicit GlfwWindow(const WindowOptions& options);
@@ -51,7 +50,7 @@ public:
     glm::ivec2 window_size() const;       // screen coordinates (cursor space)
     float content_scale() const;          // 1 on ordinary displays, 2 on most HiDPI ones
 
-private:
+  private:
     GLFWwindow* window_ = nullptr;
     GlInfo info_;
 };

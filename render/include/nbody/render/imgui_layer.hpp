@@ -9,7 +9,7 @@ struct GLFWwindow;
 namespace nbody::render {
 
 class ImGuiLayer {
-public:
+  public:
     // `window` null: headless. `content_scale`: the display's UI scale (2 on most HiDPI).
     ImGuiLayer(GLFWwindow* window, float content_scale);
     ~ImGuiLayer();
@@ -19,6 +19,9 @@ public:
     // Starts a UI frame. Headless: the display is framebuffer_w x framebuffer_h pixels and
     // `dt` seconds passed since the last frame.
     void begin_frame(int framebuffer_w, int framebuffer_h, float dt);
+    // Ends the frame without drawing it. Auto-sized windows learn their size from a frame of
+    // content, so a headless run that captures its first frames lays the UI out this way first.
+    void discard_frame();
     // Renders the UI built since begin_frame() into the bound framebuffer `framebuffer`.
     void end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h);
 
@@ -26,7 +29,7 @@ public:
     bool wants_mouse() const;
     bool wants_keyboard() const;
 
-private:
+  private:
     bool glfw_ = false;
 };
 

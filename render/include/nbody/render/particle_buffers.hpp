@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "nbody/render/gl_objects.hpp"
 #include "nbody/render/cuda_gl_interop.hpp"
+#include "nbody/render/gl_objects.hpp"
 #include "nbody/sim/state.hpp"
 
 namespace nbody::render {
@@ -23,7 +23,7 @@ namespace nbody::render {
 std::uint32_t pack_label(std::uint16_t galaxy, Component component);
 
 class ParticleBuffers {
-public:
+  public:
     ParticleBuffers() = default;
 
     // (Re)allocates for state.size() particles and uploads the state. The previous buffer gets
@@ -65,7 +65,7 @@ public:
     ScopedCudaMap map_current(void* stream = nullptr) const;
 #endif
 
-private:
+  private:
     GlBuffer positions_[2];
     GlBuffer labels_;
     int current_ = 0;

@@ -5,10 +5,9 @@
 // an optional glow taken from its mipmap chain.
 
 #include <cstddef>
+#include <glm/glm.hpp>
 #include <string>
 #include <vector>
-
-#include <glm/glm.hpp>
 
 #include "nbody/render/camera.hpp"
 #include "nbody/render/colormap.hpp"
@@ -22,18 +21,18 @@ enum class ColourMode { Galaxy = 0, Component = 1, Speed = 2, Plain = 3 };
 
 // Plain parameters: the UI edits a copy, the renderer reads it each frame.
 struct RenderSettings {
-    float point_size = 3.0f;           // sprite diameter in logical pixels at the target's distance
-    bool size_with_distance = true;    // nearer particles drawn larger (perspective cue)
-    float exposure = 1.0f;             // linear multiplier before tone mapping
+    float point_size = 3.0f;               // sprite diameter in logical pixels at the target's distance
+    bool size_with_distance = true;        // nearer particles drawn larger (perspective cue)
+    float exposure = 1.0f;                 // linear multiplier before tone mapping
     bool constant_brightness_zoom = true;  // compensate the surface brightness change when zooming
-    float glow = 1.5f;                 // strength of the wide halo around bright regions; 0: off
-    float variety = 0.6f;              // per-particle spread of brightness and tint (0: none)
+    float glow = 1.5f;                     // strength of the wide halo around bright regions; 0: off
+    float variety = 0.6f;                  // per-particle spread of brightness and tint (0: none)
     ColourMode colour_mode = ColourMode::Galaxy;
     ColorMap colour_map = ColorMap::Inferno;
-    float speed_scale = 0.0f;          // speed mapped to the top of the colour map; 0: automatic
+    float speed_scale = 0.0f;  // speed mapped to the top of the colour map; 0: automatic
     bool hide_halo = false;
-    float halo_brightness = 0.12f;     // dark matter is dark: a faint haze that shows the halo's extent
-    bool float32_target = false;       // RGBA32F instead of RGBA16F
+    float halo_brightness = 0.12f;  // dark matter is dark: a faint haze that shows the halo's extent
+    bool float32_target = false;    // RGBA32F instead of RGBA16F
     glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
 };
 
@@ -45,7 +44,7 @@ struct DrawTarget {
 };
 
 class ParticleRenderer {
-public:
+  public:
     // Loads shaders from the shader folders; throws ShaderError naming the file and line.
     ParticleRenderer();
 
@@ -60,7 +59,7 @@ public:
     void set_auto_speed_scale(float speed) { auto_speed_scale_ = speed; }
     float auto_speed_scale() const { return auto_speed_scale_; }
 
-private:
+  private:
     void update_colour_map(ColorMap map);
 
     void build_glow(int width, int height);

@@ -5,20 +5,19 @@
 // the line, in the "path:line: message" form editors jump to.
 
 #include <filesystem>
+#include <glm/glm.hpp>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include <glm/glm.hpp>
-
 #include "nbody/render/gl_objects.hpp"
 
 namespace nbody::render {
 
 class ShaderError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -34,13 +33,13 @@ std::filesystem::path find_shader_file(const std::string& name,
 std::string format_shader_log(const std::string& log, const std::string& file);
 
 struct ShaderSource {
-    GLenum stage;          // GL_VERTEX_SHADER, GL_FRAGMENT_SHADER, GL_COMPUTE_SHADER, ...
+    GLenum stage;  // GL_VERTEX_SHADER, GL_FRAGMENT_SHADER, GL_COMPUTE_SHADER, ...
     std::string text;
-    std::string file;      // shown in error messages
+    std::string file;  // shown in error messages
 };
 
 class ShaderProgram {
-public:
+  public:
     ShaderProgram() = default;
 
     // Loads files by name (stage from the extension: .vert .frag .geom .comp) from `dirs`.
@@ -65,7 +64,7 @@ public:
     void set(const char* name, const glm::mat4& v) const;
     void set(const char* name, const glm::vec3* v, int count) const;
 
-private:
+  private:
     GlProgram program_;
     mutable std::unordered_map<std::string, GLint> uniform_cache_;
 };

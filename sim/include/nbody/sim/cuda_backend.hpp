@@ -69,6 +69,28 @@ public:
     static constexpr int block_granularity = 32;  // block must be a multiple of this
     static constexpr int max_block = 1024;        // before the per-instance register limit
 
+    // Precision modes (KernelConfig::precision, docs/PRECISION.md). fp32-jbag, ds and fp64 have
+    // fewer compiled (U, q, B) than fp32 and run with pair mode full only; these list them (for
+    // Precision::Fp32 the lists above).
+    static std::vector<int> supported_unroll(Precision precision);
+    static std::vector<int> supported_threads_per_body(Precision precision);
+    static std::vector<int> supported_bodies_per_thread(Precision precision);
+    // `config` with unroll, threads_per_body and bodies_per_thread moved to the nearest values that
+    // have an instance in its precision (the largest not above, else the smallest) and pair mode
+    // full; unchanged for fp32. For a UI or CLI that switches precision on top of a tuned config.
+    static KernelConfig fit_to_precision(const KernelConfig& config);
+
+    // Replaces the positions by double-precision ones (after load(); masses and velocities kept).
+    // The float4 buffer gets them rounded to float; ds keeps the lo parts and fp64 the doubles, so
+    // a system built in double (e.g. far from the origin) keeps its digits in those modes. In fp32
+    // and fp32-jbag it is a load of the rounded positions. Switching precision later converts
+    // (ds <-> fp64 exactly) or, to fp32, rounds.
+    void load_positions(const std::vector<Vec3d>& positions);
+    // Positions and velocities with every digit the current precision keeps (ds: hi + lo; fp64:
+    // the doubles; fp32 modes: the floats).
+    std::vector<Vec3d> positions_precise() const;
+    std::vector<Vec3d> velocities_precise() const;
+
     // Registers and local memory (spills) of the instance `config` selects, on this device.
     struct KernelResources {
         int registers_per_thread = 0;
@@ -79,7 +101,8 @@ public:
     KernelResources kernel_resources(const KernelConfig& config) const;
 
     // One leapfrog step from device positions `pos_in` to `pos_out` (each size() float4s, distinct
-    // buffers, e.g. mapped OpenGL vertex buffers). Afterwards the current positions are those in
+    // buffers, e.g. mapped OpenGL vertex buffers). In ds and fp64 the extra digits follow the
+    // buffer the backend last wrote: a `pos_in` it did not write restarts them from its floats. Afterwards the current positions are those in
     // `pos_out`; call adopt_device_positions() before store()/step() if the caller's buffers
     // are to become the backend's own again.
     void step_device(const void* pos_in, void* pos_out, const StepParams& params);

@@ -14,16 +14,21 @@
 // Disk. Surface density Sigma(R) = M / (2 pi Rd^2) exp(-R / Rd) (renormalised for the cut at
 // max_radius), rho(R, z) = Sigma(R) / (2 z0) sech^2(z / z0). In the midplane
 //     vc^2(R) = M_sph(R) / R + vc_disk^2(R),
-// where the disk's own term is the razor-thin exponential disk's exact
-//     vc_disk^2 = 4 pi Sigma0 Rd y^2 [I0(y) K0(y) - I1(y) K1(y)],   y = R / (2 Rd)
-// (Freeman 1970); the thickness lowers it by a few per cent inside 2 z0, which is ignored.
+// the disk's own term being the razor-thin exponential disk's exact
+//     4 pi Sigma0 Rd y^2 [I0(y) K0(y) - I1(y) K1(y)],   y = R / (2 Rd)   (Freeman 1970)
+// less the effect of its sech^2 thickness, integrated from the Hankel form of its potential
+// (the thickness lowers vc_disk^2 by 8% at 1.5 Rd and 20% at 0.3 Rd when z0 = 0.12 Rd).
 // kappa^2 = R dOmega^2/dR + 4 Omega^2 is taken from vc^2 numerically. Then
 //     sigma_R   = Q * 3.36 Sigma / kappa                    (Toomre Q, constant with radius)
 //     sigma_phi = sigma_R * kappa / (2 Omega)               (epicyclic ratio)
-//     sigma_z^2 = pi Sigma z0                               (isothermal self-gravitating sheet)
-//     vphi^2    = vc^2 + sigma_R^2 [1 - kappa^2/(4 Omega^2) + dln(Sigma sigma_R^2)/dln R]
+//     sigma_z^2 = pi Sigma z0 + Int_0^inf sech^2(z/z0) F_z,sph(R, z) dz
+//                                                          (vertical Jeans equation of an
+//                                                           isothermal layer: its own pull plus
+//                                                           the bulge's and halo's)
+//     vphi^2    = vc^2(R, z) + sigma_R^2 [1 - kappa^2/(4 Omega^2) + dln(Sigma sigma_R^2)/dln R]
 // the last being the asymmetric-drift correction from the radial Jeans equation (set to zero
-// where it would go negative, in the hot centre of a bulgeless disk).
+// where it would go negative, in the hot centre of a bulgeless disk), with vc^2(R, z) the
+// spheres' pull at the particle's height plus the disk's midplane term.
 //
 // The force softening of a run is not part of the model: at radii below a few softening lengths
 // the model's rotation is faster than the softened forces support, and that region relaxes.
@@ -85,7 +90,8 @@ public:
     double sigma_R(double R) const;
     double sigma_phi(double R) const;
     double sigma_z(double R) const;
-    double mean_vphi(double R) const;
+    double mean_vphi(double R) const;            // in the midplane
+    double mean_vphi(double R, double z) const;  // at height z
     double toomre_q(double R) const { return sigma_R(R) * kappa(R) / (3.36 * disk_surface_density(R)); }
 
     // Isotropic one-dimensional dispersion of the bulge or the halo at radius r.
@@ -110,7 +116,8 @@ private:
     double disk_rmax_ = 0, disk_norm_ = 1;  // disk_norm_: 1 / (mass fraction inside the cut)
     // Log-spaced radius grid and the tables on it.
     double log_rmin_ = 0, log_step_ = 1;
-    std::vector<double> radius_, vc2_, kappa2_, sigma_r_disk_, vphi_, bulge_sigma_, halo_sigma_, potential_;
+    std::vector<double> radius_, vc2_, vc2_disk_, kappa2_, sigma_r_disk_, sigma_z_disk_, drift_;
+    std::vector<double> bulge_sigma_, halo_sigma_, potential_;
 };
 
 // GalaxyModel(params).sample().

@@ -1,0 +1,591 @@
+// Scene files: TOML -> a checked SceneSpec (plain data) -> particles. Parsing and checking finish
+// before anything is generated, so a bad file costs nothing and leaves nothing behind; every
+// message names the file, the key path as written in the file and the line.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "nbody/sim/ic/galaxy.hpp"
+#include "nbody/sim/ic/models.hpp"
+#include "nbody/sim/ic/orbit.hpp"
+#include "nbody/sim/ic/plummer.hpp"
+#include "nbody/sim/scene.hpp"
+#include "random.hpp"
+
+namespace nbody {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The parsed file.
+
+enum class Kind { Disk, Bulge, Halo, Plummer, Cube, Point };
+
+struct ComponentSpec {
+    Kind kind = Kind::Disk;
+    std::string key;              // "galaxy[1].disk", for messages
+    double mass = 0;
+    std::size_t bodies = 0;
+    double scale = 1;             // disk scale_length, sphere scale_radius, cube side
+    double height = 0.1;          // disk scale_height
+    double max_radius = 0;        // 0: the model's default
+    double toomre_q = 1.5;
+    double virial_ratio = 0;      // cube
+};
+
+struct GalaxySpec {
+    std::string name;
+    std::string key;              // "galaxy[1]"
+    std::vector<ComponentSpec> components;
+    ic::DiskOrientation orientation;
+    std::optional<ic::KeplerOrbit> orbit;
+    ic::OrbitPlane plane;
+    Vec3d position, velocity;
+    std::optional<std::uint64_t> seed;
+};
+
+struct SceneSpec {
+    std::string source;
+    std::string name, description;
+    std::size_t bodies = 0;
+    UnitSystem units;
+    StepParams params;
+    int steps_per_frame = 1;
+    std::uint64_t seed = 1;
+    CameraSpec camera;
+    std::vector<GalaxySpec> galaxies;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Strict reading of one TOML table: typed getters that record which keys were read, and done()
+// that rejects whatever was not.
+
+[[noreturn]] void fail(const std::string& file, const std::string& key, const std::string& what,
+                       const toml::source_region* where = nullptr) {
+    std::string msg = file;
+    if (where && where->begin.line > 0) msg += ":" + std::to_string(where->begin.line);
+    msg += ": ";
+    if (!key.empty()) msg += key + ": ";
+    throw std::runtime_error(msg + what);
+}
+
+std::string type_name(const toml::node& n) {
+    switch (n.type()) {
+        case toml::node_type::table: return "a table";
+        case toml::node_type::array: return "an array";
+        case toml::node_type::string: return "a string";
+        case toml::node_type::integer: return "an integer";
+        case toml::node_type::floating_point: return "a number";
+        case toml::node_type::boolean: return "a boolean";
+        default: return "a date/time";
+    }
+}
+
+std::string fmt(double x) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return buf;
+}
+
+class Reader {
+public:
+    Reader(const toml::table& table, std::string path, const std::string& file)
+        : table_(table), path_(std::move(path)), file_(file) {}
+
+    const std::string& path() const { return path_; }
+    const std::string& file() const { return file_; }
+    std::string key(std::string_view k) const { return path_.empty() ? std::string(k) : path_ + "." + std::string(k); }
+    const toml::source_region& where() const { return table_.source(); }
+
+    bool has(std::string_view k) const { return table_.contains(k); }
+
+    const toml::node* node(std::string_view k) {
+        used_.insert(std::string(k));
+        return table_.get(k);
+    }
+
+    [[noreturn]] void error(std::string_view k, const std::string& what, const toml::node* n = nullptr) const {
+        fail(file_, key(k), what, n ? &n->source() : &table_.source());
+    }
+
+    const toml::node& required(std::string_view k, const char* expected) {
+        const toml::node* n = node(k);
+        if (!n) {
+            const std::string where = path_.empty() ? "at the top level" : "in [" + path_ + "]";
+            fail(file_, key(k), std::string("missing (required ") + where + ": " + expected + ")", &table_.source());
+        }
+        return *n;
+    }
+
+    double number(std::string_view k) { return to_number(k, required(k, "a number")); }
+    std::optional<double> opt_number(std::string_view k) {
+        const toml::node* n = node(k);
+        return n ? std::optional<double>(to_number(k, *n)) : std::nullopt;
+    }
+    double number_or(std::string_view k, double fallback) { return opt_number(k).value_or(fallback); }
+
+    // Masses: numbers >= 0, with the message the issue asks for.
+    double mass(std::string_view k) {
+        const toml::node& n = required(k, "a number >= 0");
+        const double m = to_number(k, n);
+        if (m < 0) error(k, "negative mass (" + fmt(m) + "); masses must be >= 0", &n);
+        return m;
+    }
+    double positive(std::string_view k) {
+        const toml::node& n = required(k, "a number > 0");
+        const double x = to_number(k, n);
+        if (!(x > 0)) error(k, "must be > 0 (got " + fmt(x) + ")", &n);
+        return x;
+    }
+    double positive_or(std::string_view k, double fallback) {
+        const toml::node* n = node(k);
+        if (!n) return fallback;
+        const double x = to_number(k, *n);
+        if (!(x > 0)) error(k, "must be > 0 (got " + fmt(x) + ")", n);
+        return x;
+    }
+    double non_negative_or(std::string_view k, double fallback) {
+        const toml::node* n = node(k);
+        if (!n) return fallback;
+        const double x = to_number(k, *n);
+        if (x < 0) error(k, "must be >= 0 (got " + fmt(x) + ")", n);
+        return x;
+    }
+
+    std::int64_t integer(std::string_view k, const toml::node& n) {
+        if (!n.is_integer()) error(k, "expected an integer, got " + type_name(n), &n);
+        return n.as_integer()->get();
+    }
+    std::size_t count(std::string_view k) {
+        const toml::node& n = required(k, "an integer");
+        const std::int64_t v = integer(k, n);
+        if (v < 0) error(k, "must be >= 0 (got " + std::to_string(v) + ")", &n);
+        return std::size_t(v);
+    }
+
+    std::string text(std::string_view k) { return to_text(k, required(k, "a string")); }
+    std::string text_or(std::string_view k, std::string fallback) {
+        const toml::node* n = node(k);
+        return n ? to_text(k, *n) : std::move(fallback);
+    }
+
+    std::optional<Vec3d> opt_vec3(std::string_view k) {
+        const toml::node* n = node(k);
+        if (!n) return std::nullopt;
+        const toml::array* a = n->as_array();
+        if (!a || a->size() != 3) error(k, "expected an array of 3 numbers, got " + (a ? "an array of " + std::to_string(a->size()) : type_name(*n)), n);
+        double v[3];
+        for (int i = 0; i < 3; ++i) {
+            const toml::node& e = *a->get(std::size_t(i));
+            if (!e.is_number()) error(k, "expected an array of 3 numbers, element " + std::to_string(i) + " is " + type_name(e), &e);
+            v[i] = e.is_integer() ? double(e.as_integer()->get()) : e.as_floating_point()->get();
+            if (!std::isfinite(v[i])) error(k, "element " + std::to_string(i) + " is not finite", &e);
+        }
+        return Vec3d{v[0], v[1], v[2]};
+    }
+
+    const toml::table* opt_table(std::string_view k) {
+        const toml::node* n = node(k);
+        if (!n) return nullptr;
+        if (!n->is_table()) error(k, "expected a table ([" + key(k) + "]), got " + type_name(*n), n);
+        return n->as_table();
+    }
+
+    // Rejects any key that no getter asked for. `known` lists what this table accepts.
+    void done(std::initializer_list<std::string_view> known) const {
+        for (auto&& [k, v] : table_) {
+            if (used_.count(std::string(k.str()))) continue;
+            std::string list;
+            for (auto name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+            fail(file_, key(k.str()), "unknown key" + (list.empty() ? std::string() : " (this table accepts: " + list + ")"),
+                 &k.source());
+        }
+    }
+
+private:
+    double to_number(std::string_view k, const toml::node& n) {
+        double x;
+        if (n.is_integer()) x = double(n.as_integer()->get());
+        else if (n.is_floating_point()) x = n.as_floating_point()->get();
+        else error(k, "expected a number, got " + type_name(n), &n);
+        if (!std::isfinite(x)) error(k, "must be finite (got " + fmt(x) + ")", &n);
+        return x;
+    }
+    std::string to_text(std::string_view k, const toml::node& n) {
+        if (!n.is_string()) error(k, "expected a string, got " + type_name(n), &n);
+        return std::string(n.as_string()->get());
+    }
+
+    const toml::table& table_;
+    std::string path_;
+    const std::string& file_;
+    std::set<std::string> used_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parsing.
+
+ComponentSpec read_component(Reader& r, Kind kind) {
+    ComponentSpec c;
+    c.kind = kind;
+    c.key = r.path();
+    switch (kind) {
+        case Kind::Point:
+            c.mass = r.mass("mass");
+            c.bodies = 1;
+            r.done({"mass"});
+            if (c.mass == 0) r.error("mass", "a point mass needs mass > 0");
+            return c;
+        case Kind::Disk:
+            c.mass = r.mass("mass");
+            c.bodies = r.count("bodies");
+            c.scale = r.positive("scale_length");
+            c.height = r.positive("scale_height");
+            c.toomre_q = r.positive("toomre_q");
+            c.max_radius = r.positive_or("max_radius", 0.0);
+            r.done({"mass", "bodies", "scale_length", "scale_height", "toomre_q", "max_radius"});
+            break;
+        case Kind::Bulge:
+        case Kind::Halo:
+        case Kind::Plummer:
+            c.mass = r.mass("mass");
+            c.bodies = r.count("bodies");
+            c.scale = r.positive("scale_radius");
+            c.max_radius = r.positive_or("max_radius", 0.0);
+            r.done({"mass", "bodies", "scale_radius", "max_radius"});
+            break;
+        case Kind::Cube:
+            c.mass = r.mass("mass");
+            c.bodies = r.count("bodies");
+            c.scale = r.positive("side");
+            c.virial_ratio = r.non_negative_or("virial_ratio", 0.0);
+            r.done({"mass", "bodies", "side", "virial_ratio"});
+            break;
+    }
+    if (c.mass > 0 && c.bodies == 0) r.error("bodies", "is 0 but mass is " + fmt(c.mass) + ": a component with mass needs bodies");
+    if (c.bodies > 0 && c.mass == 0) r.error("mass", "is 0 but bodies is " + std::to_string(c.bodies) + ": bodies need mass");
+    if (c.max_radius > 0 && c.max_radius <= c.scale && kind != Kind::Cube)
+        r.error("max_radius", "must exceed the scale " + fmt(c.scale) + " (got " + fmt(c.max_radius) + ")");
+    return c;
+}
+
+GalaxySpec read_galaxy(const toml::table& t, std::size_t index, const std::string& file) {
+    GalaxySpec g;
+    g.key = "galaxy[" + std::to_string(index) + "]";
+    Reader r(t, g.key, file);
+    g.name = r.text_or("name", "galaxy " + std::to_string(index));
+    g.orientation.inclination_deg = r.number_or("inclination_deg", 0.0);
+    g.orientation.argument_deg = r.number_or("argument_deg", 0.0);
+    if (const toml::node* n = r.node("seed")) {
+        const std::int64_t s = r.integer("seed", *n);
+        if (s < 0) r.error("seed", "must be >= 0", n);
+        g.seed = std::uint64_t(s);
+    }
+    const auto position = r.opt_vec3("position");
+    const auto velocity = r.opt_vec3("velocity");
+    if (const toml::table* o = r.opt_table("orbit")) {
+        Reader orb(*o, r.key("orbit"), file);
+        ic::KeplerOrbit k;
+        k.pericentre = orb.positive("pericentre");
+        k.separation = orb.positive("separation");
+        k.eccentricity = orb.non_negative_or("eccentricity", 1.0);
+        g.plane.inclination_deg = orb.number_or("plane_inclination_deg", 0.0);
+        g.plane.node_deg = orb.number_or("plane_node_deg", 0.0);
+        orb.done({"pericentre", "separation", "eccentricity", "plane_inclination_deg", "plane_node_deg"});
+        if (position || velocity) r.error("orbit", "give either an [orbit] or position/velocity, not both");
+        if (index == 0) r.error("orbit", "the first galaxy cannot have an orbit: later galaxies orbit the ones before them");
+        try {
+            ic::kepler_initial_conditions(1.0, k);  // the geometry checks do not depend on the mass
+        } catch (const std::invalid_argument& e) {
+            fail(file, r.key("orbit"), e.what(), &o->source());
+        }
+        g.orbit = k;
+    }
+    g.position = position.value_or(Vec3d{});
+    g.velocity = velocity.value_or(Vec3d{});
+
+    struct Slot { const char* name; Kind kind; };
+    static constexpr Slot slots[] = {{"disk", Kind::Disk},       {"bulge", Kind::Bulge}, {"halo", Kind::Halo},
+                                     {"plummer", Kind::Plummer}, {"cube", Kind::Cube},   {"point", Kind::Point}};
+    for (const Slot& s : slots) {
+        if (const toml::table* ct = r.opt_table(s.name)) {
+            Reader cr(*ct, r.key(s.name), file);
+            g.components.push_back(read_component(cr, s.kind));
+        }
+    }
+    r.done({"name", "inclination_deg", "argument_deg", "seed", "position", "velocity", "orbit", "disk", "bulge", "halo",
+            "plummer", "cube", "point"});
+    if (g.components.empty())
+        fail(file, g.key, "has no components (give at least one of [disk], [bulge], [halo], [plummer], [cube], [point])", &t.source());
+    const bool model = std::any_of(g.components.begin(), g.components.end(),
+                                   [](const ComponentSpec& c) { return c.kind <= Kind::Halo; });
+    if (model && g.components.size() != std::size_t(std::count_if(g.components.begin(), g.components.end(),
+                                                                  [](const ComponentSpec& c) { return c.kind <= Kind::Halo; })))
+        fail(file, g.key, "[plummer], [cube] and [point] stand alone: they cannot be combined with disk/bulge/halo", &t.source());
+    if (!model && g.components.size() > 1)
+        fail(file, g.key, "[plummer], [cube] and [point] stand alone: give only one of them", &t.source());
+    std::size_t bodies = 0;
+    for (const auto& c : g.components) bodies += c.bodies;
+    if (bodies == 0) fail(file, g.key, "has no bodies (every component has bodies = 0)", &t.source());
+    return g;
+}
+
+SceneSpec parse(const toml::table& root, const std::string& file) {
+    SceneSpec s;
+    s.source = file;
+    Reader top(root, "", file);
+
+    const toml::table* scene = top.opt_table("scene");
+    if (!scene) top.required("scene", "a [scene] table");
+    {
+        Reader r(*scene, "scene", file);
+        s.name = r.text("name");
+        s.description = r.text_or("description", "");
+        const toml::node& nb = r.required("bodies", "an integer, the number of bodies N");
+        const std::int64_t n = r.integer("bodies", nb);
+        if (n <= 0) r.error("bodies", "N = " + std::to_string(n) + ": a scene needs at least one body", &nb);
+        s.bodies = std::size_t(n);
+        const toml::node& un = r.required("units", "\"galactic\" or \"nbody\"");
+        const std::string units = r.text("units");
+        if (units == "galactic") {
+            s.units = UnitSystem{};
+        } else if (units == "nbody") {
+            s.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0};
+        } else {
+            r.error("units", "unknown unit system \"" + units + "\" (have \"galactic\": kpc, 100 km/s, 2.325e9 Msun, "
+                                                                "9.78 Myr; \"nbody\": G = 1, dimensionless)", &un);
+        }
+        s.params.dt = r.positive("dt");
+        s.params.softening = [&] {
+            const toml::node& n = r.required("softening", "a number >= 0");
+            const double e = r.number("softening");
+            if (e < 0) r.error("softening", "must be >= 0 (got " + fmt(e) + ")", &n);
+            return e;
+        }();
+        const toml::node& sp = r.required("steps_per_frame", "an integer >= 1");
+        const std::int64_t spf = r.integer("steps_per_frame", sp);
+        if (spf < 1 || spf > 100000) r.error("steps_per_frame", "must be between 1 and 100000 (got " + std::to_string(spf) + ")", &sp);
+        s.steps_per_frame = int(spf);
+        if (const toml::node* n = r.node("seed")) {
+            const std::int64_t v = r.integer("seed", *n);
+            if (v < 0) r.error("seed", "must be >= 0", n);
+            s.seed = std::uint64_t(v);
+        }
+        r.done({"name", "description", "bodies", "units", "dt", "softening", "steps_per_frame", "seed"});
+    }
+
+    const toml::table* camera = top.opt_table("camera");
+    if (!camera) top.required("camera", "a [camera] table");
+    {
+        Reader r(*camera, "camera", file);
+        s.camera.distance = r.positive("distance");
+        s.camera.azimuth_deg = r.number_or("azimuth_deg", s.camera.azimuth_deg);
+        s.camera.elevation_deg = r.number_or("elevation_deg", s.camera.elevation_deg);
+        if (std::abs(s.camera.elevation_deg) > 90) r.error("elevation_deg", "must be within [-90, 90]");
+        s.camera.target = r.opt_vec3("target").value_or(Vec3d{});
+        r.done({"distance", "azimuth_deg", "elevation_deg", "target"});
+    }
+
+    const toml::node* galaxies = top.node("galaxy");
+    if (!galaxies) top.required("galaxy", "one or more [[galaxy]] tables");
+    const toml::array* list = galaxies->as_array();
+    if (!list || !list->is_array_of_tables() || list->empty())
+        fail(file, "galaxy", "expected one or more [[galaxy]] tables, got " + type_name(*galaxies), &galaxies->source());
+    if (list->size() > 65535) fail(file, "galaxy", "more than 65535 galaxies", &galaxies->source());
+    for (std::size_t i = 0; i < list->size(); ++i) s.galaxies.push_back(read_galaxy(*list->get(i)->as_table(), i, file));
+    top.done({"scene", "camera", "galaxy"});
+
+    std::size_t total = 0;
+    for (const auto& g : s.galaxies)
+        for (const auto& c : g.components) total += c.bodies;
+    if (total != s.bodies)
+        fail(file, "scene.bodies", "is " + std::to_string(s.bodies) + " but the components add up to " + std::to_string(total) +
+                                       " bodies; make them agree", &scene->source());
+    return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scaling to another N: largest-remainder apportionment, every component keeping at least one
+// body; point masses stay single bodies.
+
+void scale(SceneSpec& s, std::size_t target) {
+    if (target == 0) fail(s.source, "--bodies", "N = 0: a scene needs at least one body");
+    std::vector<ComponentSpec*> scalable;
+    std::size_t fixed = 0, current = 0;
+    for (auto& g : s.galaxies)
+        for (auto& c : g.components) {
+            if (c.kind == Kind::Point) ++fixed;
+            else if (c.bodies > 0) {
+                scalable.push_back(&c);
+                current += c.bodies;
+            }
+        }
+    if (target < fixed + scalable.size())
+        fail(s.source, "--bodies", std::to_string(target) + " bodies are too few: this scene needs at least " +
+                                       std::to_string(fixed + scalable.size()) + " (one per component)");
+    const std::size_t want = target - fixed;
+    std::vector<std::pair<double, ComponentSpec*>> remainders;
+    std::size_t given = 0;
+    for (ComponentSpec* c : scalable) {
+        const double exact = double(c->bodies) * double(want) / double(current);
+        std::size_t n = std::max<std::size_t>(1, std::size_t(exact));
+        remainders.emplace_back(exact - double(n), c);
+        c->bodies = n;
+        given += n;
+    }
+    std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t i = 0; given < want; i = (i + 1) % remainders.size(), ++given) remainders[i].second->bodies += 1;
+    // Taking back (only after the minimum of one pushed us over): from the largest components.
+    while (given > want) {
+        ComponentSpec* big = *std::max_element(scalable.begin(), scalable.end(),
+                                               [](const ComponentSpec* a, const ComponentSpec* b) { return a->bodies < b->bodies; });
+        big->bodies -= 1;
+        --given;
+    }
+    s.bodies = target;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generation.
+
+State build_galaxy(const GalaxySpec& g, std::uint64_t seed) {
+    const ComponentSpec& first = g.components.front();
+    switch (first.kind) {
+        case Kind::Plummer: {
+            State s = ic::make_plummer({.bodies = first.bodies, .total_mass = first.mass, .scale_radius = first.scale,
+                                        .max_radius = first.max_radius, .seed = seed});
+            std::fill(s.component.begin(), s.component.end(), Component::Star);
+            return s;
+        }
+        case Kind::Cube:
+            return ic::make_uniform_cube({.bodies = first.bodies, .mass = first.mass, .side = first.scale,
+                                          .virial_ratio = first.virial_ratio, .seed = seed});
+        case Kind::Point:
+            return ic::make_point_mass(first.mass);
+        default: break;
+    }
+    ic::GalaxyParams p;
+    p.seed = seed;
+    for (const ComponentSpec& c : g.components) {
+        if (c.kind == Kind::Disk) {
+            p.disk = {.mass = c.mass, .bodies = c.bodies, .scale_length = c.scale, .scale_height = c.height,
+                      .max_radius = c.max_radius, .toomre_q = c.toomre_q};
+        } else {
+            ic::SphereParams& sp = c.kind == Kind::Bulge ? p.bulge : p.halo;
+            sp = {.mass = c.mass, .bodies = c.bodies, .scale_radius = c.scale, .max_radius = c.max_radius};
+        }
+    }
+    return ic::make_galaxy(p);
+}
+
+Scene generate(const SceneSpec& s) {
+    std::vector<ic::EncounterMember> members;
+    members.reserve(s.galaxies.size());
+    for (std::size_t k = 0; k < s.galaxies.size(); ++k) {
+        const GalaxySpec& g = s.galaxies[k];
+        ic::EncounterMember m;
+        try {
+            m.body = build_galaxy(g, g.seed.value_or(ic::detail::mix_seed(s.seed, 1000 + k)));
+        } catch (const std::invalid_argument& e) {
+            fail(s.source, g.key, e.what());
+        }
+        m.orientation = g.orientation;
+        m.orbit = g.orbit;
+        m.plane = g.plane;
+        m.position = g.position;
+        m.velocity = g.velocity;
+        members.push_back(std::move(m));
+    }
+    Scene scene;
+    try {
+        scene.state = ic::assemble_encounter(std::move(members));
+        scene.state.validate();
+    } catch (const std::invalid_argument& e) {
+        fail(s.source, "", e.what());
+    }
+    scene.state.time = 0.0;
+    scene.name = s.name;
+    scene.description = s.description;
+    scene.source = s.source;
+    scene.params = s.params;
+    scene.steps_per_frame = s.steps_per_frame;
+    scene.camera = s.camera;
+    scene.units = s.units;
+    return scene;
+}
+
+SceneSpec parse_text(std::string_view text, const std::string& source) {
+    try {
+        const toml::table root = toml::parse(text, source);
+        return parse(root, source);
+    } catch (const toml::parse_error& e) {
+        const auto& b = e.source().begin;
+        throw std::runtime_error(source + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                                 ": TOML syntax error: " + std::string(e.description()));
+    }
+}
+
+std::string read_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": scene file does not exist");
+    if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a folder, not a scene file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path + ": cannot open scene file for reading");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) throw std::runtime_error(path + ": read error");
+    return ss.str();
+}
+
+}  // namespace
+
+Scene load_scene_from_string(std::string_view text, const std::string& source_name, std::optional<std::size_t> bodies) {
+    SceneSpec spec = parse_text(text, source_name);
+    if (bodies) scale(spec, *bodies);
+    return generate(spec);
+}
+
+Scene load_scene(const std::string& path, std::optional<std::size_t> bodies) {
+    return load_scene_from_string(read_file(path), path, bodies);
+}
+
+std::vector<SceneEntry> list_scenes(const std::string& directory) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(directory, ec)) throw std::runtime_error(directory + ": scene folder does not exist or is not a folder");
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".toml" && it->is_regular_file(ec)) files.push_back(it->path());
+    if (ec) throw std::runtime_error(directory + ": cannot list scene folder: " + ec.message());
+    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
+    std::vector<SceneEntry> out;
+    for (const fs::path& f : files) {
+        SceneEntry e;
+        e.path = f.string();
+        try {
+            const SceneSpec spec = parse_text(read_file(e.path), e.path);
+            e.name = spec.name;
+            e.description = spec.description;
+            e.bodies = spec.bodies;
+        } catch (const std::exception& ex) {
+            e.error = ex.what();
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+}  // namespace nbody

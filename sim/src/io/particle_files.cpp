@@ -1,0 +1,55 @@
+#include "nbody/sim/io/particle_files.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <stdexcept>
+
+#include "nbody/sim/csv.hpp"
+#include "nbody/sim/io/snapshot.hpp"
+#include "nbody/sim/io/tipsy.hpp"
+
+namespace nbody::io {
+
+ParticleFormat particle_format_for(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (ext == ".csv") return ParticleFormat::Csv;
+    if (ext == ".tipsy" || ext == ".std" || ext == ".bin") return ParticleFormat::Tipsy;
+    if (ext == ".nbsnap") return ParticleFormat::Snapshot;
+    throw std::runtime_error(path + ": unknown particle file type '" + ext +
+                             "' (supported: .csv, .tipsy/.std/.bin for TIPSY, .nbsnap for snapshots)");
+}
+
+std::string_view to_string(ParticleFormat format) {
+    switch (format) {
+        case ParticleFormat::Csv: return "CSV";
+        case ParticleFormat::Tipsy: return "TIPSY";
+        case ParticleFormat::Snapshot: return "snapshot";
+    }
+    return "?";
+}
+
+State read_particles(const std::string& path) {
+    switch (particle_format_for(path)) {
+        case ParticleFormat::Csv: return read_csv(path);
+        case ParticleFormat::Tipsy: return read_tipsy(path);
+        case ParticleFormat::Snapshot: return read_snapshot(path).state;
+    }
+    throw std::logic_error("unreachable");
+}
+
+void write_particles(const std::string& path, const State& state) {
+    switch (particle_format_for(path)) {
+        case ParticleFormat::Csv: write_csv(path, state); return;
+        case ParticleFormat::Tipsy: write_tipsy(path, state); return;
+        case ParticleFormat::Snapshot: {
+            Snapshot snap;
+            snap.state = state;
+            write_snapshot(path, snap);
+            return;
+        }
+    }
+}
+
+}  // namespace nbody::io

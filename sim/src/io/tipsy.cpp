@@ -1,0 +1,179 @@
+#include "nbody/sim/io/tipsy.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "binary.hpp"
+#include "nbody/sim/atomic_file.hpp"
+
+namespace nbody::io {
+namespace {
+
+using detail::Order;
+
+constexpr std::size_t kGasBytes = 48, kDarkBytes = 36, kStarBytes = 44;
+constexpr std::size_t kHeaderBytes = 28, kPaddedHeaderBytes = 32;
+
+struct Kind {
+    const char* name;
+    std::size_t bytes;     // whole record
+    std::size_t count;
+    Component label;
+};
+
+std::string truncation_message(const std::string& source, std::size_t header, const Kind (&kinds)[3], std::size_t size) {
+    // Walk the layout arithmetically (a damaged header may claim billions of bodies; nothing is
+    // allocated before the file is known to hold them).
+    std::uint64_t offset = header;
+    for (const Kind& k : kinds) {
+        if (offset + std::uint64_t(k.bytes) * k.count <= size) {
+            offset += std::uint64_t(k.bytes) * k.count;
+            continue;
+        }
+        const std::uint64_t index = (size - offset) / k.bytes;
+        const std::uint64_t at = offset + index * k.bytes;
+        return source + ": truncated TIPSY file: " + k.name + " particle " + std::to_string(index) + " of " +
+               std::to_string(k.count) + " at byte offset " + std::to_string(at) + " needs " + std::to_string(k.bytes) +
+               " bytes, but the file ends at byte " + std::to_string(size) + " (a " + std::to_string(header) +
+               "-byte header assumed)";
+    }
+    return source + ": truncated TIPSY file";
+}
+
+}  // namespace
+
+State decode_tipsy(std::string_view bytes, const std::string& source, TipsyInfo* info) {
+    if (bytes.size() < kHeaderBytes)
+        throw std::runtime_error(source + ": truncated TIPSY file: the header needs 28 bytes, but the file ends at byte " +
+                                 std::to_string(bytes.size()));
+    detail::Reader in(bytes, Order::Little, source);
+    in.seek(8 + 4);  // time, nbodies
+    const std::int32_t ndim_le = in.get<std::int32_t>("ndim");
+    Order order;
+    if (ndim_le == 3) order = Order::Little;
+    else if (detail::byteswap_value(ndim_le) == 3) order = Order::Big;
+    else
+        throw std::runtime_error(source + ": not a TIPSY file: ndim at byte offset 12 reads " + std::to_string(ndim_le) +
+                                 " (little-endian) or " + std::to_string(detail::byteswap_value(ndim_le)) +
+                                 " (big-endian); it must be 3");
+    in.set_order(order);
+    in.seek(0);
+    const double time = in.get<double>("time");
+    const std::int32_t nbodies = in.get<std::int32_t>("nbodies");
+    in.get<std::int32_t>("ndim");
+    const std::int32_t nsph = in.get<std::int32_t>("nsph");
+    const std::int32_t ndark = in.get<std::int32_t>("ndark");
+    const std::int32_t nstar = in.get<std::int32_t>("nstar");
+    const char* endian_name = order == Order::Little ? "little-endian" : "big-endian";
+    if (nsph < 0 || ndark < 0 || nstar < 0 || nbodies < 0)
+        throw std::runtime_error(source + ": corrupt TIPSY header (" + endian_name + "): negative particle count (nbodies " +
+                                 std::to_string(nbodies) + ", nsph " + std::to_string(nsph) + ", ndark " +
+                                 std::to_string(ndark) + ", nstar " + std::to_string(nstar) + ")");
+    if (std::int64_t(nbodies) != std::int64_t(nsph) + ndark + nstar)
+        throw std::runtime_error(source + ": corrupt TIPSY header (" + endian_name + "): nbodies = " + std::to_string(nbodies) +
+                                 " but nsph + ndark + nstar = " + std::to_string(std::int64_t(nsph) + ndark + nstar));
+    if (nbodies == 0) throw std::runtime_error(source + ": TIPSY file holds no particles (N = 0)");
+    if (!std::isfinite(time)) throw std::runtime_error(source + ": TIPSY header time is not finite");
+
+    const Kind kinds[3] = {{"gas", kGasBytes, std::size_t(nsph), Component::Unspecified},
+                           {"dark", kDarkBytes, std::size_t(ndark), Component::Halo},
+                           {"star", kStarBytes, std::size_t(nstar), Component::Star}};
+    const std::uint64_t body = std::uint64_t(kGasBytes) * nsph + std::uint64_t(kDarkBytes) * ndark + std::uint64_t(kStarBytes) * nstar;
+    std::size_t header;
+    if (bytes.size() == kPaddedHeaderBytes + body) header = kPaddedHeaderBytes;
+    else if (bytes.size() == kHeaderBytes + body) header = kHeaderBytes;
+    else if (bytes.size() > kPaddedHeaderBytes + body)
+        throw std::runtime_error(source + ": TIPSY file is " + std::to_string(bytes.size()) + " bytes, but its header (" +
+                                 std::to_string(nsph) + " gas, " + std::to_string(ndark) + " dark, " + std::to_string(nstar) +
+                                 " star) accounts for " + std::to_string(kPaddedHeaderBytes + body) +
+                                 "; extra data from byte offset " + std::to_string(kPaddedHeaderBytes + body) +
+                                 " (double-precision TIPSY variants are not supported)");
+    else {
+        // Short: a padded header has zeros in bytes 28..31, an unpadded one the first mass there.
+        const bool pad_zero = bytes.size() >= kPaddedHeaderBytes &&
+                              bytes.substr(kHeaderBytes, 4) == std::string_view("\0\0\0\0", 4);
+        throw std::runtime_error(truncation_message(source, pad_zero ? kPaddedHeaderBytes : kHeaderBytes, kinds, bytes.size()));
+    }
+
+    State state;
+    state.resize(std::size_t(nbodies));
+    state.time = time;
+    in.seek(header);
+    std::size_t k = 0;
+    for (const Kind& kind : kinds) {
+        for (std::size_t i = 0; i < kind.count; ++i, ++k) {
+            const std::size_t at = in.offset();
+            float f[7];
+            for (float& x : f) x = in.get<float>(kind.name);
+            in.seek(at + kind.bytes);  // skip the fields we have no use for (rho, temp, eps, phi, ...)
+            for (int c = 0; c < 7; ++c)
+                if (!std::isfinite(f[c]))
+                    throw std::runtime_error(source + ": " + kind.name + " particle " + std::to_string(i) + " at byte offset " +
+                                             std::to_string(at) + " has a non-finite " +
+                                             (c == 0 ? "mass" : c < 4 ? "position" : "velocity"));
+            if (f[0] < 0)
+                throw std::runtime_error(source + ": " + kind.name + " particle " + std::to_string(i) + " at byte offset " +
+                                         std::to_string(at) + " has negative mass " + std::to_string(f[0]));
+            state.pos_mass[k] = {f[1], f[2], f[3], f[0]};
+            state.velocity[k] = {f[4], f[5], f[6], 0.0f};
+            state.component[k] = kind.label;
+        }
+    }
+    if (info) {
+        info->endian = order == Order::Little ? Endian::Little : Endian::Big;
+        info->padded_header = header == kPaddedHeaderBytes;
+        info->gas = std::size_t(nsph);
+        info->dark = std::size_t(ndark);
+        info->star = std::size_t(nstar);
+    }
+    return state;
+}
+
+State read_tipsy(const std::string& path, TipsyInfo* info) {
+    const std::string bytes = detail::read_whole_file(path, "TIPSY file");
+    return decode_tipsy(bytes, path, info);
+}
+
+std::string encode_tipsy(const State& state, const TipsyWriteOptions& options) {
+    state.validate();
+    if (state.size() > std::size_t(std::numeric_limits<std::int32_t>::max()))
+        throw std::invalid_argument("TIPSY: more particles than its 32-bit counts can hold");
+    std::size_t ndark = 0;
+    for (Component c : state.component) ndark += c == Component::Halo;
+    const std::size_t nstar = state.size() - ndark;
+    detail::Writer out(options.endian == Endian::Little ? Order::Little : Order::Big);
+    out.bytes().reserve(kPaddedHeaderBytes + kDarkBytes * ndark + kStarBytes * nstar);
+    out.put<double>(state.time);
+    out.put<std::int32_t>(std::int32_t(state.size()));
+    out.put<std::int32_t>(3);
+    out.put<std::int32_t>(0);
+    out.put<std::int32_t>(std::int32_t(ndark));
+    out.put<std::int32_t>(std::int32_t(nstar));
+    if (options.padded_header) out.put<std::int32_t>(0);
+    for (int pass = 0; pass < 2; ++pass) {
+        const bool dark = pass == 0;
+        for (std::size_t i = 0; i < state.size(); ++i) {
+            if ((state.component[i] == Component::Halo) != dark) continue;
+            const Vec4f& p = state.pos_mass[i];
+            const Vec4f& v = state.velocity[i];
+            for (float x : {p.w, p.x, p.y, p.z, v.x, v.y, v.z}) out.put<float>(x);
+            if (!dark) {
+                out.put<float>(0.0f);  // metals
+                out.put<float>(0.0f);  // tform
+            }
+            out.put<float>(options.softening);  // eps
+            out.put<float>(0.0f);               // phi
+        }
+    }
+    return std::move(out.bytes());
+}
+
+void write_tipsy(const std::string& path, const State& state, const TipsyWriteOptions& options) {
+    const std::string bytes = encode_tipsy(state, options);
+    write_file_atomically(path, [&](std::ostream& out) { out.write(bytes.data(), std::streamsize(bytes.size())); });
+}
+
+}  // namespace nbody::io
