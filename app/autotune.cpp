@@ -183,6 +183,9 @@ std::optional<AutotuneResult> load_cached_config(const std::string& path, const 
             r.config.block = e.at("block").get<int>();
             r.config.threads_per_body = e.at("threads_per_body").get<int>();
             r.config.bodies_per_thread = e.value("bodies_per_thread", 1);
+            // The tuner may pick a symmetric kernel; entries written before it could have none.
+            r.config.pair_mode = parse_pair_mode(e.value("pair_mode", std::string("full")));
+            r.config.bodies_per_lane = e.value("bodies_per_lane", r.config.bodies_per_lane);
             r.ms_per_step = e.value("ms_per_step", 0.0);
             r.from_cache = true;
             return r;
@@ -206,6 +209,8 @@ void store_cached_config(const std::string& path, const std::string& gpu, std::s
                     {"block", result.config.block},
                     {"threads_per_body", result.config.threads_per_body},
                     {"bodies_per_thread", result.config.bodies_per_thread},
+                    {"pair_mode", std::string(to_string(result.config.pair_mode))},
+                    {"bodies_per_lane", result.config.bodies_per_lane},
                     {"ms_per_step", result.ms_per_step}});
     j["entries"] = kept;
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();

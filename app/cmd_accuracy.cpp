@@ -22,13 +22,12 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "autotune.hpp"
 #include "commands.hpp"
@@ -50,8 +49,8 @@ struct ChamomileRow {
     double direct, cs;
 };
 constexpr ChamomileRow kChamomileTable2[] = {
-    {2048, 2.2e-6, 5.4e-7},   {4096, 3.0e-6, 3.3e-7},   {8192, 5.4e-6, 5.0e-7},   {16384, 7.0e-6, 4.3e-7},
-    {32768, 1.2e-5, 6.8e-7},  {65536, 1.4e-5, 1.0e-6},  {131072, 2.2e-5, 1.5e-6},
+    {2048, 2.2e-6, 5.4e-7},  {4096, 3.0e-6, 3.3e-7},  {8192, 5.4e-6, 5.0e-7},   {16384, 7.0e-6, 4.3e-7},
+    {32768, 1.2e-5, 6.8e-7}, {65536, 1.4e-5, 1.0e-6}, {131072, 2.2e-5, 1.5e-6},
 };
 
 std::optional<ChamomileRow> chamomile(std::size_t n) {
@@ -80,8 +79,10 @@ struct AccuracyOptions {
 std::size_t parse_count(const std::string& text, const char* option) {
     std::string t = text;
     std::size_t mult = 1;
-    if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) mult = 1024, t.pop_back();
-    else if (!t.empty() && (t.back() == 'm' || t.back() == 'M')) mult = 1024 * 1024, t.pop_back();
+    if (!t.empty() && (t.back() == 'k' || t.back() == 'K'))
+        mult = 1024, t.pop_back();
+    else if (!t.empty() && (t.back() == 'm' || t.back() == 'M'))
+        mult = 1024 * 1024, t.pop_back();
     std::size_t used = 0;
     unsigned long long v = 0;
     try {
@@ -90,7 +91,8 @@ std::size_t parse_count(const std::string& text, const char* option) {
         used = 0;
     }
     if (t.empty() || used != t.size() || v == 0)
-        throw std::invalid_argument(std::string(option) + ": '" + text + "' is not a positive count (e.g. 2048, 8K, 1M)");
+        throw std::invalid_argument(std::string(option) + ": '" + text +
+                                    "' is not a positive count (e.g. 2048, 8K, 1M)");
     return static_cast<std::size_t>(v) * mult;
 }
 
@@ -186,19 +188,20 @@ KernelConfig config_for(const KernelConfig& base, Precision p, const AccuracyOpt
 }
 
 std::string short_config(const KernelConfig& c) {
-    return "U" + std::to_string(c.unroll) + " p" + std::to_string(c.block) + " q" + std::to_string(c.threads_per_body) +
-           " B" + std::to_string(c.bodies_per_thread);
+    return "U" + std::to_string(c.unroll) + " p" + std::to_string(c.block) + " q" +
+           std::to_string(c.threads_per_body) + " B" + std::to_string(c.bodies_per_thread);
 }
 
-int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, const std::vector<Precision>& modes,
-             std::size_t energy_n) {
+int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes,
+             const std::vector<Precision>& modes, std::size_t energy_n) {
     std::unique_ptr<Backend> backend = make_backend(BackendKind::Cuda, std::cerr);  // throws with the reason
     auto* cuda = dynamic_cast<CudaBackend*>(backend.get());
     if (cuda == nullptr) throw std::runtime_error("nbody accuracy needs the cuda backend");
     const KernelConfig base = cuda->kernel_config();
     const CudaDeviceInfo& info = cuda->device_info();
-    std::printf("device: %s, %d SMs, sm_%d%d; host reference on %u threads\n", info.name.c_str(), info.sm_count,
-                info.compute_major, info.compute_minor, std::max(1u, std::thread::hardware_concurrency()));
+    std::printf("device: %s, %d SMs, sm_%d%d; host reference on %u threads\n", info.name.c_str(),
+                info.sm_count, info.compute_major, info.compute_minor,
+                std::max(1u, std::thread::hardware_concurrency()));
     std::fflush(stdout);
 
     const StepParams params{1e-3, o.softening};
@@ -303,8 +306,8 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
                 done += batch;
                 if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > 2.0) {
                     cuda->synchronize();
-                    std::fprintf(stderr, "[%6.1f s] energy run %s: step %lld / %lld\n", seconds_since(t_start),
-                                 std::string(to_string(p)).c_str(), done, steps);
+                    std::fprintf(stderr, "[%6.1f s] energy run %s: step %lld / %lld\n",
+                                 seconds_since(t_start), std::string(to_string(p)).c_str(), done, steps);
                     last = std::chrono::steady_clock::now();
                 }
             }
@@ -337,9 +340,10 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
         header += b;
     }
 
-    std::printf("\nEmax = max_i |a_i - a_ref,i| / |a_ref,i| (Chamomile eq. 3) against the double-precision direct "
-                "sum;\nPlummer sphere, equal masses, virial equilibrium, softening %g, seed %llu\n\n",
-                o.softening, o.seed);
+    std::printf(
+        "\nEmax = max_i |a_i - a_ref,i| / |a_ref,i| (Chamomile eq. 3) against the double-precision direct "
+        "sum;\nPlummer sphere, equal masses, virial equilibrium, softening %g, seed %llu\n\n",
+        o.softening, o.seed);
     std::printf("%s | Chamomile  DIRECT        CS\n", header.c_str());
     for (const SizeResult& s : results) {
         std::printf("%8zu |", s.n);
@@ -350,8 +354,9 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
             std::printf(" |                 -         -\n");
     }
     if (o.offset > 0) {
-        std::printf("\nThe same spheres displaced %g length units along (1,1,1)/sqrt(3), built in double:\n\n",
-                    o.offset);
+        std::printf(
+            "\nThe same spheres displaced %g length units along (1,1,1)/sqrt(3), built in double:\n\n",
+            o.offset);
         std::printf("%s | ds displaced/centred\n", header.c_str());
         for (const SizeResult& s : results) {
             std::printf("%8zu |", s.n);
@@ -369,7 +374,9 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
         std::printf("%8zu |", s.n);
         for (Precision p : modes) {
             const ModeResult* m = find(s, p);
-            std::printf(" %9s", m == nullptr ? "-" : !m->valid ? "refused" : sci(m->interactions_per_second).c_str());
+            std::printf(" %9s", m == nullptr ? "-"
+                                : !m->valid  ? "refused"
+                                             : sci(m->interactions_per_second).c_str());
         }
         const ModeResult* f = find(s, Precision::Fp32);
         std::printf(" |");
@@ -385,15 +392,18 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
     std::printf("configs:");
     if (!results.empty())
         for (const ModeResult& m : results.front().modes)
-            std::printf("  %s %s", std::string(to_string(m.precision)).c_str(), short_config(m.config).c_str());
+            std::printf("  %s %s", std::string(to_string(m.precision)).c_str(),
+                        short_config(m.config).c_str());
     std::printf("\n");
     if (!energies.empty()) {
-        std::printf("\nRelative energy error (E(t) - E0) / |E0| of a leapfrog run, N = %zu, dt %g, t = %g (%lld "
-                    "steps), energies in double from the digits each mode keeps:\n\n",
-                    energy_n, o.energy_dt, o.energy_time, energies.front().steps);
+        std::printf(
+            "\nRelative energy error (E(t) - E0) / |E0| of a leapfrog run, N = %zu, dt %g, t = %g (%lld "
+            "steps), energies in double from the digits each mode keeps:\n\n",
+            energy_n, o.energy_dt, o.energy_time, energies.front().steps);
         for (const EnergyResult& e : energies) {
             if (!e.valid)
-                std::printf("  %-9s refused: %s\n", std::string(to_string(e.precision)).c_str(), e.reason.c_str());
+                std::printf("  %-9s refused: %s\n", std::string(to_string(e.precision)).c_str(),
+                            e.reason.c_str());
             else
                 std::printf("  %-9s %10.3e   (%.1f s)\n", std::string(to_string(e.precision)).c_str(),
                             e.relative_error, e.seconds);
@@ -410,7 +420,9 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
         jbag_any = true;
         if (!(m->emax <= ch->cs)) jbag_ok = false;
     }
-    if (jbag_any) std::printf("  fp32-jbag Emax <= Chamomile CS at every N of their table: %s\n", jbag_ok ? "yes" : "NO");
+    if (jbag_any)
+        std::printf("  fp32-jbag Emax <= Chamomile CS at every N of their table: %s\n",
+                    jbag_ok ? "yes" : "NO");
     bool ds_ok = true, ds_any = false;
     for (const SizeResult& s : results) {
         const ModeResult* m = find(s, Precision::Ds);
@@ -418,7 +430,8 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
         ds_any = true;
         if (!(*m->emax_displaced <= 2 * m->emax)) ds_ok = false;
     }
-    if (ds_any) std::printf("  ds displaced Emax within 2x of centred at every N: %s\n", ds_ok ? "yes" : "NO");
+    if (ds_any)
+        std::printf("  ds displaced Emax within 2x of centred at every N: %s\n", ds_ok ? "yes" : "NO");
     for (Precision p : {Precision::Ds, Precision::Fp32Jbag}) {
         const double allowed = p == Precision::Ds ? 0.20 : 0.05;
         for (const SizeResult& s : results) {
@@ -437,14 +450,17 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
         doc["tool"] = "nbody accuracy";
         doc["device"] = {{"name", info.name},
                          {"sm_count", info.sm_count},
-                         {"compute_capability", std::to_string(info.compute_major) + "." + std::to_string(info.compute_minor)}};
+                         {"compute_capability",
+                          std::to_string(info.compute_major) + "." + std::to_string(info.compute_minor)}};
         doc["softening"] = o.softening;
         doc["seed"] = o.seed;
         doc["offset"] = o.offset;
         doc["initial_conditions"] = "plummer";
-        doc["error_measure"] = "max_i |a_i - a_ref,i| / |a_ref,i| (Chamomile eq. 3), reference: ReferenceBackend (double)";
+        doc["error_measure"] =
+            "max_i |a_i - a_ref,i| / |a_ref,i| (Chamomile eq. 3), reference: ReferenceBackend (double)";
         nlohmann::json table = nlohmann::json::array();
-        for (const ChamomileRow& r : kChamomileTable2) table.push_back({{"bodies", r.n}, {"direct", r.direct}, {"cs", r.cs}});
+        for (const ChamomileRow& r : kChamomileTable2)
+            table.push_back({{"bodies", r.n}, {"direct", r.direct}, {"cs", r.cs}});
         doc["chamomile_table2"] = table;
         nlohmann::json rows = nlohmann::json::array();
         for (const SizeResult& s : results)
@@ -461,7 +477,8 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
                     j["reason"] = m.reason;
                 } else {
                     j["emax"] = m.emax;
-                    j["emax_displaced"] = m.emax_displaced ? nlohmann::json(*m.emax_displaced) : nlohmann::json(nullptr);
+                    j["emax_displaced"] =
+                        m.emax_displaced ? nlohmann::json(*m.emax_displaced) : nlohmann::json(nullptr);
                     j["ms_per_step"] = m.ms_per_step;
                     j["interactions_per_second"] = m.interactions_per_second;
                 }
@@ -471,9 +488,12 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes, co
         doc["results"] = rows;
         nlohmann::json en = nlohmann::json::array();
         for (const EnergyResult& e : energies) {
-            nlohmann::json j{{"precision", std::string(to_string(e.precision))}, {"bodies", energy_n},
-                             {"dt", o.energy_dt},   {"time", o.energy_time},
-                             {"steps", e.steps},     {"valid", e.valid}};
+            nlohmann::json j{{"precision", std::string(to_string(e.precision))},
+                             {"bodies", energy_n},
+                             {"dt", o.energy_dt},
+                             {"time", o.energy_time},
+                             {"steps", e.steps},
+                             {"valid", e.valid}};
             if (e.valid) {
                 j["e0"] = e.e0;
                 j["e1"] = e.e1;
@@ -509,17 +529,21 @@ int run_accuracy(const AccuracyOptions& o) {
         if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
     }
     if (!(o.softening > 0) || !std::isfinite(o.softening))
-        throw std::invalid_argument("--softening must be a finite number > 0 (got " + std::to_string(o.softening) + ")");
+        throw std::invalid_argument("--softening must be a finite number > 0 (got " +
+                                    std::to_string(o.softening) + ")");
     if (!(o.offset >= 0) || !std::isfinite(o.offset))
-        throw std::invalid_argument("--offset must be a finite distance >= 0 (got " + std::to_string(o.offset) + ")");
+        throw std::invalid_argument("--offset must be a finite distance >= 0 (got " +
+                                    std::to_string(o.offset) + ")");
     if (o.offset > 1e15)
         throw std::invalid_argument("--offset " + std::to_string(o.offset) +
                                     " is beyond what double keeps the sphere's separations at");
     if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
     if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0");
     const std::size_t energy_n = parse_count(o.energy_bodies, "--energy-bodies");
-    if (!(o.energy_dt > 0) || !std::isfinite(o.energy_dt)) throw std::invalid_argument("--energy-dt must be > 0");
-    if (!(o.energy_time > 0) || !std::isfinite(o.energy_time)) throw std::invalid_argument("--energy-time must be > 0");
+    if (!(o.energy_dt > 0) || !std::isfinite(o.energy_dt))
+        throw std::invalid_argument("--energy-dt must be > 0");
+    if (!(o.energy_time > 0) || !std::isfinite(o.energy_time))
+        throw std::invalid_argument("--energy-time must be > 0");
     if (o.energy && o.energy_time / o.energy_dt > 1e7)
         throw std::invalid_argument("--energy-time / --energy-dt asks for more than 1e7 steps");
     for (const auto& [value, name] : {std::pair{o.unroll, "--unroll"}, std::pair{o.block, "--block"},
@@ -530,8 +554,9 @@ int run_accuracy(const AccuracyOptions& o) {
     return accuracy(o, sizes, modes, energy_n);
 #else
     (void)energy_n;
-    throw std::runtime_error("nbody accuracy measures the CUDA kernel's precision modes, and this build has no CUDA "
-                             "backend (configure with a CUDA compiler)");
+    throw std::runtime_error(
+        "nbody accuracy measures the CUDA kernel's precision modes, and this build has no CUDA "
+        "backend (configure with a CUDA compiler)");
 #endif
 }
 
@@ -543,9 +568,11 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
         "accuracy", "Force error (Chamomile Emax) and speed of each CUDA precision mode on Plummer spheres");
     cmd->footer(
         "Emax = max over bodies of |a - a_ref| / |a_ref| against the double-precision direct sum on the host "
-        "(Hamada & Iitaka 2007, eq. 3); their Table 2 is printed beside it. The host reference costs N^2 pairs "
+        "(Hamada & Iitaka 2007, eq. 3); their Table 2 is printed beside it. The host reference costs N^2 "
+        "pairs "
         "(131072 bodies: 1.7e10, seconds on 16 cores).");
-    cmd->add_option("--bodies,-n", o->bodies, "Comma-separated N list (K = 1024), e.g. 2K,4K,8K,16K,32K,64K,128K")
+    cmd->add_option("--bodies,-n", o->bodies,
+                    "Comma-separated N list (K = 1024), e.g. 2K,4K,8K,16K,32K,64K,128K")
         ->delimiter(',')
         ->capture_default_str();
     cmd->add_option("--precision", o->precisions, "Modes to measure: fp32, fp32-jbag, ds, fp64")
@@ -561,11 +588,14 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--energy-bodies", o->energy_bodies, "N of the energy runs (giving it implies --energy)")
         ->capture_default_str()
         ->each([o](const std::string&) { o->energy = true; });
-    cmd->add_option("--energy-time", o->energy_time, "Length of the energy runs in time units")->capture_default_str();
+    cmd->add_option("--energy-time", o->energy_time, "Length of the energy runs in time units")
+        ->capture_default_str();
     cmd->add_option("--energy-dt", o->energy_dt, "Time step of the energy runs")->capture_default_str();
     cmd->add_option("--repeats", o->repeats, "Timed batches per rate (median)")->capture_default_str();
-    cmd->add_option("--min-ms", o->min_repeat_ms, "Minimum length of a timed batch in ms")->capture_default_str();
-    cmd->add_option("--unroll", o->unroll, "Kernel unroll for every mode (default: the backend's, fitted per mode)");
+    cmd->add_option("--min-ms", o->min_repeat_ms, "Minimum length of a timed batch in ms")
+        ->capture_default_str();
+    cmd->add_option("--unroll", o->unroll,
+                    "Kernel unroll for every mode (default: the backend's, fitted per mode)");
     cmd->add_option("--block", o->block, "Kernel block size for every mode");
     cmd->add_option("--threads-per-body", o->threads_per_body, "Kernel threads per body for every mode");
     cmd->add_option("--bodies-per-thread", o->bodies_per_thread, "Kernel bodies per thread for every mode");

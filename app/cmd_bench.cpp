@@ -6,12 +6,17 @@
 // Gems 3 / cuda-samples count) and at 38 (the Warren-Salmon count some papers use), and the
 // percentage of the FP32 ceiling: SMs x FP32 lanes x clock / 12 FP32 instructions per
 // interaction (../shared/DEVICE.md).
+//
+// --split and --kernel-flags time the full kernel's design choices against each other in one
+// process (same clocks, interleaved): they set the kernel driver's developer overrides
+// NBODY_FORCE_GRID and NBODY_FORCE_FLAGS (sim/cuda/force_kernel.hpp) around each group of runs.
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -48,6 +53,9 @@ struct BenchOptions {
     std::string backend = "auto";
     std::vector<int> unroll, block, threads_per_body, bodies_per_thread, bodies_per_lane;
     std::vector<std::string> pairs;
+    std::vector<std::string> precisions;  // fp32 | fp32-jbag | ds | fp64 (docs/PRECISION.md)
+    std::vector<std::string> splits;      // auto | classic | balanced (NBODY_FORCE_GRID)
+    std::vector<int> kernel_flags;        // 0..3 (NBODY_FORCE_FLAGS)
     bool sweep = false;
     bool autotune = false;
     bool check = false;
@@ -84,6 +92,8 @@ std::size_t parse_count(const std::string& text) {
 struct Record {
     std::size_t bodies = 0;
     std::optional<KernelConfig> config;  // none for host backends
+    std::string split;                   // the NBODY_FORCE_GRID in force ("" = unset: auto)
+    std::optional<int> kernel_flags;     // the NBODY_FORCE_FLAGS in force (none = the product's)
     bool valid = true;
     std::string reason;
     bool autotuned = false;
@@ -161,8 +171,9 @@ std::vector<int> axis(const std::vector<int>& given, bool sweep, const std::vect
 
 void print_header(bool cuda) {
     if (cuda)
-        std::printf("%9s %-12s %3s %5s %3s %2s %6s %10s %10s %9s %9s %6s %4s  %s\n", "N", "pairs", "U", "p", "q", "B", "steps",
-                    "ms/step", "int/s", "GF/s@20", "GF/s@38", "%ceil", "regs", "check");
+        std::printf("%9s %-12s %3s %5s %3s %2s %-10s %6s %10s %10s %9s %9s %6s %4s  %s\n", "N", "pairs", "U",
+                    "p", "q", "B", "split/F", "steps", "ms/step", "int/s", "GF/s@20", "GF/s@38", "%ceil",
+                    "regs", "check");
     else
         std::printf("%9s %6s %10s %10s %9s %9s  %s\n", "N", "steps", "ms/step", "int/s", "GF/s@20", "GF/s@38",
                     "check");
@@ -177,23 +188,30 @@ void print_record(const Record& r, bool cuda) {
         const KernelConfig& c = *r.config;
         // The symmetric kernels have one tunable, bodies per lane, shown in the B column.
         const bool full = c.pair_mode == PairMode::Full;
-        const std::string u = full ? std::to_string(c.unroll) : "-", p = full ? std::to_string(c.block) : "32",
+        const std::string u = full ? std::to_string(c.unroll) : "-",
+                          p = full ? std::to_string(c.block) : "32",
                           q = full ? std::to_string(c.threads_per_body) : "-";
         const int b = full ? c.bodies_per_thread : c.bodies_per_lane;
-        const std::string pairs(to_string(c.pair_mode));
+        const std::string pairs =
+            std::string(to_string(c.pair_mode)) +
+            (c.precision == Precision::Fp32 ? "" : "/" + std::string(to_string(c.precision)));
+        const std::string variant = (r.split.empty() ? std::string("auto") : r.split) + "/" +
+                                    (r.kernel_flags ? std::to_string(*r.kernel_flags) : std::string("-"));
         if (!r.valid) {
-            std::printf("%9zu %-12s %3s %5s %3s %2d  refused: %s\n", r.bodies, pairs.c_str(), u.c_str(), p.c_str(),
-                        q.c_str(), b, r.reason.c_str());
+            std::printf("%9zu %-12s %3s %5s %3s %2d %-10s  refused: %s\n", r.bodies, pairs.c_str(), u.c_str(),
+                        p.c_str(), q.c_str(), b, variant.c_str(), r.reason.c_str());
         } else {
-            std::printf("%9zu %-12s %3s %5s %3s %2d %6d %10.4f %10.3e %9.0f %9.0f %6.1f %4d  %s\n", r.bodies,
-                        pairs.c_str(), u.c_str(), p.c_str(), q.c_str(), b, r.timing.steps_per_repeat, r.timing.ms_per_step,
-                        r.interactions_per_second, r.interactions_per_second * kFlopsGems / 1e9,
+            std::printf("%9zu %-12s %3s %5s %3s %2d %-10s %6d %10.4f %10.3e %9.0f %9.0f %6.1f %4d  %s\n",
+                        r.bodies, pairs.c_str(), u.c_str(), p.c_str(), q.c_str(), b, variant.c_str(),
+                        r.timing.steps_per_repeat, r.timing.ms_per_step, r.interactions_per_second,
+                        r.interactions_per_second * kFlopsGems / 1e9,
                         r.interactions_per_second * kFlopsWarren / 1e9, r.percent_ceiling.value_or(0),
                         r.registers.value_or(0), check.c_str());
         }
     } else {
         std::printf("%9zu %6d %10.4f %10.3e %9.1f %9.1f  %s\n", r.bodies, r.timing.steps_per_repeat,
-                    r.timing.ms_per_step, r.interactions_per_second, r.interactions_per_second * kFlopsGems / 1e9,
+                    r.timing.ms_per_step, r.interactions_per_second,
+                    r.interactions_per_second * kFlopsGems / 1e9,
                     r.interactions_per_second * kFlopsWarren / 1e9, check.c_str());
     }
     std::fflush(stdout);
@@ -209,6 +227,9 @@ nlohmann::json to_json(const Record& r) {
         j["bodies_per_thread"] = r.config->bodies_per_thread;
         j["pair_mode"] = std::string(to_string(r.config->pair_mode));
         j["bodies_per_lane"] = r.config->bodies_per_lane;
+        j["precision"] = std::string(to_string(r.config->precision));
+        j["split"] = r.split.empty() ? std::string("auto") : r.split;
+        j["kernel_flags"] = r.kernel_flags ? nlohmann::json(*r.kernel_flags) : nlohmann::json(nullptr);
     } else {
         for (const char* k : {"unroll", "block", "threads_per_body", "bodies_per_thread", "pair_mode", "bodies_per_lane"})
             j[k] = nullptr;
@@ -240,16 +261,53 @@ nlohmann::json to_json(const Record& r) {
     return j;
 }
 
+// Sets (or, for an empty value, removes) one of the kernel driver's overrides for the runs that
+// follow, and restores the caller's value when the bench ends.
+class EnvOverride {
+  public:
+    explicit EnvOverride(const char* name) : name_(name) {
+        if (const char* v = std::getenv(name)) saved_ = std::string(v);
+    }
+    ~EnvOverride() {
+        if (saved_)
+            ::setenv(name_, saved_->c_str(), 1);
+        else
+            ::unsetenv(name_);
+    }
+    EnvOverride(const EnvOverride&) = delete;
+    EnvOverride& operator=(const EnvOverride&) = delete;
+    void set(const std::string& value) {
+        if (value.empty())
+            ::unsetenv(name_);
+        else
+            ::setenv(name_, value.c_str(), 1);
+    }
+    // The value in force before any set(): what a run without the option uses.
+    std::string initial() const { return saved_.value_or(""); }
+
+  private:
+    const char* name_;
+    std::optional<std::string> saved_;
+};
+
 int bench(const BenchOptions& o) {
     if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
     if (o.warmup < 0) throw std::invalid_argument("--warmup must be >= 0");
     if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0 (0: automatic)");
     if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0");
     if (!(o.dt > 0) || !std::isfinite(o.dt)) throw std::invalid_argument("--dt must be > 0");
-    if (!(o.softening > 0) || !std::isfinite(o.softening)) throw std::invalid_argument("--softening must be > 0");
+    if (!(o.softening > 0) || !std::isfinite(o.softening))
+        throw std::invalid_argument("--softening must be > 0");
+    for (const std::string& g : o.splits)
+        if (g != "auto" && g != "classic" && g != "balanced")
+            throw std::invalid_argument("--split: '" + g + "' is not one of auto, classic, balanced");
+    for (int f : o.kernel_flags)
+        if (f < 0 || f > 3)
+            throw std::invalid_argument("--kernel-flags: " + std::to_string(f) + " is not in 0..3");
 
     const BackendKind kind = parse_backend_kind(o.backend);
-    if (kind == BackendKind::Reference) throw std::invalid_argument("--backend reference is not a benchmark target; use cpu or cuda");
+    if (kind == BackendKind::Reference)
+        throw std::invalid_argument("--backend reference is not a benchmark target; use cpu or cuda");
     std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
 #ifdef NBODY_HAVE_CUDA
     CudaBackend* cuda = dynamic_cast<CudaBackend*>(backend.get());
@@ -260,14 +318,18 @@ int bench(const BenchOptions& o) {
 
     std::vector<std::size_t> sizes;
     for (const std::string& b : o.bodies) sizes.push_back(parse_count(b));
-    if (sizes.empty()) sizes = is_cuda ? std::vector<std::size_t>{16384, 65536, 262144} : std::vector<std::size_t>{1024, 4096};
+    if (sizes.empty())
+        sizes =
+            is_cuda ? std::vector<std::size_t>{16384, 65536, 262144} : std::vector<std::size_t>{1024, 4096};
 
     const bool config_given = o.sweep || o.autotune || !o.unroll.empty() || !o.block.empty() ||
-                              !o.threads_per_body.empty() || !o.bodies_per_thread.empty() || !o.pairs.empty() ||
-                              !o.bodies_per_lane.empty();
+                              !o.threads_per_body.empty() || !o.bodies_per_thread.empty() ||
+                              !o.pairs.empty() || !o.bodies_per_lane.empty() || !o.splits.empty() ||
+                              !o.kernel_flags.empty();
     if (!is_cuda && config_given)
-        std::fprintf(stderr, "nbody bench: the %s backend has no kernel config; --unroll/--block/--threads-per-body/"
-                             "--bodies-per-thread/--sweep/--autotune are ignored\n",
+        std::fprintf(stderr,
+                     "nbody bench: the %s backend has no kernel config; --unroll/--block/--threads-per-body/"
+                     "--bodies-per-thread/--split/--kernel-flags/--sweep/--autotune are ignored\n",
                      std::string(backend->name()).c_str());
 
     nlohmann::json doc;
@@ -311,15 +373,35 @@ int bench(const BenchOptions& o) {
             }
         }
         if (time_full)
-        for (int u : axis(o.unroll, o.sweep, CudaBackend::supported_unroll(), d.unroll))
-            for (int p : axis(o.block, o.sweep, {32, 64, 128, 256, 512, 1024}, d.block))
-                for (int q : axis(o.threads_per_body, o.sweep, CudaBackend::supported_threads_per_body(), d.threads_per_body))
-                    for (int b : axis(o.bodies_per_thread, o.sweep, CudaBackend::supported_bodies_per_thread(),
-                                      d.bodies_per_thread)) {
-                        KernelConfig c;
-                        c.unroll = u, c.block = p, c.threads_per_body = q, c.bodies_per_thread = b;
-                        configs.push_back(c);
-                    }
+            for (int u : axis(o.unroll, o.sweep, CudaBackend::supported_unroll(), d.unroll))
+                for (int p : axis(o.block, o.sweep, {32, 64, 128, 256, 512, 1024}, d.block))
+                    for (int q : axis(o.threads_per_body, o.sweep, CudaBackend::supported_threads_per_body(),
+                                      d.threads_per_body))
+                        for (int b : axis(o.bodies_per_thread, o.sweep,
+                                          CudaBackend::supported_bodies_per_thread(), d.bodies_per_thread)) {
+                            KernelConfig c;
+                            c.unroll = u, c.block = p, c.threads_per_body = q, c.bodies_per_thread = b;
+                            configs.push_back(c);
+                        }
+        // --precision: the configs above in each mode. Axes not given explicitly move to the mode's
+        // nearest compiled values (duplicates dropped); explicit ones are kept, and refused with the
+        // reason when the mode has no instance for them.
+        if (!o.precisions.empty()) {
+            std::vector<KernelConfig> expanded;
+            for (const std::string& name : o.precisions) {
+                const Precision prec = parse_precision(name);
+                for (KernelConfig c : configs) {
+                    c.precision = prec;
+                    const KernelConfig fit = CudaBackend::fit_to_precision(c);
+                    if (o.unroll.empty()) c.unroll = fit.unroll;
+                    if (o.threads_per_body.empty()) c.threads_per_body = fit.threads_per_body;
+                    if (o.bodies_per_thread.empty()) c.bodies_per_thread = fit.bodies_per_thread;
+                    if (std::find(expanded.begin(), expanded.end(), c) == expanded.end())
+                        expanded.push_back(c);
+                }
+            }
+            configs = std::move(expanded);
+        }
     } else
 #endif
     {
@@ -368,22 +450,36 @@ int bench(const BenchOptions& o) {
             continue;
         }
 #ifdef NBODY_HAVE_CUDA
-        for (const KernelConfig& c : configs) {
-            Record r;
-            r.bodies = n;
-            r.config = c;
-            r.reason = cuda->check_kernel_config(c);
-            r.valid = r.reason.empty();
-            if (!r.valid) {
-                print_record(r, true);
-                records.push_back(r);
-                continue;
-            }
-            cuda->set_kernel_config(c);
-            r.registers = cuda->kernel_resources(c).registers_per_thread;
-            run_one(r);
-            finish(r);
-        }
+        EnvOverride grid_env("NBODY_FORCE_GRID"), flags_env("NBODY_FORCE_FLAGS");
+        const std::vector<std::string> splits =
+            o.splits.empty() ? std::vector<std::string>{grid_env.initial()} : o.splits;
+        std::vector<std::string> flag_values;
+        for (int f : o.kernel_flags) flag_values.push_back(std::to_string(f));
+        if (flag_values.empty()) flag_values.push_back(flags_env.initial());
+        for (const std::string& split : splits)
+            for (const std::string& flags : flag_values)
+                for (const KernelConfig& c : configs) {
+                    grid_env.set(split);
+                    flags_env.set(flags);
+                    Record r;
+                    r.bodies = n;
+                    r.config = c;
+                    r.split = split;
+                    if (!flags.empty()) r.kernel_flags = std::stoi(flags);
+                    r.reason = cuda->check_kernel_config(c);
+                    r.valid = r.reason.empty();
+                    if (!r.valid) {
+                        print_record(r, true);
+                        records.push_back(r);
+                        continue;
+                    }
+                    cuda->set_kernel_config(c);
+                    r.registers = cuda->kernel_resources(c).registers_per_thread;
+                    run_one(r);
+                    finish(r);
+                }
+        grid_env.set(grid_env.initial());  // the tuner runs as the caller's environment says
+        flags_env.set(flags_env.initial());
         if (o.autotune) {
             backend->load(initial);
             const std::string gpu = cuda->device_info().name;
@@ -414,16 +510,22 @@ int bench(const BenchOptions& o) {
     if (is_cuda) {
         std::map<std::size_t, const Record*> best;
         for (const Record& r : records)
-            if (r.valid && (!best.count(r.bodies) || r.timing.ms_per_step < best[r.bodies]->timing.ms_per_step))
+            if (r.valid &&
+                (!best.count(r.bodies) || r.timing.ms_per_step < best[r.bodies]->timing.ms_per_step))
                 best[r.bodies] = &r;
         nlohmann::json jb = nlohmann::json::array();
         if (records.size() > sizes.size()) std::printf("best:\n");
         for (const auto& [n, r] : best) {
             if (records.size() > sizes.size())
-                std::printf("  N=%zu: U=%d p=%d q=%d B=%d  %.4f ms/step  %.3e int/s  %.1f%% of FP32 ceiling\n", n,
-                            r->config->unroll, r->config->block, r->config->threads_per_body,
-                            r->config->bodies_per_thread, r->timing.ms_per_step, r->interactions_per_second,
-                            r->percent_ceiling.value_or(0));
+                std::printf(
+                    "  N=%zu: %s U=%d p=%d q=%d B=%d split %s flags %s  %.4f ms/step  %.3e int/s  %.1f%% of "
+                    "FP32 "
+                    "ceiling\n",
+                    n, std::string(to_string(r->config->pair_mode)).c_str(), r->config->unroll,
+                    r->config->block, r->config->threads_per_body, r->config->bodies_per_thread,
+                    r->split.empty() ? "auto" : r->split.c_str(),
+                    r->kernel_flags ? std::to_string(*r->kernel_flags).c_str() : "-", r->timing.ms_per_step,
+                    r->interactions_per_second, r->percent_ceiling.value_or(0));
             jb.push_back(to_json(*r));
         }
         doc["best"] = jb;
@@ -455,26 +557,48 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--block", options->block, "block sizes to time (multiples of 32 up to 1024)")->delimiter(',');
     cmd->add_option("--threads-per-body", options->threads_per_body, "threads per body to time (1,2,4,8,16,32)")
         ->delimiter(',');
-    cmd->add_option("--bodies-per-thread", options->bodies_per_thread, "i-bodies per thread to time (1,2,4)")
+    cmd->add_option("--bodies-per-thread", options->bodies_per_thread,
+                    "i-bodies per thread to time (1,2,4,8)")
         ->delimiter(',');
     cmd->add_option("--pairs", options->pairs,
                     "pair modes to time: full (every pair), symmetric (each pair once, lambda map), "
                     "symmetric-bb (bounding-box grid); default full, all three with --sweep")
         ->delimiter(',');
-    cmd->add_option("--bodies-per-lane", options->bodies_per_lane, "symmetric kernels: i-bodies per lane (1,2,4,8)")
+    cmd->add_option("--bodies-per-lane", options->bodies_per_lane,
+                    "symmetric kernels: i-bodies per lane (1,2,4,8)")
         ->delimiter(',');
-    cmd->add_flag("--sweep", options->sweep,
-                  "Every supported value on each axis not given explicitly (blocks 32..1024 in powers of two)");
+    cmd->add_option(
+           "--precision", options->precisions,
+           "full kernel arithmetic to time: fp32 (default), fp32-jbag, ds, fp64; each config in each "
+           "(tunables not given move to the mode's compiled values)")
+        ->delimiter(',');
+    cmd->add_option("--split", options->splits,
+                    "full kernel, A/B timing: how work is spread over blocks, auto, classic (one block per "
+                    "i-block) or balanced (persistent blocks, equal shares); sets NBODY_FORCE_GRID")
+        ->delimiter(',');
+    cmd->add_option(
+           "--kernel-flags", options->kernel_flags,
+           "full kernel, A/B timing: design flags 0..3 (1: rotated tile, 2: one barrier per tile; 3 is "
+           "the product, 0 the version-1 kernel; other than 3 only for a few U/q/B); sets NBODY_FORCE_FLAGS")
+        ->delimiter(',');
+    cmd->add_flag(
+        "--sweep", options->sweep,
+        "Every supported value on each axis not given explicitly (blocks 32..1024 in powers of two)");
     cmd->add_flag("--autotune", options->autotune,
                   "Also run the auto-tuner for each N, time its pick and store it in the auto-tune cache");
-    cmd->add_option("--cache", options->cache, "Auto-tune cache file (default: $XDG_CACHE_HOME/nbody/autotune.json)");
+    cmd->add_option("--cache", options->cache,
+                    "Auto-tune cache file (default: $XDG_CACHE_HOME/nbody/autotune.json)");
     cmd->add_flag("--no-cache", options->no_cache, "Do not write the auto-tune cache");
-    cmd->add_flag("--check", options->check,
-                  "Compare each config's accelerations with the double-precision reference (max relative error)");
-    cmd->add_option("--repeats", options->repeats, "Timed batches per run; the median is reported")->capture_default_str();
+    cmd->add_flag(
+        "--check", options->check,
+        "Compare each config's accelerations with the double-precision reference (max relative error)");
+    cmd->add_option("--repeats", options->repeats, "Timed batches per run; the median is reported")
+        ->capture_default_str();
     cmd->add_option("--warmup", options->warmup, "Untimed steps before timing")->capture_default_str();
-    cmd->add_option("--steps", options->steps, "Steps per timed batch (0: enough for --min-ms)")->capture_default_str();
-    cmd->add_option("--min-ms", options->min_repeat_ms, "Minimum length of a timed batch in ms when --steps is 0")
+    cmd->add_option("--steps", options->steps, "Steps per timed batch (0: enough for --min-ms)")
+        ->capture_default_str();
+    cmd->add_option("--min-ms", options->min_repeat_ms,
+                    "Minimum length of a timed batch in ms when --steps is 0")
         ->capture_default_str();
     cmd->add_option("--dt", options->dt, "Time step")->capture_default_str();
     cmd->add_option("--softening", options->softening, "Plummer softening (> 0)")->capture_default_str();

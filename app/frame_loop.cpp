@@ -201,7 +201,7 @@ int run_viewer(const ViewOptions& o) {
     std::vector<Clock::time_point> notice_seen;
 
     // Replaces the running system (reset, a new scene or N). On failure the old one keeps running.
-    auto load_scene = [&](const std::string& path, std::optional<std::size_t> bodies, bool keep_camera) {
+    auto replace_system = [&](const std::string& path, std::optional<std::size_t> bodies, bool keep_camera) {
         try {
             Scene next = (path == scene_path && !bodies) ? scene : make_scene(path, bodies);
             next.state.validate();
@@ -248,9 +248,9 @@ int run_viewer(const ViewOptions& o) {
         if (frame == 1) measure_start = now;  // the first frame is warm-up
 
         // --- requests ---------------------------------------------------------------------
-        if (requests.load_scene) load_scene(*requests.load_scene, std::nullopt, false);
-        if (requests.apply_bodies) load_scene(scene_path, std::size_t(params.sim.bodies), true);
-        if (requests.reset) load_scene(scene_path, std::nullopt, true);
+        if (requests.load_scene) replace_system(*requests.load_scene, std::nullopt, false);
+        if (requests.apply_bodies) replace_system(scene_path, std::size_t(params.sim.bodies), true);
+        if (requests.reset) replace_system(scene_path, std::nullopt, true);
         if (requests.apply_kernel) {
             params.kernel.invalid_reason = sim.apply_kernel_config(params.kernel.edited);
             if (params.kernel.invalid_reason.empty())

@@ -23,7 +23,7 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options) {
     cmd.add_option("--precision", options.precision,
                    "CUDA kernel arithmetic: fp32 (default, direct sum), fp32-jbag (Chamomile partial sums), "
                    "ds (double-single positions, Sapporo) or fp64; the last three with --pairs full, "
-                   "unroll 4/16, threads/body 1-8, bodies/thread 1-2 (fp64: 1)");
+                   "unroll 4/8, threads/body 1-8, bodies/thread 1-4 (fp64: 1)");
 }
 
 void apply_kernel_options(Backend& backend, const KernelOptions& options) {

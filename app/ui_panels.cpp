@@ -68,8 +68,9 @@ bool int_combo(const char* label, int* value, const std::vector<int>& values) {
 std::string config_label(const KernelConfig& c) {
     char buf[64];
     if (c.pair_mode == PairMode::Full)
-        std::snprintf(buf, sizeof buf, "U%d p%d q%d B%d", c.unroll, c.block, c.threads_per_body,
-                      c.bodies_per_thread);
+        std::snprintf(buf, sizeof buf, "U%d p%d q%d B%d%s%s", c.unroll, c.block, c.threads_per_body,
+                      c.bodies_per_thread, c.precision == Precision::Fp32 ? "" : " ",
+                      c.precision == Precision::Fp32 ? "" : std::string(to_string(c.precision)).c_str());
     else
         std::snprintf(buf, sizeof buf, "%s L%d", c.pair_mode == PairMode::Symmetric ? "sym" : "sym-bb",
                       c.bodies_per_lane);
@@ -173,6 +174,19 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
             "symmetric: each unordered pair once with f_ji = -f_ij (half the work, float atomics: "
             "not bit-reproducible). Rates below always count N^2 interactions per step, so the "
             "symmetric modes show the rate the full kernel would need to match them.");
+        if (kernel.edited.pair_mode == PairMode::Full) {
+            static const char* precisions[] = {"fp32", "fp32 + J-bag Kahan", "double-single", "fp64"};
+            int precision = int(kernel.edited.precision);
+            ImGui::SetNextItemWidth(em() * 13.0f);
+            if (ImGui::Combo("Precision", &precision, precisions, 4)) {
+                kernel.edited.precision = Precision(precision);
+                changed = true;
+            }
+            tooltip(
+                "fp32: the plain direct sum. J-bag: per-tile partial sums added with Kahan "
+                "compensation (Hamada & Iitaka 2007). double-single: Sapporo's split positions "
+                "(Gaburov et al. 2009). fp64: doubles throughout. See docs/PRECISION.md.");
+        }
         ImGui::PushItemWidth(em() * 4.5f);
         if (kernel.edited.pair_mode == PairMode::Full) {
             changed |= int_combo("Unroll U", &kernel.edited.unroll, unrolls);
@@ -378,10 +392,14 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     } else {
         ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
     }
+    // Always three lines, so the panel does not jump when the first result arrives.
     if (energy.latest()) {
         const auto& d = *energy.latest();
         ImGui::TextColored(kDim, "E = %.6g   2T/|W| = %.3f", d.total, d.virial_ratio);
         ImGui::TextColored(kDim, "|P| / sum m|v| = %.2e", energy.momentum_error());
+    } else {
+        ImGui::TextColored(kDim, "E = -   2T/|W| = -");
+        ImGui::TextColored(kDim, "|P| / sum m|v| = -");
     }
     ImGui::BeginDisabled(energy.busy());
     if (ImGui::Button(energy.busy() ? "Computing..." : "Compute energy")) requests.compute_energy = true;
@@ -533,7 +551,9 @@ void draw_help_panel(bool* open) {
     const ImGuiIO& io = ImGui::GetIO();
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Appearing,
                             ImVec2(0.5f, 0.5f));
-    if (!ImGui::Begin("Help", open, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::SetNextWindowBgAlpha(0.97f);  // read over the panels behind it
+    ImGui::SetNextWindowFocus();
+    if (!ImGui::Begin("Help", open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();
         return;
     }
@@ -578,9 +598,11 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
             ImGui::MenuItem("Keys and mouse", "F1", &params.show_help);
             ImGui::EndMenu();
         }
-        char right[96];
-        std::snprintf(right, sizeof right, "%s   %s", fps_text(ctx.perf.fps()).c_str(),
-                      describe(ctx.sim.path()));
+        // Bytes copied device-to-host by this frame's steps: 0 on the interop path.
+        char right[160];
+        std::snprintf(right, sizeof right, "%s   %s   %s D2H/frame", fps_text(ctx.perf.fps()).c_str(),
+                      describe(ctx.sim.path()),
+                      bytes_text(double(ctx.perf.bytes_to_host_last_frame())).c_str());
         ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(right).x - em());
         ImGui::TextColored(kDim, "%s", right);
         ImGui::EndMainMenuBar();

@@ -76,8 +76,8 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale) : glfw_(window !
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // no imgui.ini dropped in whatever folder the program runs from
-    // Keyboard navigation needs the key map only the GLFW backend fills in (ImGui asserts otherwise).
-    if (window) io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    // No keyboard navigation: it would take the viewer's single-key shortcuts (Space, N, R, ...)
+    // whenever a panel has focus. Keys go to the UI only while a text field is being edited.
 
     // HiDPI: fonts are rasterised at physical pixel size and drawn at 1/framebuffer-scale so they
     // stay sharp; the layout is scaled by what the content scale asks beyond that.
@@ -141,6 +141,6 @@ void ImGuiLayer::end_frame(unsigned int framebuffer, int framebuffer_w, int fram
 }
 
 bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }
-bool ImGuiLayer::wants_keyboard() const { return ImGui::GetIO().WantCaptureKeyboard; }
+bool ImGuiLayer::wants_keyboard() const { return ImGui::GetIO().WantTextInput; }
 
 }  // namespace nbody::render

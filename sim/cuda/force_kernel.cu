@@ -40,7 +40,9 @@ struct ForceKernelParams {
     unsigned* counters;  // [I], balanced split only
 };
 
-__device__ __forceinline__ int first_step(int g, const ForceKernelParams& a) { return g * a.share + min(g, a.extra); }
+__device__ __forceinline__ int first_step(int g, const ForceKernelParams& a) {
+    return g * a.share + min(g, a.extra);
+}
 
 // The block whose range holds step w.
 __device__ __forceinline__ int block_of_step(int w, const ForceKernelParams& a) {
@@ -64,7 +66,8 @@ __device__ __forceinline__ float4 to_tile(const float4& b) {
 // 20 flops in the GPU Gems 3 count; 12 FP32 instructions + 1 MUFU here.
 template <bool Rot>
 __device__ __forceinline__ void accumulate(const float3& xi, const float4& pj, float eps2, float3& a) {
-    const float xj = Rot ? pj.y : pj.x, yj = Rot ? pj.z : pj.y, zj = Rot ? pj.w : pj.z, mj = Rot ? pj.x : pj.w;
+    const float xj = Rot ? pj.y : pj.x, yj = Rot ? pj.z : pj.y, zj = Rot ? pj.w : pj.z;
+    const float mj = Rot ? pj.x : pj.w;
     const float dx = xj - xi.x;
     const float dy = yj - xi.y;
     const float dz = zj - xi.z;
@@ -118,8 +121,8 @@ __device__ __forceinline__ void store_result(const ForceKernelParams& a, int i, 
 // that layout cost ptxas up to 24 more registers per thread, all instances).
 template <int Q, int B>
 __device__ __forceinline__ void finish_split_iblock(const ForceKernelParams& a, int ib, int per_block, int k,
-                                                 int contributors, int first, int groups, int s,
-                                                 const float3 (&ai)[B], int& finisher) {
+                                                    int contributors, int first, int groups, int s,
+                                                    const float3 (&ai)[B], int& finisher) {
 #pragma unroll
     for (int b = 0; b < B; ++b) {
         const int i = first + b * groups;
@@ -244,8 +247,8 @@ __global__ void force_kernel(const ForceKernelParams a) {
             const int g_first = block_of_step(ib * a.tiles, a);
             const int g_last = block_of_step(ib * a.tiles + a.tiles - 1, a);
             if (g_first != g_last) {
-                finish_split_iblock<Q, B>(a, ib, groups * B, g - g_first, g_last - g_first + 1, first, groups, s, ai,
-                                    finisher);
+                finish_split_iblock<Q, B>(a, ib, groups * B, g - g_first, g_last - g_first + 1, first, groups,
+                                          s, ai, finisher);
                 continue;
             }
         }
@@ -289,9 +292,11 @@ static_assert(kForceProductFlags == 3, "the instance lists below spell the produ
     NBODY_FORCE_Q(X, 1) NBODY_FORCE_Q(X, 2) NBODY_FORCE_Q(X, 4) NBODY_FORCE_Q(X, 8)                  \
     NBODY_FORCE_Q(X, 16) NBODY_FORCE_Q(X, 32) NBODY_FORCE_B8(X, 4) NBODY_FORCE_B8(X, 8)              \
     NBODY_FORCE_EXPERIMENT(X, 32, 2, 4) NBODY_FORCE_EXPERIMENT(X, 8, 2, 4)                           \
-    NBODY_FORCE_EXPERIMENT(X, 8, 4, 4) NBODY_FORCE_EXPERIMENT(X, 16, 8, 2) NBODY_FORCE_EXPERIMENT(X, 4, 1, 1)
+    NBODY_FORCE_EXPERIMENT(X, 8, 4, 4) NBODY_FORCE_EXPERIMENT(X, 16, 8, 2)                           \
+    NBODY_FORCE_EXPERIMENT(X, 4, 1, 1)
 
-#define NBODY_FORCE_INSTANTIATE(U, Q, B, F) template __global__ void force_kernel<U, Q, B, F>(ForceKernelParams);
+#define NBODY_FORCE_INSTANTIATE(U, Q, B, F) \
+    template __global__ void force_kernel<U, Q, B, F>(ForceKernelParams);
 NBODY_FORCE_VARIANTS(NBODY_FORCE_INSTANTIATE)
 #undef NBODY_FORCE_INSTANTIATE
 

@@ -102,7 +102,9 @@ ForceKernelResources force_kernel_resources(const ForceVariant& v);
 
 // Dynamic shared memory a block of `block` threads may use: two tiles of float4 bodies (one
 // without kForceSingleBarrier). An upper bound, for the device-limit check.
-constexpr std::size_t force_shared_bytes(int block) { return 2 * static_cast<std::size_t>(block) * sizeof(float4); }
+constexpr std::size_t force_shared_bytes(int block) {
+    return 2 * static_cast<std::size_t>(block) * sizeof(float4);
+}
 
 // Bodies one block computes (an i-block), and the i-blocks needed for n bodies.
 constexpr int bodies_per_block(int block, const ForceVariant& v) {
@@ -145,10 +147,10 @@ struct ForceArgs {
 struct ForcePlan {
     ForceGrid grid = ForceGrid::Classic;
     int flags = kForceProductFlags;
-    int iblocks = 0;          // I
-    int tiles = 0;            // T = ceil(n / block)
-    int blocks = 0;           // launched: I (classic) or min(I*T, SMs x resident blocks/SM)
-    int blocks_per_sm = 0;    // resident blocks per SM (occupancy of the instance at this block)
+    int iblocks = 0;        // I
+    int tiles = 0;          // T = ceil(n / block)
+    int blocks = 0;         // launched: I (classic) or min(I*T, SMs x resident blocks/SM)
+    int blocks_per_sm = 0;  // resident blocks per SM (occupancy of the instance at this block)
     int max_contributors = 1;
     double classic_efficiency = 1;  // SM time used by the classic split, (I/SMs) / ceil(I/SMs)
 };

@@ -15,12 +15,11 @@
 // The error-free transformations below (two-sum, Kahan) use __fadd_rn/__fsub_rn, which the compiler
 // never contracts or reorders, so they stay exact whatever the flags. Doubles are unaffected.
 
-#include "precision_kernels.hpp"
-
 #include <stdexcept>
 #include <string>
 
 #include "cuda_check.hpp"
+#include "precision_kernels.hpp"
 
 namespace nbody::cuda {
 namespace detail {
@@ -192,7 +191,8 @@ __device__ __forceinline__ void add3(V& a, const V& b) {
 // its total.
 template <PrecisionMode M, int U, int Q, int B>
 __global__ void precision_force_kernel(const PrecisionForceArgs a) {
-    static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1, "bad precision kernel variant");
+    static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1,
+                  "bad precision kernel variant");
     static_assert(kSubBag % U == 0, "a sub-bag must hold whole unrolled groups");
     using Md = Mode<M>;
     using JBody = typename Md::JBody;
@@ -232,11 +232,12 @@ __global__ void precision_force_kernel(const PrecisionForceArgs a) {
 #pragma unroll
             for (int b = 0; b < B; ++b) bag[b] = zero3<V3>();
             int k = 0;
+            // One sub-bag per iteration. Its kk loop is not unrolled itself, so that U decides the
+            // code size as in the fp32 kernel.
             for (; k + kSubBag <= groups; k += kSubBag) {
                 V3 sub[B];
 #pragma unroll
                 for (int b = 0; b < B; ++b) sub[b] = zero3<V3>();
-                // Not unrolled itself, so that U decides the code size as in the fp32 kernel.
 #pragma unroll 1
                 for (int kk = 0; kk < kSubBag; kk += U) {
 #pragma unroll
@@ -388,14 +389,15 @@ __global__ void kick_drift_fp64_kernel(Double4* __restrict__ pos64, float4* __re
     vel[i] = make_float4(float(v.x), float(v.y), float(v.z), 0.0f);
 }
 
-__global__ void widen_kernel(const float4* __restrict__ hi, const float4* __restrict__ lo, Double4* __restrict__ out,
-                             int n) {
+__global__ void widen_kernel(const float4* __restrict__ hi, const float4* __restrict__ lo,
+                             Double4* __restrict__ out, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float4 h = hi[i];
     const float4 l = lo != nullptr ? lo[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     store_double4(out, i,
-                  Double4{double(h.x) + double(l.x), double(h.y) + double(l.y), double(h.z) + double(l.z), double(h.w)});
+                  Double4{double(h.x) + double(l.x), double(h.y) + double(l.y), double(h.z) + double(l.z),
+                          double(h.w)});
 }
 
 __global__ void lo_of_double_kernel(const Double4* __restrict__ x, const float4* __restrict__ hi,
@@ -418,7 +420,8 @@ __global__ void set_positions_kernel(const Double4* __restrict__ src, float4* __
     p.z = float(d.z);
     pos[i] = p;
     if (lo != nullptr)
-        lo[i] = make_float4(float(d.x - double(p.x)), float(d.y - double(p.y)), float(d.z - double(p.z)), 0.0f);
+        lo[i] =
+            make_float4(float(d.x - double(p.x)), float(d.y - double(p.y)), float(d.z - double(p.z)), 0.0f);
     if (pos64 != nullptr) store_double4(pos64, i, Double4{d.x, d.y, d.z, double(p.w)});
 }
 
@@ -429,10 +432,9 @@ using PrecisionKernelFn = void (*)(PrecisionForceArgs);
 // The supported variants, one list that both the explicit instantiations and the dispatch switch
 // expand. Keep in step with the arrays in the header and precision_bodies_per_thread_values().
 #define NBODY_PREC_Q(X, M, U, B) X(M, U, 1, B) X(M, U, 2, B) X(M, U, 4, B) X(M, U, 8, B)
-#define NBODY_PREC_U(X, M, B) NBODY_PREC_Q(X, M, 4, B) NBODY_PREC_Q(X, M, 16, B)
-#define NBODY_PREC_VARIANTS(X)                                                                      \
-    NBODY_PREC_U(X, Fp32Jbag, 1) NBODY_PREC_U(X, Fp32Jbag, 2) NBODY_PREC_U(X, Ds, 1) NBODY_PREC_U(X, Ds, 2) \
-    NBODY_PREC_U(X, Fp64, 1)
+#define NBODY_PREC_U(X, M, B) NBODY_PREC_Q(X, M, 4, B) NBODY_PREC_Q(X, M, 8, B)
+#define NBODY_PREC_B(X, M) NBODY_PREC_U(X, M, 1) NBODY_PREC_U(X, M, 2) NBODY_PREC_U(X, M, 4)
+#define NBODY_PREC_VARIANTS(X) NBODY_PREC_B(X, Fp32Jbag) NBODY_PREC_B(X, Ds) NBODY_PREC_U(X, Fp64, 1)
 
 #define NBODY_PREC_INSTANTIATE(M, U, Q, B) \
     template __global__ void precision_force_kernel<PrecisionMode::M, U, Q, B>(PrecisionForceArgs);
@@ -471,8 +473,8 @@ bool known_mode(PrecisionMode m) {
                       ", threads_per_body=" + std::to_string(v.threads_per_body) +
                       ", bodies_per_thread=" + std::to_string(v.bodies_per_thread) + ":";
     if (!contains(kPrecisionUnrollValues, v.unroll))
-        msg += " unroll " + std::to_string(v.unroll) + " is not supported in " + mode + " (supported: " +
-               list(kPrecisionUnrollValues) + ");";
+        msg += " unroll " + std::to_string(v.unroll) + " is not supported in " + mode +
+               " (supported: " + list(kPrecisionUnrollValues) + ");";
     if (!contains(kPrecisionThreadsPerBodyValues, v.threads_per_body))
         msg += " threads_per_body " + std::to_string(v.threads_per_body) + " is not supported in " + mode +
                " (supported: " + list(kPrecisionThreadsPerBodyValues) + ");";
@@ -486,7 +488,7 @@ bool known_mode(PrecisionMode m) {
 // THE dispatch: run-time (mode, U, q, B) to a compiled instance. Default: an error listing the
 // supported values.
 PrecisionKernelFn select_precision_kernel(const PrecisionVariant& v) {
-#define NBODY_PREC_CASE(M, U, Q, B)                  \
+#define NBODY_PREC_CASE(M, U, Q, B)              \
     case variant_key(PrecisionMode::M, U, Q, B): \
         return &precision_force_kernel<PrecisionMode::M, U, Q, B>;
     // Out-of-range values cannot alias a valid key: they are checked before the key is formed.
@@ -507,16 +509,19 @@ int blocks_for(int n) { return (n + kIntegrateBlock - 1) / kIntegrateBlock; }
 
 const char* precision_mode_name(PrecisionMode mode) {
     switch (mode) {
-        case PrecisionMode::Fp32Jbag: return "fp32-jbag";
-        case PrecisionMode::Ds: return "ds";
-        case PrecisionMode::Fp64: return "fp64";
+        case PrecisionMode::Fp32Jbag:
+            return "fp32-jbag";
+        case PrecisionMode::Ds:
+            return "ds";
+        case PrecisionMode::Fp64:
+            return "fp64";
     }
     return "unknown";
 }
 
 std::vector<int> precision_bodies_per_thread_values(PrecisionMode mode) {
     if (mode == PrecisionMode::Fp64) return {1};
-    return {1, 2};
+    return {1, 2, 4};
 }
 
 void require_precision_instance(const PrecisionVariant& v) { (void)detail::select_precision_kernel(v); }
@@ -556,8 +561,8 @@ void launch_kick_drift_ds(const float4* pos_in, float4* pos_out, float4* pos_lo,
     CUDA_CHECK_LAUNCH();
 }
 
-void launch_kick_drift_fp64(Double4* pos64, float4* pos_out, Double4* vel64, float4* vel, const Double4* acc64,
-                            int n, double half_dt, double dt, cudaStream_t stream) {
+void launch_kick_drift_fp64(Double4* pos64, float4* pos_out, Double4* vel64, float4* vel,
+                            const Double4* acc64, int n, double half_dt, double dt, cudaStream_t stream) {
     if (n <= 0) return;
     detail::kick_drift_fp64_kernel<<<detail::blocks_for(n), detail::kIntegrateBlock, 0, stream>>>(
         pos64, pos_out, vel64, vel, acc64, n, half_dt, dt);
@@ -576,10 +581,11 @@ void launch_lo_of_double(const Double4* x, const float4* hi, float4* lo, int n, 
     CUDA_CHECK_LAUNCH();
 }
 
-void launch_set_positions(const Double4* src, float4* pos, float4* lo, Double4* pos64, int n, cudaStream_t stream) {
+void launch_set_positions(const Double4* src, float4* pos, float4* lo, Double4* pos64, int n,
+                          cudaStream_t stream) {
     if (n <= 0) return;
-    detail::set_positions_kernel<<<detail::blocks_for(n), detail::kIntegrateBlock, 0, stream>>>(src, pos, lo, pos64,
-                                                                                                 n);
+    detail::set_positions_kernel<<<detail::blocks_for(n), detail::kIntegrateBlock, 0, stream>>>(src, pos, lo,
+                                                                                                pos64, n);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -43,11 +43,12 @@ enum class PrecisionMode { Fp32Jbag, Ds, Fp64 };
 // "fp32-jbag", "ds", "fp64": the names of nbody::Precision, for messages.
 const char* precision_mode_name(PrecisionMode mode);
 
-// U = 16 unrolls a whole sub-bag; U = 4 is the small-code choice and the default config's value.
-inline constexpr std::array<int, 2> kPrecisionUnrollValues{4, 16};
+// The values around the tuned fp32 default (U 8, q 2, B 4 at the time of writing), so that every
+// mode can run the same config as fp32 and the rates compare like with like.
+inline constexpr std::array<int, 2> kPrecisionUnrollValues{4, 8};
 inline constexpr std::array<int, 4> kPrecisionThreadsPerBodyValues{1, 2, 4, 8};
-// B = 2 for the fp32 modes, where register blocking buys issue slots; fp64 is bound by its FP64
-// pipe, which B does not relieve, so it has B = 1 only.
+// B = 1, 2, 4 for the fp32 modes, where register blocking buys issue slots; fp64 is bound by its
+// FP64 pipe, which B does not relieve, so it has B = 1 only.
 std::vector<int> precision_bodies_per_thread_values(PrecisionMode mode);
 // Bodies per sub-bag inside a J-BAG (Fp32Jbag, Ds). A multiple of every U above.
 inline constexpr int kSubBag = 16;
@@ -85,8 +86,8 @@ std::size_t precision_shared_bytes(PrecisionMode mode, int block);
 
 struct PrecisionForceArgs {
     int n = 0;
-    double eps2 = 0;     // softening^2 > 0 (rounded to float by the fp32 modes)
-    double half_dt = 0;  // the closing kick's dt/2, used when vel (fp32 modes) / vel64 is set
+    double eps2 = 0;                 // softening^2 > 0 (rounded to float by the fp32 modes)
+    double half_dt = 0;              // the closing kick's dt/2, used when vel (fp32 modes) / vel64 is set
     const float4* pos = nullptr;     // Fp32Jbag: (x, y, z, m); Ds: (x_hi, y_hi, z_hi, m)
     const float4* pos_lo = nullptr;  // Ds: (x_lo, y_lo, z_lo, 0)
     const Double4* pos64 = nullptr;  // Fp64: (x, y, z, m)
@@ -112,8 +113,8 @@ void launch_kick_drift_ds(const float4* pos_in, float4* pos_out, float4* pos_lo,
 
 // The same in double; also writes the positions rounded to float into pos_out (for the renderer)
 // and the velocities rounded to float into vel.
-void launch_kick_drift_fp64(Double4* pos64, float4* pos_out, Double4* vel64, float4* vel, const Double4* acc64,
-                            int n, double half_dt, double dt, cudaStream_t stream);
+void launch_kick_drift_fp64(Double4* pos64, float4* pos_out, Double4* vel64, float4* vel,
+                            const Double4* acc64, int n, double half_dt, double dt, cudaStream_t stream);
 
 // Conversions between the representations, n bodies each:
 //   widen:        out = hi + lo in double (lo may be null: out = hi); out.w = hi.w
@@ -122,6 +123,7 @@ void launch_kick_drift_fp64(Double4* pos64, float4* pos_out, Double4* vel64, flo
 //                 when lo is set lo = float(src - hi); when pos64 is set pos64 = (src, pos.w)
 void launch_widen(const float4* hi, const float4* lo, Double4* out, int n, cudaStream_t stream);
 void launch_lo_of_double(const Double4* x, const float4* hi, float4* lo, int n, cudaStream_t stream);
-void launch_set_positions(const Double4* src, float4* pos, float4* lo, Double4* pos64, int n, cudaStream_t stream);
+void launch_set_positions(const Double4* src, float4* pos, float4* lo, Double4* pos64, int n,
+                          cudaStream_t stream);
 
 }  // namespace nbody::cuda

@@ -14,7 +14,8 @@ bool has_extras(Precision p) { return p == Precision::Ds || p == Precision::Fp64
 template <class T>
 std::vector<T> download_buffer(const T* device, std::size_t n, cudaStream_t stream) {
     std::vector<T> host(n);
-    if (n > 0) CUDA_CHECK(cudaMemcpyAsync(host.data(), device, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    if (n > 0)
+        CUDA_CHECK(cudaMemcpyAsync(host.data(), device, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     return host;
 }
@@ -27,17 +28,25 @@ PrecisionVariant precision_variant_of(Precision p, int unroll, int threads_per_b
     v.threads_per_body = threads_per_body;
     v.bodies_per_thread = bodies_per_thread;
     switch (p) {
-        case Precision::Fp32Jbag: v.mode = PrecisionMode::Fp32Jbag; return v;
-        case Precision::Ds: v.mode = PrecisionMode::Ds; return v;
-        case Precision::Fp64: v.mode = PrecisionMode::Fp64; return v;
-        case Precision::Fp32: break;
+        case Precision::Fp32Jbag:
+            v.mode = PrecisionMode::Fp32Jbag;
+            return v;
+        case Precision::Ds:
+            v.mode = PrecisionMode::Ds;
+            return v;
+        case Precision::Fp64:
+            v.mode = PrecisionMode::Fp64;
+            return v;
+        case Precision::Fp32:
+            break;
     }
     throw std::logic_error("fp32 has no precision-kernel variant (it is force_kernel.cu's kernel)");
 }
 
 void PrecisionState::reset() { *this = PrecisionState{}; }
 
-bool PrecisionState::sync(Precision mode, const float4* pos, const float4* vel, std::size_t n, cudaStream_t stream) {
+bool PrecisionState::sync(Precision mode, const float4* pos, const float4* vel, std::size_t n,
+                          cudaStream_t stream) {
     if (!has_extras(mode)) {
         if (!active()) return false;
         reset();  // the float4 buffers are already current: nothing to convert
@@ -106,7 +115,10 @@ bool PrecisionState::sync(Precision mode, const float4* pos, const float4* vel, 
 }
 
 void PrecisionState::moved(const void* from, const void* to) {
-    if (from != nullptr && (owner_ == from || alias_ == from)) owner_ = to;
+    if (from != nullptr && (owner_ == from || alias_ == from))
+        owner_ = to;
+    else if (owner_ == to)
+        owner_ = nullptr;  // overwritten with positions the extras do not describe
     alias_ = nullptr;
 }
 
@@ -114,8 +126,9 @@ void PrecisionState::copied(const void* from, const void* to) {
     if (from != nullptr && owner_ == from) alias_ = to;
 }
 
-void PrecisionState::force(const PrecisionVariant& v, int block, const float4* pos, float4* acc, float4* kick_vel,
-                           std::size_t n, double eps2, double half_dt, cudaStream_t stream) {
+void PrecisionState::force(const PrecisionVariant& v, int block, const float4* pos, float4* acc,
+                           float4* kick_vel, std::size_t n, double eps2, double half_dt,
+                           cudaStream_t stream) {
     PrecisionForceArgs a;
     a.n = static_cast<int>(n);
     a.eps2 = eps2;
@@ -126,7 +139,8 @@ void PrecisionState::force(const PrecisionVariant& v, int block, const float4* p
     if (v.mode == PrecisionMode::Ds || v.mode == PrecisionMode::Fp64) {
         const Precision want = v.mode == PrecisionMode::Ds ? Precision::Ds : Precision::Fp64;
         if (mode_ != want || owner_ != pos || n != n_)
-            throw std::logic_error(std::string("PrecisionState::force(): the ") + precision_mode_name(v.mode) +
+            throw std::logic_error(std::string("PrecisionState::force(): the ") +
+                                   precision_mode_name(v.mode) +
                                    " extras do not belong to these positions (sync() was not called)");
     }
     if (v.mode == PrecisionMode::Ds) {
@@ -143,7 +157,8 @@ void PrecisionState::force(const PrecisionVariant& v, int block, const float4* p
 void PrecisionState::kick_drift(const float4* in, float4* out, float4* vel, const float4* acc, std::size_t n,
                                 double half_dt, double dt, cudaStream_t stream) {
     if (!active() || owner_ != in || n != n_)
-        throw std::logic_error("PrecisionState::kick_drift(): no extras for these positions (sync() was not called)");
+        throw std::logic_error(
+            "PrecisionState::kick_drift(): no extras for these positions (sync() was not called)");
     const int ni = static_cast<int>(n);
     if (mode_ == Precision::Ds)
         launch_kick_drift_ds(in, out, pos_lo_.get(), vel, vel_lo_.get(), acc, ni, static_cast<float>(half_dt),
@@ -154,7 +169,8 @@ void PrecisionState::kick_drift(const float4* in, float4* out, float4* vel, cons
     alias_ = nullptr;
 }
 
-bool PrecisionState::download_accelerations(std::vector<Vec3d>& out, std::size_t n, cudaStream_t stream) const {
+bool PrecisionState::download_accelerations(std::vector<Vec3d>& out, std::size_t n,
+                                            cudaStream_t stream) const {
     if (mode_ != Precision::Fp64 || n != n_) return false;
     const std::vector<Double4> a = download_buffer(acc64_.get(), n, stream);
     out.resize(n);
@@ -162,8 +178,9 @@ bool PrecisionState::download_accelerations(std::vector<Vec3d>& out, std::size_t
     return true;
 }
 
-void PrecisionState::download(std::vector<Vec3d>* positions, std::vector<Vec3d>* velocities, const float4* pos,
-                              const float4* vel, std::size_t n, cudaStream_t stream) const {
+void PrecisionState::download(std::vector<Vec3d>* positions, std::vector<Vec3d>* velocities,
+                              const float4* pos, const float4* vel, std::size_t n,
+                              cudaStream_t stream) const {
     auto fetch = [&](std::vector<Vec3d>& out, const float4* hi, const float4* lo, const Double4* d) {
         out.resize(n);
         if (d != nullptr) {
@@ -197,7 +214,8 @@ void PrecisionState::upload_positions(Precision mode, const std::vector<Vec3d>& 
     for (std::size_t i = 0; i < n; ++i) host[i] = {positions[i].x, positions[i].y, positions[i].z, 0.0};
     DeviceBuffer<Double4> src(n);
     if (n > 0)
-        CUDA_CHECK(cudaMemcpyAsync(src.get(), host.data(), n * sizeof(Double4), cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(
+            cudaMemcpyAsync(src.get(), host.data(), n * sizeof(Double4), cudaMemcpyHostToDevice, stream));
     // Extras of `mode` for the current buffer first (allocation, velocities), then the positions.
     sync(mode, pos, vel, n, stream);
     const int ni = static_cast<int>(n);

@@ -38,7 +38,7 @@ namespace nbody::cuda {
 PrecisionVariant precision_variant_of(Precision p, int unroll, int threads_per_body, int bodies_per_thread);
 
 class PrecisionState {
-public:
+  public:
     // Forgets every extra digit (after load(): the new system arrived as floats). Frees memory.
     void reset();
 
@@ -48,7 +48,8 @@ public:
     // Allocates before it frees: on failure (out of memory) the previous state is untouched.
     bool sync(Precision mode, const float4* pos, const float4* vel, std::size_t n, cudaStream_t stream);
 
-    // The buffer the position extras belong to moved: `from` was copied into `to` (adopt).
+    // `from` was copied into `to` (adopt): the extras follow if they belonged to `from`, and are
+    // dropped if they belonged to `to`, whose positions were just replaced.
     void moved(const void* from, const void* to);
     // `from` was copied into `to` and both stay valid (export): `to` may become the current
     // buffer (the viewer's first step_device() after an export) without losing the digits.
@@ -60,12 +61,12 @@ public:
 
     // The force pass of a non-fp32 precision `v` (sync() must have run for `pos` in ds/fp64).
     // `kick_vel` non-null: also the closing kick with dt/2 = half_dt (the float4 velocity buffer).
-    void force(const PrecisionVariant& v, int block, const float4* pos, float4* acc, float4* kick_vel, std::size_t n,
-               double eps2, double half_dt, cudaStream_t stream);
+    void force(const PrecisionVariant& v, int block, const float4* pos, float4* acc, float4* kick_vel,
+               std::size_t n, double eps2, double half_dt, cudaStream_t stream);
 
     // Opening kick and drift from `in` to `out` in ds/fp64; the extras then belong to `out`.
-    void kick_drift(const float4* in, float4* out, float4* vel, const float4* acc, std::size_t n, double half_dt,
-                    double dt, cudaStream_t stream);
+    void kick_drift(const float4* in, float4* out, float4* vel, const float4* acc, std::size_t n,
+                    double half_dt, double dt, cudaStream_t stream);
 
     // Accelerations in double: fp64's own (true), else false and `out` untouched.
     bool download_accelerations(std::vector<Vec3d>& out, std::size_t n, cudaStream_t stream) const;
@@ -83,14 +84,14 @@ public:
 
     std::size_t bytes() const;
 
-private:
+  private:
     Precision mode_ = Precision::Fp32;  // what the extras represent (Fp32: none)
     const void* owner_ = nullptr;       // the float4 position buffer the position extras belong to
     const void* alias_ = nullptr;       // an exported copy of it, until the next drift
     bool velocities_valid_ = false;     // vel extras match the backend's velocities
     std::size_t n_ = 0;
 
-    DeviceBuffer<float4> pos_lo_, vel_lo_;        // ds
+    DeviceBuffer<float4> pos_lo_, vel_lo_;         // ds
     DeviceBuffer<Double4> pos64_, vel64_, acc64_;  // fp64
 };
 

@@ -5,9 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "nbody/sim/backend.hpp"
 #include "test_support.hpp"
@@ -15,13 +14,15 @@
 namespace nbody {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 TEST(AccuracyCli, HelpNamesTheOptionsAndTheMeasure) {
     const test::CommandResult r = test::run_nbody("accuracy --help");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    for (const char* part : {"--bodies", "--precision", "--softening", "--offset", "--energy", "--energy-bodies",
-                             "--json", "Chamomile", "fp32-jbag"})
+    for (const char* part : {"--bodies", "--precision", "--softening", "--offset", "--energy",
+                             "--energy-bodies", "--json", "Chamomile", "fp32-jbag"})
         EXPECT_TRUE(contains(r.output, part)) << "help lacks '" << part << "':\n" << r.output;
 }
 
@@ -54,7 +55,8 @@ TEST(AccuracyCli, BadOptionsAreRefusedWithTheReason) {
     for (const BadOption& c : cases) {
         const test::CommandResult r = test::run_nbody(std::string("accuracy ") + c.args);
         EXPECT_NE(r.exit_code, 0) << c.args << ":\n" << r.output;
-        EXPECT_TRUE(contains(r.output, c.message)) << c.args << ": expected '" << c.message << "' in:\n" << r.output;
+        EXPECT_TRUE(contains(r.output, c.message)) << c.args << ": expected '" << c.message << "' in:\n"
+                                                   << r.output;
     }
     // A CLI11-level error (a value that is not a number) is reported by the parser.
     const test::CommandResult r = test::run_nbody("accuracy --softening abc");
@@ -76,7 +78,8 @@ TEST(PrecisionCli, RunOnTheCpuBackendSaysPrecisionDoesNotApply) {
     test::TempDir dir;
     const std::string input = dir.file("two.csv");
     test::write_text(input, "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,0.001\n");
-    const test::CommandResult r = test::run_nbody("run --input '" + input + "' --steps 2 --backend cpu --precision ds");
+    const test::CommandResult r =
+        test::run_nbody("run --input '" + input + "' --steps 2 --backend cpu --precision ds");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "--precision ds applies to the cuda backend")) << r.output;
 }
@@ -86,8 +89,10 @@ TEST(PrecisionCli, RunOnTheCpuBackendSaysPrecisionDoesNotApply) {
 TEST(AccuracyCli, SmallRunWritesTheTableAndJsonOrSaysWhyNot) {
     test::TempDir dir;
     const std::string json = dir.file("acc.json");
-    const test::CommandResult r = test::run_nbody("accuracy --bodies 1K --precision fp32,ds,fp64 --offset 1000 "
-                                                  "--repeats 1 --min-ms 1 --json '" + json + "'");
+    const test::CommandResult r = test::run_nbody(
+        "accuracy --bodies 1K --precision fp32,ds,fp64 --offset 1000 "
+        "--repeats 1 --min-ms 1 --json '" +
+        json + "'");
     std::string why;
     if (!cuda_available(&why)) {
         EXPECT_NE(r.exit_code, 0) << r.output;

@@ -16,7 +16,9 @@
 namespace nbody {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 TEST(PrecisionNames, RoundTripAndRefuseUnknownNamesWithTheList) {
     for (Precision p : kAllPrecisions) EXPECT_EQ(parse_precision(to_string(p)), p);
@@ -64,29 +66,30 @@ TEST(PrecisionDispatch, EverySupportedCombinationHasAnInstance) {
                         EXPECT_EQ(CudaBackend::check_kernel_config_host(c), "") << c.to_string();
                         ++checked;
                     }
-    EXPECT_EQ(checked, 3 * (16 + 16 + 8));
+    EXPECT_EQ(checked, 3 * (24 + 24 + 8));
     // The lists themselves: what the option help and docs/PRECISION.md promise.
-    EXPECT_EQ(CudaBackend::supported_unroll(Precision::Ds), (std::vector<int>{4, 16}));
+    EXPECT_EQ(CudaBackend::supported_unroll(Precision::Ds), (std::vector<int>{4, 8}));
     EXPECT_EQ(CudaBackend::supported_threads_per_body(Precision::Fp64), (std::vector<int>{1, 2, 4, 8}));
-    EXPECT_EQ(CudaBackend::supported_bodies_per_thread(Precision::Fp32Jbag), (std::vector<int>{1, 2}));
+    EXPECT_EQ(CudaBackend::supported_bodies_per_thread(Precision::Fp32Jbag), (std::vector<int>{1, 2, 4}));
     EXPECT_EQ(CudaBackend::supported_bodies_per_thread(Precision::Fp64), (std::vector<int>{1}));
     EXPECT_EQ(CudaBackend::supported_unroll(Precision::Fp32), CudaBackend::supported_unroll());
 }
 
 TEST(PrecisionDispatch, UnsupportedCombinationsAreRefusedWithTheSupportedValues) {
-    std::string r = CudaBackend::check_kernel_config_host(config(Precision::Ds, 8, 1, 1));
+    std::string r = CudaBackend::check_kernel_config_host(config(Precision::Ds, 16, 1, 1));
     EXPECT_TRUE(contains(r, "no ds kernel instance")) << r;
-    EXPECT_TRUE(contains(r, "unroll 8 is not supported in ds (supported: 4, 16)")) << r;
+    EXPECT_TRUE(contains(r, "unroll 16 is not supported in ds (supported: 4, 8)")) << r;
 
     r = CudaBackend::check_kernel_config_host(config(Precision::Fp64, 4, 1, 2));
     EXPECT_TRUE(contains(r, "bodies_per_thread 2 is not supported in fp64 (supported: 1)")) << r;
 
-    r = CudaBackend::check_kernel_config_host(config(Precision::Fp32Jbag, 4, 16, 4));
-    EXPECT_TRUE(contains(r, "threads_per_body 16 is not supported in fp32-jbag (supported: 1, 2, 4, 8)")) << r;
-    EXPECT_TRUE(contains(r, "bodies_per_thread 4 is not supported in fp32-jbag (supported: 1, 2)")) << r;
+    r = CudaBackend::check_kernel_config_host(config(Precision::Fp32Jbag, 4, 16, 8));
+    EXPECT_TRUE(contains(r, "threads_per_body 16 is not supported in fp32-jbag (supported: 1, 2, 4, 8)"))
+        << r;
+    EXPECT_TRUE(contains(r, "bodies_per_thread 8 is not supported in fp32-jbag (supported: 1, 2, 4)")) << r;
 
     // fp32 itself keeps the full list: the same config is fine there.
-    EXPECT_EQ(CudaBackend::check_kernel_config_host(config(Precision::Fp32, 8, 16, 4)), "");
+    EXPECT_EQ(CudaBackend::check_kernel_config_host(config(Precision::Fp32, 16, 16, 4)), "");
 
     // The symmetric kernels are fp32 only.
     KernelConfig sym;
@@ -101,14 +104,14 @@ TEST(PrecisionDispatch, UnsupportedCombinationsAreRefusedWithTheSupportedValues)
 }
 
 TEST(PrecisionDispatch, FitMovesTunablesToTheNearestInstance) {
-    KernelConfig tuned = config(Precision::Fp32, 32, 16, 4, 512);
+    KernelConfig tuned = config(Precision::Fp32, 32, 16, 8, 512);
     EXPECT_EQ(CudaBackend::fit_to_precision(tuned), tuned) << "fp32 is left alone";
 
     tuned.precision = Precision::Ds;
     const KernelConfig ds = CudaBackend::fit_to_precision(tuned);
-    EXPECT_EQ(ds.unroll, 16);
+    EXPECT_EQ(ds.unroll, 8);
     EXPECT_EQ(ds.threads_per_body, 8);
-    EXPECT_EQ(ds.bodies_per_thread, 2);
+    EXPECT_EQ(ds.bodies_per_thread, 4);
     EXPECT_EQ(ds.block, 512);
     EXPECT_EQ(CudaBackend::check_kernel_config_host(ds), "");
 
@@ -124,7 +127,8 @@ TEST(PrecisionDispatch, FitMovesTunablesToTheNearestInstance) {
     for (Precision p : kAllPrecisions) {
         KernelConfig d;
         d.precision = p;
-        EXPECT_EQ(CudaBackend::check_kernel_config_host(CudaBackend::fit_to_precision(d)), "") << to_string(p);
+        EXPECT_EQ(CudaBackend::check_kernel_config_host(CudaBackend::fit_to_precision(d)), "")
+            << to_string(p);
     }
 }
 

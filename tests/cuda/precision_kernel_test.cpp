@@ -2,22 +2,24 @@
 // reference, on the GPU: each within its own bound, the displaced sphere, leapfrog agreement,
 // the interop ping-pong and precision switches. Each test skips with the reason without a GPU.
 //
-// Bounds, at N = 2048 and softening 0.1 (Chamomile's eps^2 = 0.01), from docs/PRECISION.md:
-//   fp32       2e-5   the fp32 tests' bound; Chamomile's DIRECT style gives 2.2e-6 here and our
-//                     host emulation of the kernel's summation order 2.1e-6 to 2.4e-6
-//   fp32-jbag  2e-6   emulation: 2e-7 to 7e-7 (rsqrt rounding from exact to +-1 ulp); CS: 5.4e-7
-//   ds         2e-6   centred it is fp32-jbag (lo = 0: the separation is (x_j - x_i) + 0)
-//   fp64       1e-12  rsqrt(double) is 1 ulp; the rest is double rounding and sums of N terms
-// The factor ~4 between the expected figures and the bounds absorbs the unknown distribution of
-// the GPU's MUFU.RSQ error; the bounds are still an order of magnitude apart, so a mode that
-// silently ran another's arithmetic would fail.
+// Bounds, at N = 2048 and softening 0.1 (Chamomile's eps^2 = 0.01), from docs/PRECISION.md (host
+// emulation of each kernel's summation order at the default config U8 p512 q2 B4):
+//   fp32       2e-5   the fp32 tests' bound; emulated 1.0e-6 (Chamomile's DIRECT style: 2.2e-6)
+//   fp32-jbag  2e-6   emulated 1.9e-7 to 3.3e-7 (rsqrt correctly rounded to +-1 ulp); CS: 5.4e-7
+//   ds         2e-6   centred it computes what fp32-jbag does (lo = 0: the separation is x_j - x_i)
+//   fp64       1e-12  emulated 2e-15 to 3e-15: rsqrt(double) is 1 ulp, sums of N doubles
+// The margin over the emulated figures absorbs the unknown error distribution of the GPU's
+// MUFU.RSQ; the bounds stay an order of magnitude apart, so a mode that silently ran another's
+// arithmetic would fail.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,19 +43,23 @@ constexpr double kSoftening = 0.1;
 
 double bound(Precision p) {
     switch (p) {
-        case Precision::Fp32: return 2e-5;
-        case Precision::Fp32Jbag: return 2e-6;
-        case Precision::Ds: return 2e-6;
-        case Precision::Fp64: return 1e-12;
+        case Precision::Fp32:
+            return 2e-5;
+        case Precision::Fp32Jbag:
+            return 2e-6;
+        case Precision::Ds:
+            return 2e-6;
+        case Precision::Fp64:
+            return 1e-12;
     }
     return 0;
 }
 
 std::string name(Precision p) { return std::string(to_string(p)); }
 
-#define REQUIRE_GPU()                                                                           \
-    do {                                                                                        \
-        std::string why_no_gpu;                                                                 \
+#define REQUIRE_GPU()                                                                              \
+    do {                                                                                           \
+        std::string why_no_gpu;                                                                    \
         if (!cuda_available(&why_no_gpu)) GTEST_SKIP() << "no usable CUDA device: " << why_no_gpu; \
     } while (0)
 
@@ -105,8 +111,9 @@ TEST(CudaPrecision, EachModeAgreesWithTheReferenceWithinItsBound) {
         EXPECT_LE(err[p], bound(p)) << name(p);
         std::printf("[          ] N=2048 %-9s Emax %.3e (bound %.0e)\n", name(p).c_str(), err[p], bound(p));
     }
-    // The partial sums must be what makes the difference: jbag beats the direct sum clearly.
-    EXPECT_LT(2 * err[Precision::Fp32Jbag], err[Precision::Fp32]);
+    // The partial sums must make a difference even here, where the per-term rounding floor is
+    // most of both errors (host emulation: 1.0e-6 against 2e-7 to 3e-7).
+    EXPECT_LT(err[Precision::Fp32Jbag], err[Precision::Fp32]);
     EXPECT_LT(err[Precision::Fp64], 1e-3 * err[Precision::Fp32Jbag]);
 }
 
@@ -139,7 +146,7 @@ TEST(CudaPrecision, EveryInstanceAgreesWithTheReference) {
                         EXPECT_LE(e, bound(p)) << c.to_string();
                         ++runs;
                     }
-    EXPECT_EQ(runs, 3 * (2 * 4 * 2 + 2 * 4 * 2 + 2 * 4 * 1));
+    EXPECT_EQ(runs, 3 * (2 * 4 * 3 + 2 * 4 * 3 + 2 * 4 * 1));
 }
 
 // A sphere 1000 length units from the origin, built in double: fp32 positions keep only ~1e-4 of
@@ -154,8 +161,8 @@ TEST(CudaPrecision, DisplacedSphereKeepsItsDigitsInDsNotInFp32) {
     const double ds_centred = emax(b, Precision::Ds, s);
     const double ds_far = emax(b, Precision::Ds, s, &far);
     const double fp64_far = emax(b, Precision::Fp64, s, &far);
-    std::printf("[          ] displaced 1000: fp32 %.3e (centred %.3e), ds %.3e (centred %.3e), fp64 %.3e\n", fp32_far,
-                fp32_centred, ds_far, ds_centred, fp64_far);
+    std::printf("[          ] displaced 1000: fp32 %.3e (centred %.3e), ds %.3e (centred %.3e), fp64 %.3e\n",
+                fp32_far, fp32_centred, ds_far, ds_centred, fp64_far);
     EXPECT_LE(ds_far, 2 * ds_centred) << "ds must keep its centred accuracy far from the origin";
     EXPECT_GT(fp32_far, 100 * ds_far) << "fp32 was expected to lose digits there";
     EXPECT_GT(fp32_far, 10 * fp32_centred);
@@ -173,16 +180,20 @@ TEST(CudaPrecision, LeapfrogFollowsTheReferenceIntegration) {
     ref.load(s);
     ref.step(params, steps);
     const std::vector<Vec3d> want = ref.positions();
-    const std::map<Precision, double> limit{
-        {Precision::Fp32, 1e-5}, {Precision::Fp32Jbag, 1e-5}, {Precision::Ds, 1e-8}, {Precision::Fp64, 1e-12}};
+    const std::map<Precision, double> limit{{Precision::Fp32, 1e-5},
+                                            {Precision::Fp32Jbag, 1e-5},
+                                            {Precision::Ds, 1e-8},
+                                            {Precision::Fp64, 1e-12}};
     CudaBackend b;
     for (Precision p : kAllPrecisions) {
         b.set_kernel_config(mode(p));
         b.load(s);
         b.step(params, steps);
         const std::vector<Vec3d> got = b.positions_precise();
+        // Relative to max(1, |x|): a float position 10 units out rounds to 5e-7 per step.
         double worst = 0;
-        for (std::size_t i = 0; i < got.size(); ++i) worst = std::max(worst, norm(got[i] - want[i]));
+        for (std::size_t i = 0; i < got.size(); ++i)
+            worst = std::max(worst, norm(got[i] - want[i]) / std::max(1.0, norm(want[i])));
         EXPECT_LE(worst, limit.at(p)) << name(p);
         EXPECT_NEAR(b.time(), steps * params.dt, 1e-12);
         // store() hands out the floats: the positions rounded (ds: x_hi).
@@ -190,7 +201,8 @@ TEST(CudaPrecision, LeapfrogFollowsTheReferenceIntegration) {
         b.store(out);
         for (std::size_t i = 0; i < got.size(); i += 97)
             EXPECT_EQ(out.pos_mass[i].x, static_cast<float>(got[i].x)) << name(p) << " body " << i;
-        std::printf("[          ] 20 steps, %-9s max |x - x_ref| %.3e\n", name(p).c_str(), worst);
+        std::printf("[          ] 20 steps, %-9s max |x - x_ref| / max(1, |x_ref|) %.3e\n", name(p).c_str(),
+                    worst);
     }
 }
 
@@ -238,7 +250,8 @@ TEST(CudaPrecision, InteropPingPongKeepsTheExtraDigits) {
         EXPECT_EQ(std::memcmp(v.data(), vw.data(), v.size() * sizeof(Vec3d)), 0) << name(p);
 
         // A buffer the backend did not write (here: a copy the test made) carries floats only.
-        ASSERT_EQ(cudaMemcpy(buf[1 - cur].ptr, buf[cur].ptr, n * sizeof(Vec4f), cudaMemcpyDeviceToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(buf[1 - cur].ptr, buf[cur].ptr, n * sizeof(Vec4f), cudaMemcpyDeviceToDevice),
+                  cudaSuccess);
         interop.adopt_device_positions(buf[1 - cur].ptr);
         const std::vector<Vec3d> restarted = interop.positions_precise();
         State floats;
@@ -263,7 +276,8 @@ TEST(CudaPrecision, SwitchingPrecisionConvertsTheState) {
     b.load(s);
     b.load_positions(far);
     const std::vector<Vec3d> x64 = b.positions_precise();
-    for (std::size_t i = 0; i < far.size(); ++i) ASSERT_EQ(x64[i].x, far[i].x) << "fp64 keeps the doubles exactly";
+    for (std::size_t i = 0; i < far.size(); ++i)
+        ASSERT_EQ(x64[i].x, far[i].x) << "fp64 keeps the doubles exactly";
 
     b.set_kernel_config(mode(Precision::Ds));
     (void)b.accelerations(kSoftening);  // the conversion happens at the next force pass
@@ -275,7 +289,8 @@ TEST(CudaPrecision, SwitchingPrecisionConvertsTheState) {
     b.set_kernel_config(mode(Precision::Fp64));
     (void)b.accelerations(kSoftening);
     const std::vector<Vec3d> back = b.positions_precise();
-    EXPECT_EQ(std::memcmp(back.data(), xds.data(), back.size() * sizeof(Vec3d)), 0) << "ds -> fp64 must be exact";
+    EXPECT_EQ(std::memcmp(back.data(), xds.data(), back.size() * sizeof(Vec3d)), 0)
+        << "ds -> fp64 must be exact";
 
     b.set_kernel_config(mode(Precision::Fp32));
     (void)b.accelerations(kSoftening);

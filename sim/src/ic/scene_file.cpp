@@ -9,7 +9,6 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -70,8 +69,8 @@ struct SceneSpec {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Strict reading of one TOML table: typed getters that record which keys were read, and done()
-// that rejects whatever was not.
+// Strict reading of one TOML table: typed getters, and allow(), which rejects any key the table
+// does not accept.
 
 [[noreturn]] void fail(const std::string& file, const std::string& key, const std::string& what,
                        const toml::source_region* where = nullptr) {
@@ -112,10 +111,7 @@ public:
 
     bool has(std::string_view k) const { return table_.contains(k); }
 
-    const toml::node* node(std::string_view k) {
-        used_.insert(std::string(k));
-        return table_.get(k);
-    }
+    const toml::node* node(std::string_view k) const { return table_.get(k); }
 
     [[noreturn]] void error(std::string_view k, const std::string& what, const toml::node* n = nullptr) const {
         fail(file_, key(k), what, n ? &n->source() : &table_.source());
@@ -204,10 +200,11 @@ public:
         return n->as_table();
     }
 
-    // Rejects any key that no getter asked for. `known` lists what this table accepts.
-    void done(std::initializer_list<std::string_view> known) const {
+    // Rejects any key not in `known`, the keys this table accepts. Called before reading, so a
+    // misspelt key is reported as such, not as the missing key it was meant to be.
+    void allow(std::initializer_list<std::string_view> known) const {
         for (auto&& [k, v] : table_) {
-            if (used_.count(std::string(k.str()))) continue;
+            if (std::find(known.begin(), known.end(), k.str()) != known.end()) continue;
             std::string list;
             for (auto name : known) list += (list.empty() ? "" : ", ") + std::string(name);
             fail(file_, key(k.str()), "unknown key" + (list.empty() ? std::string() : " (this table accepts: " + list + ")"),
@@ -232,7 +229,6 @@ private:
     const toml::table& table_;
     std::string path_;
     const std::string& file_;
-    std::set<std::string> used_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -244,35 +240,35 @@ ComponentSpec read_component(Reader& r, Kind kind) {
     c.key = r.path();
     switch (kind) {
         case Kind::Point:
+            r.allow({"mass"});
             c.mass = r.mass("mass");
             c.bodies = 1;
-            r.done({"mass"});
             if (c.mass == 0) r.error("mass", "a point mass needs mass > 0");
             return c;
         case Kind::Disk:
+            r.allow({"mass", "bodies", "scale_length", "scale_height", "toomre_q", "max_radius"});
             c.mass = r.mass("mass");
             c.bodies = r.count("bodies");
             c.scale = r.positive("scale_length");
             c.height = r.positive("scale_height");
             c.toomre_q = r.positive("toomre_q");
             c.max_radius = r.positive_or("max_radius", 0.0);
-            r.done({"mass", "bodies", "scale_length", "scale_height", "toomre_q", "max_radius"});
             break;
         case Kind::Bulge:
         case Kind::Halo:
         case Kind::Plummer:
+            r.allow({"mass", "bodies", "scale_radius", "max_radius"});
             c.mass = r.mass("mass");
             c.bodies = r.count("bodies");
             c.scale = r.positive("scale_radius");
             c.max_radius = r.positive_or("max_radius", 0.0);
-            r.done({"mass", "bodies", "scale_radius", "max_radius"});
             break;
         case Kind::Cube:
+            r.allow({"mass", "bodies", "side", "virial_ratio"});
             c.mass = r.mass("mass");
             c.bodies = r.count("bodies");
             c.scale = r.positive("side");
             c.virial_ratio = r.non_negative_or("virial_ratio", 0.0);
-            r.done({"mass", "bodies", "side", "virial_ratio"});
             break;
     }
     if (c.mass > 0 && c.bodies == 0) r.error("bodies", "is 0 but mass is " + fmt(c.mass) + ": a component with mass needs bodies");
@@ -286,6 +282,8 @@ GalaxySpec read_galaxy(const toml::table& t, std::size_t index, const std::strin
     GalaxySpec g;
     g.key = "galaxy[" + std::to_string(index) + "]";
     Reader r(t, g.key, file);
+    r.allow({"name", "inclination_deg", "argument_deg", "seed", "position", "velocity", "orbit", "disk", "bulge", "halo",
+             "plummer", "cube", "point"});
     g.name = r.text_or("name", "galaxy " + std::to_string(index));
     g.orientation.inclination_deg = r.number_or("inclination_deg", 0.0);
     g.orientation.argument_deg = r.number_or("argument_deg", 0.0);
@@ -298,13 +296,13 @@ GalaxySpec read_galaxy(const toml::table& t, std::size_t index, const std::strin
     const auto velocity = r.opt_vec3("velocity");
     if (const toml::table* o = r.opt_table("orbit")) {
         Reader orb(*o, r.key("orbit"), file);
+        orb.allow({"pericentre", "separation", "eccentricity", "plane_inclination_deg", "plane_node_deg"});
         ic::KeplerOrbit k;
         k.pericentre = orb.positive("pericentre");
         k.separation = orb.positive("separation");
         k.eccentricity = orb.non_negative_or("eccentricity", 1.0);
         g.plane.inclination_deg = orb.number_or("plane_inclination_deg", 0.0);
         g.plane.node_deg = orb.number_or("plane_node_deg", 0.0);
-        orb.done({"pericentre", "separation", "eccentricity", "plane_inclination_deg", "plane_node_deg"});
         if (position || velocity) r.error("orbit", "give either an [orbit] or position/velocity, not both");
         if (index == 0) r.error("orbit", "the first galaxy cannot have an orbit: later galaxies orbit the ones before them");
         try {
@@ -326,8 +324,6 @@ GalaxySpec read_galaxy(const toml::table& t, std::size_t index, const std::strin
             g.components.push_back(read_component(cr, s.kind));
         }
     }
-    r.done({"name", "inclination_deg", "argument_deg", "seed", "position", "velocity", "orbit", "disk", "bulge", "halo",
-            "plummer", "cube", "point"});
     if (g.components.empty())
         fail(file, g.key, "has no components (give at least one of [disk], [bulge], [halo], [plummer], [cube], [point])", &t.source());
     const bool model = std::any_of(g.components.begin(), g.components.end(),
@@ -347,11 +343,13 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
     SceneSpec s;
     s.source = file;
     Reader top(root, "", file);
+    top.allow({"scene", "camera", "galaxy"});
 
     const toml::table* scene = top.opt_table("scene");
     if (!scene) top.required("scene", "a [scene] table");
     {
         Reader r(*scene, "scene", file);
+        r.allow({"name", "description", "bodies", "units", "dt", "softening", "steps_per_frame", "seed"});
         s.name = r.text("name");
         s.description = r.text_or("description", "");
         const toml::node& nb = r.required("bodies", "an integer, the number of bodies N");
@@ -384,19 +382,18 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
             if (v < 0) r.error("seed", "must be >= 0", n);
             s.seed = std::uint64_t(v);
         }
-        r.done({"name", "description", "bodies", "units", "dt", "softening", "steps_per_frame", "seed"});
     }
 
     const toml::table* camera = top.opt_table("camera");
     if (!camera) top.required("camera", "a [camera] table");
     {
         Reader r(*camera, "camera", file);
+        r.allow({"distance", "azimuth_deg", "elevation_deg", "target"});
         s.camera.distance = r.positive("distance");
         s.camera.azimuth_deg = r.number_or("azimuth_deg", s.camera.azimuth_deg);
         s.camera.elevation_deg = r.number_or("elevation_deg", s.camera.elevation_deg);
         if (std::abs(s.camera.elevation_deg) > 90) r.error("elevation_deg", "must be within [-90, 90]");
         s.camera.target = r.opt_vec3("target").value_or(Vec3d{});
-        r.done({"distance", "azimuth_deg", "elevation_deg", "target"});
     }
 
     const toml::node* galaxies = top.node("galaxy");
@@ -406,7 +403,6 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
         fail(file, "galaxy", "expected one or more [[galaxy]] tables, got " + type_name(*galaxies), &galaxies->source());
     if (list->size() > 65535) fail(file, "galaxy", "more than 65535 galaxies", &galaxies->source());
     for (std::size_t i = 0; i < list->size(); ++i) s.galaxies.push_back(read_galaxy(*list->get(i)->as_table(), i, file));
-    top.done({"scene", "camera", "galaxy"});
 
     std::size_t total = 0;
     for (const auto& g : s.galaxies)
@@ -461,13 +457,16 @@ void scale(SceneSpec& s, std::size_t target) {
 // ---------------------------------------------------------------------------------------------
 // Generation.
 
-State build_galaxy(const GalaxySpec& g, std::uint64_t seed) {
+State build_galaxy(const GalaxySpec& g, std::uint64_t seed, double softening) {
     const ComponentSpec& first = g.components.front();
     switch (first.kind) {
         case Kind::Plummer: {
             State s = ic::make_plummer({.bodies = first.bodies, .total_mass = first.mass, .scale_radius = first.scale,
                                         .max_radius = first.max_radius, .seed = seed});
             std::fill(s.component.begin(), s.component.end(), Component::Star);
+            // The Plummer sampler is exact for Newtonian gravity; with the run's softening the
+            // sphere would start too hot (by 35% in 2T when eps equals its scale radius).
+            if (softening > 0) ic::virialize_softened(s, softening, seed);
             return s;
         }
         case Kind::Cube:
@@ -479,6 +478,7 @@ State build_galaxy(const GalaxySpec& g, std::uint64_t seed) {
     }
     ic::GalaxyParams p;
     p.seed = seed;
+    p.softening = softening;
     for (const ComponentSpec& c : g.components) {
         if (c.kind == Kind::Disk) {
             p.disk = {.mass = c.mass, .bodies = c.bodies, .scale_length = c.scale, .scale_height = c.height,
@@ -498,7 +498,7 @@ Scene generate(const SceneSpec& s) {
         const GalaxySpec& g = s.galaxies[k];
         ic::EncounterMember m;
         try {
-            m.body = build_galaxy(g, g.seed.value_or(ic::detail::mix_seed(s.seed, 1000 + k)));
+            m.body = build_galaxy(g, g.seed.value_or(ic::detail::mix_seed(s.seed, 1000 + k)), s.params.softening);
         } catch (const std::invalid_argument& e) {
             fail(s.source, g.key, e.what());
         }

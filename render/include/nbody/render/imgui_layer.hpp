@@ -25,7 +25,8 @@ class ImGuiLayer {
     // Renders the UI built since begin_frame() into the bound framebuffer `framebuffer`.
     void end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h);
 
-    // Whether the UI is using the mouse / keyboard (a drag over a panel must not orbit the camera).
+    // Whether the UI is using the mouse (a drag over a panel must not orbit the camera) / the
+    // keyboard (only while a text field is being edited: shortcuts work everywhere else).
     bool wants_mouse() const;
     bool wants_keyboard() const;
 

@@ -23,8 +23,9 @@ PairMode parse_pair_mode(std::string_view text);
 // Arithmetic of the full-pair force pass (docs/PRECISION.md).
 //   Fp32      the direct sum: fp32 positions, one fp32 running sum per body.
 //   Fp32Jbag  Chamomile's FORCE-LOOP (Hamada & Iitaka 2007): each tile's (J-BAG's) partial force is
-//             summed in fresh registers, then added to the running total (compensated), so the
-//             cumulative rounding error grows with the number of bags, not of bodies.
+//             summed in fresh registers (in sub-bags of 16 bodies), then added to the running total
+//             with Kahan compensation, so the cumulative rounding error stays near the per-term
+//             floor instead of growing with the number of bodies.
 //   Ds        Sapporo's double-single positions (Gaburov et al. 2009): x = x_hi + x_lo, the
 //             separation (x_j,hi - x_i,hi) + (x_j,lo - x_i,lo) (their eq. 3); the rest fp32, summed
 //             as in Fp32Jbag. Velocities are double-single too, so the integration keeps the digits.

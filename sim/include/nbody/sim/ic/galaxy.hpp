@@ -4,13 +4,13 @@
 // ApJS 86, 389; Springel, Di Matteo & Hernquist 2005). Units: G = 1 (see docs/SCENES.md).
 //
 // Spheres (bulge, halo). Radii come from the inverted cumulative mass of a Hernquist profile
-// truncated at max_radius; velocities are isotropic Gaussians whose dispersion solves the
-// spherical Jeans equation in the potential of ALL components,
-//     sigma_r^2(r) = 1/rho(r) * Int_r^rmax rho(r') M_tot(r') / r'^2 dr',
-// capped at 0.95 of the local escape speed. For this M_tot(r) the disk is replaced by a sphere
-// holding the same mass within r (the approximation of Springel et al. 2005; it makes the halo a
-// little too hot near the disk plane and a little too cold above it).
-//
+// truncated at max_radius. Velocities are isotropic, drawn from each sphere's own distribution
+// function f(E) in the potential of ALL components, obtained by Eddington's inversion. For that
+// potential (and the spheres' Jeans dispersions, kept for diagnostics,
+//     sigma_r^2(r) = 1/rho(r) * Int_r^rmax rho(r') M_tot(r') / r'^2 dr')
+// the disk is replaced by a sphere holding the same mass within r (Springel, Di Matteo &
+// Hernquist 2005); by Gauss's theorem that gives the exact force averaged over each sphere.
+
 // Disk. Surface density Sigma(R) = M / (2 pi Rd^2) exp(-R / Rd) (renormalised for the cut at
 // max_radius), rho(R, z) = Sigma(R) / (2 z0) sech^2(z / z0). In the midplane
 //     vc^2(R) = M_sph(R) / R + vc_disk^2(R),
@@ -30,8 +30,10 @@
 // where it would go negative, in the hot centre of a bulgeless disk), with vc^2(R, z) the
 // spheres' pull at the particle's height plus the disk's midplane term.
 //
-// The force softening of a run is not part of the model: at radii below a few softening lengths
-// the model's rotation is faster than the softened forces support, and that region relaxes.
+// Softening. Given the run's Plummer softening, every force above is the softened one: the
+// spheres' pull by summing the exact softened potentials of thin shells, the disk's in its Hankel
+// integral by treating each layer at height z as one at sqrt(z^2 + eps^2), which is exact for
+// Plummer softening. Only the disk's vertical self-gravity (pi Sigma z0) stays unsoftened.
 
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +42,10 @@
 #include "nbody/sim/state.hpp"
 
 namespace nbody::ic {
+
+namespace detail {
+class Rng;
+}
 
 struct DiskParams {
     double mass = 0.0;           // 0 with bodies 0: no disk
@@ -61,6 +67,9 @@ struct GalaxyParams {
     DiskParams disk;
     SphereParams bulge;
     SphereParams halo;
+    // Plummer softening of the run the galaxy is made for: forces, hence circular speeds and
+    // dispersions, are those of the softened potential. 0: Newtonian.
+    double softening = 0.0;
     std::uint64_t seed = 1;
 };
 
@@ -98,6 +107,9 @@ public:
     double bulge_dispersion(double r) const;
     double halo_dispersion(double r) const;
     double escape_speed(double r) const;  // sqrt(2 |Phi(r)|), spherical approximation
+    // r^2 |dPhi/dr| of all components in the spherical approximation, softened: the mass that
+    // would pull as hard from the centre (the enclosed mass when softening is 0).
+    double effective_enclosed_mass(double r) const;
 
     // 2 pi R / vc(R): the time a circular orbit at R takes.
     double rotation_period(double R) const;
@@ -111,13 +123,23 @@ private:
     double disk_vc2(double R) const;
     double sphere_enclosed(const SphereParams& s, double r) const;
     double sphere_density(const SphereParams& s, double r) const;
+    void build_pull_tables();
+    struct SphereDf {
+        std::vector<double> f;   // Eddington f(E) at E = -Phi of each grid radius
+        double psi_cut = 0.0;    // -Phi at the sphere's cut: the lowest energy drawn
+    };
+    void build_distribution_function(const SphereParams& s, SphereDf& df);
+    double distribution_at(const SphereDf& df, double E) const;
+    Vec3d sample_sphere_velocity(const SphereDf& df, double r, detail::Rng& rng) const;
+    double pull_spheres(double r) const;
 
     GalaxyParams params_;
     double disk_rmax_ = 0, disk_norm_ = 1;  // disk_norm_: 1 / (mass fraction inside the cut)
     // Log-spaced radius grid and the tables on it.
     double log_rmin_ = 0, log_step_ = 1;
     std::vector<double> radius_, vc2_, vc2_disk_, kappa2_, sigma_r_disk_, sigma_z_disk_, drift_;
-    std::vector<double> bulge_sigma_, halo_sigma_, potential_;
+    std::vector<double> bulge_sigma_, halo_sigma_, potential_, pull_spheres_, pull_total_;
+    SphereDf bulge_df_, halo_df_;
 };
 
 // GalaxyModel(params).sample().
