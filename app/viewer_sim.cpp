@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #if NBODY_HAVE_CUDA
+#include "nbody/render/cuda_gl_interop.hpp"
 #include "nbody/sim/cuda_backend.hpp"
 #endif
 
@@ -74,29 +75,58 @@ void SimulationDriver::load(const State& state, double dt) {
 #endif
 }
 
-StepReport SimulationDriver::advance(int steps, const StepParams& params) {
+StepReport SimulationDriver::advance(int steps, const StepParams& params, long long frame) {
     StepReport report;
     if (steps <= 0 || buffers_.size() == 0) return report;
     report.steps = steps;
-    const auto start = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    const auto ms_since = [](Clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    };
+    const auto start = Clock::now();
 #if NBODY_HAVE_CUDA
+    if (cuda_ && !step_timer_) step_timer_ = std::make_unique<render::CudaStreamTimer>();
     if (cuda_ && path_ == TransferPath::Interop) {
         const std::size_t need = buffers_.position_bytes();
+        // One mapping for all of this frame's steps: map and unmap each order CUDA after GL (and
+        // back), which costs driver work and a wait per call; GL does not touch the buffers
+        // between the steps of one frame, so once per frame is enough.
+        auto t = Clock::now();
+        render::ScopedCudaMap map = buffers_.map_both(cuda_->stream());
+        report.host_map_ms = ms_since(t);
+        if (map.bytes(0) < need || map.bytes(1) < need)
+            throw std::runtime_error("mapped vertex buffer is smaller than the particle array");
+        t = Clock::now();
+        step_timer_->start(cuda_->stream(), frame);
         for (int s = 0; s < steps; ++s) {
-            // Mapped for exactly one step: GL may draw or read these buffers between steps.
-            render::ScopedCudaMap map = buffers_.map_for_step(cuda_->stream());
-            if (map.bytes(0) < need || map.bytes(1) < need)
-                throw std::runtime_error("mapped vertex buffer is smaller than the particle array");
-            cuda_->step_device(map.pointer(0), map.pointer(1), params);
-            map.unmap();
+            const int in = buffers_.current_index();
+            cuda_->step_device(map.pointer(std::size_t(in)), map.pointer(std::size_t(1 - in)), params);
             buffers_.swap(cuda_->time());
         }
+        step_timer_->stop(cuda_->stream());
+        report.host_launch_ms = ms_since(t);
+        t = Clock::now();
+        map.unmap();
+        report.host_unmap_ms = ms_since(t);
+        step_timer_->poll();
     } else
 #endif
     {
+#if NBODY_HAVE_CUDA
+        if (step_timer_) step_timer_->start(cuda_->stream(), frame);
+#endif
         backend_->step(params, steps);
         backend_->store(host_);  // CUDA host-copy path: counted by the backend as device-to-host
+#if NBODY_HAVE_CUDA
+        if (step_timer_) {
+            step_timer_->stop(cuda_->stream());
+            step_timer_->poll();
+        }
+#endif
+        report.host_launch_ms = ms_since(start);
+        const auto t = Clock::now();
         report.bytes_uploaded = buffers_.upload(host_.pos_mass, backend_->time());
+        report.host_upload_ms = ms_since(t);
     }
 #if NBODY_HAVE_CUDA
     if (cuda_) {
@@ -108,8 +138,7 @@ StepReport SimulationDriver::advance(int steps, const StepParams& params) {
         return report;
     }
 #endif
-    report.ms_per_step =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / steps;
+    report.ms_per_step = report.host_launch_ms / steps;
     return report;
 }
 

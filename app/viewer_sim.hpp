@@ -35,6 +35,11 @@ struct StepReport {
     bool ms_from_gpu_events = false;
     std::size_t bytes_to_host = 0;   // device-to-host this frame (CUDA backend's own counter)
     std::size_t bytes_uploaded = 0;  // host-to-GL this frame
+    // Host (CPU wall-clock) time of this frame's stepping, by part. Interop: mapping the vertex
+    // buffers (it waits for GL to be done with them), queueing the kernels, unmapping. Host
+    // paths: `launch` is the backend's step itself (the cpu backend computes there) plus the
+    // copy back, `upload` the glBufferSubData.
+    double host_map_ms = 0, host_launch_ms = 0, host_unmap_ms = 0, host_upload_ms = 0;
 };
 
 class SimulationDriver {
@@ -48,7 +53,8 @@ class SimulationDriver {
     void load(const State& state, double dt);
 
     // Advances `steps` leapfrog steps and leaves the newest positions in buffers().current().
-    StepReport advance(int steps, const StepParams& params);
+    // `frame` tags the GPU timing of these steps (gpu_step_timer()).
+    StepReport advance(int steps, const StepParams& params, long long frame = 0);
 
     // A host copy of the current state (positions, velocities, labels, time). On the CUDA
     // paths this copies from the device; call it rarely. Those bytes are counted in
@@ -63,6 +69,12 @@ class SimulationDriver {
     TransferPath path() const { return path_; }
     double time() const { return backend_->time(); }
     std::size_t size() const { return buffers_.size(); }
+
+#if NBODY_HAVE_CUDA
+    // GPU time of each frame's steps (kick-drift and force passes, CUDA events on the backend's
+    // stream); null on the host backends.
+    render::CudaStreamTimer* gpu_step_timer() { return step_timer_.get(); }
+#endif
 
     // Lines worth showing the user (fallbacks taken and why). Newest last.
     const std::vector<std::string>& notices() const { return notices_; }
@@ -86,6 +98,9 @@ class SimulationDriver {
     std::size_t snapshot_bytes_ = 0;
     bool interop_refused_ = false;  // once refused, do not retry on every reload
     std::vector<std::string> notices_;
+#if NBODY_HAVE_CUDA
+    std::unique_ptr<render::CudaStreamTimer> step_timer_;
+#endif
 };
 
 }  // namespace nbody::app

@@ -2,7 +2,8 @@
 # Builds nbody here for a Hopper GPU machine (sm_90) and stages what must run there into
 # build-device/ (git-ignored, small enough to carry): bin/ (nbody and the test executables,
 # with shaders/ and scenes/ beside them) and lib/ (the shared libraries such a machine lacks:
-# GLFW, GLEW, X11, glvnd). Nothing is built on the GPU machine; there, run scripts/gpu-suite.sh.
+# GLFW, GLEW, X11, glvnd), packed as build-device.tar.xz to carry. Nothing is built on the GPU
+# machine; there, unpack it and run scripts/gpu-all.sh.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tree=${BUILD_TREE:-$root/build-sm90}
@@ -17,4 +18,8 @@ for t in "$tree"/tests/nbody_*_tests; do [ -x "$t" ] && cp "$t" "$stage/bin/"; d
 cp -r "$root/shaders" "$root/scenes" "$stage/bin/"
 strip --strip-unneeded "$stage"/bin/nbody* 2>/dev/null || true
 "$bundle" "$stage/lib" "$stage"/bin/nbody* >/dev/null
+# The device tool carries at most 64 MiB; the executables hold every kernel image, so compress.
+tar -C "$stage" -cf - . | xz -T"${JOBS:-$(nproc)}" -6 >"$root/build-device.tar.xz"
+echo "build-device: packed $(du -sh "$root/build-device.tar.xz" | cut -f1) into build-device.tar.xz (carry it; unpack there with"
+echo "  mkdir -p build-device && tar -xJf build-device.tar.xz -C build-device)"
 echo "build-device: staged $(du -sh "$stage" | cut -f1) in $stage: $(ls "$stage/bin" | tr '\n' ' ')"

@@ -12,7 +12,7 @@ uniform float u_reference_distance;  // 0: every sprite is u_point_size wide
 uniform float u_min_size;            // narrower sprites alias; they are drawn this wide, dimmed
 uniform float u_intensity;           // peak light of one sprite
 uniform int u_colour_mode;           // 0 galaxy, 1 component, 2 speed, 3 plain
-uniform bool u_hide_halo;
+uniform int u_hide_halo;            // 1: halo particles are not drawn
 uniform float u_halo_brightness;
 uniform float u_inv_dt;              // 1 / time between the two buffers; 0 when unknown
 uniform float u_inv_speed_scale;
@@ -71,8 +71,8 @@ void main() {
     uint component = a_label >> 16;
     vec4 eye = u_view * vec4(a_position.xyz, 1.0);
     gl_Position = u_projection * eye;
-    if (u_hide_halo && component == kHalo) {
-        gl_Position = vec4(0.0, 0.0, 2.0, 1.0);  // beyond the far plane: clipped
+    if (u_hide_halo != 0 && component == kHalo) {
+        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);  // outside every clip plane: the point is dropped
         gl_PointSize = 1.0;
         v_light = vec3(0.0);
         return;

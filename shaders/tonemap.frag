@@ -13,13 +13,12 @@ uniform float u_exposure;
 uniform float u_glow;              // 0: no glow
 uniform vec3 u_background;         // linear RGB
 
+// The glow's 3x3 tent upsample in four bilinear taps (see glow.frag): this pass touches every
+// output pixel, and its texture fetches are most of its cost.
 vec3 tent(sampler2D t, vec2 uv, vec2 d) {
-    vec3 s = 4.0 * texture(t, uv).rgb;
-    s += 2.0 * (texture(t, uv + vec2(d.x, 0.0)).rgb + texture(t, uv - vec2(d.x, 0.0)).rgb +
-                texture(t, uv + vec2(0.0, d.y)).rgb + texture(t, uv - vec2(0.0, d.y)).rgb);
-    s += texture(t, uv + d).rgb + texture(t, uv - d).rgb + texture(t, uv + vec2(d.x, -d.y)).rgb +
-         texture(t, uv + vec2(-d.x, d.y)).rgb;
-    return s / 16.0;
+    vec2 o = 0.70710678 * d;
+    return 0.25 * (texture(t, uv + o).rgb + texture(t, uv - o).rgb + texture(t, uv + vec2(o.x, -o.y)).rgb +
+                   texture(t, uv + vec2(-o.x, o.y)).rgb);
 }
 
 vec3 linear_to_srgb(vec3 c) {

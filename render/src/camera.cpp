@@ -40,6 +40,8 @@ void OrbitCamera::zoom(float steps) {
     distance_ = std::clamp(distance_ * std::pow(0.88f, steps), kMinDistance, kMaxDistance);
 }
 
+void OrbitCamera::turn(float degrees) { azimuth_deg_ = std::fmod(azimuth_deg_ + degrees, 360.0f); }
+
 glm::vec3 OrbitCamera::eye() const {
     const float az = glm::radians(azimuth_deg_);
     const float el = glm::radians(elevation_deg_);

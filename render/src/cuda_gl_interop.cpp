@@ -1,5 +1,6 @@
 #include "nbody/render/cuda_gl_interop.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -72,8 +73,16 @@ CudaGlRegistration& CudaGlRegistration::operator=(CudaGlRegistration&& other) no
         reset();
         resource_ = std::exchange(other.resource_, nullptr);
         buffer_ = other.buffer_;
+        hint_ = other.hint_;
     }
     return *this;
+}
+
+void CudaGlRegistration::set_hint(MapHint hint) const {
+    if (!resource_) throw std::logic_error("CudaGlRegistration::set_hint: buffer is not registered with CUDA");
+    if (hint == hint_) return;
+    NBODY_INTEROP_CHECK(cudaGraphicsResourceSetMapFlags(resource_, map_flags(hint)));
+    hint_ = hint;
 }
 
 void CudaGlRegistration::reset() noexcept {
@@ -87,7 +96,7 @@ ScopedCudaMap::ScopedCudaMap(std::initializer_list<std::pair<const CudaGlRegistr
     for (const auto& [registration, hint] : buffers) {
         if (!registration || !*registration)
             throw std::logic_error("ScopedCudaMap: buffer is not registered with CUDA");
-        NBODY_INTEROP_CHECK(cudaGraphicsResourceSetMapFlags(registration->resource(), map_flags(hint)));
+        registration->set_hint(hint);
         resources_.push_back(registration->resource());
     }
     NBODY_INTEROP_CHECK(cudaGraphicsMapResources(static_cast<int>(resources_.size()), resources_.data(),
@@ -121,6 +130,77 @@ ScopedCudaMap::~ScopedCudaMap() {
     if (!resources_.empty())
         NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(),
                                                      static_cast<cudaStream_t>(stream_)));
+}
+
+struct CudaStreamTimer::Pair {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    long long frame = 0;
+    bool pending = false;
+
+    Pair() {
+        NBODY_INTEROP_CHECK(cudaEventCreate(&start));
+        const cudaError_t e = cudaEventCreate(&stop);
+        if (e != cudaSuccess) {
+            NBODY_INTEROP_LOG(cudaEventDestroy(start));
+            throw std::runtime_error(describe(e, "cudaEventCreate", __FILE__, __LINE__));
+        }
+    }
+    ~Pair() {
+        NBODY_INTEROP_LOG(cudaEventDestroy(start));
+        NBODY_INTEROP_LOG(cudaEventDestroy(stop));
+    }
+    Pair(const Pair&) = delete;
+    Pair& operator=(const Pair&) = delete;
+};
+
+CudaStreamTimer::CudaStreamTimer(int ring) {
+    for (int i = 0; i < std::max(ring, 2); ++i) ring_.push_back(std::make_unique<Pair>());
+}
+
+CudaStreamTimer::~CudaStreamTimer() = default;
+
+void CudaStreamTimer::start(void* stream, long long frame) {
+    Pair* p = ring_[std::size_t(next_)].get();
+    // Still running a ring of frames later: drop that figure rather than wait for it.
+    if (p->pending) {
+        poll(false);
+        p->pending = false;
+    }
+    NBODY_INTEROP_CHECK(cudaEventRecord(p->start, static_cast<cudaStream_t>(stream)));
+    p->frame = frame;
+    open_ = next_;
+    next_ = (next_ + 1) % int(ring_.size());
+}
+
+void CudaStreamTimer::stop(void* stream) {
+    if (open_ < 0) return;
+    Pair* p = ring_[std::size_t(open_)].get();
+    NBODY_INTEROP_CHECK(cudaEventRecord(p->stop, static_cast<cudaStream_t>(stream)));
+    p->pending = true;
+    open_ = -1;
+}
+
+void CudaStreamTimer::poll(bool wait) {
+    // Oldest first (the slot after the newest), so latest_ms() ends on the newest.
+    for (std::size_t k = 0; k < ring_.size(); ++k) {
+        Pair* p = ring_[(std::size_t(next_) + k) % ring_.size()].get();
+        if (!p->pending) continue;
+        if (wait) {
+            NBODY_INTEROP_CHECK(cudaEventSynchronize(p->stop));
+        } else {
+            const cudaError_t q = cudaEventQuery(p->stop);
+            if (q == cudaErrorNotReady) continue;
+            NBODY_INTEROP_CHECK(q);
+        }
+        float ms = 0;
+        NBODY_INTEROP_CHECK(cudaEventElapsedTime(&ms, p->start, p->stop));
+        p->pending = false;
+        latest_ms_ = ms;
+        if (p->frame >= count_from_) {
+            total_ms_ += ms;
+            ++counted_;
+        }
+    }
 }
 
 }  // namespace nbody::render

@@ -37,22 +37,33 @@ std::vector<std::uint8_t> encode_png(const Image& image) {
     if (image.width <= 0 || image.height <= 0 ||
         image.rgba.size() != std::size_t(image.width) * image.height * 4)
         throw std::invalid_argument("encode_png: image size and pixel data disagree");
-    // libpng's simplified API reports errors through the struct instead of longjmp, which
-    // would skip C++ destructors.
     std::vector<std::uint8_t> rgb(std::size_t(image.width) * image.height * 3);
     for (std::size_t i = 0, n = std::size_t(image.width) * image.height; i < n; ++i)
         std::memcpy(&rgb[i * 3], &image.rgba[i * 4], 3);
+    return encode_png_rgb(rgb.data(), image.width, image.height, false, false);
+}
+
+std::vector<std::uint8_t> encode_png_rgb(const std::uint8_t* rgb, int width, int height, bool bottom_up,
+                                         bool fast) {
+    if (width <= 0 || height <= 0 || !rgb)
+        throw std::invalid_argument("encode_png_rgb: empty image " + std::to_string(width) + "x" +
+                                    std::to_string(height));
+    // libpng's simplified API reports errors through the struct instead of longjmp, which
+    // would skip C++ destructors.
     png_image png;
     std::memset(&png, 0, sizeof png);
     png.version = PNG_IMAGE_VERSION;
-    png.width = png_uint_32(image.width);
-    png.height = png_uint_32(image.height);
+    png.width = png_uint_32(width);
+    png.height = png_uint_32(height);
     png.format = PNG_FORMAT_RGB;
+    if (fast) png.flags |= PNG_IMAGE_FLAG_FAST;
+    // A negative stride: libpng starts at the last row of the buffer and walks back.
+    const png_int_32 stride = png_int_32(width) * 3 * (bottom_up ? -1 : 1);
     png_alloc_size_t size = 0;
-    if (!png_image_write_to_memory(&png, nullptr, &size, 0, rgb.data(), 0, nullptr))
+    if (!png_image_write_to_memory(&png, nullptr, &size, 0, rgb, stride, nullptr))
         throw std::runtime_error(std::string("PNG encoding failed: ") + png.message);
     std::vector<std::uint8_t> bytes(size);
-    if (!png_image_write_to_memory(&png, bytes.data(), &size, 0, rgb.data(), 0, nullptr))
+    if (!png_image_write_to_memory(&png, bytes.data(), &size, 0, rgb, stride, nullptr))
         throw std::runtime_error(std::string("PNG encoding failed: ") + png.message);
     bytes.resize(size);
     return bytes;

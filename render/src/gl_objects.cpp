@@ -1,7 +1,9 @@
 #include "nbody/render/gl_objects.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
+#include <vector>
 
 #include "nbody/render/gl_check.hpp"
 
@@ -27,6 +29,9 @@ void ShaderDeleter::operator()(GLuint id) const noexcept {
 }
 void ProgramDeleter::operator()(GLuint id) const noexcept {
     if (glDeleteProgram) glDeleteProgram(id);
+}
+void QueryDeleter::operator()(GLuint id) const noexcept {
+    if (glDeleteQueries) glDeleteQueries(1, &id);
 }
 }  // namespace detail
 
@@ -66,11 +71,55 @@ GlShader create_shader(GLenum type) { return GlShader(require(glCreateShader(typ
 
 GlProgram create_program() { return GlProgram(require(glCreateProgram(), "glCreateProgram")); }
 
+GlQuery create_query(GLenum target) {
+    GLuint id = 0;
+    glCreateQueries(target, 1, &id);
+    return GlQuery(require(id, "glCreateQueries"));
+}
+
+void GlFence::insert() {
+    reset();
+    sync_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (!sync_) throw GlError("glFenceSync returned no fence (" + gl_error_name(glGetError()) + ")");
+}
+
+bool GlFence::ready() const {
+    if (!sync_) return true;
+    GLint status = GL_UNSIGNALED;
+    glGetSynciv(sync_, GL_SYNC_STATUS, 1, nullptr, &status);
+    return status == GL_SIGNALED;
+}
+
+void GlFence::wait() const {
+    if (!sync_) return;
+    // The flush bit makes sure the fence is submitted: without it a wait on a fence still in the
+    // driver's command buffer would never return.
+    GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
+    for (;;) {
+        const GLenum r = glClientWaitSync(sync_, flags, 1'000'000'000);  // 1 s slices
+        if (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) return;
+        if (r == GL_WAIT_FAILED) throw GlError("glClientWaitSync failed (" + gl_error_name(glGetError()) + ")");
+        flags = 0;  // GL_TIMEOUT_EXPIRED: the GPU is busy; keep waiting
+    }
+}
+
+void GlFence::reset() noexcept {
+    if (sync_ && glDeleteSync) glDeleteSync(sync_);
+    sync_ = nullptr;
+}
+
 GlBuffer create_buffer_storage(std::size_t bytes, const void* data, GLbitfield flags) {
     GlBuffer buffer = create_buffer();
     // Zero-sized storage is an error in GL; an empty system still gets a valid (tiny) buffer.
-    const GLsizeiptr size = static_cast<GLsizeiptr>(std::max<std::size_t>(bytes, 16));
-    NBODY_GL_CHECK(glNamedBufferStorage(buffer.id(), size, bytes ? data : nullptr, flags));
+    // GL reads `size` bytes from `data`, so a shorter source is padded rather than over-read.
+    const std::size_t size = std::max<std::size_t>(bytes, 16);
+    std::vector<unsigned char> padded;
+    if (data && bytes < size) {
+        padded.assign(size, 0);
+        std::memcpy(padded.data(), data, bytes);
+        data = padded.data();
+    }
+    NBODY_GL_CHECK(glNamedBufferStorage(buffer.id(), GLsizeiptr(size), bytes ? data : nullptr, flags));
     return buffer;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "nbody/render/gl.hpp"
 #include "nbody/render/glfw.hpp"
@@ -133,11 +134,46 @@ void ImGuiLayer::begin_frame(int framebuffer_w, int framebuffer_h, float dt) {
 
 void ImGuiLayer::discard_frame() { ImGui::EndFrame(); }
 
-void ImGuiLayer::end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h) {
+namespace {
+// `data` restricted to the draw lists for which `keep` is true (a shallow copy: the lists
+// themselves stay ImGui's, valid until the next NewFrame).
+template <class Keep>
+void render_subset(const ImDrawData& data, Keep keep) {
+    std::vector<ImDrawList*> lists;
+    ImDrawData subset = data;
+    subset.TotalIdxCount = subset.TotalVtxCount = 0;
+    for (int i = 0; i < data.CmdListsCount; ++i) {
+        if (!keep(data.CmdLists[i])) continue;
+        lists.push_back(data.CmdLists[i]);
+        subset.TotalIdxCount += data.CmdLists[i]->IdxBuffer.Size;
+        subset.TotalVtxCount += data.CmdLists[i]->VtxBuffer.Size;
+    }
+    subset.CmdLists = lists.data();
+    subset.CmdListsCount = int(lists.size());
+    if (subset.CmdListsCount > 0) ImGui_ImplOpenGL3_RenderDrawData(&subset);
+}
+}  // namespace
+
+void ImGuiLayer::end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h, bool hold_foreground) {
     ImGui::Render();
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
     glViewport(0, 0, framebuffer_w, framebuffer_h);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    foreground_held_ = hold_foreground;
+    if (!hold_foreground) {
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        return;
+    }
+    const ImDrawList* foreground = ImGui::GetForegroundDrawList();
+    render_subset(*ImGui::GetDrawData(), [&](const ImDrawList* l) { return l != foreground; });
+}
+
+void ImGuiLayer::render_foreground(unsigned int framebuffer, int framebuffer_w, int framebuffer_h) {
+    if (!foreground_held_) return;
+    foreground_held_ = false;
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(0, 0, framebuffer_w, framebuffer_h);
+    const ImDrawList* foreground = ImGui::GetForegroundDrawList();
+    render_subset(*ImGui::GetDrawData(), [&](const ImDrawList* l) { return l == foreground; });
 }
 
 bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }

@@ -15,7 +15,8 @@ namespace {
 GlBuffer make_position_buffer(std::size_t bytes, const void* data) {
     GlBuffer buffer = create_buffer();
     // Mutable storage with glNamedBufferData: the kind CUDA registration is proven on, and the
-    // DYNAMIC hint tells the driver it is rewritten every frame.
+    // DYNAMIC hint tells the driver it is rewritten every frame. At least 16 bytes (GL refuses
+    // empty storage); one float4 already is, so data is never over-read.
     NBODY_GL_CHECK(glNamedBufferData(buffer.id(), static_cast<GLsizeiptr>(std::max<std::size_t>(bytes, 16)),
                                      bytes ? data : nullptr, GL_DYNAMIC_DRAW));
     return buffer;
@@ -104,6 +105,11 @@ ScopedCudaMap ParticleBuffers::map_for_step(void* stream) const {
 
 ScopedCudaMap ParticleBuffers::map_current(void* stream) const {
     return ScopedCudaMap({{&registration_[current_], MapHint::ReadWrite}}, stream);
+}
+
+ScopedCudaMap ParticleBuffers::map_both(void* stream) const {
+    return ScopedCudaMap({{&registration_[0], MapHint::ReadWrite}, {&registration_[1], MapHint::ReadWrite}},
+                         stream);
 }
 #endif
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "nbody/render/gl_check.hpp"
 
@@ -69,6 +70,14 @@ ParticleRenderer::ParticleRenderer() {
 
     // Core profiles draw nothing without a vertex array bound, even with no attributes.
     empty_vao_ = create_vertex_array();
+
+    black_ = create_texture(GL_TEXTURE_2D);
+    const float zero[4] = {0, 0, 0, 0};
+    glTextureStorage2D(black_.id(), 1, GL_RGBA16F, 1, 1);
+    glTextureSubImage2D(black_.id(), 0, 0, 0, 1, 1, GL_RGBA, GL_FLOAT, zero);
+    glTextureParameteri(black_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTextureParameteri(black_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    NBODY_GL_CHECK_STATE("creating the renderer's textures");
 }
 
 std::string ParticleRenderer::reload_shaders() {
@@ -102,7 +111,7 @@ void ParticleRenderer::update_colour_map(ColorMap map) {
 }
 
 void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera& camera,
-                            const RenderSettings& settings, const DrawTarget& target) {
+                            const RenderSettings& settings, const DrawTarget& target, GpuFrameTimer* timer) {
     const int width = std::max(target.width, 1);
     const int height = std::max(target.height, 1);
     const float scale = std::max(target.pixel_scale, 0.25f);
@@ -111,6 +120,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     update_colour_map(settings.colour_map);
 
     // Pass 1: add every particle's light into the float target.
+    std::optional<GpuStageScope> timing(std::in_place, timer, GpuStage::Particles);
     glBindFramebuffer(GL_FRAMEBUFFER, accumulation_.framebuffer());
     glViewport(0, 0, width, height);
     const float clear[4] = {0, 0, 0, 0};
@@ -168,9 +178,15 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     glDisable(GL_PROGRAM_POINT_SIZE);
     NBODY_GL_CHECK_STATE("drawing particles");
 
-    if (levels > 1) build_glow(width, height);
+    if (levels > 1) {
+        timing.reset();
+        timing.emplace(timer, GpuStage::Glow);
+        build_glow(width, height);
+    }
 
     // Pass 2: tone map onto the output.
+    timing.reset();
+    timing.emplace(timer, GpuStage::Tonemap);
     glBindFramebuffer(GL_FRAMEBUFFER, target.framebuffer);
     glViewport(0, 0, width, height);
     const ShaderProgram& t = tonemap_;
@@ -186,6 +202,9 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
         const RenderTarget& top = glow_levels_[1];
         t.set("u_glow_texel", glm::vec2(1.0f / float(top.width()), 1.0f / float(top.height())));
         glBindTextureUnit(1, top.texture());
+    } else {
+        t.set("u_glow_texel", glm::vec2(1.0f));
+        glBindTextureUnit(1, black_.id());
     }
     glBindVertexArray(empty_vao_.id());
     t.use();

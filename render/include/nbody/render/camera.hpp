@@ -25,6 +25,9 @@ class OrbitCamera {
     void pan(float dx, float dy, float viewport_height);
     // Wheel: each step scales the distance by 0.88 (inwards for positive steps).
     void zoom(float steps);
+    // Moves the camera `degrees` round the vertical axis through the target (positive:
+    // counter-clockwise seen from above), e.g. a turntable movie.
+    void turn(float degrees);
 
     void set_target(const glm::vec3& target) { target_ = target; }
     const glm::vec3& target() const { return target_; }

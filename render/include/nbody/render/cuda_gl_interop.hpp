@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -42,7 +43,7 @@ class CudaGlRegistration {
     CudaGlRegistration(const CudaGlRegistration&) = delete;
     CudaGlRegistration& operator=(const CudaGlRegistration&) = delete;
     CudaGlRegistration(CudaGlRegistration&& other) noexcept
-        : resource_(std::exchange(other.resource_, nullptr)), buffer_(other.buffer_) {}
+        : resource_(std::exchange(other.resource_, nullptr)), buffer_(other.buffer_), hint_(other.hint_) {}
     CudaGlRegistration& operator=(CudaGlRegistration&& other) noexcept;
 
     cudaGraphicsResource* resource() const { return resource_; }
@@ -50,9 +51,14 @@ class CudaGlRegistration {
     explicit operator bool() const { return resource_ != nullptr; }
     void reset() noexcept;
 
+    // Sets the hint for the next mapping; a driver call only when it differs from the last one
+    // (cudaGraphicsResourceSetMapFlags per map and buffer is measurable at hundreds of frames/s).
+    void set_hint(MapHint hint) const;
+
   private:
     cudaGraphicsResource* resource_ = nullptr;
     unsigned int buffer_ = 0;
+    mutable MapHint hint_ = MapHint::ReadWrite;  // what registration sets (cudaGraphicsRegisterFlagsNone)
 };
 
 // Maps registrations together (one cudaGraphicsMapResources call) for the lifetime of the
@@ -78,6 +84,37 @@ class ScopedCudaMap {
     void* stream_ = nullptr;
     std::vector<void*> pointers_;
     std::vector<std::size_t> bytes_;
+};
+
+// GPU time of the work queued on a CUDA stream between start() and stop(), per frame, read
+// without blocking: a ring of event pairs, each collected once the GPU has passed its stop event
+// (cudaEventQuery), a few frames later. Synchronising on the events instead would make every
+// frame wait for the GPU, which is what this is meant to measure, not cause.
+class CudaStreamTimer {
+  public:
+    explicit CudaStreamTimer(int ring = 6);
+    ~CudaStreamTimer();
+    CudaStreamTimer(const CudaStreamTimer&) = delete;
+    CudaStreamTimer& operator=(const CudaStreamTimer&) = delete;
+
+    // Brackets the work of frame `frame` queued on `stream` (a cudaStream_t).
+    void start(void* stream, long long frame);
+    void stop(void* stream);
+    // Collects every completed interval; `wait`: also those still running (end of a run).
+    void poll(bool wait = false);
+
+    void set_count_from(long long frame) { count_from_ = frame; }
+    double total_ms() const { return total_ms_; }      // frames >= count_from, collected so far
+    long long frames_counted() const { return counted_; }
+    double latest_ms() const { return latest_ms_; }    // the newest collected interval
+
+  private:
+    struct Pair;  // owns its two events; defined in the .cpp, keeping cudaEvent_t out of here
+    std::vector<std::unique_ptr<Pair>> ring_;
+    int next_ = 0;
+    int open_ = -1;  // started, not stopped
+    long long count_from_ = 0, counted_ = 0;
+    double total_ms_ = 0, latest_ms_ = 0;
 };
 
 }  // namespace nbody::render

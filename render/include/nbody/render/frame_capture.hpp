@@ -26,6 +26,13 @@ Image read_framebuffer(GLuint framebuffer, int width, int height);
 // PNG bytes of `image` (RGB: the alpha of a tone-mapped frame is meaningless).
 std::vector<std::uint8_t> encode_png(const Image& image);
 
+// PNG bytes of tightly packed RGB pixels, width * height * 3 bytes. `bottom_up`: rows are in GL's
+// order (an AsyncFrameReader frame); libpng then walks them with a negative stride, so nothing is
+// copied to flip them. `fast`: zlib's fastest setting (recording: PNG encoding, not the GPU, is
+// the bottleneck of a frame sequence; files come out some 20-40% larger).
+std::vector<std::uint8_t> encode_png_rgb(const std::uint8_t* rgb, int width, int height, bool bottom_up,
+                                         bool fast);
+
 // Writes `image` to `path` atomically. Throws std::runtime_error naming the path and cause.
 void write_png(const std::string& path, const Image& image);
 

@@ -63,6 +63,9 @@ struct ShaderDeleter {
 struct ProgramDeleter {
     void operator()(GLuint id) const noexcept;
 };
+struct QueryDeleter {
+    void operator()(GLuint id) const noexcept;
+};
 }  // namespace detail
 
 using GlBuffer = GlHandle<detail::BufferDeleter>;
@@ -71,6 +74,38 @@ using GlTexture = GlHandle<detail::TextureDeleter>;
 using GlFramebuffer = GlHandle<detail::FramebufferDeleter>;
 using GlShader = GlHandle<detail::ShaderDeleter>;
 using GlProgram = GlHandle<detail::ProgramDeleter>;
+using GlQuery = GlHandle<detail::QueryDeleter>;
+
+// A fence (glFenceSync): signalled when the GL commands issued before it have completed. GLsync
+// is a pointer, not a name, hence its own owner.
+class GlFence {
+  public:
+    GlFence() = default;
+    ~GlFence() { reset(); }
+    GlFence(const GlFence&) = delete;
+    GlFence& operator=(const GlFence&) = delete;
+    GlFence(GlFence&& other) noexcept : sync_(std::exchange(other.sync_, nullptr)) {}
+    GlFence& operator=(GlFence&& other) noexcept {
+        if (this != &other) {
+            reset();
+            sync_ = std::exchange(other.sync_, nullptr);
+        }
+        return *this;
+    }
+
+    // Inserts a new fence after the commands issued so far (replacing any previous one).
+    void insert();
+    explicit operator bool() const { return sync_ != nullptr; }
+    // True when signalled (or when there is no fence); never waits.
+    bool ready() const;
+    // Waits until signalled; flushes first so that the fence is sure to be reached. Throws
+    // GlError if the wait fails.
+    void wait() const;
+    void reset() noexcept;
+
+  private:
+    GLsync sync_ = nullptr;
+};
 
 // Each throws GlError when the driver returns no name.
 GlBuffer create_buffer();
@@ -79,6 +114,7 @@ GlTexture create_texture(GLenum target);
 GlFramebuffer create_framebuffer();
 GlShader create_shader(GLenum type);
 GlProgram create_program();
+GlQuery create_query(GLenum target);
 
 // A buffer of `bytes` immutable-size storage (glNamedBufferStorage), optionally filled. The
 // dynamic-storage flag allows glNamedBufferSubData updates (the CPU path's per-frame upload).

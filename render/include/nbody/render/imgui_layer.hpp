@@ -23,7 +23,11 @@ class ImGuiLayer {
     // content, so a headless run that captures its first frames lays the UI out this way first.
     void discard_frame();
     // Renders the UI built since begin_frame() into the bound framebuffer `framebuffer`.
-    void end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h);
+    // `hold_foreground`: leaves out the foreground draw list (status overlays such as a REC
+    // indicator that belong on screen but not in a recorded frame); render_foreground() then
+    // draws it, after the frame has been captured.
+    void end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h, bool hold_foreground = false);
+    void render_foreground(unsigned int framebuffer, int framebuffer_w, int framebuffer_h);
 
     // Whether the UI is using the mouse (a drag over a panel must not orbit the camera) / the
     // keyboard (only while a text field is being edited: shortcuts work everywhere else).
@@ -32,6 +36,7 @@ class ImGuiLayer {
 
   private:
     bool glfw_ = false;
+    bool foreground_held_ = false;
 };
 
 }  // namespace nbody::render

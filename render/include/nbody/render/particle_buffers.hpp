@@ -63,7 +63,14 @@ class ParticleBuffers {
     ScopedCudaMap map_for_step(void* stream = nullptr) const;
     // The current buffer alone, read-write (diagnostics, tests).
     ScopedCudaMap map_current(void* stream = nullptr) const;
+    // Both buffers for all of one frame's steps, in one cudaGraphicsMapResources call:
+    // pointer(i) is buffer i, current_index() the one holding the current positions. Each step
+    // reads pointer(current_index()) and writes the other, then swap(). Read-write hints on
+    // both, so they never change from frame to frame and no cudaGraphicsResourceSetMapFlags is
+    // needed: mapping and unmapping synchronise CUDA with GL, and once per frame is enough.
+    ScopedCudaMap map_both(void* stream = nullptr) const;
 #endif
+    int current_index() const { return current_; }
 
   private:
     GlBuffer positions_[2];

@@ -12,6 +12,7 @@
 #include "nbody/render/camera.hpp"
 #include "nbody/render/colormap.hpp"
 #include "nbody/render/gl_objects.hpp"
+#include "nbody/render/gpu_timer.hpp"
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/render/shader.hpp"
 
@@ -52,8 +53,9 @@ class ParticleRenderer {
     // message is returned; empty on success.
     std::string reload_shaders();
 
+    // `timer`, when given, gets the GPU time of the particle, glow and tone-mapping passes.
     void draw(const ParticleBuffers& particles, const OrbitCamera& camera, const RenderSettings& settings,
-              const DrawTarget& target);
+              const DrawTarget& target, GpuFrameTimer* timer = nullptr);
 
     // The speed used for the top of the colour map when RenderSettings::speed_scale is 0.
     void set_auto_speed_scale(float speed) { auto_speed_scale_ = speed; }
@@ -71,6 +73,9 @@ class ParticleRenderer {
     GlVertexArray empty_vao_;
     GlTexture colour_map_;
     int colour_map_loaded_ = -1;
+    // Bound to every sampler a pass declares but does not use (the glow texture when the glow
+    // is off): sampling a unit with no texture is defined by the spec, but not worth trusting.
+    GlTexture black_;
     RenderTarget accumulation_;
     std::vector<RenderTarget> glow_levels_;  // [L]: 1/2^L of the target's size; [0] unused
     float auto_speed_scale_ = 1.0f;

@@ -1,0 +1,61 @@
+#pragma once
+// An H.264 MP4 made by piping raw frames into ffmpeg (the ffmpeg executable, found on PATH; no
+// link-time dependency). ffmpeg writes to a temporary name next to the requested file, which is
+// renamed into place only after ffmpeg has exited cleanly: an interrupted or failed encode never
+// leaves a truncated movie under the final name.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nbody::app {
+
+// The ffmpeg executable: $NBODY_FFMPEG when set (an empty value: none), else the first
+// `ffmpeg` on PATH that can be executed; nothing when there is none.
+std::optional<std::string> find_ffmpeg();
+
+// The size an H.264 4:2:0 movie of a width x height frame has: both even (yuv420p samples
+// colour at half resolution in both directions), so an odd side loses its last column or row.
+struct Mp4Size {
+    int width = 0, height = 0;
+    bool cropped = false;
+};
+Mp4Size mp4_size(int width, int height);
+
+class FfmpegPipe {
+  public:
+    // Starts `ffmpeg` reading width x height rgb24 frames, bottom row first (as GL reads them),
+    // at `fps` frames per second, writing `output` (through a temporary name). Throws
+    // std::runtime_error with the reason if it cannot be started.
+    FfmpegPipe(const std::string& ffmpeg, const std::string& output, int width, int height, int fps);
+    // Abandons an unfinished movie: kills ffmpeg and removes the temporary file.
+    ~FfmpegPipe();
+    FfmpegPipe(const FfmpegPipe&) = delete;
+    FfmpegPipe& operator=(const FfmpegPipe&) = delete;
+
+    // Writes one frame (width * height * 3 bytes). Throws std::runtime_error with ffmpeg's own
+    // message when ffmpeg has gone away (it closed the pipe).
+    void write(const std::uint8_t* rgb, std::size_t bytes);
+    // Closes ffmpeg's input, waits for it to finish the file and renames it into place. Throws
+    // with ffmpeg's message when it failed. Returns the final path.
+    std::string finish();
+
+    const std::string& output() const { return output_; }
+    const std::string& temporary() const { return temporary_; }
+    long long frames() const { return frames_; }
+
+  private:
+    std::string log_tail() const;  // the end of ffmpeg's stderr, for error messages
+    void abandon() noexcept;
+
+    std::string output_, temporary_, log_path_;
+    int fd_ = -1;  // write end of ffmpeg's stdin
+    pid_t pid_ = -1;
+    std::size_t frame_bytes_ = 0;
+    long long frames_ = 0;
+};
+
+}  // namespace nbody::app
