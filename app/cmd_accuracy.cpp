@@ -96,14 +96,30 @@ std::size_t parse_count(const std::string& text, const char* option) {
     return static_cast<std::size_t>(v) * mult;
 }
 
-double max_relative_error(const std::vector<Vec3d>& a, const std::vector<Vec3d>& ref) {
-    double worst = 0;
+// Emax and the body that sets it: a single body with an unusually small |a_ref| (near the centre,
+// where the pulls cancel) can set Emax alone, so the report names it.
+struct WorstBody {
+    double emax = 0;
+    std::size_t index = 0;
+    double a_ref = 0;  // |a_ref| of that body
+};
+
+WorstBody max_relative_error(const std::vector<Vec3d>& a, const std::vector<Vec3d>& ref) {
+    WorstBody w;
     for (std::size_t i = 0; i < ref.size(); ++i) {
         const double r = norm(ref[i]);
         const double e = norm(a[i] - ref[i]) / (r > 0 ? r : 1.0);
-        if (!(e <= worst)) worst = e;  // NaN counts as the worst
+        if (!(e <= w.emax)) w = {e, i, r};  // NaN counts as the worst
     }
-    return worst;
+    return w;
+}
+
+double median_norm(const std::vector<Vec3d>& v) {
+    std::vector<double> n(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) n[i] = norm(v[i]);
+    if (n.empty()) return 0;
+    std::nth_element(n.begin(), n.begin() + n.size() / 2, n.end());
+    return n[n.size() / 2];
 }
 
 // Total energy in double: kinetic + softened potential -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2),
@@ -154,6 +170,7 @@ struct ModeResult {
     std::string reason;
     double emax = 0;
     std::optional<double> emax_displaced;
+    WorstBody worst;  // centred
     double ms_per_step = 0;
     double interactions_per_second = 0;
 };
@@ -226,6 +243,7 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes,
         reference.load(state);
         const std::vector<Vec3d> ref = reference.accelerations(o.softening);
         sr.reference_seconds = seconds_since(t_ref);
+        const double a_median = median_norm(ref);
 
         std::vector<Vec3d> displaced;
         if (o.offset > 0) {
@@ -247,11 +265,12 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes,
             }
             cuda->set_kernel_config(mr.config);
             cuda->load(state);
-            mr.emax = max_relative_error(cuda->accelerations(o.softening), ref);
+            mr.worst = max_relative_error(cuda->accelerations(o.softening), ref);
+            mr.emax = mr.worst.emax;
             if (o.offset > 0) {
                 cuda->load(state);
                 cuda->load_positions(displaced);
-                mr.emax_displaced = max_relative_error(cuda->accelerations(o.softening), ref);
+                mr.emax_displaced = max_relative_error(cuda->accelerations(o.softening), ref).emax;
             }
             cuda->load(state);
             const Timing t = time_backend(*cuda, params, timing);
@@ -262,6 +281,12 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes,
                          short_config(mr.config).c_str(), sci(mr.emax).c_str(),
                          mr.emax_displaced ? (", displaced " + sci(*mr.emax_displaced)).c_str() : "",
                          mr.interactions_per_second);
+            {
+                const Vec4f& b = state.pos_mass[mr.worst.index];
+                const double r = std::sqrt(double(b.x) * b.x + double(b.y) * b.y + double(b.z) * b.z);
+                std::fprintf(stderr, "           worst body %zu: r = %.3g, |a_ref| = %.3g = %.3g x the median |a_ref|\n",
+                             mr.worst.index, r, mr.worst.a_ref, a_median > 0 ? mr.worst.a_ref / a_median : 0.0);
+            }
             sr.modes.push_back(mr);
         }
         results.push_back(std::move(sr));
@@ -477,6 +502,8 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes,
                     j["reason"] = m.reason;
                 } else {
                     j["emax"] = m.emax;
+                    j["worst_body"] = m.worst.index;
+                    j["worst_body_a_ref"] = m.worst.a_ref;
                     j["emax_displaced"] =
                         m.emax_displaced ? nlohmann::json(*m.emax_displaced) : nlohmann::json(nullptr);
                     j["ms_per_step"] = m.ms_per_step;

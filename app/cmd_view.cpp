@@ -4,12 +4,28 @@
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "commands.hpp"
 #include "nbody/render/glfw_window.hpp"
 #include "viewer_options.hpp"
 
 namespace nbody::app {
+
+std::pair<int, int> parse_size_option(const std::string& text, const std::string& option) {
+    std::smatch m;
+    const std::regex wxh(R"((\d{1,5})x(\d{1,5}))");
+    if (!std::regex_match(text, m, wxh))
+        throw CLI::ValidationError(option, "expected WIDTHxHEIGHT, e.g. 1920x1080 (got '" + text + "')");
+    return {std::stoi(m[1].str()), std::stoi(m[2].str())};
+}
+
+render::ColourMode parse_colour_option(const std::string& text, const std::string& option) {
+    static const char* names[] = {"galaxy", "component", "speed", "plain"};
+    for (int i = 0; i < 4; ++i)
+        if (text == names[i]) return render::ColourMode(i);
+    throw CLI::ValidationError(option, "'" + text + "'; supported: galaxy, component, speed, plain");
+}
 
 void add_view_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<ViewOptions>();
@@ -42,8 +58,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--no-vsync", *no_vsync, "Do not wait for the display's refresh (window mode)");
     add_kernel_options(*cmd, options->kernel);
     cmd->footer(
-        "Keys: Space pause, N single step, R reset, F screenshot, H hide UI, C reset camera, G follow centre "
-        "of mass,\n"
+        "Keys: Space pause, N single step, R reset, F screenshot, V record, H hide UI, C reset camera, G follow "
+        "centre of mass,\n"
         "F1 help, Esc quit. Mouse: left drag orbit, right drag pan, wheel zoom.\n"
         "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report "
         "line).");
@@ -51,24 +67,11 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->callback([options, backend, size, bodies, no_vsync, colour, &exit_code]() {
         ViewOptions o = *options;
         o.vsync = !*no_vsync;
-        if (!colour->empty()) {
-            static const char* names[] = {"galaxy", "component", "speed", "plain"};
-            for (int i = 0; i < 4; ++i)
-                if (*colour == names[i]) o.colour = render::ColourMode(i);
-            if (!o.colour)
-                throw CLI::ValidationError("--colour",
-                                           "'" + *colour + "'; supported: galaxy, component, speed, plain");
-        }
+        if (!colour->empty()) o.colour = parse_colour_option(*colour, "--colour");
         o.backend = parse_backend_kind(*backend);
         if (*bodies < 0) throw CLI::ValidationError("--bodies", "must be >= 1");
         if (*bodies > 0) o.bodies = static_cast<std::size_t>(*bodies);
-        std::smatch m;
-        const std::regex wxh(R"((\d{1,5})x(\d{1,5}))");
-        if (!std::regex_match(*size, m, wxh))
-            throw CLI::ValidationError("--size",
-                                       "expected WIDTHxHEIGHT, e.g. 1920x1080 (got '" + *size + "')");
-        o.width = std::stoi(m[1].str());
-        o.height = std::stoi(m[2].str());
+        std::tie(o.width, o.height) = parse_size_option(*size, "--size");
         if (o.screenshot && !o.frames && !o.headless)
             throw CLI::ValidationError("--screenshot", "needs --frames K in window mode (or use --headless)");
         try {

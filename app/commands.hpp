@@ -10,5 +10,6 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_view_command(CLI::App& app, int& exit_code);   // also the default with no subcommand
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_accuracy_command(CLI::App& app, int& exit_code);  // cmd_accuracy.cpp
+void add_record_command(CLI::App& app, int& exit_code);    // cmd_record.cpp
 
 }  // namespace nbody::app

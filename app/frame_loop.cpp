@@ -1,6 +1,9 @@
 // The viewer's frame loop, shared by the window and headless modes: gather input, act on
 // requests, step, draw particles, draw the UI, capture, present.
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,10 +19,15 @@
 #include "nbody/render/camera.hpp"
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/render/gl.hpp"
+#include "nbody/render/gpu_timer.hpp"
 #include "nbody/render/imgui_layer.hpp"
 #include "nbody/render/particle_renderer.hpp"
+#include "recorder.hpp"
+#include "recorder_ffmpeg.hpp"
+#include "recorder_interrupt.hpp"
 #include "ui_panels.hpp"
 #include "viewer_options.hpp"
+#include "viewer_profile.hpp"
 #include "viewer_params.hpp"
 #include "viewer_scenes.hpp"
 #include "viewer_sim.hpp"
@@ -94,14 +102,15 @@ struct RunTotals {
     std::size_t bytes_to_host = 0, bytes_uploaded = 0;
 };
 
-void print_report(const RunTotals& t, long long frames_total, const SimulationDriver& sim, int flops) {
+void print_report(const std::string& command, const RunTotals& t, long long frames_total,
+                  const SimulationDriver& sim, int flops, const FrameProfile& profile, const GpuTotals& gpu) {
     const double fps = t.seconds > 0 ? double(t.frames) / t.seconds : 0.0;
     const double ms_frame = t.frames > 0 ? 1e3 * t.seconds / double(t.frames) : 0.0;
     const double ms_step = t.ms_samples > 0 ? t.ms_per_step_sum / double(t.ms_samples) : 0.0;
     const double n = double(sim.size());
     const double ips = ms_step > 0 ? n * n / (ms_step * 1e-3) : 0.0;
-    std::printf("nbody view: %lld frames, N = %zu, backend %.*s, positions: %s\n", frames_total, sim.size(),
-                int(sim.backend().name().size()), sim.backend().name().data(), describe(sim.path()));
+    std::printf("nbody %s: %lld frames, N = %zu, backend %.*s, positions: %s\n", command.c_str(), frames_total,
+                sim.size(), int(sim.backend().name().size()), sim.backend().name().data(), describe(sim.path()));
     if (t.frames > 0)
         std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %lld steps\n", frames_total, fps, ms_frame,
                     t.steps);
@@ -116,14 +125,78 @@ void print_report(const RunTotals& t, long long frames_total, const SimulationDr
         "energy snapshots: %zu bytes\n",
         t.bytes_to_host, t.frames ? double(t.bytes_to_host) / double(t.frames) : 0.0, t.bytes_uploaded,
         sim.snapshot_bytes());
+    std::printf("%s\n", profile.report(gpu).c_str());
     std::printf(
         "fps_report frames=%lld fps=%.3f ms_per_frame=%.4f ms_per_step=%.4f interactions_per_s=%.4e "
-        "n=%zu d2h_bytes=%zu path=%s\n",
+        "n=%zu d2h_bytes=%zu path=%s%s\n",
         t.frames, fps, ms_frame, ms_step, ips, sim.size(), t.bytes_to_host,
         sim.path() == TransferPath::Interop    ? "interop"
         : sim.path() == TransferPath::HostCopy ? "host-copy"
-                                               : "upload");
+                                               : "upload",
+        profile.fields(gpu).c_str());
     std::fflush(stdout);
+}
+
+std::string format_duration(double seconds) {
+    const long long s = std::llround(std::max(seconds, 0.0));
+    char buf[32];
+    if (s >= 3600)
+        std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
+    return buf;
+}
+
+// `nbody record`'s progress on stderr: rewritten in place on a terminal, a line every tenth of
+// the run otherwise (logs and test output stay readable).
+class Progress {
+  public:
+    explicit Progress(long long total) : total_(total), tty_(isatty(fileno(stderr)) != 0), start_(Clock::now()) {}
+
+    void update(long long done) {
+        const auto now = Clock::now();
+        const bool last = done >= total_;
+        if (tty_) {
+            if (!last && seconds_between(last_print_, now) < 0.2) return;
+        } else {
+            const long long step = std::max<long long>(1, total_ / 10);
+            if (!last && done / step == printed_ / step) return;
+        }
+        printed_ = done;
+        last_print_ = now;
+        const double elapsed = seconds_between(start_, now);
+        const double fps = elapsed > 0 ? double(done) / elapsed : 0.0;
+        const double eta = fps > 0 ? double(total_ - done) / fps : 0.0;
+        std::fprintf(stderr, "%sframe %lld/%lld  %.1f frames/s  elapsed %s  ETA %s%s", tty_ ? "\r\033[K" : "",
+                     done, total_, fps, format_duration(elapsed).c_str(), format_duration(eta).c_str(),
+                     tty_ && !last ? "" : "\n");
+        std::fflush(stderr);
+    }
+    void interrupt_line() {
+        if (tty_) std::fprintf(stderr, "\n");
+    }
+
+  private:
+    long long total_, printed_ = -1;
+    bool tty_;
+    Clock::time_point start_, last_print_{};
+};
+
+std::string default_recording_folder() {
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+    return std::string("nbody-frames-") + stamp;
+}
+
+std::string describe_summary(const RecordingSummary& r) {
+    std::ostringstream m;
+    m << r.frames_written << " frame" << (r.frames_written == 1 ? "" : "s") << " written to " << r.folder.string();
+    if (!r.mp4.empty()) m << "; MP4 " << r.mp4;
+    if (r.stale_removed > 0) m << "; " << r.stale_removed << " frames of an older recording removed";
+    if (!r.error.empty()) m << ". Recording stopped: " << r.error;
+    if (!r.mp4_error.empty()) m << ". No MP4: " << r.mp4_error;
+    return m.str();
 }
 
 }  // namespace
@@ -135,11 +208,15 @@ int run_viewer(const ViewOptions& o) {
     if (o.frames && *o.frames < 1) throw std::invalid_argument("--frames must be >= 1");
     // 0: run until closed. Headless without --frames renders one frame.
     const long long frame_limit = o.frames ? *o.frames : (o.headless ? 1 : 0);
+    const bool record_run = o.record.has_value();
 
     // The scene first: a bad scene file should not cost a window opening and closing.
     std::string scene_path = o.scene.value_or("");
     Scene scene = make_scene(scene_path, o.bodies);
     scene.state.validate();
+
+    // Ctrl-C ends the loop after the frame in progress, so a recording is finished properly.
+    InterruptGuard interrupt_guard;
 
     // Context before everything that owns GL objects, so it is destroyed after them.
     std::unique_ptr<Surface> surface = o.headless ? make_headless_surface(o.width, o.height)
@@ -151,10 +228,14 @@ int run_viewer(const ViewOptions& o) {
     params.sim.step = scene.params;
     params.sim.steps_per_frame = o.steps_per_frame.value_or(scene.steps_per_frame);
     if (params.sim.steps_per_frame < 1) throw std::invalid_argument("--steps-per-frame must be >= 1");
+    std::optional<RecordingSettings> record_settings = o.record;
+    if (record_settings) record_settings->steps_per_frame = params.sim.steps_per_frame;
     params.sim.bodies = int(scene.state.size());
     params.show_ui = !o.no_ui;
     params.render.colour_mode = o.colour.value_or(natural_colour_mode(scene.state));
     params.render.hide_halo = o.hide_halo;
+    params.recording.folder = default_recording_folder();
+    params.recording.steps_per_frame = params.sim.steps_per_frame;
 
     SimulationDriver sim(o.backend, std::cerr);
     apply_kernel_options(sim.backend(), o.kernel);
@@ -193,7 +274,7 @@ int run_viewer(const ViewOptions& o) {
     // Energy is for the Simulation panel: without a UI nobody would see it, and the O(N^2) sum
     // would compete with the frame loop for the CPU.
     constexpr std::size_t kAutoEnergyMaxN = 65536;
-    params.sim.auto_energy = ui != nullptr;
+    params.sim.auto_energy = ui != nullptr && !record_run;
     auto start_energy = [&]() { energy.start(sim.snapshot(), params.sim.step.softening); };
     if (params.sim.auto_energy && scene.state.size() <= kAutoEnergyMaxN)
         energy.start(scene.state, params.sim.step.softening);
@@ -228,13 +309,63 @@ int run_viewer(const ViewOptions& o) {
         }
     };
 
+    // --- recording ---------------------------------------------------------------------------
+    // Declared after the context and the renderer: destroyed first, while GL is still there.
+    std::unique_ptr<Recorder> recorder;
+    RecordingView recording_view;
+    recording_view.ffmpeg_found = find_ffmpeg().has_value();
+    bool first_recorded_frame = false;  // the first frame of a recording shows the state as it was
+    std::optional<RecordingSummary> record_summary;
+    auto start_recording = [&](const RecordingSettings& settings, int width, int height) {
+        recorder = std::make_unique<Recorder>(settings, width, height);
+        first_recorded_frame = true;
+        recording_view.last_result.clear();
+        if (!recorder->mp4_note().empty()) std::cerr << "nbody: " << recorder->mp4_note() << "\n";
+    };
+    auto stop_recording = [&]() {
+        const RecordingSummary r = recorder->finish();
+        recorder.reset();
+        recording_view.last_result = describe_summary(r);
+        recording_view.last_result_is_error = !r.error.empty() || !r.mp4_error.empty();
+        say(recording_view.last_result, recording_view.last_result_is_error);
+        return r;
+    };
+    if (record_run) {
+        start_recording(*record_settings, o.width, o.height);
+        const Mp4Size even = mp4_size(o.width, o.height);
+        std::cerr << "nbody: recording " << frame_limit << " frames of " << o.width << "x" << o.height << " into "
+                  << record_settings->folder.string() << ", " << record_settings->steps_per_frame
+                  << " steps per frame"
+                  << (record_settings->mp4 && find_ffmpeg() ? ", MP4 " + *record_settings->mp4 + " (" +
+                                                                  std::to_string(even.width) + "x" +
+                                                                  std::to_string(even.height) + ")"
+                                                            : std::string())
+                  << "\n";
+    }
+    std::optional<Progress> progress;
+    if (record_run) progress.emplace(frame_limit);
+
+    render::GpuFrameTimer gpu_timer;
+    gpu_timer.set_count_from(1);
+#if NBODY_HAVE_CUDA
+    auto cuda_timer = [&]() { return sim.gpu_step_timer(); };
+#endif
+    FrameProfile profile;
+
     RunTotals totals;
     long long frame = 0;
+    int interrupted = 0;
     Requests pending;  // raised by the UI during a frame, acted on at the start of the next
     Clock::time_point last = Clock::now(), measure_start = last;
     for (;;) {
+        if ((interrupted = InterruptGuard::requested()) != 0) break;  // the previous frame is complete
+        profile.begin_frame(frame >= 1);
         Requests requests = std::exchange(pending, Requests{});
-        const bool open = surface->poll(params, requests, camera);
+        bool open = true;
+        {
+            const HostStageTimer timing(profile, HostStage::Events);
+            open = surface->poll(params, requests, camera);
+        }
         const bool final_frame = frame_limit > 0 && frame + 1 >= frame_limit;
         if (!open || requests.quit) break;
         const render::DrawTarget target = surface->target();
@@ -246,35 +377,78 @@ int run_viewer(const ViewOptions& o) {
         const double dt_frame = seconds_between(last, now);
         last = now;
         if (frame == 1) measure_start = now;  // the first frame is warm-up
+        gpu_timer.begin_frame(frame);
 
         // --- requests ---------------------------------------------------------------------
-        if (requests.load_scene) replace_system(*requests.load_scene, std::nullopt, false);
-        if (requests.apply_bodies) replace_system(scene_path, std::size_t(params.sim.bodies), true);
-        if (requests.reset) replace_system(scene_path, std::nullopt, true);
-        if (requests.apply_kernel) {
-            params.kernel.invalid_reason = sim.apply_kernel_config(params.kernel.edited);
-            if (params.kernel.invalid_reason.empty())
-                std::cerr << "nbody: kernel " << params.kernel.edited.to_string() << "\n";
-        }
-        if (requests.reset_camera) camera.reset(scene.camera);
-        if (requests.reload_shaders) {
-            const std::string error = renderer.reload_shaders();
-            say(error.empty() ? "shaders reloaded" : error, !error.empty());
-        }
-        try {
-            energy.poll();
-            if (const auto& d = energy.latest(); d && energy.latest_time() >= com.time)
-                com.anchor(d->centre_of_mass, d->centre_of_mass_velocity, energy.latest_time());
-            if (requests.compute_energy) start_energy();
-        } catch (const std::exception& e) {
-            say(std::string("energy computation failed: ") + e.what(), true);
+        {
+            const HostStageTimer timing(profile, HostStage::Events);
+            if (requests.load_scene) replace_system(*requests.load_scene, std::nullopt, false);
+            if (requests.apply_bodies) replace_system(scene_path, std::size_t(params.sim.bodies), true);
+            if (requests.reset) replace_system(scene_path, std::nullopt, true);
+            if (requests.apply_kernel) {
+                params.kernel.invalid_reason = sim.apply_kernel_config(params.kernel.edited);
+                if (params.kernel.invalid_reason.empty())
+                    std::cerr << "nbody: kernel " << params.kernel.edited.to_string() << "\n";
+            }
+            if (requests.reset_camera) camera.reset(scene.camera);
+            if (requests.reload_shaders) {
+                const std::string error = renderer.reload_shaders();
+                say(error.empty() ? "shaders reloaded" : error, !error.empty());
+            }
+            if (requests.toggle_recording && !record_run) {
+                if (recorder) {
+                    stop_recording();
+                } else {
+                    const RecordingParams& r = params.recording;
+                    RecordingSettings settings;
+                    settings.folder = r.folder;
+                    settings.steps_per_frame = r.steps_per_frame;
+                    settings.include_ui = r.include_ui;
+                    settings.overwrite = r.overwrite;
+                    if (r.mp4) settings.mp4 = r.mp4_file.empty() ? r.folder + ".mp4" : r.mp4_file;
+                    try {
+                        start_recording(settings, target.width, target.height);
+                        say("recording into " + r.folder, false);
+                    } catch (const std::exception& e) {
+                        recording_view.last_result = std::string("cannot record: ") + e.what();
+                        recording_view.last_result_is_error = true;
+                        say(recording_view.last_result, true);
+                    }
+                }
+            }
+            // A frame sequence (and a movie) keeps one size: a resized window ends the recording.
+            if (recorder && !record_run && (target.width != recorder->width() || target.height != recorder->height())) {
+                say("the window was resized, so the recording stopped (a frame sequence keeps one size)", true);
+                stop_recording();
+            }
+            try {
+                energy.poll();
+                if (const auto& d = energy.latest(); d && energy.latest_time() >= com.time)
+                    com.anchor(d->centre_of_mass, d->centre_of_mass_velocity, energy.latest_time());
+                if (requests.compute_energy) start_energy();
+            } catch (const std::exception& e) {
+                say(std::string("energy computation failed: ") + e.what(), true);
+            }
         }
 
         // --- step ----------------------------------------------------------------------------
-        const int steps = params.sim.paused ? (requests.single_step ? 1 : 0) : params.sim.steps_per_frame;
+        // While recording, every recorded frame is the same number of steps after the one before
+        // (the first shows the state the recording started from); paused, nothing is recorded
+        // except what a single step (N) advances.
+        bool capture_frame = false;
+        int steps = params.sim.paused ? (requests.single_step ? 1 : 0) : params.sim.steps_per_frame;
+        if (recorder) {
+            capture_frame = !params.sim.paused || requests.single_step || first_recorded_frame;
+            steps = capture_frame && !first_recorded_frame ? recorder->settings().steps_per_frame : 0;
+            first_recorded_frame = false;
+        }
         if (steps > 0) {
             try {
-                const StepReport report = sim.advance(steps, params.sim.step);
+                const StepReport report = sim.advance(steps, params.sim.step, frame);
+                profile.add(HostStage::Map, report.host_map_ms);
+                profile.add(HostStage::Launch, report.host_launch_ms);
+                profile.add(HostStage::Unmap, report.host_unmap_ms);
+                profile.add(HostStage::Upload, report.host_upload_ms);
                 const KernelConfig running = sim.backend().kernel_config();
                 perf.add_steps(report, sim.size(), sim.tunable() ? &running : nullptr);
                 if (frame >= 1) {
@@ -307,10 +481,45 @@ int run_viewer(const ViewOptions& o) {
         }
 
         // --- draw ----------------------------------------------------------------------------
-        if (params.camera.follow_centre_of_mass) camera.set_target(com.at(sim.time()));
-        renderer.draw(sim.buffers(), camera, params.render, target);
+        {
+            const HostStageTimer timing(profile, HostStage::Draw);
+            if (params.camera.follow_centre_of_mass) camera.set_target(com.at(sim.time()));
+            renderer.draw(sim.buffers(), camera, params.render, target, &gpu_timer);
+        }
 
-        if (ui && params.show_ui) {
+        // Frames are captured with or without the panels, never with the REC indicator.
+        auto capture = [&]() {
+            if (!recorder || !capture_frame || recorder->failed()) return;
+            const HostStageTimer timing(profile, HostStage::Capture);
+            const render::GpuStageScope gpu(&gpu_timer, render::GpuStage::Readback);
+            try {
+                recorder->capture(target.framebuffer, target.width, target.height);
+            } catch (const std::exception& e) {
+                if (record_run) throw;
+                say(std::string("recording stopped: ") + e.what(), true);
+                stop_recording();
+            }
+        };
+        const bool ui_in_frame = recorder && recorder->settings().include_ui;
+        if (!ui_in_frame) capture();
+
+        if (recorder) {
+            recording_view.active = true;
+            recording_view.status = recorder->status();
+            recording_view.width = recorder->width();
+            recording_view.height = recorder->height();
+            recording_view.folder = recorder->settings().folder.string();
+            recording_view.note = recorder->mp4_note();
+        } else {
+            recording_view.active = false;
+        }
+
+        const bool draw_panels = ui && params.show_ui;
+        // With the panels hidden the REC indicator still shows (not in headless runs: no one looks).
+        const bool indicator_only = ui && !params.show_ui && recorder && !surface->headless();
+        if (draw_panels || indicator_only) {
+            const HostStageTimer timing(profile, HostStage::Ui);
+            const render::GpuStageScope gpu(&gpu_timer, render::GpuStage::Ui);
             std::vector<std::string> messages = sim.notices();
             messages.insert(messages.end(), app_messages.begin(), app_messages.end());
             while (notice_seen.size() < messages.size()) notice_seen.push_back(Clock::now());
@@ -330,10 +539,11 @@ int run_viewer(const ViewOptions& o) {
                                    messages,
                                    recent,
                                    Clock::now() < toast_until ? toast : std::string(),
-                                   surface->headless()};
+                                   surface->headless(),
+                                   recording_view};
             // The first frame is laid out a few times unseen, so that even a one-frame headless
             // screenshot shows the panels at their settled size and place.
-            for (int pass = 0; frame == 0 && pass < 3; ++pass) {
+            for (int pass = 0; draw_panels && frame == 0 && pass < 3; ++pass) {
                 ui->begin_frame(target.width, target.height, 1.0f / 60.0f);
                 Requests ignored;
                 ViewerParams scratch = params;
@@ -341,14 +551,21 @@ int run_viewer(const ViewOptions& o) {
                 ui->discard_frame();
             }
             ui->begin_frame(target.width, target.height, frame == 0 ? 1.0f / 60.0f : float(dt_frame));
-            draw_ui(params, visible, pending, ctx);
-            ui->end_frame(target.framebuffer, target.width, target.height);
+            if (draw_panels)
+                draw_ui(params, visible, pending, ctx);
+            else
+                draw_recording_indicator(ctx);
+            ui->end_frame(target.framebuffer, target.width, target.height, /*hold_foreground=*/ui_in_frame);
             surface->set_ui_capture(ui->wants_mouse(), ui->wants_keyboard());
         } else {
             surface->set_ui_capture(false, false);
         }
+        if (ui_in_frame) {
+            capture();
+            if (ui && (draw_panels || indicator_only)) ui->render_foreground(target.framebuffer, target.width, target.height);
+        }
 
-        // --- capture ---------------------------------------------------------------------------
+        // --- screenshot --------------------------------------------------------------------------
         const bool final_shot = final_frame && o.screenshot;
         if (requests.screenshot || final_shot) {
             const std::string path = final_shot ? *o.screenshot : timestamped_png_name();
@@ -362,20 +579,85 @@ int run_viewer(const ViewOptions& o) {
             }
         }
 
-        surface->present();
+        // A frame that could not be written stops the recording; the simulation goes on.
+        if (recorder && recorder->failed()) {
+            if (record_run) break;
+            stop_recording();
+        }
+
+        {
+            const HostStageTimer timing(profile, HostStage::Present);
+            surface->present();
+        }
+        gpu_timer.end_frame();
+        profile.end_frame();
         if (frame > 0) perf.add_frame(dt_frame);  // frame 0 has no previous frame to time from
+        if (capture_frame && o.orbit_deg_per_frame != 0) camera.turn(o.orbit_deg_per_frame);
         ++frame;
+        if (progress) progress->update(frame);
         if (final_frame) break;
+    }
+    if (progress && interrupted) progress->interrupt_line();
+
+    // Everything queued has run: the timings are complete and honest.
+    glFinish();
+    gpu_timer.drain();
+    GpuTotals gpu;
+    gpu.gl_ms = gpu_timer.total_ms();
+    gpu.gl_frames = gpu_timer.frames_counted();
+#if NBODY_HAVE_CUDA
+    if (render::CudaStreamTimer* t = cuda_timer()) {
+        t->set_count_from(1);  // frame 0's steps are warm-up (initial force pass included)
+        t->poll(true);
+        gpu.cuda_step_ms = t->total_ms();
+        gpu.cuda_frames = t->frames_counted();
+    }
+#endif
+    const double loop_seconds = seconds_between(measure_start, Clock::now());
+
+    if (recorder) record_summary = stop_recording();
+
+    const bool complete = frame_limit > 0 && frame >= frame_limit;
+    if (frame_limit > 0 && (complete || record_run)) {
+        totals.frames = std::max<long long>(frame - 1, 0);
+        totals.seconds = loop_seconds;
+        print_report(o.command, totals, frame, sim, params.kernel.flops_per_interaction, profile, gpu);
+    }
+    if (record_run && record_summary) {
+        const RecordingSummary& r = *record_summary;
+        const double fps = r.seconds > 0 ? double(r.frames_written) / r.seconds : 0.0;
+        std::printf("nbody record: %lld frames written to %s in %.2f s (%.1f frames/s)%s\n", r.frames_written,
+                    r.folder.string().c_str(), r.seconds, fps,
+                    interrupted ? ", interrupted" : "");
+        if (!r.mp4.empty())
+            std::printf("  MP4: %s (%lld frames at %d fps)\n", r.mp4.c_str(), r.mp4_frames, record_settings->mp4_fps);
+        if (!r.mp4_note.empty()) std::printf("  note: %s\n", r.mp4_note.c_str());
+        if (r.wait_seconds > 0.05)
+            std::printf("  the simulation waited %.2f s in all for the PNG/MP4 encoders to catch up\n",
+                        r.wait_seconds);
+        if (r.stale_removed > 0)
+            std::printf("  removed %lld frames beyond this recording left by an older one (--overwrite)\n",
+                        r.stale_removed);
+        std::printf("record_report frames=%lld seconds=%.3f fps=%.3f mp4=%s interrupted=%d\n", r.frames_written,
+                    r.seconds, fps, r.mp4.empty() ? "none" : r.mp4.c_str(), interrupted ? 1 : 0);
+        std::fflush(stdout);
+        if (!r.error.empty()) {
+            std::fprintf(stderr, "nbody: error: %s\n", r.error.c_str());
+            return 1;
+        }
+        if (!r.mp4_error.empty()) {
+            std::fprintf(stderr, "nbody: error: the MP4 could not be made: %s\n", r.mp4_error.c_str());
+            return 1;
+        }
+    }
+    if (interrupted) {
+        std::fprintf(stderr, "nbody: interrupted after %lld frame%s\n", frame, frame == 1 ? "" : "s");
+        return 130;
     }
     if (frame_limit > 0 && frame < frame_limit) {
         std::fprintf(stderr, "nbody: the window was closed after %lld of %lld frames%s\n", frame, frame_limit,
                      o.screenshot ? "; no screenshot written" : "");
         return 1;
-    }
-    if (frame_limit > 0) {
-        totals.frames = std::max<long long>(frame - 1, 0);
-        totals.seconds = seconds_between(measure_start, Clock::now());
-        print_report(totals, frame, sim, params.kernel.flops_per_interaction);
     }
     return 0;
 }

@@ -8,12 +8,25 @@
 
 #include "nbody/render/camera.hpp"
 #include "nbody/render/context.hpp"
+#include "recorder.hpp"
 #include "viewer_params.hpp"
 #include "viewer_scenes.hpp"
 #include "viewer_sim.hpp"
 #include "viewer_stats.hpp"
 
 namespace nbody::app {
+
+// The recording as the panels see it.
+struct RecordingView {
+    bool active = false;
+    RecorderStatus status;         // when active
+    int width = 0, height = 0;     // of the frames being recorded
+    std::string folder;            // being recorded into
+    std::string note;              // about the MP4 of the active recording (no ffmpeg, cropped)
+    bool ffmpeg_found = false;
+    std::string last_result;       // how the last recording ended, or why one could not start
+    bool last_result_is_error = false;
+};
 
 // Everything the panels display, read-only.
 struct PanelContext {
@@ -31,10 +44,11 @@ struct PanelContext {
     const std::vector<std::string>& recent_messages;  // those still shown on screen
     std::string toast;                                // a short-lived message (screenshot saved), or empty
     bool headless = false;
+    const RecordingView& recording;
 };
 
 struct PanelVisibility {
-    bool kernel = true, simulation = true, rendering = true;
+    bool kernel = true, simulation = true, rendering = true, recording = true;
     float simulation_height = 0;  // last frame's, for placing it
 };
 
@@ -50,6 +64,10 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
 void draw_rendering_panel(render::RenderSettings& render, CameraParams& camera, Requests& requests,
                           const PanelContext& ctx, bool* open, float* bottom = nullptr);
 void draw_debug_panel(const PanelContext& ctx, bool* open);
+void draw_recording_panel(RecordingParams& recording, Requests& requests, const PanelContext& ctx, bool* open);
+// The REC indicator (red dot, frame count, encoder state), in ImGui's foreground draw list: on
+// screen even with the panels hidden, and left out of recorded frames (ImGuiLayer::end_frame).
+void draw_recording_indicator(const PanelContext& ctx);
 void draw_help_panel(bool* open);
 
 // "1.41 T", "28.2 G": value with an SI prefix, three significant digits.

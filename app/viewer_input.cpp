@@ -64,6 +64,7 @@ const std::vector<KeyBinding>& key_bindings() {
         {"N", "single step (pauses; hold to keep stepping)"},
         {"R", "reset the scene"},
         {"F", "screenshot (PNG in the working folder)"},
+        {"V", "start / stop recording frames (Recording panel)"},
         {"H", "hide / show the UI"},
         {"C", "reset the camera"},
         {"G", "follow the centre of mass"},
@@ -92,6 +93,9 @@ void apply_input(InputState& input, ViewerParams& params, Requests& requests, re
                 break;
             case GLFW_KEY_F:
                 requests.screenshot = true;
+                break;
+            case GLFW_KEY_V:
+                requests.toggle_recording = true;
                 break;
             case GLFW_KEY_H:
                 params.show_ui = !params.show_ui;

@@ -3,7 +3,7 @@
 // loop applies it once per frame (apply_input), so input never races the drawing.
 //
 //   left drag: orbit     right drag / shift + left drag / middle drag: pan     wheel: zoom
-//   Space pause   N single step   R reset   F screenshot   H hide UI   C reset camera
+//   Space pause   N single step   R reset   F screenshot   V record   H hide UI   C reset camera
 //   G follow centre of mass   F1 help   Esc quit
 
 #include <glm/vec2.hpp>

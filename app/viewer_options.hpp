@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/backend.hpp"
+#include "recorder.hpp"
 #include "run_options.hpp"
 
 namespace nbody::app {
@@ -25,7 +27,19 @@ struct ViewOptions {
     std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
     bool hide_halo = false;
     KernelOptions kernel;
+
+    // `nbody record`: record every frame (frame 0 is the initial state, then steps_per_frame
+    // steps between frames), print progress, and finish the recording at the end.
+    std::optional<RecordingSettings> record;
+    float orbit_deg_per_frame = 0;  // turn the camera this much round the target each frame
+    // The command's name in messages and the report ("view", "record").
+    std::string command = "view";
 };
+
+// "1920x1080" -> {1920, 1080}; throws CLI::ValidationError naming `option` otherwise.
+std::pair<int, int> parse_size_option(const std::string& text, const std::string& option);
+// "galaxy" | "component" | "speed" | "plain"; throws CLI::ValidationError naming `option`.
+render::ColourMode parse_colour_option(const std::string& text, const std::string& option);
 
 // Runs the viewer (window or headless) and returns the process exit code. Errors a user can
 // act on (no display, bad scene, a GPU problem) are printed as one message and give 1.

@@ -29,6 +29,16 @@ struct CameraParams {
     bool follow_centre_of_mass = false;
 };
 
+// The Recording panel's choices; they take effect when a recording starts.
+struct RecordingParams {
+    std::string folder;         // frame_000000.png ... go here
+    int steps_per_frame = 1;    // simulation steps between recorded frames
+    bool include_ui = false;    // the panels are in the frames
+    bool mp4 = false;           // also an MP4 (ffmpeg)
+    std::string mp4_file;       // empty: <folder>.mp4
+    bool overwrite = false;     // replace frames of an earlier recording in that folder
+};
+
 // One-shot requests raised by keys and buttons, consumed by the frame loop each frame.
 struct Requests {
     bool reset = false;
@@ -40,6 +50,7 @@ struct Requests {
     bool compute_energy = false;
     bool reset_camera = false;
     bool reload_shaders = false;
+    bool toggle_recording = false;          // start, or stop, recording (V)
     std::optional<std::string> load_scene;  // a path, or "" for the built-in scene
 };
 
@@ -48,6 +59,7 @@ struct ViewerParams {
     KernelParams kernel;
     render::RenderSettings render;
     CameraParams camera;
+    RecordingParams recording;
     bool show_ui = true;
     bool show_help = false;
     bool show_debug = false;

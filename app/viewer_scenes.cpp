@@ -8,19 +8,16 @@ namespace fs = std::filesystem;
 namespace nbody::app {
 
 std::vector<SceneChoice> list_scene_choices() {
-    std::vector<fs::path> dirs;
     std::error_code ec;
-    if (const fs::path exe = fs::read_symlink("/proc/self/exe", ec); !ec)
-        dirs.push_back(exe.parent_path() / "scenes");
-    dirs.push_back(fs::path(NBODY_SOURCE_DIR) / "scenes");
+    const std::vector<std::string> dirs = scene_directories();
 
-    std::vector<SceneChoice> choices{{"Built-in collision", "", "", ""}};
+    std::vector<SceneChoice> choices{{"Default collision", "", "", ""}};
     std::vector<std::string> seen;
     for (const auto& dir : dirs) {
         if (!fs::is_directory(dir, ec)) continue;
         std::vector<SceneEntry> entries;
         try {
-            entries = list_scenes(dir.string());
+            entries = list_scenes(dir);
         } catch (const std::exception&) {
             continue;  // an unreadable folder hides its scenes; the built-in one remains
         }

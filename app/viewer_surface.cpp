@@ -59,15 +59,29 @@ class HeadlessSurface final : public Surface {
     render::DrawTarget target() override {
         return {screen_.framebuffer(), screen_.width(), screen_.height(), 1.0f};
     }
-    void present() override { glFinish(); }
+    // No swap and no glFinish: nothing is shown, so nothing needs the frame to be complete now.
+    // Waiting for it here would idle the GPU while the CPU prepares the next frame (and the CPU
+    // while the GPU draws). Instead the CPU may run kFramesAhead frames ahead, as a swap chain
+    // would let it, and waits only when it gets further than that (else GL commands would queue
+    // without bound). Whoever reads pixels or times a run waits for exactly what it needs.
+    void present() override {
+        fences_[next_].insert();
+        glFlush();
+        next_ = (next_ + 1) % kFences;
+        fences_[next_].wait();  // the frame kFramesAhead frames back
+    }
 
     bool headless() const override { return true; }
     const render::GlInfo& gl_info() const override { return egl_.gl_info(); }
     std::string description() const override { return egl_.description(); }
 
   private:
+    static constexpr int kFramesAhead = 2;
+    static constexpr int kFences = kFramesAhead + 1;
     render::EglContext egl_;       // first: the frame's render target below is deleted before it
     render::RenderTarget screen_;  // stands in for a window's back buffer
+    render::GlFence fences_[kFences];
+    int next_ = 0;
 };
 
 }  // namespace

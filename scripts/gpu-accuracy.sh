@@ -57,17 +57,20 @@ fi
 
 stage "SASS of the precision kernels at the default config (opcodes per instance)"
 if command -v cuobjdump >/dev/null; then
-    cuobjdump --dump-resource-usage "$NBODY" 2>/dev/null | grep -A1 "precision_force_kernel" >"$work/precision-resources.txt"
-    # mode 0 = fp32-jbag, 1 = ds, 2 = fp64; (U, q, B) = (8, 2, 4) fp32 modes, (8, 2, 1) fp64; and B = 1.
-    for inst in 0_8_2_4 1_8_2_4 2_8_2_1 0_8_1_1 1_8_1_1 2_4_1_1; do
-        IFS=_ read -r m u q b <<<"$inst"
-        sym="_ZN5nbody4cuda6detail22precision_force_kernelILNS0_13PrecisionModeE${m}ELi${u}ELi${q}ELi${b}EEEvNS0_18PrecisionForceArgsE"
-        cuobjdump -sass -fun "$sym" "$NBODY" >"$work/sass-prec-m${m}-U${u}-q${q}-B${b}.txt" 2>&1
-        printf 'mode=%s U=%s q=%s B=%s: ' "$m" "$u" "$q" "$b"
-        grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9] )?[A-Z0-9_.]+' "$work/sass-prec-m${m}-U${u}-q${q}-B${b}.txt" \
+    cuobjdump --dump-resource-usage "$NBODY" 2>/dev/null >"$work/precision-resources-all.txt"
+    grep -A1 "precision_force_kernel" "$work/precision-resources-all.txt" >"$work/precision-resources.txt"
+    # kind 0 = fp32-jbag (kahan), 1 = ds (ref), 2 = fp64, 3 = jbag plain, 4 = ds eq3 (A/B kinds);
+    # (U, q, B) = (8, 2, 4) fp32 kinds, (8, 2, 1) fp64.
+    for inst in 0_8_2_4 1_8_2_4 3_8_2_4 4_8_2_4 2_8_2_1; do
+        IFS=_ read -r k u q b <<<"$inst"
+        sym=$(grep -oE "_ZN5nbody4cuda6detail22precision_force_kernelILi${k}ELi${u}ELi${q}ELi${b}EEEv[A-Za-z0-9_]+" \
+              "$work/precision-resources-all.txt" | head -1)
+        cuobjdump -sass -fun "$sym" "$NBODY" >"$work/sass-prec-k${k}-U${u}-q${q}-B${b}.txt" 2>&1
+        printf 'kind=%s U=%s q=%s B=%s: ' "$k" "$u" "$q" "$b"
+        grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9] )?[A-Z0-9_.]+' "$work/sass-prec-k${k}-U${u}-q${q}-B${b}.txt" \
             | awk '{print $NF}' | sed 's/\..*//' | sort | uniq -c | sort -rn \
-            | awk '$2 ~ /^(FFMA|FADD|FMUL|MUFU|LDS|DADD|DFMA|DMUL|BAR|SHFL)$/ {printf "%s=%s ", $2, $1}'
-        echo
+            | awk '$2 ~ /^(FFMA|FADD|FMUL|MUFU|LDS|DADD|DFMA|DMUL|BAR|SHFL|F2F)$/ {printf "%s=%s ", $2, $1}'
+        grep -A1 "$sym" "$work/precision-resources-all.txt" | grep -oE 'REG:[0-9]+' | head -1
     done | tee "$work/precision-sass-summary.txt"
     grep -c "REG" "$work/precision-resources.txt" | sed 's/^/precision kernel instances: /'
 else
@@ -79,8 +82,19 @@ run accuracy.log 150 "$NBODY" accuracy --bodies 2K,4K,8K,16K,32K,64K,128K --offs
     --energy-bodies 16K --json "$work/accuracy.json"
 cp "$work/accuracy.json" "$OUT/" 2>/dev/null
 
+stage "A/B formulations at the default config: NBODY_JBAG_SUM=plain (Chamomile literal) and NBODY_DS_SEPARATION=eq3 (Sapporo eq. 3)"
+TAIL=30 run accuracy-ab.log 90 env NBODY_JBAG_SUM=plain NBODY_DS_SEPARATION=eq3 "$NBODY" accuracy \
+    --bodies 2K,4K,8K,16K,32K,64K,128K --precision fp32,fp32-jbag,ds --offset 1000 --json "$work/accuracy-ab.json"
+
+stage "Emax at 2K..8K over seeds 2..6 (one realisation per N in Chamomile's Table 2: how much is the sample?)"
+for seed in 2 3 4 5 6; do
+    TAIL=0 run "accuracy-seed$seed.log" 30 "$NBODY" accuracy --bodies 2K,4K,8K --precision fp32,fp32-jbag,ds \
+        --offset 0 --seed "$seed" --repeats 1 --min-ms 1
+    grep -E "Emax|worst body" "$work/accuracy-seed$seed.log" | sed "s/^/seed $seed: /"
+done | tee "$work/accuracy-seeds.txt"
+
 stage "nbody bench: rates per mode at 64K and 256K (default config fitted per mode)"
-run bench-modes.log 90 "$NBODY" bench --backend cuda --bodies 64K,256K --precision fp32,fp32-jbag,ds,fp64 \
+run bench-modes.log 90 "$NBODY" bench --backend cuda --bodies 8K,64K,256K --precision fp32,fp32-jbag,ds,fp64 \
     --repeats 5 --json "$work/bench-modes.json"
 stage "nbody bench: best over the compiled instances at 256K, fp32 against fp32-jbag and ds"
 TAIL=8 run bench-sweep.log 120 "$NBODY" bench --backend cuda --bodies 256K --precision fp32,fp32-jbag,ds \
@@ -133,6 +147,12 @@ grep -E "^\[  (PASSED|FAILED) " "$work/precision-tests.log"
 tar czf "$OUT/accuracy.tgz" -C "$work" .
 echo "gpu-accuracy: $([ $status -eq 0 ] && echo all stages passed || echo SOME STAGES FAILED) in $((SECONDS - t_start)) s;" \
      "outputs in $OUT/accuracy.tgz"
+echo
+echo "The body that sets Emax, per N and mode (seed 1):"
+grep -B1 "worst body" "$work/accuracy.log" | grep -vE '^--$' | sed 's/^\[ *[0-9.]* s\] //'
+echo
+echo "A/B formulations (jbag plain, ds eq3), default config; compare with the tables below:"
+sed -n '/^Emax = /,/^Targets/p' "$work/accuracy-ab.log" | grep -E '^ +[0-9]+ \|' | head -21
 echo
 # The error table last: everything `nbody accuracy` printed on stdout after the per-mode progress.
 sed -n '/^Emax = /,$p' "$work/accuracy.log" | grep -v '^\[ *[0-9.]* s\]'

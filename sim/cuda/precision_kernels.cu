@@ -2,10 +2,11 @@
 // precision_kernels.hpp for the modes and parameters, docs/PRECISION.md for the error analysis.
 //
 // Cost per interaction against the fp32 kernel's 12 FP32 instructions + 1 MUFU (force_kernel.cu):
-//   Fp32Jbag  the same 12 + 3 FADD per kSubBag interactions (sub-bag into J-BAG) + 12 FADD per
-//             J-BAG of p/q interactions (compensated add into the total): +0.23 at p/q = 256.
-//   Ds        +6 FADD (eq. 3: three subtractions become three each) + one more LDS.128 per j
-//             (the lo parts), shared by the B bodies, + the Fp32Jbag summation.
+//   Jbag      the same 12 + 3 FADD per kSubBag interactions (sub-bag into J-BAG) + 12 FADD per
+//             J-BAG of p/q interactions (compensated add into the total): +0.2 at p/q = 256.
+//   DsRef     as Jbag in the inner loop; + per staged j-body (once per tile and thread) and per
+//             i-body (once per i-block) 6 DADD and 7 conversions to take x - R: ~0.1% at p/q = 256.
+//   DsEq3     +6 FADD per interaction (Sapporo eq. 3) + one more LDS.128 per j: 18 against 12.
 //   Fp64      3 DADD + 3 DFMA + rsqrt in double (MUFU.RSQ64H + Newton steps in DFMA) + 3 DMUL +
 //             3 DFMA, on an FP64 pipe of half the FP32 width.
 // As in force_kernel.cu, a tail tile is padded with zero-mass bodies (exact zero terms since
@@ -15,8 +16,13 @@
 // The error-free transformations below (two-sum, Kahan) use __fadd_rn/__fsub_rn, which the compiler
 // never contracts or reorders, so they stay exact whatever the flags. Doubles are unaffected.
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cuda_check.hpp"
 #include "precision_kernels.hpp"
@@ -25,6 +31,10 @@ namespace nbody::cuda {
 namespace detail {
 
 constexpr int kIntegrateBlock = 256;
+constexpr int kMaxBlockWarps = kMaxBlock / kWarpSize;
+
+// The kernel kinds: a mode and its formulation (the kernel section below).
+constexpr int kKindJbag = 0, kKindDsRef = 1, kKindFp64 = 2, kKindJbagPlain = 3, kKindDsEq3 = 4;
 
 // ---- arithmetic helpers ---------------------------------------------------------------------
 
@@ -59,73 +69,125 @@ __device__ __forceinline__ void store_double4(Double4* p, int i, const Double4& 
     q[1] = make_double2(v.z, v.w);
 }
 
-// ---- the per-mode parts of the kernel -------------------------------------------------------
+// ---- the per-kind parts of the kernel ----------------------------------------------------------
+//
+// A kernel kind is a precision mode with its formulation (precision_kernels.hpp, PrecisionKind):
+//   Jbag       tile (m, x, y, z) (the fp32 kernel's rotated layout), fp32 separation, J-BAG sums
+//   JbagPlain  the same interaction, Chamomile's FORCE-LOOP literally (no sub-bags, no Kahan)
+//   DsRef      positions taken relative to a per-block reference point R in double when they
+//              are staged (j: once per tile, i: once per i-block), rounded to float; the inner
+//              loop is Jbag's, instruction for instruction
+//   DsEq3      Sapporo's eq. 3 per interaction: hi and lo tiles, 9 FADD for the separation
+//   Fp64       doubles throughout
 
-struct DsBody {  // one j-body in the Ds tile
-    float4 hi;   // x_hi, y_hi, z_hi, m
-    float4 lo;   // x_lo, y_lo, z_lo, 0
+struct DsBody {  // one j-body in the DsEq3 tile, both parts rotated as (m, x, y, z)
+    float4 hi;   // m, x_hi, y_hi, z_hi
+    float4 lo;   // 0, x_lo, y_lo, z_lo
 };
 struct DsPos {
     float3 hi, lo;
 };
+struct DsRaw {  // a ds body as loaded, before staging
+    float4 hi, lo;
+};
 
-template <PrecisionMode M>
-struct Mode;
+__device__ __forceinline__ float4 rotate(const float4& b) { return make_float4(b.w, b.x, b.y, b.z); }
+
+// The fp32 interaction of force_kernel.cu on a rotated tile entry (m, x, y, z): 12 FP32 + 1 MUFU.
+__device__ __forceinline__ void accumulate_f32(const float3& xi, const float4& pj, float eps2, float3& acc) {
+    const float dx = pj.y - xi.x;
+    const float dy = pj.z - xi.y;
+    const float dz = pj.w - xi.z;
+    const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+    const float inv_r = rsqrtf(r2);  // MUFU.RSQ under --use_fast_math
+    const float s = (pj.x * inv_r) * (inv_r * inv_r);
+    acc.x = fmaf(dx, s, acc.x);
+    acc.y = fmaf(dy, s, acc.y);
+    acc.z = fmaf(dz, s, acc.z);
+}
+
+// x - R rounded once to float, x = hi + lo: both parts and R in double (exact: hi, lo and
+// R's ~ 24 + 24 + 53 bits add without loss at these magnitudes), then one rounding.
+__device__ __forceinline__ float relative(float hi, float lo, double r) {
+    return static_cast<float>((static_cast<double>(hi) - r) + static_cast<double>(lo));
+}
+
+template <int K>
+struct Kind;
 
 template <>
-struct Mode<PrecisionMode::Fp32Jbag> {
+struct Kind<kKindJbag> {
+    using Raw = float4;
     using JBody = float4;
     using IPos = float3;
     using Real = float;
-    static constexpr bool kBags = true;
-
-    __device__ static JBody load_j(const PrecisionForceArgs& a, int j) {
-        return j < a.n ? a.pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    static constexpr bool kSubBags = true, kKahan = true, kRef = false;
+    __device__ static Raw load_raw(const PrecisionForceArgs& a, int j) {
+        return j < a.n ? __ldg(a.pos + j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
-    __device__ static IPos load_i(const PrecisionForceArgs& a, int i) {
-        const float4 p = load_j(a, i);
+    __device__ static JBody stage(const Raw& r, const double*) { return rotate(r); }
+    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const double*) {
+        const float4 p = load_raw(a, i);
         return make_float3(p.x, p.y, p.z);
     }
-    // The fp32 kernel's interaction, instruction for instruction.
     __device__ static void accumulate(const IPos& xi, const JBody& pj, float eps2, float3& acc) {
-        const float dx = pj.x - xi.x;
-        const float dy = pj.y - xi.y;
-        const float dz = pj.z - xi.z;
-        const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-        const float inv_r = rsqrtf(r2);
-        const float s = (pj.w * inv_r) * (inv_r * inv_r);
-        acc.x = fmaf(dx, s, acc.x);
-        acc.y = fmaf(dy, s, acc.y);
-        acc.z = fmaf(dz, s, acc.z);
+        accumulate_f32(xi, pj, eps2, acc);
     }
 };
 
 template <>
-struct Mode<PrecisionMode::Ds> {
+struct Kind<kKindJbagPlain> : Kind<kKindJbag> {
+    static constexpr bool kSubBags = false, kKahan = false;
+};
+
+template <>
+struct Kind<kKindDsRef> {
+    using Raw = DsRaw;
+    using JBody = float4;
+    using IPos = float3;
+    using Real = float;
+    static constexpr bool kSubBags = true, kKahan = true, kRef = true;
+    __device__ static Raw load_raw(const PrecisionForceArgs& a, int j) {
+        if (j >= a.n) return DsRaw{make_float4(0.0f, 0.0f, 0.0f, 0.0f), make_float4(0.0f, 0.0f, 0.0f, 0.0f)};
+        return DsRaw{__ldg(a.pos + j), __ldg(a.pos_lo + j)};
+    }
+    // A padded body (m = 0) lands at -R: finite, and its term is exactly 0.
+    __device__ static JBody stage(const Raw& r, const double* ref) {
+        return make_float4(r.hi.w, relative(r.hi.x, r.lo.x, ref[0]), relative(r.hi.y, r.lo.y, ref[1]),
+                           relative(r.hi.z, r.lo.z, ref[2]));
+    }
+    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const double* ref) {
+        const float4 j = stage(load_raw(a, i), ref);
+        return make_float3(j.y, j.z, j.w);
+    }
+    __device__ static void accumulate(const IPos& xi, const JBody& pj, float eps2, float3& acc) {
+        accumulate_f32(xi, pj, eps2, acc);
+    }
+};
+
+template <>
+struct Kind<kKindDsEq3> {
+    using Raw = DsRaw;
     using JBody = DsBody;
     using IPos = DsPos;
     using Real = float;
-    static constexpr bool kBags = true;
-
-    __device__ static JBody load_j(const PrecisionForceArgs& a, int j) {
-        if (j >= a.n) return DsBody{make_float4(0.0f, 0.0f, 0.0f, 0.0f), make_float4(0.0f, 0.0f, 0.0f, 0.0f)};
-        return DsBody{a.pos[j], a.pos_lo[j]};
-    }
-    __device__ static IPos load_i(const PrecisionForceArgs& a, int i) {
-        const DsBody b = load_j(a, i);
+    static constexpr bool kSubBags = true, kKahan = true, kRef = false;
+    __device__ static Raw load_raw(const PrecisionForceArgs& a, int j) { return Kind<kKindDsRef>::load_raw(a, j); }
+    __device__ static JBody stage(const Raw& r, const double*) { return DsBody{rotate(r.hi), rotate(r.lo)}; }
+    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const double*) {
+        const DsRaw b = load_raw(a, i);
         return DsPos{make_float3(b.hi.x, b.hi.y, b.hi.z), make_float3(b.lo.x, b.lo.y, b.lo.z)};
     }
-    // Sapporo eq. 3. When x_i and x_j lie within a factor of 2 of each other (a displaced cluster)
-    // the hi difference is exact (Sterbenz), the lo difference is tiny and nearly exact, and the
-    // separation is rounded once, as fp32 rounds the difference of two exact floats. No product
+    // Sapporo eq. 3. When x_i and x_j lie within a factor of 2 of each other the hi difference is
+    // exact (Sterbenz), the lo difference tiny, and the separation is rounded once. No product
     // touches these sums, so FMA contraction cannot change them.
     __device__ static void accumulate(const IPos& xi, const JBody& pj, float eps2, float3& acc) {
-        const float dx = (pj.hi.x - xi.hi.x) + (pj.lo.x - xi.lo.x);
-        const float dy = (pj.hi.y - xi.hi.y) + (pj.lo.y - xi.lo.y);
-        const float dz = (pj.hi.z - xi.hi.z) + (pj.lo.z - xi.lo.z);
+        const float dx = (pj.hi.y - xi.hi.x) + (pj.lo.y - xi.lo.x);
+        const float dy = (pj.hi.z - xi.hi.y) + (pj.lo.z - xi.lo.y);
+        const float dz = (pj.hi.w - xi.hi.z) + (pj.lo.w - xi.lo.z);
         const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
         const float inv_r = rsqrtf(r2);
-        const float s = (pj.hi.w * inv_r) * (inv_r * inv_r);
+        const float s = (pj.hi.x * inv_r) * (inv_r * inv_r);
         acc.x = fmaf(dx, s, acc.x);
         acc.y = fmaf(dy, s, acc.y);
         acc.z = fmaf(dz, s, acc.z);
@@ -133,17 +195,18 @@ struct Mode<PrecisionMode::Ds> {
 };
 
 template <>
-struct Mode<PrecisionMode::Fp64> {
+struct Kind<kKindFp64> {
+    using Raw = Double4;
     using JBody = Double4;
     using IPos = double3;
     using Real = double;
-    static constexpr bool kBags = false;  // 53 bits: the plain running sum is far below the target
-
-    __device__ static JBody load_j(const PrecisionForceArgs& a, int j) {
+    static constexpr bool kSubBags = false, kKahan = false, kRef = false;
+    __device__ static Raw load_raw(const PrecisionForceArgs& a, int j) {
         return j < a.n ? load_double4(a.pos64, j) : Double4{0.0, 0.0, 0.0, 0.0};
     }
-    __device__ static IPos load_i(const PrecisionForceArgs& a, int i) {
-        const Double4 p = load_j(a, i);
+    __device__ static JBody stage(const Raw& r, const double*) { return r; }
+    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const double*) {
+        const Double4 p = load_raw(a, i);
         return make_double3(p.x, p.y, p.z);
     }
     __device__ static void accumulate(const IPos& xi, const JBody& pj, double eps2, double3& acc) {
@@ -182,59 +245,180 @@ __device__ __forceinline__ void add3(V& a, const V& b) {
     a.z += b.z;
 }
 
-// The kernel. Thread layout exactly as force_kernel.cu's: thread t is lane s = t % Q of body group
-// t / Q; the group owns bodies first + b * (p/Q), b < B; lane s reads tile[k*Q + s].
-//
-// Summation (fp32 modes): per tile, the lane's p/Q bodies are its J-BAG, summed in fresh registers
-// `bag`; inside it, runs of kSubBag bodies are summed in fresh registers `sub` first. The J-BAG is
-// then added to the running total (total, comp) with Kahan's compensation. Fp64 sums straight into
-// its total.
-template <PrecisionMode M, int U, int Q, int B>
-__global__ void precision_force_kernel(const PrecisionForceArgs a) {
-    static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1,
-                  "bad precision kernel variant");
-    static_assert(kSubBag % U == 0, "a sub-bag must hold whole unrolled groups");
-    using Md = Mode<M>;
-    using JBody = typename Md::JBody;
-    using Real = typename Md::Real;
-    using V3 = typename Vec3Of<Real>::type;
-    extern __shared__ float4 shared_raw[];  // float4 aligns the tile for both JBody sizes
-    JBody* tile = reinterpret_cast<JBody*>(shared_raw);
+// Launch parameters (constant bank). The balanced split as in force_kernel.cu: the I x T grid of
+// (i-block, tile) steps in row-major order, block g takes steps [first_step(g), first_step(g + 1));
+// classic (counters == nullptr): block g is i-block g, all T tiles.
+struct PrecisionKernelParams {
+    PrecisionForceArgs a;
+    int tiles;
+    int share;
+    int extra;
+    void* partials;      // [contributor k][n] float4 (fp32 kinds) or Double4 (Fp64)
+    unsigned* counters;  // [I]
+};
 
-    const int p = blockDim.x;
-    const int t = threadIdx.x;
-    const int s = t % Q;
-    const int groups = p / Q;
-    const int first = blockIdx.x * groups * B + t / Q;
-    const Real eps2 = static_cast<Real>(a.eps2);
+__device__ __forceinline__ int first_step(int g, const PrecisionKernelParams& k) {
+    return g * k.share + min(g, k.extra);
+}
 
-    typename Md::IPos xi[B];
-    V3 total[B];
-    V3 comp[B];  // Kahan compensation (fp32 modes)
+__device__ __forceinline__ int block_of_step(int w, const PrecisionKernelParams& k) {
+    const int big = k.extra * (k.share + 1);
+    return w < big ? w / (k.share + 1) : k.extra + (w - big) / k.share;
+}
+
+// DsRef's reference point: the mean (in double) of up to 2p bodies spread evenly over the array,
+// the same for every block of a pass (it depends on the positions and p only), so results are
+// deterministic. Any R gives a correct force (translation invariance); its quality is how close
+// it is to the bodies whose forces are most sensitive, the dense centre (docs/PRECISION.md).
+__device__ void reference_point(const PrecisionForceArgs& a, double* ref) {
+    __shared__ double warp_sums[kMaxBlockWarps][3];
+    const int p = blockDim.x, t = threadIdx.x;
+    const int samples = min(a.n, 2 * p);
+    double sx = 0, sy = 0, sz = 0;
+    for (int k = t; k < samples; k += p) {
+        const int j = static_cast<int>(static_cast<long long>(k) * a.n / samples);
+        const float4 hi = __ldg(a.pos + j), lo = __ldg(a.pos_lo + j);
+        sx += static_cast<double>(hi.x) + static_cast<double>(lo.x);
+        sy += static_cast<double>(hi.y) + static_cast<double>(lo.y);
+        sz += static_cast<double>(hi.z) + static_cast<double>(lo.z);
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) {
+        sx += __shfl_xor_sync(0xffffffffu, sx, off);
+        sy += __shfl_xor_sync(0xffffffffu, sy, off);
+        sz += __shfl_xor_sync(0xffffffffu, sz, off);
+    }
+    if (t % 32 == 0) {
+        warp_sums[t / 32][0] = sx;
+        warp_sums[t / 32][1] = sy;
+        warp_sums[t / 32][2] = sz;
+    }
+    __syncthreads();
+    if (t < 3) {
+        double s = 0;
+        for (int w = 0; w < p / 32; ++w) s += warp_sums[w][t];
+        ref[t] = s / samples;
+    }
+    __syncthreads();
+}
+
+// The finished sum of body i: the acceleration and, for a step, the closing kick.
+template <int K, class V3>
+__device__ __forceinline__ void store_result(const PrecisionForceArgs& a, int i, const V3& acc) {
+    if constexpr (K == kKindFp64) {
+        store_double4(a.acc64, i, Double4{acc.x, acc.y, acc.z, 0.0});
+        if (a.vel64 != nullptr) {
+            Double4 v = load_double4(a.vel64, i);
+            v.x = fma(acc.x, a.half_dt, v.x);
+            v.y = fma(acc.y, a.half_dt, v.y);
+            v.z = fma(acc.z, a.half_dt, v.z);
+            store_double4(a.vel64, i, v);
+            if (a.vel != nullptr) a.vel[i] = make_float4(float(v.x), float(v.y), float(v.z), 0.0f);
+        }
+    } else {
+        a.acc[i] = make_float4(acc.x, acc.y, acc.z, 0.0f);
+        if (a.vel != nullptr) {
+            const float half = static_cast<float>(a.half_dt);
+            float4 v = a.vel[i];
+            if constexpr (K == kKindDsRef || K == kKindDsEq3) {
+                float4 vl = a.vel_lo[i];
+                ds_add(v.x, vl.x, acc.x * half);
+                ds_add(v.y, vl.y, acc.y * half);
+                ds_add(v.z, vl.z, acc.z * half);
+                a.vel_lo[i] = vl;
+            } else {
+                v.x = fmaf(acc.x, half, v.x);
+                v.y = fmaf(acc.y, half, v.y);
+                v.z = fmaf(acc.z, half, v.z);
+            }
+            a.vel[i] = v;
+        }
+    }
+}
+
+// A split i-block (force_kernel.cu's finish_split_iblock): publish this block's partial sums;
+// the last contributor to arrive adds them up in contributor order (deterministic) and stores.
+template <int K, int Q, int B, class V3>
+__device__ __forceinline__ void finish_split_iblock(const PrecisionKernelParams& k, int ib, int per_block, int c,
+                                                    int contributors, int first, int groups, int s,
+                                                    const V3 (&acc)[B], int& finisher) {
+    const PrecisionForceArgs& a = k.a;
+    constexpr bool kDouble = K == kKindFp64;
 #pragma unroll
     for (int b = 0; b < B; ++b) {
-        xi[b] = Md::load_i(a, first + b * groups);  // a zero body beyond n: computes, writes nothing
-        total[b] = zero3<V3>();
-        comp[b] = zero3<V3>();
+        const int i = first + b * groups;
+        if (s == b % Q && i < a.n) {
+            if constexpr (kDouble)
+                store_double4(static_cast<Double4*>(k.partials), c * a.n + i, Double4{acc[b].x, acc[b].y, acc[b].z, 0.0});
+            else
+                static_cast<float4*>(k.partials)[c * a.n + i] = make_float4(acc[b].x, acc[b].y, acc[b].z, 0.0f);
+        }
     }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned arrived = atomicAdd(k.counters + ib, 1u);
+        finisher = arrived == static_cast<unsigned>(contributors - 1);
+        if (finisher) k.counters[ib] = 0;
+    }
+    __syncthreads();
+    if (!finisher) return;
+    __threadfence();
+    const int base = ib * per_block;
+#pragma unroll 1
+    for (int r = threadIdx.x; r < per_block && base + r < a.n; r += blockDim.x) {
+        V3 sum = zero3<V3>();
+#pragma unroll 1
+        for (int cc = 0; cc < contributors; ++cc) {
+            if constexpr (kDouble) {
+                const double2* q = reinterpret_cast<const double2*>(static_cast<Double4*>(k.partials) + cc * a.n + base + r);
+                const double2 v0 = __ldcg(q), v1 = __ldcg(q + 1);
+                sum.x += v0.x;
+                sum.y += v0.y;
+                sum.z += v1.x;
+            } else {
+                const float4 v = __ldcg(static_cast<float4*>(k.partials) + cc * a.n + base + r);
+                sum.x += v.x;
+                sum.y += v.y;
+                sum.z += v.z;
+            }
+        }
+        store_result<K>(a, base + r, sum);
+    }
+}
 
-    const JBody* lane_tile = tile + s;
-    // Software pipelining as in force_kernel.cu: the next tile's body is in flight while this
-    // tile's interactions run.
-    JBody next = Md::load_j(a, t);
-    for (int base = 0; base < a.n; base += p) {
-        tile[t] = next;
-        __syncthreads();
-        next = Md::load_j(a, base + p + t);
-
-        if constexpr (Md::kBags) {
-            V3 bag[B];
+// One tile (a J-BAG per lane) into `total`: lane s reads lane_tile[k*Q], k < groups.
+template <int K, int U, int Q, int B, class V3, class IPos, class JBody, class Real>
+__device__ __forceinline__ void interact_tile(const JBody* lane_tile, int groups, const IPos (&xi)[B], V3 (&total)[B],
+                                              V3 (&comp)[B], Real eps2) {
+    using Md = Kind<K>;
+    if constexpr (K == kKindFp64) {
+        (void)comp;
+        int k = 0;
+        for (; k + U <= groups; k += U) {
 #pragma unroll
-            for (int b = 0; b < B; ++b) bag[b] = zero3<V3>();
-            int k = 0;
-            // One sub-bag per iteration. Its kk loop is not unrolled itself, so that U decides the
-            // code size as in the fp32 kernel.
-            for (; k + kSubBag <= groups; k += kSubBag) {
+            for (int u = 0; u < U; ++u) {
+                const JBody pj = lane_tile[(k + u) * Q];
+#pragma unroll
+                for (int b = 0; b < B; ++b) Md::accumulate(xi[b], pj, eps2, total[b]);
+            }
+        }
+#pragma unroll 1
+        for (; k < groups; ++k) {
+            const JBody pj = lane_tile[k * Q];
+#pragma unroll
+            for (int b = 0; b < B; ++b) Md::accumulate(xi[b], pj, eps2, total[b]);
+        }
+    } else {
+        // The J-BAG in fresh registers; inside it (kSubBags) runs of kSubBag bodies in fresh
+        // registers first. The sub-bag's kk loop is not unrolled itself: U decides the code size.
+        constexpr int kRun = Md::kSubBags ? kSubBag : U;
+        V3 bag[B];
+#pragma unroll
+        for (int b = 0; b < B; ++b) bag[b] = zero3<V3>();
+        int k = 0;
+        for (; k + kRun <= groups; k += kRun) {
+            if constexpr (Md::kSubBags) {
                 V3 sub[B];
 #pragma unroll
                 for (int b = 0; b < B; ++b) sub[b] = zero3<V3>();
@@ -249,98 +433,146 @@ __global__ void precision_force_kernel(const PrecisionForceArgs a) {
                 }
 #pragma unroll
                 for (int b = 0; b < B; ++b) add3(bag[b], sub[b]);
-            }
-            if (k < groups) {  // fewer than kSubBag left: small blocks or large q
-                V3 sub[B];
-#pragma unroll
-                for (int b = 0; b < B; ++b) sub[b] = zero3<V3>();
-#pragma unroll 1
-                for (; k < groups; ++k) {
-                    const JBody pj = lane_tile[k * Q];
-#pragma unroll
-                    for (int b = 0; b < B; ++b) Md::accumulate(xi[b], pj, eps2, sub[b]);
-                }
-#pragma unroll
-                for (int b = 0; b < B; ++b) add3(bag[b], sub[b]);
-            }
-#pragma unroll
-            for (int b = 0; b < B; ++b) {
-                kahan_add(total[b].x, comp[b].x, bag[b].x);
-                kahan_add(total[b].y, comp[b].y, bag[b].y);
-                kahan_add(total[b].z, comp[b].z, bag[b].z);
-            }
-        } else {
-            int k = 0;
-            for (; k + U <= groups; k += U) {
+            } else {
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
                     const JBody pj = lane_tile[(k + u) * Q];
 #pragma unroll
-                    for (int b = 0; b < B; ++b) Md::accumulate(xi[b], pj, eps2, total[b]);
+                    for (int b = 0; b < B; ++b) Md::accumulate(xi[b], pj, eps2, bag[b]);
                 }
             }
+        }
+        if (k < groups) {  // fewer than kRun left: small blocks or large q
+            V3 sub[B];
+#pragma unroll
+            for (int b = 0; b < B; ++b) sub[b] = zero3<V3>();
 #pragma unroll 1
             for (; k < groups; ++k) {
                 const JBody pj = lane_tile[k * Q];
 #pragma unroll
-                for (int b = 0; b < B; ++b) Md::accumulate(xi[b], pj, eps2, total[b]);
+                for (int b = 0; b < B; ++b) Md::accumulate(xi[b], pj, eps2, sub[b]);
             }
+#pragma unroll
+            for (int b = 0; b < B; ++b) add3(bag[b], sub[b]);
         }
-        __syncthreads();
-    }
-
-    if constexpr (Md::kBags) {
 #pragma unroll
         for (int b = 0; b < B; ++b) {
-            total[b].x = __fsub_rn(total[b].x, comp[b].x);
-            total[b].y = __fsub_rn(total[b].y, comp[b].y);
-            total[b].z = __fsub_rn(total[b].z, comp[b].z);
+            if constexpr (Md::kKahan) {
+                kahan_add(total[b].x, comp[b].x, bag[b].x);
+                kahan_add(total[b].y, comp[b].y, bag[b].y);
+                kahan_add(total[b].z, comp[b].z, bag[b].z);
+            } else {
+                add3(total[b], bag[b]);
+            }
         }
     }
+}
 
-    // Butterfly over the Q lanes of the group: a pairwise tree of log2(Q) levels.
-#pragma unroll
-    for (int offset = Q / 2; offset > 0; offset /= 2) {
+// The kernel: force_kernel.cu's version 2 structure (balanced split, two tiles and one barrier
+// per tile, software-pipelined j loads, rotated float4 tile entries) with the kind's staging,
+// interaction and summation. Thread t is lane s = t % Q of body group t / Q; in i-block ib the
+// group owns bodies ib * p/Q * B + t/Q + b * p/Q, b < B; lane s reads tile[k*Q + s]. Every thread
+// reaches every barrier and shuffle; every branch around a barrier is block-uniform.
+template <int K, int U, int Q, int B>
+__global__ void precision_force_kernel(const PrecisionKernelParams kp) {
+    static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1, "bad precision kernel variant");
+    static_assert(kSubBag % U == 0, "a sub-bag must hold whole unrolled groups");
+    using Md = Kind<K>;
+    using JBody = typename Md::JBody;
+    using Raw = typename Md::Raw;
+    using Real = typename Md::Real;
+    using V3 = typename Vec3Of<Real>::type;
+    extern __shared__ float4 shared_raw[];  // two tiles; float4 aligns every JBody
+    JBody* tiles = reinterpret_cast<JBody*>(shared_raw);
+    __shared__ int finisher;
+    __shared__ double ref[3];  // DsRef's reference point
+
+    const PrecisionForceArgs& a = kp.a;
+    const int p = blockDim.x;
+    const int t = threadIdx.x;
+    const int s = t % Q;
+    const int groups = p / Q;
+    const int g = blockIdx.x;
+    const Real eps2 = static_cast<Real>(a.eps2);
+
+    int ib, tile, remaining;
+    if (kp.counters == nullptr) {
+        ib = g;
+        tile = 0;
+        remaining = kp.tiles;
+    } else {
+        const int w0 = first_step(g, kp);
+        remaining = kp.share + (g < kp.extra ? 1 : 0);
+        ib = w0 / kp.tiles;
+        tile = w0 - ib * kp.tiles;
+    }
+    if constexpr (Md::kRef) reference_point(a, ref);
+
+    Raw next = Md::load_raw(a, tile * p + t);
+    int buf = 0;
+    tiles[t] = Md::stage(next, ref);
+    __syncthreads();
+
+    for (; remaining > 0; ++ib, tile = 0) {
+        const int count = min(kp.tiles - tile, remaining);
+        remaining -= count;
+        const int first = ib * groups * B + t / Q;
+
+        typename Md::IPos xi[B];
+        V3 total[B];
+        V3 comp[B];  // Kahan compensation (unused by kinds without it: optimised away)
 #pragma unroll
         for (int b = 0; b < B; ++b) {
-            total[b].x += __shfl_xor_sync(0xffffffffu, total[b].x, offset);
-            total[b].y += __shfl_xor_sync(0xffffffffu, total[b].y, offset);
-            total[b].z += __shfl_xor_sync(0xffffffffu, total[b].z, offset);
+            xi[b] = Md::load_i(a, first + b * groups, ref);  // a zero body beyond n: computes, writes nothing
+            total[b] = zero3<V3>();
+            comp[b] = zero3<V3>();
         }
-    }
 
+        const int tile_end = tile + count;
+        for (; tile < tile_end; ++tile) {
+            const bool more = tile + 1 < tile_end || remaining > 0;
+            const int j_next = (tile + 1 == kp.tiles ? 0 : tile + 1) * p + t;
+            // One barrier per tile: the other buffer was last read before the previous barrier.
+            if (more) next = Md::load_raw(a, j_next);
+            interact_tile<K, U, Q, B>(tiles + buf * p + s, groups, xi, total, comp, eps2);
+            if (more) tiles[(buf ^ 1) * p + t] = Md::stage(next, ref);
+            __syncthreads();
+            buf ^= 1;
+        }
+
+        if constexpr (Md::kKahan) {
 #pragma unroll
-    for (int b = 0; b < B; ++b) {
-        const int i = first + b * groups;
-        if (s != b % Q || i >= a.n) continue;
-        if constexpr (M == PrecisionMode::Fp64) {
-            store_double4(a.acc64, i, Double4{total[b].x, total[b].y, total[b].z, 0.0});
-            if (a.vel64 != nullptr) {
-                Double4 v = load_double4(a.vel64, i);
-                v.x = fma(total[b].x, a.half_dt, v.x);
-                v.y = fma(total[b].y, a.half_dt, v.y);
-                v.z = fma(total[b].z, a.half_dt, v.z);
-                store_double4(a.vel64, i, v);
-                if (a.vel != nullptr) a.vel[i] = make_float4(float(v.x), float(v.y), float(v.z), 0.0f);
+            for (int b = 0; b < B; ++b) {
+                total[b].x = __fsub_rn(total[b].x, comp[b].x);
+                total[b].y = __fsub_rn(total[b].y, comp[b].y);
+                total[b].z = __fsub_rn(total[b].z, comp[b].z);
             }
-        } else {
-            a.acc[i] = make_float4(total[b].x, total[b].y, total[b].z, 0.0f);
-            if (a.vel != nullptr) {
-                const float half = static_cast<float>(a.half_dt);
-                float4 v = a.vel[i];
-                if constexpr (M == PrecisionMode::Ds) {
-                    float4 vl = a.vel_lo[i];
-                    ds_add(v.x, vl.x, total[b].x * half);
-                    ds_add(v.y, vl.y, total[b].y * half);
-                    ds_add(v.z, vl.z, total[b].z * half);
-                    a.vel_lo[i] = vl;
-                } else {
-                    v.x = fmaf(total[b].x, half, v.x);
-                    v.y = fmaf(total[b].y, half, v.y);
-                    v.z = fmaf(total[b].z, half, v.z);
-                }
-                a.vel[i] = v;
+        }
+
+        // Butterfly over the Q lanes of the group: a pairwise tree of log2(Q) levels.
+#pragma unroll
+        for (int offset = Q / 2; offset > 0; offset /= 2) {
+#pragma unroll
+            for (int b = 0; b < B; ++b) {
+                total[b].x += __shfl_xor_sync(0xffffffffu, total[b].x, offset);
+                total[b].y += __shfl_xor_sync(0xffffffffu, total[b].y, offset);
+                total[b].z += __shfl_xor_sync(0xffffffffu, total[b].z, offset);
             }
+        }
+
+        if (kp.counters != nullptr) {
+            const int g_first = block_of_step(ib * kp.tiles, kp);
+            const int g_last = block_of_step(ib * kp.tiles + kp.tiles - 1, kp);
+            if (g_first != g_last) {
+                finish_split_iblock<K, Q, B>(kp, ib, groups * B, g - g_first, g_last - g_first + 1, first, groups, s,
+                                             total, finisher);
+                continue;
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < B; ++b) {
+            const int i = first + b * groups;
+            if (s == b % Q && i < a.n) store_result<K>(a, i, total[b]);
         }
     }
 }
@@ -427,23 +659,25 @@ __global__ void set_positions_kernel(const Double4* __restrict__ src, float4* __
 
 // ---- instances and THE dispatch ---------------------------------------------------------------
 
-using PrecisionKernelFn = void (*)(PrecisionForceArgs);
+using PrecisionKernelFn = void (*)(PrecisionKernelParams);
 
 // The supported variants, one list that both the explicit instantiations and the dispatch switch
 // expand. Keep in step with the arrays in the header and precision_bodies_per_thread_values().
-#define NBODY_PREC_Q(X, M, U, B) X(M, U, 1, B) X(M, U, 2, B) X(M, U, 4, B) X(M, U, 8, B)
-#define NBODY_PREC_U(X, M, B) NBODY_PREC_Q(X, M, 4, B) NBODY_PREC_Q(X, M, 8, B)
-#define NBODY_PREC_B(X, M) NBODY_PREC_U(X, M, 1) NBODY_PREC_U(X, M, 2) NBODY_PREC_U(X, M, 4)
-#define NBODY_PREC_VARIANTS(X) NBODY_PREC_B(X, Fp32Jbag) NBODY_PREC_B(X, Ds) NBODY_PREC_U(X, Fp64, 1)
+#define NBODY_PREC_Q(X, K, U, B) X(K, U, 1, B) X(K, U, 2, B) X(K, U, 4, B) X(K, U, 8, B)
+#define NBODY_PREC_U(X, K, B) NBODY_PREC_Q(X, K, 4, B) NBODY_PREC_Q(X, K, 8, B)
+#define NBODY_PREC_B(X, K) NBODY_PREC_U(X, K, 1) NBODY_PREC_U(X, K, 2) NBODY_PREC_U(X, K, 4)
+// The A/B formulations (NBODY_JBAG_SUM=plain, NBODY_DS_SEPARATION=eq3) for kPrecisionExperimentVariants.
+#define NBODY_PREC_EXPERIMENT(X, K) X(K, 8, 2, 4) X(K, 8, 1, 4) X(K, 4, 1, 4) X(K, 8, 2, 2)
+#define NBODY_PREC_VARIANTS(X)                                                                 \
+    NBODY_PREC_B(X, kKindJbag) NBODY_PREC_B(X, kKindDsRef) NBODY_PREC_U(X, kKindFp64, 1)       \
+    NBODY_PREC_EXPERIMENT(X, kKindJbagPlain) NBODY_PREC_EXPERIMENT(X, kKindDsEq3)
 
-#define NBODY_PREC_INSTANTIATE(M, U, Q, B) \
-    template __global__ void precision_force_kernel<PrecisionMode::M, U, Q, B>(PrecisionForceArgs);
+#define NBODY_PREC_INSTANTIATE(K, U, Q, B) \
+    template __global__ void precision_force_kernel<K, U, Q, B>(PrecisionKernelParams);
 NBODY_PREC_VARIANTS(NBODY_PREC_INSTANTIATE)
 #undef NBODY_PREC_INSTANTIATE
 
-constexpr int variant_key(PrecisionMode m, int u, int q, int b) {
-    return static_cast<int>(m) * 1000000 + u * 10000 + q * 100 + b;
-}
+constexpr int variant_key(int kind, int u, int q, int b) { return kind * 1000000 + u * 10000 + q * 100 + b; }
 
 template <class C>
 bool contains(const C& values, int v) {
@@ -463,7 +697,49 @@ bool known_mode(PrecisionMode m) {
     return m == PrecisionMode::Fp32Jbag || m == PrecisionMode::Ds || m == PrecisionMode::Fp64;
 }
 
-[[noreturn]] void throw_unsupported(const PrecisionVariant& v) {
+bool is_experiment_variant(const PrecisionVariant& v) {
+    for (const PrecisionExperimentVariant& e : kPrecisionExperimentVariants)
+        if (e.unroll == v.unroll && e.threads_per_body == v.threads_per_body && e.bodies_per_thread == v.bodies_per_thread)
+            return true;
+    return false;
+}
+
+// The formulation a launch uses: the product's unless the developer override names the other one.
+std::string env(const char* name) {
+    const char* e = std::getenv(name);
+    return e == nullptr ? std::string() : std::string(e);
+}
+
+int resolve_kind(PrecisionMode m) {
+    switch (m) {
+        case PrecisionMode::Fp32Jbag: {
+            const std::string s = env("NBODY_JBAG_SUM");
+            if (s.empty() || s == "kahan") return kKindJbag;
+            if (s == "plain") return kKindJbagPlain;
+            throw std::invalid_argument("NBODY_JBAG_SUM='" + s + "' is not one of kahan, plain");
+        }
+        case PrecisionMode::Ds: {
+            const std::string s = env("NBODY_DS_SEPARATION");
+            if (s.empty() || s == "ref") return kKindDsRef;
+            if (s == "eq3") return kKindDsEq3;
+            throw std::invalid_argument("NBODY_DS_SEPARATION='" + s + "' is not one of ref, eq3");
+        }
+        case PrecisionMode::Fp64:
+            return kKindFp64;
+    }
+    throw std::invalid_argument("unknown precision mode " + std::to_string(static_cast<int>(m)) +
+                                " (supported: fp32-jbag, ds, fp64)");
+}
+
+ForceGrid resolve_grid() {
+    const std::string text = env("NBODY_FORCE_GRID");
+    if (text.empty() || text == "auto") return ForceGrid::Auto;
+    if (text == "classic") return ForceGrid::Classic;
+    if (text == "balanced") return ForceGrid::Balanced;
+    throw std::invalid_argument("NBODY_FORCE_GRID='" + text + "' is not one of auto, classic, balanced");
+}
+
+[[noreturn]] void throw_unsupported(const PrecisionVariant& v, int kind) {
     if (!known_mode(v.mode))
         throw std::invalid_argument("unknown precision mode " + std::to_string(static_cast<int>(v.mode)) +
                                     " (supported: fp32-jbag, ds, fp64)");
@@ -472,6 +748,9 @@ bool known_mode(PrecisionMode m) {
     std::string msg = "no " + mode + " kernel instance for unroll=" + std::to_string(v.unroll) +
                       ", threads_per_body=" + std::to_string(v.threads_per_body) +
                       ", bodies_per_thread=" + std::to_string(v.bodies_per_thread) + ":";
+    const bool values_ok = contains(kPrecisionUnrollValues, v.unroll) &&
+                           contains(kPrecisionThreadsPerBodyValues, v.threads_per_body) &&
+                           contains(bvals, v.bodies_per_thread);
     if (!contains(kPrecisionUnrollValues, v.unroll))
         msg += " unroll " + std::to_string(v.unroll) + " is not supported in " + mode +
                " (supported: " + list(kPrecisionUnrollValues) + ");";
@@ -481,26 +760,66 @@ bool known_mode(PrecisionMode m) {
     if (!contains(bvals, v.bodies_per_thread))
         msg += " bodies_per_thread " + std::to_string(v.bodies_per_thread) + " is not supported in " + mode +
                " (supported: " + list(bvals) + ");";
+    if (values_ok && (kind == kKindJbagPlain || kind == kKindDsEq3)) {
+        std::string combos;
+        for (const PrecisionExperimentVariant& e : kPrecisionExperimentVariants)
+            combos += (combos.empty() ? "" : ", ") + std::string("U") + std::to_string(e.unroll) + " q" +
+                      std::to_string(e.threads_per_body) + " B" + std::to_string(e.bodies_per_thread);
+        msg += std::string(kind == kKindJbagPlain ? " NBODY_JBAG_SUM=plain" : " NBODY_DS_SEPARATION=eq3") +
+               " is compiled only for " + combos + ";";
+    }
     msg.back() = '.';
     throw std::invalid_argument(msg);
 }
 
-// THE dispatch: run-time (mode, U, q, B) to a compiled instance. Default: an error listing the
+// THE dispatch: run-time (kind, U, q, B) to a compiled instance. Default: an error listing the
 // supported values.
-PrecisionKernelFn select_precision_kernel(const PrecisionVariant& v) {
-#define NBODY_PREC_CASE(M, U, Q, B)              \
-    case variant_key(PrecisionMode::M, U, Q, B): \
-        return &precision_force_kernel<PrecisionMode::M, U, Q, B>;
+PrecisionKernelFn select_precision_kernel(const PrecisionVariant& v, int kind) {
+#define NBODY_PREC_CASE(K, U, Q, B) \
+    case variant_key(K, U, Q, B):   \
+        return &precision_force_kernel<K, U, Q, B>;
     // Out-of-range values cannot alias a valid key: they are checked before the key is formed.
     const bool in_range = known_mode(v.mode) && contains(kPrecisionUnrollValues, v.unroll) &&
                           contains(kPrecisionThreadsPerBodyValues, v.threads_per_body) &&
                           v.bodies_per_thread >= 1 && v.bodies_per_thread <= 99;
-    switch (in_range ? variant_key(v.mode, v.unroll, v.threads_per_body, v.bodies_per_thread) : -1) {
+    switch (in_range ? variant_key(kind, v.unroll, v.threads_per_body, v.bodies_per_thread) : -1) {
         NBODY_PREC_VARIANTS(NBODY_PREC_CASE)
         default:
-            throw_unsupported(v);
+            throw_unsupported(v, kind);
     }
 #undef NBODY_PREC_CASE
+}
+
+PrecisionKernelFn select_precision_kernel(const PrecisionVariant& v) {
+    return select_precision_kernel(v, known_mode(v.mode) ? resolve_kind(v.mode) : -1);
+}
+
+// SMs and resident blocks per SM of (instance, block), cached (as force_kernel.cu does).
+struct Occupancy {
+    int sm_count = 0;
+    int blocks_per_sm = 0;
+};
+
+Occupancy occupancy(PrecisionKernelFn fn, int block, std::size_t shared) {
+    struct Entry {
+        int device;
+        PrecisionKernelFn fn;
+        int block;
+        Occupancy occ;
+    };
+    static std::mutex mutex;
+    static std::vector<Entry> cache;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry& e : cache)
+        if (e.device == device && e.fn == fn && e.block == block) return e.occ;
+    Occupancy occ;
+    CUDA_CHECK(cudaDeviceGetAttribute(&occ.sm_count, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ.blocks_per_sm, reinterpret_cast<const void*>(fn),
+                                                             block, shared));
+    cache.push_back({device, fn, block, occ});
+    return occ;
 }
 
 int blocks_for(int n) { return (n + kIntegrateBlock - 1) / kIntegrateBlock; }
@@ -524,7 +843,25 @@ std::vector<int> precision_bodies_per_thread_values(PrecisionMode mode) {
     return {1, 2, 4};
 }
 
-void require_precision_instance(const PrecisionVariant& v) { (void)detail::select_precision_kernel(v); }
+void require_precision_instance(const PrecisionVariant& v) {
+    (void)detail::resolve_grid();  // a malformed override is an error here too, not at the launch
+    (void)detail::select_precision_kernel(v);
+}
+
+const char* precision_formulation(PrecisionMode mode) {
+    switch (detail::resolve_kind(mode)) {
+        case detail::kKindJbag:
+            return "kahan";
+        case detail::kKindJbagPlain:
+            return "plain";
+        case detail::kKindDsRef:
+            return "ref";
+        case detail::kKindDsEq3:
+            return "eq3";
+        default:
+            return "fp64";
+    }
+}
 
 PrecisionKernelResources precision_kernel_resources(const PrecisionVariant& v) {
     const detail::PrecisionKernelFn fn = detail::select_precision_kernel(v);
@@ -539,17 +876,87 @@ PrecisionKernelResources precision_kernel_resources(const PrecisionVariant& v) {
 }
 
 std::size_t precision_shared_bytes(PrecisionMode mode, int block) {
+    // Two tiles (one barrier per tile). Ds's ref formulation stages one float4 per body, eq3 two;
+    // the bound covers both so that the config check does not depend on the override.
     const std::size_t per_body = mode == PrecisionMode::Fp32Jbag ? sizeof(float4) : 2 * sizeof(float4);
-    return static_cast<std::size_t>(block) * per_body;
+    return 2 * static_cast<std::size_t>(block) * per_body;
+}
+
+namespace {
+std::size_t launch_shared_bytes(int kind, int block) {
+    const std::size_t per_body = kind == detail::kKindJbag || kind == detail::kKindJbagPlain || kind == detail::kKindDsRef
+                                     ? sizeof(float4)
+                                     : 2 * sizeof(float4);
+    return 2 * static_cast<std::size_t>(block) * per_body;
+}
+}  // namespace
+
+PrecisionPlan plan_precision_force(const PrecisionVariant& v, int block, int n, bool have_workspace) {
+    PrecisionPlan plan;
+    const int kind = detail::resolve_kind(v.mode);
+    const ForceGrid wanted = detail::resolve_grid();
+    const detail::PrecisionKernelFn fn = detail::select_precision_kernel(v, kind);
+    if (n <= 0) return plan;
+    if (block <= 0 || block % kWarpSize != 0 || block > kMaxBlock)
+        throw std::invalid_argument("precision kernel block " + std::to_string(block) +
+                                    " is not a multiple of 32 in 32..1024");
+    const int per_block = block / v.threads_per_body * v.bodies_per_thread;
+    plan.iblocks = (n + per_block - 1) / per_block;
+    plan.tiles = (n + block - 1) / block;
+    const std::size_t shared = launch_shared_bytes(kind, block);
+    if (shared > 48 * 1024)  // beyond the default: opt in (the config check holds it to the device's limit)
+        CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(shared)));
+    const detail::Occupancy occ = detail::occupancy(fn, block, shared);
+    plan.blocks_per_sm = occ.blocks_per_sm;
+    const long long slots = static_cast<long long>(occ.sm_count) * occ.blocks_per_sm;
+    const double per_sm = double(plan.iblocks) / occ.sm_count;
+    plan.classic_efficiency = per_sm / std::ceil(per_sm);
+
+    ForceGrid grid = wanted;
+    if (grid == ForceGrid::Auto)
+        grid = (plan.classic_efficiency < 0.99 || plan.iblocks < slots) ? ForceGrid::Balanced : ForceGrid::Classic;
+    const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;
+    const long long blocks = std::min(work, slots);
+    if (grid == ForceGrid::Balanced) {
+        const long long share = blocks > 0 ? work / blocks : 0;
+        // T consecutive steps meet at most ceil((T - 1) / share) + 1 blocks of >= share steps each.
+        const long long contributors = share > 0 ? (plan.tiles - 1 + share - 1) / share + 1 : 0;
+        constexpr long long kIntLimit = 2147483647LL;
+        if (!have_workspace || blocks <= 0 || blocks == plan.iblocks || work > kIntLimit ||
+            2 * contributors * n > kIntLimit)
+            grid = ForceGrid::Classic;
+        else
+            plan.max_contributors = static_cast<int>(contributors);
+    }
+    plan.grid = grid;
+    plan.blocks = grid == ForceGrid::Balanced ? static_cast<int>(blocks) : plan.iblocks;
+    return plan;
 }
 
 void launch_precision_force(const PrecisionVariant& v, int block, const PrecisionForceArgs& args,
                             cudaStream_t stream) {
-    const detail::PrecisionKernelFn fn = detail::select_precision_kernel(v);
+    const int kind = detail::resolve_kind(v.mode);
+    const PrecisionPlan plan = plan_precision_force(v, block, args.n, args.workspace != nullptr);
+    const detail::PrecisionKernelFn fn = detail::select_precision_kernel(v, kind);
     if (args.n <= 0) return;
-    const int per_block = block / v.threads_per_body * v.bodies_per_thread;
-    const int grid = (args.n + per_block - 1) / per_block;
-    fn<<<grid, block, precision_shared_bytes(v.mode, block), stream>>>(args);
+    detail::PrecisionKernelParams k{};
+    k.a = args;
+    k.tiles = plan.tiles;
+    if (plan.grid == ForceGrid::Balanced) {
+        const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;  // < 2^31 (plan)
+        k.share = static_cast<int>(work / plan.blocks);
+        k.extra = static_cast<int>(work % plan.blocks);
+        // Fp64 partials are Double4s: two float4s each.
+        const std::size_t per_body = v.mode == PrecisionMode::Fp64 ? 2 : 1;
+        args.workspace->reserve(static_cast<std::size_t>(plan.iblocks),
+                                per_body * static_cast<std::size_t>(plan.max_contributors) *
+                                    static_cast<std::size_t>(args.n),
+                                stream);
+        k.partials = args.workspace->partials();
+        k.counters = args.workspace->counters();
+    }
+    fn<<<plan.blocks, block, launch_shared_bytes(kind, block), stream>>>(k);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -12,11 +12,23 @@
 //             sum. Together they keep the cumulative error at the per-term rounding floor up to
 //             N = 128K instead of growing with the number of bags (emulated table in the doc).
 //   Ds        Sapporo's double-single positions (Gaburov et al. 2009): x = x_hi + x_lo with both
-//             parts floats, the separation (x_j,hi - x_i,hi) + (x_j,lo - x_i,lo) (their eq. 3;
-//             6 FADDs per interaction more than fp32), the rest fp32 and summed as in Fp32Jbag.
-//             Velocities are double-single too, and kicks and drifts add in double-single
-//             arithmetic, so the digits that the separation keeps are not lost when integrating.
+//             parts floats. The separation is taken in a frame centred on a reference point R
+//             (the mean of an even sample of the bodies): every body is moved to x - R in double
+//             and rounded to float once, when it is staged (j: once per tile, i: once per
+//             i-block), so the inner loop is Fp32Jbag's. Sapporo's own per-interaction form,
+//             (x_j,hi - x_i,hi) + (x_j,lo - x_i,lo) (their eq. 3, 6 FADDs per interaction more),
+//             is kept as the A/B formulation NBODY_DS_SEPARATION=eq3. Velocities are
+//             double-single too, and kicks and drifts add in double-single arithmetic.
 //   Fp64      doubles throughout: positions, velocities, the separation, rsqrt and the sums.
+//
+// Every kernel has force_kernel.cu's version 2 structure: the balanced split over the SMs
+// (ForceGrid; NBODY_FORCE_GRID overrides it for these kernels too), two tiles with one barrier
+// per tile, and the rotated (m, x, y, z) tile entries of the fp32 modes.
+//
+// Developer overrides for A/B runs of the same binary (read at every launch), compiled only for
+// kPrecisionExperimentVariants: NBODY_JBAG_SUM = kahan (default) | plain (Chamomile's FORCE-LOOP
+// literally: J-BAGs in fresh registers added plainly, no sub-bags), NBODY_DS_SEPARATION = ref
+// (default) | eq3.
 //
 // Compile-time parameters, as in force_kernel.hpp: U (j-loop unroll), q (threads per body) and B
 // (i-bodies per thread). A restricted set is instantiated to keep compile time sane (CI builds
@@ -36,6 +48,8 @@
 #include <string>
 #include <vector>
 
+#include "force_kernel.hpp"
+
 namespace nbody::cuda {
 
 enum class PrecisionMode { Fp32Jbag, Ds, Fp64 };
@@ -50,6 +64,13 @@ inline constexpr std::array<int, 4> kPrecisionThreadsPerBodyValues{1, 2, 4, 8};
 // B = 1, 2, 4 for the fp32 modes, where register blocking buys issue slots; fp64 is bound by its
 // FP64 pipe, which B does not relieve, so it has B = 1 only.
 std::vector<int> precision_bodies_per_thread_values(PrecisionMode mode);
+struct PrecisionExperimentVariant {
+    int unroll, threads_per_body, bodies_per_thread;
+};
+// The (U, q, B) with instances of the A/B formulations: the fp32 default and the best 256K
+// configs of the first H200 run.
+inline constexpr std::array<PrecisionExperimentVariant, 4> kPrecisionExperimentVariants{
+    {{8, 2, 4}, {8, 1, 4}, {4, 1, 4}, {8, 2, 2}}};
 // Bodies per sub-bag inside a J-BAG (Fp32Jbag, Ds). A multiple of every U above.
 inline constexpr int kSubBag = 16;
 
@@ -67,8 +88,13 @@ struct PrecisionVariant {
 };
 
 // Throws std::invalid_argument naming the unsupported value(s) and listing the supported ones
-// when `v` has no compiled instance. Needs no device: this is the dispatch switch itself.
+// when `v` has no compiled instance (or an override is malformed). Needs no device: this is the
+// dispatch switch itself.
 void require_precision_instance(const PrecisionVariant& v);
+
+// The formulation a launch of `mode` uses now: "kahan" or "plain" (fp32-jbag), "ref" or "eq3"
+// (ds), "fp64". Throws std::invalid_argument for a malformed override.
+const char* precision_formulation(PrecisionMode mode);
 
 struct PrecisionKernelResources {
     int max_threads_per_block = 0;
@@ -80,8 +106,8 @@ struct PrecisionKernelResources {
 // runtime refuses.
 PrecisionKernelResources precision_kernel_resources(const PrecisionVariant& v);
 
-// Dynamic shared memory of one block: one tile of `block` j-bodies (16 bytes each in Fp32Jbag,
-// 32 in Ds (hi and lo) and Fp64).
+// Dynamic shared memory of one block, an upper bound for the device-limit check: two tiles of
+// `block` j-bodies (16 bytes each in Fp32Jbag, 32 in Ds (eq3: hi and lo) and Fp64).
 std::size_t precision_shared_bytes(PrecisionMode mode, int block);
 
 struct PrecisionForceArgs {
@@ -98,7 +124,22 @@ struct PrecisionForceArgs {
     float4* vel = nullptr;
     float4* vel_lo = nullptr;
     Double4* vel64 = nullptr;
+    ForceWorkspace* workspace = nullptr;  // the balanced split's scratch; nullptr: classic only
 };
+
+// How launch_precision_force() would run `v` for n bodies on the current device: the split it
+// picks (as force_kernel.cu's plan_force), the blocks it launches and the most contributors one
+// i-block can have (1 for classic).
+struct PrecisionPlan {
+    ForceGrid grid = ForceGrid::Classic;
+    int iblocks = 0;        // I
+    int tiles = 0;          // T = ceil(n / block)
+    int blocks = 0;         // launched: I (classic) or min(I*T, SMs x resident blocks/SM)
+    int blocks_per_sm = 0;
+    int max_contributors = 1;
+    double classic_efficiency = 1;
+};
+PrecisionPlan plan_precision_force(const PrecisionVariant& v, int block, int n, bool have_workspace);
 
 // Launches the force pass on `stream`. The caller has validated (variant, block) against the
 // device; bad launches still surface as std::runtime_error from CUDA_CHECK_LAUNCH.

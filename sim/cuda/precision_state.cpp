@@ -136,6 +136,7 @@ void PrecisionState::force(const PrecisionVariant& v, int block, const float4* p
     a.pos = pos;
     a.acc = acc;
     a.vel = kick_vel;
+    a.workspace = &workspace_;
     if (v.mode == PrecisionMode::Ds || v.mode == PrecisionMode::Fp64) {
         const Precision want = v.mode == PrecisionMode::Ds ? Precision::Ds : Precision::Fp64;
         if (mode_ != want || owner_ != pos || n != n_)
@@ -230,7 +231,7 @@ void PrecisionState::upload_positions(Precision mode, const std::vector<Vec3d>& 
 }
 
 std::size_t PrecisionState::bytes() const {
-    return pos_lo_.bytes() + vel_lo_.bytes() + pos64_.bytes() + vel64_.bytes() + acc64_.bytes();
+    return pos_lo_.bytes() + vel_lo_.bytes() + pos64_.bytes() + vel64_.bytes() + acc64_.bytes() + workspace_.bytes();
 }
 
 }  // namespace nbody::cuda

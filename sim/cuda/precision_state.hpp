@@ -93,6 +93,7 @@ class PrecisionState {
 
     DeviceBuffer<float4> pos_lo_, vel_lo_;         // ds
     DeviceBuffer<Double4> pos64_, vel64_, acc64_;  // fp64
+    ForceWorkspace workspace_;                     // the balanced split's scratch (every mode)
 };
 
 }  // namespace nbody::cuda

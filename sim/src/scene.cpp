@@ -1,6 +1,9 @@
 #include "nbody/sim/scene.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include "nbody/sim/ic/plummer.hpp"
 
@@ -41,7 +44,30 @@ Scene two_plummer_collision(std::size_t bodies, std::uint64_t seed) {
     return scene;
 }
 
+std::vector<std::string> scene_directories() {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates;
+    if (const char* env = std::getenv("NBODY_SCENES_DIR"); env && *env) candidates.emplace_back(env);
+    std::error_code ec;
+    if (const fs::path exe = fs::read_symlink("/proc/self/exe", ec); !ec)
+        candidates.push_back(exe.parent_path() / "scenes");
+    candidates.push_back(fs::path(NBODY_SOURCE_DIR) / "scenes");
+    std::vector<std::string> found;
+    for (const fs::path& dir : candidates) {
+        const std::string path = dir.lexically_normal().string();
+        if (fs::is_directory(dir, ec) && std::find(found.begin(), found.end(), path) == found.end())
+            found.push_back(path);
+    }
+    return found;
+}
+
 Scene default_scene(std::optional<std::size_t> bodies) {
+    namespace fs = std::filesystem;
+    for (const std::string& dir : scene_directories()) {
+        const fs::path file = fs::path(dir) / kDefaultSceneFile;
+        std::error_code ec;
+        if (fs::is_regular_file(file, ec)) return load_scene(file.string(), bodies);
+    }
     return two_plummer_collision(bodies.value_or(16384));
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -130,6 +131,37 @@ TEST(PrecisionDispatch, FitMovesTunablesToTheNearestInstance) {
         EXPECT_EQ(CudaBackend::check_kernel_config_host(CudaBackend::fit_to_precision(d)), "")
             << to_string(p);
     }
+}
+
+// The A/B formulations (NBODY_JBAG_SUM, NBODY_DS_SEPARATION) exist for a few (U, q, B) only; a
+// malformed value or a config without that instance is refused with the reason, not at a launch.
+TEST(PrecisionDispatch, FormulationOverridesAreCheckedAndListed) {
+    struct EnvGuard {
+        const char* name;
+        ~EnvGuard() { unsetenv(name); }
+    };
+    {
+        const EnvGuard g{"NBODY_DS_SEPARATION"};
+        setenv("NBODY_DS_SEPARATION", "eq3", 1);
+        EXPECT_EQ(CudaBackend::check_kernel_config_host(config(Precision::Ds, 8, 2, 4, 512)), "");
+        std::string r = CudaBackend::check_kernel_config_host(config(Precision::Ds, 4, 2, 1));
+        EXPECT_TRUE(contains(r, "NBODY_DS_SEPARATION=eq3 is compiled only for")) << r;
+        EXPECT_TRUE(contains(r, "U8 q2 B4")) << r;
+        // fp32-jbag is not affected by the ds override.
+        EXPECT_EQ(CudaBackend::check_kernel_config_host(config(Precision::Fp32Jbag, 4, 2, 1)), "");
+        setenv("NBODY_DS_SEPARATION", "exact", 1);
+        r = CudaBackend::check_kernel_config_host(config(Precision::Ds, 8, 2, 4, 512));
+        EXPECT_TRUE(contains(r, "NBODY_DS_SEPARATION='exact'")) << r;
+        EXPECT_TRUE(contains(r, "ref, eq3")) << r;
+    }
+    {
+        const EnvGuard g{"NBODY_JBAG_SUM"};
+        setenv("NBODY_JBAG_SUM", "plain", 1);
+        EXPECT_EQ(CudaBackend::check_kernel_config_host(config(Precision::Fp32Jbag, 8, 1, 4, 512)), "");
+        const std::string r = CudaBackend::check_kernel_config_host(config(Precision::Fp32Jbag, 4, 8, 2));
+        EXPECT_TRUE(contains(r, "NBODY_JBAG_SUM=plain is compiled only for")) << r;
+    }
+    EXPECT_EQ(CudaBackend::check_kernel_config_host(config(Precision::Ds, 4, 2, 1)), "");
 }
 
 #endif

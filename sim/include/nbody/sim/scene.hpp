@@ -41,8 +41,15 @@ struct Scene {
     UnitSystem units;
 };
 
-// The default galaxy collision shown when the viewer starts with no scene. `bodies` scales it.
+// The default galaxy collision shown when the viewer starts with no scene: the Milky Way -
+// Andromeda scene file from the first scene directory that has it, else the built-in two Plummer
+// spheres. `bodies` scales it.
 Scene default_scene(std::optional<std::size_t> bodies = std::nullopt);
+inline constexpr const char* kDefaultSceneFile = "milky-way-andromeda.toml";
+
+// Where scene files are looked for, in order: $NBODY_SCENES_DIR, scenes/ next to the executable,
+// scenes/ in the source tree. Only folders that exist are returned.
+std::vector<std::string> scene_directories();
 
 // Two Plummer spheres on a collision course: the simplest collision, always available.
 Scene two_plummer_collision(std::size_t bodies, std::uint64_t seed = 42);

@@ -1,0 +1,116 @@
+// `nbody record`: a frame sequence (and optionally an MP4) rendered headless through EGL, with
+// the viewer's own renderer and frame loop (run_viewer), so what is recorded is what `view` shows.
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "commands.hpp"
+#include "viewer_options.hpp"
+
+namespace nbody::app {
+
+namespace {
+
+// "orbit:0.5" -> 0.5 degrees per frame; "fixed" -> 0.
+float parse_camera_option(const std::string& text) {
+    if (text == "fixed") return 0.0f;
+    const std::string prefix = "orbit:";
+    if (text.rfind(prefix, 0) == 0) {
+        const std::string number = text.substr(prefix.size());
+        std::size_t used = 0;
+        float deg = 0;
+        try {
+            deg = std::stof(number, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == number.size() && used > 0 && std::isfinite(deg) && std::abs(deg) <= 360.0f) return deg;
+    }
+    throw CLI::ValidationError("--camera", "'" + text +
+                                               "'; supported: fixed (the scene's camera) or orbit:DEG_PER_FRAME, "
+                                               "e.g. orbit:0.5 (turn round the target, -360..360 degrees per frame)");
+}
+
+}  // namespace
+
+void add_record_command(CLI::App& app, int& exit_code) {
+    struct Args {
+        ViewOptions view;
+        std::string backend = "auto", size = "1920x1080", camera = "fixed", out, colour;
+        std::optional<std::string> mp4;
+        long long bodies = 0, frames = 0;
+        int steps_per_frame = 0, fps = 30, encoders = 0;
+        bool overwrite = false, ui = false;
+    };
+    auto a = std::make_shared<Args>();
+    CLI::App* cmd = app.add_subcommand(
+        "record",
+        "Render a frame sequence headless (EGL): numbered PNGs frame_000000.png ... in --out, and an MP4 with "
+        "--mp4 when ffmpeg is installed");
+    cmd->add_option("--scene", a->view.scene, "Scene file (scenes/*.toml); default: the built-in galaxy collision");
+    cmd->add_option("--bodies,-n", a->bodies, "Number of bodies (default: the scene's)");
+    cmd->add_option("--frames", a->frames, "Frames to record (frame 0 is the initial state)")->required();
+    cmd->add_option("--steps-per-frame", a->steps_per_frame,
+                    "Simulation steps between consecutive frames (default: the scene's steps per frame)");
+    cmd->add_option("--size", a->size, "Frame size WxH in pixels")->capture_default_str();
+    cmd->add_option("--out", a->out, "Folder for the PNGs (created if missing)")->required();
+    cmd->add_option("--camera", a->camera,
+                    "fixed, or orbit:DEG_PER_FRAME to turn the camera round the target each frame")
+        ->capture_default_str();
+    cmd->add_option("--mp4", a->mp4,
+                    "Also write this H.264 MP4 (pipes the frames to ffmpeg; without ffmpeg the PNGs are still "
+                    "written). Odd sizes lose their last row/column in the MP4 (yuv420p needs even sizes)");
+    cmd->add_option("--fps", a->fps, "Frame rate of the MP4")->capture_default_str();
+    cmd->add_flag("--overwrite", a->overwrite,
+                  "Replace frames (and the MP4) of an earlier recording; frames beyond this one's end are removed");
+    cmd->add_option("--backend", a->backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
+        ->capture_default_str();
+    cmd->add_flag("--ui", a->ui, "Include the panels in the frames (default: the particles alone)");
+    cmd->add_option("--colour", a->colour,
+                    "Colour by galaxy | component | speed | plain (default: galaxy, or component for a single "
+                    "galaxy)");
+    cmd->add_flag("--hide-halo", a->view.hide_halo, "Do not draw dark-halo particles");
+    cmd->add_option("--encoders", a->encoders,
+                    "PNG encoder threads (default: one per hardware thread but one)");
+    add_kernel_options(*cmd, a->view.kernel);
+    cmd->footer(
+        "Ctrl-C stops after the frame in progress: every frame queued is written, the sequence stays complete "
+        "and the MP4 is closed properly (exit status 130). Progress goes to stderr; at the end, frames written, "
+        "elapsed time and frames per second (a record_report line), and the per-stage frame timing of `view "
+        "--frames` (an fps_report line).");
+
+    cmd->callback([a, &exit_code]() {
+        ViewOptions o = a->view;
+        o.command = "record";
+        o.headless = true;
+        o.no_ui = !a->ui;
+        o.backend = parse_backend_kind(a->backend);
+        if (a->bodies < 0) throw CLI::ValidationError("--bodies", "must be >= 1");
+        if (a->bodies > 0) o.bodies = std::size_t(a->bodies);
+        if (a->frames < 1) throw CLI::ValidationError("--frames", "must be >= 1");
+        o.frames = a->frames;
+        if (a->steps_per_frame < 0) throw CLI::ValidationError("--steps-per-frame", "must be >= 1");
+        if (a->fps < 1 || a->fps > 1000) throw CLI::ValidationError("--fps", "must be between 1 and 1000");
+        if (a->encoders < 0) throw CLI::ValidationError("--encoders", "must be >= 1");
+        std::tie(o.width, o.height) = parse_size_option(a->size, "--size");
+        if (!a->colour.empty()) o.colour = parse_colour_option(a->colour, "--colour");
+        o.orbit_deg_per_frame = parse_camera_option(a->camera);
+        if (a->out.empty()) throw CLI::ValidationError("--out", "needs a folder name");
+
+        RecordingSettings r;
+        r.folder = a->out;
+        r.steps_per_frame = a->steps_per_frame;  // 0: the scene's, settled by run_viewer
+        r.include_ui = a->ui;
+        r.overwrite = a->overwrite;
+        r.mp4 = a->mp4;
+        r.mp4_fps = a->fps;
+        r.encoder_threads = a->encoders;
+        o.record = r;
+        if (a->steps_per_frame > 0) o.steps_per_frame = a->steps_per_frame;
+        exit_code = run_viewer(o);
+    });
+}
+
+}  // namespace nbody::app

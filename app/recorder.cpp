@@ -1,0 +1,337 @@
+#include "recorder.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+#include <stdexcept>
+
+#include "nbody/render/frame_capture.hpp"
+#include "nbody/sim/atomic_file.hpp"
+#include "recorder_ffmpeg.hpp"
+
+namespace nbody::app {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string frame_file_name(long long index) {
+    char name[32];
+    std::snprintf(name, sizeof name, "frame_%06lld.png", index);
+    return name;
+}
+
+namespace {
+
+// Frame files already in `folder`, by index (frame_NNNNNN.png; more digits past 999999).
+std::vector<std::pair<long long, fs::path>> existing_frames(const fs::path& folder) {
+    static const std::regex pattern(R"(frame_(\d{6,})\.png)");
+    std::vector<std::pair<long long, fs::path>> found;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        std::smatch m;
+        if (std::regex_match(name, m, pattern)) found.emplace_back(std::stoll(m[1].str()), it->path());
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+// Creates `folder` if needed and proves it can take a file; throws with the reason otherwise.
+void prepare_folder(const fs::path& folder, const char* what) {
+    std::error_code ec;
+    if (folder.empty()) throw std::runtime_error(std::string("no ") + what + " given");
+    if (!fs::exists(folder, ec)) {
+        fs::create_directories(folder, ec);
+        if (ec)
+            throw std::runtime_error(std::string("cannot create the ") + what + " '" + folder.string() +
+                                     "': " + ec.message());
+    }
+    if (!fs::is_directory(folder, ec))
+        throw std::runtime_error(std::string("the ") + what + " '" + folder.string() + "' is not a folder");
+    // Permissions alone do not say (root ignores them, a read-only mount does not): write a file.
+    const fs::path probe = folder / ".nbody-write-test";
+    try {
+        write_file_atomically(probe.string(), [](std::ostream& out) { out << "nbody\n"; });
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("cannot write into the ") + what + " '" + folder.string() +
+                                 "': " + e.what());
+    }
+    fs::remove(probe, ec);
+}
+
+}  // namespace
+
+// --- the bounded queue ---------------------------------------------------------------------------
+
+double Recorder::Queue::push(Job job, const std::atomic<bool>& abort) {
+    std::unique_lock lock(mutex);
+    double waited = 0;
+    if (jobs.size() >= capacity && !closed && !abort) {
+        const auto t = Clock::now();
+        not_full.wait(lock, [&] { return jobs.size() < capacity || closed || abort; });
+        waited = std::chrono::duration<double>(Clock::now() - t).count();
+    }
+    if (closed) return waited;
+    jobs.push_back(std::move(job));
+    lock.unlock();
+    not_empty.notify_one();
+    return waited;
+}
+
+std::optional<Recorder::Job> Recorder::Queue::pop() {
+    std::unique_lock lock(mutex);
+    not_empty.wait(lock, [&] { return !jobs.empty() || closed; });
+    if (jobs.empty()) return std::nullopt;
+    Job job = std::move(jobs.front());
+    jobs.pop_front();
+    lock.unlock();
+    not_full.notify_one();
+    return job;
+}
+
+void Recorder::Queue::close() {
+    {
+        std::lock_guard lock(mutex);
+        closed = true;
+    }
+    not_empty.notify_all();
+    not_full.notify_all();
+}
+
+std::size_t Recorder::Queue::size() const {
+    std::lock_guard lock(mutex);
+    return jobs.size();
+}
+
+// --- the recorder ----------------------------------------------------------------------------
+
+Recorder::Recorder(RecordingSettings settings, int width, int height)
+    : settings_(std::move(settings)), width_(width), height_(height), started_(Clock::now()) {
+    if (width < 1 || height < 1)
+        throw std::runtime_error("cannot record frames of " + std::to_string(width) + "x" + std::to_string(height));
+    if (settings_.steps_per_frame < 1)
+        throw std::runtime_error("steps per recorded frame must be at least 1 (got " +
+                                 std::to_string(settings_.steps_per_frame) + ")");
+    prepare_folder(settings_.folder, "output folder");
+    if (!settings_.overwrite) {
+        const auto found = existing_frames(settings_.folder);
+        if (!found.empty())
+            throw std::runtime_error("'" + found.front().second.string() + "' already exists (" +
+                                     std::to_string(found.size()) + " frame file" + (found.size() > 1 ? "s" : "") +
+                                     " of an earlier recording in that folder); record into another folder, or "
+                                     "allow overwriting (--overwrite)");
+    }
+
+    if (settings_.mp4) {
+        const fs::path movie = *settings_.mp4;
+        std::error_code ec;
+        if (fs::exists(movie, ec) && !settings_.overwrite)
+            throw std::runtime_error("'" + movie.string() +
+                                     "' already exists; choose another MP4 name, or allow overwriting (--overwrite)");
+        if (fs::is_directory(movie, ec))
+            throw std::runtime_error("the MP4 name '" + movie.string() + "' is a folder");
+        const auto ffmpeg = find_ffmpeg();
+        if (!ffmpeg) {
+            mp4_note_ = "ffmpeg was not found on PATH, so no MP4 will be made; the PNG frames are still written "
+                        "(install ffmpeg, or encode them later: ffmpeg -framerate " +
+                        std::to_string(settings_.mp4_fps) + " -i '" + (settings_.folder / "frame_%06d.png").string() +
+                        "' -c:v libx264 -pix_fmt yuv420p movie.mp4)";
+        } else {
+            prepare_folder(movie.has_parent_path() ? movie.parent_path() : fs::path("."), "MP4's folder");
+            const Mp4Size even = mp4_size(width, height);
+            if (even.cropped)
+                mp4_note_ = "the MP4 is " + std::to_string(even.width) + "x" + std::to_string(even.height) +
+                            ": H.264 with yuv420p colour needs even sizes, so its last " +
+                            (even.width != width && even.height != height ? "column and row are"
+                             : even.width != width                        ? "column is"
+                                                                          : "row is") +
+                            " cropped (the PNGs keep " + std::to_string(width) + "x" + std::to_string(height) + ")";
+            ffmpeg_ = std::make_unique<FfmpegPipe>(*ffmpeg, movie.string(), width, height, settings_.mp4_fps);
+        }
+    }
+
+    int threads = settings_.encoder_threads;
+    if (threads <= 0) threads = std::max(1, int(std::thread::hardware_concurrency()) - 1);
+    threads = std::clamp(threads, 1, 64);
+    // Frames waiting for an encoder: two per encoder keeps them all busy; a memory budget keeps
+    // 4K frames from piling up gigabytes.
+    const std::size_t frame_bytes = std::size_t(width) * std::size_t(height) * 3;
+    const std::size_t budget = std::max<std::size_t>(2, (std::size_t(512) << 20) / std::max<std::size_t>(frame_bytes, 1));
+    png_queue_.capacity = std::clamp<std::size_t>(std::size_t(threads) * 2, 2, budget);
+    mp4_queue_.capacity = std::clamp<std::size_t>(4, 2, budget);
+    for (int i = 0; i < threads; ++i) png_threads_.emplace_back([this] { png_worker(); });
+    if (ffmpeg_) mp4_thread_ = std::thread([this] { mp4_worker(); });
+}
+
+Recorder::~Recorder() {
+    if (finished_) return;
+    try {
+        finish();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nbody: recording: %s\n", e.what());
+    }
+    stop_workers();  // in case finish() threw before joining them
+}
+
+void Recorder::stop_workers() {
+    png_queue_.close();
+    mp4_queue_.close();
+    for (auto& t : png_threads_)
+        if (t.joinable()) t.join();
+    if (mp4_thread_.joinable()) mp4_thread_.join();
+}
+
+void Recorder::capture(GLuint framebuffer, int width, int height) {
+    if (failed() || finished_) return;
+    if (width != width_ || height != height_)
+        throw std::runtime_error("the frame size changed from " + std::to_string(width_) + "x" +
+                                 std::to_string(height_) + " to " + std::to_string(width) + "x" +
+                                 std::to_string(height) + " during the recording");
+    reader_.submit(framebuffer, width, height, next_index_++);
+    waited_last_ = false;
+    double waited = 0;
+    // Frames whose copy has finished go to the encoders now; the rest stay in flight.
+    while (auto frame = reader_.take(false)) {
+        const double before = wait_seconds_;
+        hand_over(std::move(*frame));
+        waited += wait_seconds_ - before;
+    }
+    wait_ms_recent_ += 0.1 * (1e3 * waited - wait_ms_recent_);
+}
+
+void Recorder::hand_over(render::ReadbackFrame frame) {
+    Job job{frame.tag, std::move(frame.rgb)};
+    double waited = 0;
+    if (ffmpeg_ && !mp4_failed_) waited += mp4_queue_.push(job, mp4_failed_);
+    if (!failed()) waited += png_queue_.push(std::move(job), failed_);
+    if (waited > 0) waited_last_ = true;
+    wait_seconds_ += waited;
+}
+
+void Recorder::png_worker() {
+    while (auto job = png_queue_.pop()) {
+        {
+            // After a failure only frames before it are still wanted: they complete the sequence.
+            std::lock_guard lock(error_mutex_);
+            if (first_failed_ >= 0 && job->index > first_failed_) continue;
+        }
+        const fs::path path = settings_.folder / frame_file_name(job->index);
+        try {
+            const std::vector<std::uint8_t> png =
+                render::encode_png_rgb(job->rgb->data(), width_, height_, /*bottom_up=*/true, /*fast=*/true);
+            write_file_atomically(path.string(), [&](std::ostream& out) {
+                out.write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
+            });
+            std::lock_guard lock(error_mutex_);
+            if (written_flags_.size() <= std::size_t(job->index)) written_flags_.resize(std::size_t(job->index) + 1);
+            written_flags_[std::size_t(job->index)] = true;
+            ++written_;
+        } catch (const std::exception& e) {
+            fail(job->index, e.what());
+        }
+    }
+}
+
+void Recorder::mp4_worker() {
+    while (auto job = mp4_queue_.pop()) {
+        if (mp4_failed_) continue;  // drain: the GL thread must never block on a dead movie
+        try {
+            ffmpeg_->write(job->rgb->data(), job->rgb->size());
+        } catch (const std::exception& e) {
+            {
+                std::lock_guard lock(error_mutex_);
+                mp4_error_ = e.what();
+            }
+            std::lock_guard queue_lock(mp4_queue_.mutex);
+            mp4_failed_ = true;
+            mp4_queue_.not_full.notify_all();
+        }
+    }
+}
+
+void Recorder::fail(long long index, const std::string& message) {
+    std::lock_guard lock(error_mutex_);
+    if (first_failed_ < 0 || index < first_failed_) {
+        first_failed_ = index;
+        error_ = "frame " + std::to_string(index) + " could not be written: " + message;
+    }
+    failed_ = true;
+    // A capture() waiting for room must not wait forever. Taking the queue's lock first means the
+    // waiter is either already blocked (and is woken) or has yet to test the flag (and sees it).
+    { std::lock_guard queue_lock(png_queue_.mutex); }
+    png_queue_.not_full.notify_all();
+}
+
+std::string Recorder::error() const {
+    std::lock_guard lock(error_mutex_);
+    return error_;
+}
+
+RecorderStatus Recorder::status() const {
+    RecorderStatus s;
+    s.captured = next_index_;
+    s.written = written_.load();
+    s.queued = int(png_queue_.size()) + reader_.pending();
+    s.capacity = int(png_queue_.capacity) + reader_.ring_size();
+    s.waited_last_frame = waited_last_;
+    s.wait_ms_recent = wait_ms_recent_;
+    s.error = error();
+    if (s.error.empty()) {
+        std::lock_guard lock(error_mutex_);
+        if (!mp4_error_.empty()) s.error = "MP4: " + mp4_error_;
+    }
+    return s;
+}
+
+RecordingSummary Recorder::finish() {
+    if (summary_) return *summary_;
+    finished_ = true;
+    RecordingSummary summary;
+    summary.folder = settings_.folder;
+    summary.mp4_note = mp4_note_;
+    // Every read still in flight (unless a failure made them pointless), then the workers.
+    try {
+        while (auto frame = reader_.take(true))
+            if (!failed()) hand_over(std::move(*frame));
+    } catch (const std::exception& e) {
+        fail(next_index_, std::string("reading back the last frames failed: ") + e.what());
+    }
+    stop_workers();
+
+    {
+        std::lock_guard lock(error_mutex_);
+        summary.error = error_;
+        summary.mp4_error = mp4_error_;
+        // No gap: frames written after the first failed one come out again.
+        if (first_failed_ >= 0) {
+            std::error_code ec;
+            for (std::size_t i = std::size_t(first_failed_); i < written_flags_.size(); ++i)
+                if (written_flags_[i] && fs::remove(settings_.folder / frame_file_name(static_cast<long long>(i)), ec)) --written_;
+        }
+    }
+    summary.frames_written = written_.load();
+    if (ffmpeg_) {
+        summary.mp4_frames = ffmpeg_->frames();
+        if (summary.mp4_error.empty()) {
+            try {
+                summary.mp4 = ffmpeg_->finish();
+            } catch (const std::exception& e) {
+                summary.mp4_error = e.what();
+            }
+        }
+        ffmpeg_.reset();  // a failed movie: kills ffmpeg if needed and removes the temporary file
+    }
+    // --overwrite: frames beyond this recording's last belong to an older one; left in place
+    // they would play on after this movie's end.
+    if (settings_.overwrite) {
+        std::error_code ec;
+        for (const auto& [index, path] : existing_frames(settings_.folder))
+            if (index >= summary.frames_written && fs::remove(path, ec)) ++summary.stale_removed;
+    }
+    summary.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    summary.wait_seconds = wait_seconds_;
+    summary_ = summary;
+    return summary;
+}
+
+}  // namespace nbody::app
