@@ -46,6 +46,9 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--screenshot", options->screenshot,
                     "Write the last frame to this PNG (needs --frames or --headless)");
     cmd->add_flag("--no-ui", options->no_ui, "No panels (screenshots of the particles alone)");
+    cmd->add_option("--record", options->record_folder,
+                    "Start recording frames into this folder at once (as the V key does; see also `nbody record`)");
+    cmd->add_flag("--record-ui", options->record_ui, "With --record: include the panels in the frames");
     cmd->add_option("--size", *size, "Window or image size WxH in pixels")->capture_default_str();
     cmd->add_option("--steps-per-frame", options->steps_per_frame,
                     "Leapfrog steps per frame (default: the scene's)");

@@ -315,6 +315,7 @@ int run_viewer(const ViewOptions& o) {
     RecordingView recording_view;
     recording_view.ffmpeg_found = find_ffmpeg().has_value();
     bool first_recorded_frame = false;  // the first frame of a recording shows the state as it was
+    bool recording_failed = false;      // any recording that could not start or lost frames
     std::optional<RecordingSummary> record_summary;
     auto start_recording = [&](const RecordingSettings& settings, int width, int height) {
         recorder = std::make_unique<Recorder>(settings, width, height);
@@ -327,7 +328,8 @@ int run_viewer(const ViewOptions& o) {
         recorder.reset();
         recording_view.last_result = describe_summary(r);
         recording_view.last_result_is_error = !r.error.empty() || !r.mp4_error.empty();
-        say(recording_view.last_result, recording_view.last_result_is_error);
+        recording_failed |= recording_view.last_result_is_error;
+        if (!record_run) say(recording_view.last_result, recording_view.last_result_is_error);  // record prints its own
         return r;
     };
     if (record_run) {
@@ -356,6 +358,11 @@ int run_viewer(const ViewOptions& o) {
     long long frame = 0;
     int interrupted = 0;
     Requests pending;  // raised by the UI during a frame, acted on at the start of the next
+    if (o.record_folder && !record_run) {
+        params.recording.folder = *o.record_folder;
+        params.recording.include_ui = o.record_ui;
+        pending.toggle_recording = true;
+    }
     Clock::time_point last = Clock::now(), measure_start = last;
     for (;;) {
         if ((interrupted = InterruptGuard::requested()) != 0) break;  // the previous frame is complete
@@ -412,6 +419,7 @@ int run_viewer(const ViewOptions& o) {
                     } catch (const std::exception& e) {
                         recording_view.last_result = std::string("cannot record: ") + e.what();
                         recording_view.last_result_is_error = true;
+                        recording_failed = true;
                         say(recording_view.last_result, true);
                     }
                 }
@@ -659,6 +667,8 @@ int run_viewer(const ViewOptions& o) {
                      o.screenshot ? "; no screenshot written" : "");
         return 1;
     }
+    // A scripted run asked to record (view --frames K --record DIR) fails if the recording did.
+    if (frame_limit > 0 && o.record_folder && recording_failed) return 1;
     return 0;
 }
 

@@ -31,6 +31,10 @@ struct ViewOptions {
     // `nbody record`: record every frame (frame 0 is the initial state, then steps_per_frame
     // steps between frames), print progress, and finish the recording at the end.
     std::optional<RecordingSettings> record;
+    // `nbody view --record DIR`: start recording into DIR on the first frame (the Recording
+    // panel's other choices; `record_ui`: with the panels).
+    std::optional<std::string> record_folder;
+    bool record_ui = false;
     float orbit_deg_per_frame = 0;  // turn the camera this much round the target each frame
     // The command's name in messages and the report ("view", "record").
     std::string command = "view";

@@ -6,7 +6,8 @@
 // emulation of each kernel's summation order at the default config U8 p512 q2 B4):
 //   fp32       2e-5   the fp32 tests' bound; emulated 1.0e-6 (Chamomile's DIRECT style: 2.2e-6)
 //   fp32-jbag  2e-6   emulated 1.9e-7 to 3.3e-7 (rsqrt correctly rounded to +-1 ulp); CS: 5.4e-7
-//   ds         2e-6   centred it computes what fp32-jbag does (lo = 0: the separation is x_j - x_i)
+//   ds         2e-6   fp32-jbag's inner loop on positions rounded once relative to a reference point
+//                     near the centre (docs/PRECISION.md: ~fp32-jbag's figure, < 1.5x expected)
 //   fp64       1e-12  emulated 2e-15 to 3e-15: rsqrt(double) is 1 ulp, sums of N doubles
 // The margin over the emulated figures absorbs the unknown error distribution of the GPU's
 // MUFU.RSQ; the bounds stay an order of magnitude apart, so a mode that silently ran another's
