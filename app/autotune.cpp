@@ -89,39 +89,31 @@ AutotuneResult autotune(CudaBackend& backend, const StepParams& params, const Au
     const TimingOptions quick{1, 3, 4.0, 0};
 
     try {
-        // Stage 1: how the threads are spread over bodies, at the unroll and block that won most
-        // often on the H200 (U16 p512; B = 8 has instances with U <= 8 only, so it runs at U8).
-        // Both of the two best (q, B) go on to stage 2: at large N they are within ~1 % here and
-        // apart by more at the best unroll and block.
+        // Stage 1: how the threads are spread over bodies, at a middle unroll and block.
+        Candidate best{KernelConfig{}, -1};
         for (int q : CudaBackend::supported_threads_per_body())
             for (int b : CudaBackend::supported_bodies_per_thread()) {
                 KernelConfig c;
-                c.unroll = b == 8 ? 8 : 16;
-                c.block = 512;
+                c.unroll = 8;
+                c.block = 256;
                 c.threads_per_body = q;
                 c.bodies_per_thread = b;
                 const double ms = try_config(c, quick);
                 if (ms > 0) timed.push_back({c, ms});
+                if (ms > 0 && (best.ms < 0 || ms < best.ms)) best = {c, ms};
             }
-        if (timed.empty()) throw std::runtime_error("auto-tune: no kernel config can run on this device");
-        std::vector<Candidate> seeds = timed;
-        std::sort(seeds.begin(), seeds.end(), [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
-        seeds.resize(std::min<std::size_t>(seeds.size(), 2));
-        const Candidate best = seeds.front();
+        if (best.ms < 0) throw std::runtime_error("auto-tune: no kernel config can run on this device");
 
-        // Stage 2: unroll x block around each of the two best (q, B). U = 1, 2 never came close
-        // (loop overhead), so they are left out: ~46 configs.
-        for (const Candidate& seed : seeds)
-            for (int u : CudaBackend::supported_unroll())
-                for (int p : {64, 128, 256, 512, 768, 1024}) {
-                    if (u < 4) continue;
-                    KernelConfig c = seed.config;
-                    c.unroll = u;
-                    c.block = p;
-                    if (c == seed.config) continue;
-                    const double ms = try_config(c, quick);
-                    if (ms > 0) timed.push_back({c, ms});
-                }
+        // Stage 2: unroll x block around the best (q, B).
+        for (int u : CudaBackend::supported_unroll())
+            for (int p : {64, 128, 256, 512, 1024}) {
+                KernelConfig c = best.config;
+                c.unroll = u;
+                c.block = p;
+                if (c == best.config) continue;
+                const double ms = try_config(c, quick);
+                if (ms > 0) timed.push_back({c, ms});
+            }
 
         // The symmetric kernels (each pair once) have one tunable: bodies per lane. They join the
         // final round on their own times, so the tuner picks whichever pair mode is faster at this N.

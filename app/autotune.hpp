@@ -51,9 +51,9 @@ struct AutotuneResult {
 using AutotuneProgress = std::function<void(const std::string& line)>;
 
 // Finds the fastest valid kernel config for the system loaded in `backend` and applies it.
-// Coarse-to-fine: (threads_per_body x bodies_per_thread) at U16 p512, then (unroll >= 4 x block)
-// around the two best pairs, then the three fastest re-timed with more repeats.
-// About 75 configs, each a few batches of steps. The state is saved first and restored after,
+// Coarse-to-fine: (threads_per_body x bodies_per_thread) at a middle unroll and block, then
+// (unroll x block) around the best pair, then the three fastest re-timed with more repeats.
+// About 60 configs, each a few batches of steps. The state is saved first and restored after,
 // so the simulation does not advance; the backend must hold its own positions (not in interop).
 AutotuneResult autotune(CudaBackend& backend, const StepParams& params, const AutotuneProgress& progress = {});
 

@@ -578,9 +578,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->delimiter(',');
     cmd->add_option(
            "--kernel-flags", options->kernel_flags,
-           "full kernel, A/B timing: design flags 0, 1, 3 (1: rotated tile, 2: one barrier per tile; 0 is "
-           "the version-1 kernel; unset, the product picks 3 for q >= 4 and 1 otherwise; 1 exists for every "
-           "U/q/B, 3 for U, q >= 4, 0 for a few U/q/B only); sets NBODY_FORCE_FLAGS")
+           "full kernel, A/B timing: design flags 0..3 (1: rotated tile, 2: one barrier per tile; 3 is "
+           "the product, 0 the version-1 kernel; other than 3 only for a few U/q/B); sets NBODY_FORCE_FLAGS")
         ->delimiter(',');
     cmd->add_flag(
         "--sweep", options->sweep,

@@ -28,9 +28,10 @@ float parse_camera_option(const std::string& text) {
         }
         if (used == number.size() && used > 0 && std::isfinite(deg) && std::abs(deg) <= 360.0f) return deg;
     }
-    throw CLI::ValidationError("--camera", "'" + text +
-                                               "'; supported: fixed (the scene's camera) or orbit:DEG_PER_FRAME, "
-                                               "e.g. orbit:0.5 (turn round the target, -360..360 degrees per frame)");
+    throw CLI::ValidationError("--camera",
+                               "'" + text +
+                                   "'; supported: fixed (the scene's camera) or orbit:DEG_PER_FRAME, "
+                                   "e.g. orbit:0.5 (turn round the target, -360..360 degrees per frame)");
 }
 
 }  // namespace
@@ -45,11 +46,12 @@ void add_record_command(CLI::App& app, int& exit_code) {
         bool overwrite = false, ui = false;
     };
     auto a = std::make_shared<Args>();
-    CLI::App* cmd = app.add_subcommand(
-        "record",
-        "Render a frame sequence headless (EGL): numbered PNGs frame_000000.png ... in --out, and an MP4 with "
-        "--mp4 when ffmpeg is installed");
-    cmd->add_option("--scene", a->view.scene, "Scene file (scenes/*.toml); default: the built-in galaxy collision");
+    CLI::App* cmd = app.add_subcommand("record",
+                                       "Render a frame sequence headless (EGL): numbered PNGs "
+                                       "frame_000000.png ... in --out, and an MP4 with "
+                                       "--mp4 when ffmpeg is installed");
+    cmd->add_option("--scene", a->view.scene,
+                    "Scene file (scenes/*.toml); default: the built-in galaxy collision");
     cmd->add_option("--bodies,-n", a->bodies, "Number of bodies (default: the scene's)");
     cmd->add_option("--frames", a->frames, "Frames to record (frame 0 is the initial state)")->required();
     cmd->add_option("--steps-per-frame", a->steps_per_frame,
@@ -59,25 +61,30 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--camera", a->camera,
                     "fixed, or orbit:DEG_PER_FRAME to turn the camera round the target each frame")
         ->capture_default_str();
-    cmd->add_option("--mp4", a->mp4,
-                    "Also write this H.264 MP4 (pipes the frames to ffmpeg; without ffmpeg the PNGs are still "
-                    "written). Odd sizes lose their last row/column in the MP4 (yuv420p needs even sizes)");
+    cmd->add_option(
+        "--mp4", a->mp4,
+        "Also write this H.264 MP4 (pipes the frames to ffmpeg; without ffmpeg the PNGs are still "
+        "written). Odd sizes lose their last row/column in the MP4 (yuv420p needs even sizes)");
     cmd->add_option("--fps", a->fps, "Frame rate of the MP4")->capture_default_str();
-    cmd->add_flag("--overwrite", a->overwrite,
-                  "Replace frames (and the MP4) of an earlier recording; frames beyond this one's end are removed");
+    cmd->add_flag(
+        "--overwrite", a->overwrite,
+        "Replace frames (and the MP4) of an earlier recording; frames beyond this one's end are removed");
     cmd->add_option("--backend", a->backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
         ->capture_default_str();
     cmd->add_flag("--ui", a->ui, "Include the panels in the frames (default: the particles alone)");
-    cmd->add_option("--colour", a->colour,
-                    "Colour by galaxy | component | speed | plain (default: galaxy, or component for a single "
-                    "galaxy)");
+    cmd->add_option(
+        "--colour", a->colour,
+        "Colour by galaxy | component | speed | plain (default: galaxy, or component for a single "
+        "galaxy)");
     cmd->add_flag("--hide-halo", a->view.hide_halo, "Do not draw dark-halo particles");
     cmd->add_option("--encoders", a->encoders,
                     "PNG encoder threads (default: one per hardware thread but one)");
     add_kernel_options(*cmd, a->view.kernel);
     cmd->footer(
-        "Ctrl-C stops after the frame in progress: every frame queued is written, the sequence stays complete "
-        "and the MP4 is closed properly (exit status 130). Progress goes to stderr; at the end, frames written, "
+        "Ctrl-C stops after the frame in progress: every frame queued is written, the sequence stays "
+        "complete "
+        "and the MP4 is closed properly (exit status 130). Progress goes to stderr; at the end, frames "
+        "written, "
         "elapsed time and frames per second (a record_report line), and the per-stage frame timing of `view "
         "--frames` (an fps_report line).");
 

@@ -46,8 +46,9 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--screenshot", options->screenshot,
                     "Write the last frame to this PNG (needs --frames or --headless)");
     cmd->add_flag("--no-ui", options->no_ui, "No panels (screenshots of the particles alone)");
-    cmd->add_option("--record", options->record_folder,
-                    "Start recording frames into this folder at once (as the V key does; see also `nbody record`)");
+    cmd->add_option(
+        "--record", options->record_folder,
+        "Start recording frames into this folder at once (as the V key does; see also `nbody record`)");
     cmd->add_flag("--record-ui", options->record_ui, "With --record: include the panels in the frames");
     cmd->add_option("--size", *size, "Window or image size WxH in pixels")->capture_default_str();
     cmd->add_option("--steps-per-frame", options->steps_per_frame,
@@ -61,7 +62,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--no-vsync", *no_vsync, "Do not wait for the display's refresh (window mode)");
     add_kernel_options(*cmd, options->kernel);
     cmd->footer(
-        "Keys: Space pause, N single step, R reset, F screenshot, V record, H hide UI, C reset camera, G follow "
+        "Keys: Space pause, N single step, R reset, F screenshot, V record, H hide UI, C reset camera, G "
+        "follow "
         "centre of mass,\n"
         "F1 help, Esc quit. Mouse: left drag orbit, right drag pan, wheel zoom.\n"
         "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report "

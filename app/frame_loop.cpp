@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -27,8 +28,8 @@
 #include "recorder_interrupt.hpp"
 #include "ui_panels.hpp"
 #include "viewer_options.hpp"
-#include "viewer_profile.hpp"
 #include "viewer_params.hpp"
+#include "viewer_profile.hpp"
 #include "viewer_scenes.hpp"
 #include "viewer_sim.hpp"
 #include "viewer_stats.hpp"
@@ -109,8 +110,9 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
     const double ms_step = t.ms_samples > 0 ? t.ms_per_step_sum / double(t.ms_samples) : 0.0;
     const double n = double(sim.size());
     const double ips = ms_step > 0 ? n * n / (ms_step * 1e-3) : 0.0;
-    std::printf("nbody %s: %lld frames, N = %zu, backend %.*s, positions: %s\n", command.c_str(), frames_total,
-                sim.size(), int(sim.backend().name().size()), sim.backend().name().data(), describe(sim.path()));
+    std::printf("nbody %s: %lld frames, N = %zu, backend %.*s, positions: %s\n", command.c_str(),
+                frames_total, sim.size(), int(sim.backend().name().size()), sim.backend().name().data(),
+                describe(sim.path()));
     if (t.frames > 0)
         std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %lld steps\n", frames_total, fps, ms_frame,
                     t.steps);
@@ -151,7 +153,8 @@ std::string format_duration(double seconds) {
 // the run otherwise (logs and test output stay readable).
 class Progress {
   public:
-    explicit Progress(long long total) : total_(total), tty_(isatty(fileno(stderr)) != 0), start_(Clock::now()) {}
+    explicit Progress(long long total)
+        : total_(total), tty_(isatty(fileno(stderr)) != 0), start_(Clock::now()) {}
 
     void update(long long done) {
         const auto now = Clock::now();
@@ -191,7 +194,8 @@ std::string default_recording_folder() {
 
 std::string describe_summary(const RecordingSummary& r) {
     std::ostringstream m;
-    m << r.frames_written << " frame" << (r.frames_written == 1 ? "" : "s") << " written to " << r.folder.string();
+    m << r.frames_written << " frame" << (r.frames_written == 1 ? "" : "s") << " written to "
+      << r.folder.string();
     if (!r.mp4.empty()) m << "; MP4 " << r.mp4;
     if (r.stale_removed > 0) m << "; " << r.stale_removed << " frames of an older recording removed";
     if (!r.error.empty()) m << ". Recording stopped: " << r.error;
@@ -329,19 +333,20 @@ int run_viewer(const ViewOptions& o) {
         recording_view.last_result = describe_summary(r);
         recording_view.last_result_is_error = !r.error.empty() || !r.mp4_error.empty();
         recording_failed |= recording_view.last_result_is_error;
-        if (!record_run) say(recording_view.last_result, recording_view.last_result_is_error);  // record prints its own
+        if (!record_run)
+            say(recording_view.last_result, recording_view.last_result_is_error);  // record prints its own
         return r;
     };
     if (record_run) {
         start_recording(*record_settings, o.width, o.height);
         const Mp4Size even = mp4_size(o.width, o.height);
-        std::cerr << "nbody: recording " << frame_limit << " frames of " << o.width << "x" << o.height << " into "
-                  << record_settings->folder.string() << ", " << record_settings->steps_per_frame
+        std::cerr << "nbody: recording " << frame_limit << " frames of " << o.width << "x" << o.height
+                  << " into " << record_settings->folder.string() << ", " << record_settings->steps_per_frame
                   << " steps per frame"
-                  << (record_settings->mp4 && find_ffmpeg() ? ", MP4 " + *record_settings->mp4 + " (" +
-                                                                  std::to_string(even.width) + "x" +
-                                                                  std::to_string(even.height) + ")"
-                                                            : std::string())
+                  << (record_settings->mp4 && find_ffmpeg()
+                          ? ", MP4 " + *record_settings->mp4 + " (" + std::to_string(even.width) + "x" +
+                                std::to_string(even.height) + ")"
+                          : std::string())
                   << "\n";
     }
     std::optional<Progress> progress;
@@ -349,6 +354,9 @@ int run_viewer(const ViewOptions& o) {
 
     render::GpuFrameTimer gpu_timer;
     gpu_timer.set_count_from(1);
+    // NBODY_GPU_TIMERS=0 leaves the GL timer queries out, to check that measuring costs nothing.
+    const char* timers_env = std::getenv("NBODY_GPU_TIMERS");
+    render::GpuFrameTimer* gpu_timing = timers_env && std::string(timers_env) == "0" ? nullptr : &gpu_timer;
 #if NBODY_HAVE_CUDA
     auto cuda_timer = [&]() { return sim.gpu_step_timer(); };
 #endif
@@ -425,8 +433,10 @@ int run_viewer(const ViewOptions& o) {
                 }
             }
             // A frame sequence (and a movie) keeps one size: a resized window ends the recording.
-            if (recorder && !record_run && (target.width != recorder->width() || target.height != recorder->height())) {
-                say("the window was resized, so the recording stopped (a frame sequence keeps one size)", true);
+            if (recorder && !record_run &&
+                (target.width != recorder->width() || target.height != recorder->height())) {
+                say("the window was resized, so the recording stopped (a frame sequence keeps one size)",
+                    true);
                 stop_recording();
             }
             try {
@@ -492,14 +502,14 @@ int run_viewer(const ViewOptions& o) {
         {
             const HostStageTimer timing(profile, HostStage::Draw);
             if (params.camera.follow_centre_of_mass) camera.set_target(com.at(sim.time()));
-            renderer.draw(sim.buffers(), camera, params.render, target, &gpu_timer);
+            renderer.draw(sim.buffers(), camera, params.render, target, gpu_timing);
         }
 
         // Frames are captured with or without the panels, never with the REC indicator.
         auto capture = [&]() {
             if (!recorder || !capture_frame || recorder->failed()) return;
             const HostStageTimer timing(profile, HostStage::Capture);
-            const render::GpuStageScope gpu(&gpu_timer, render::GpuStage::Readback);
+            const render::GpuStageScope gpu(gpu_timing, render::GpuStage::Readback);
             try {
                 recorder->capture(target.framebuffer, target.width, target.height);
             } catch (const std::exception& e) {
@@ -514,6 +524,10 @@ int run_viewer(const ViewOptions& o) {
         if (recorder) {
             recording_view.active = true;
             recording_view.status = recorder->status();
+            // This frame is captured after the UI is drawn when the panels are in the frames (so
+            // not counted yet), before it otherwise; a paused frame shows the last one captured.
+            recording_view.frame_on_screen = std::max<long long>(
+                0, recording_view.status.captured - (ui_in_frame && capture_frame ? 0 : 1));
             recording_view.width = recorder->width();
             recording_view.height = recorder->height();
             recording_view.folder = recorder->settings().folder.string();
@@ -527,7 +541,7 @@ int run_viewer(const ViewOptions& o) {
         const bool indicator_only = ui && !params.show_ui && recorder && !surface->headless();
         if (draw_panels || indicator_only) {
             const HostStageTimer timing(profile, HostStage::Ui);
-            const render::GpuStageScope gpu(&gpu_timer, render::GpuStage::Ui);
+            const render::GpuStageScope gpu(gpu_timing, render::GpuStage::Ui);
             std::vector<std::string> messages = sim.notices();
             messages.insert(messages.end(), app_messages.begin(), app_messages.end());
             while (notice_seen.size() < messages.size()) notice_seen.push_back(Clock::now());
@@ -570,7 +584,8 @@ int run_viewer(const ViewOptions& o) {
         }
         if (ui_in_frame) {
             capture();
-            if (ui && (draw_panels || indicator_only)) ui->render_foreground(target.framebuffer, target.width, target.height);
+            if (ui && (draw_panels || indicator_only))
+                ui->render_foreground(target.framebuffer, target.width, target.height);
         }
 
         // --- screenshot --------------------------------------------------------------------------
@@ -635,10 +650,10 @@ int run_viewer(const ViewOptions& o) {
         const RecordingSummary& r = *record_summary;
         const double fps = r.seconds > 0 ? double(r.frames_written) / r.seconds : 0.0;
         std::printf("nbody record: %lld frames written to %s in %.2f s (%.1f frames/s)%s\n", r.frames_written,
-                    r.folder.string().c_str(), r.seconds, fps,
-                    interrupted ? ", interrupted" : "");
+                    r.folder.string().c_str(), r.seconds, fps, interrupted ? ", interrupted" : "");
         if (!r.mp4.empty())
-            std::printf("  MP4: %s (%lld frames at %d fps)\n", r.mp4.c_str(), r.mp4_frames, record_settings->mp4_fps);
+            std::printf("  MP4: %s (%lld frames at %d fps)\n", r.mp4.c_str(), r.mp4_frames,
+                        record_settings->mp4_fps);
         if (!r.mp4_note.empty()) std::printf("  note: %s\n", r.mp4_note.c_str());
         if (r.wait_seconds > 0.05)
             std::printf("  the simulation waited %.2f s in all for the PNG/MP4 encoders to catch up\n",
@@ -646,8 +661,9 @@ int run_viewer(const ViewOptions& o) {
         if (r.stale_removed > 0)
             std::printf("  removed %lld frames beyond this recording left by an older one (--overwrite)\n",
                         r.stale_removed);
-        std::printf("record_report frames=%lld seconds=%.3f fps=%.3f mp4=%s interrupted=%d\n", r.frames_written,
-                    r.seconds, fps, r.mp4.empty() ? "none" : r.mp4.c_str(), interrupted ? 1 : 0);
+        std::printf("record_report frames=%lld seconds=%.3f fps=%.3f mp4=%s interrupted=%d\n",
+                    r.frames_written, r.seconds, fps, r.mp4.empty() ? "none" : r.mp4.c_str(),
+                    interrupted ? 1 : 0);
         std::fflush(stdout);
         if (!r.error.empty()) {
             std::fprintf(stderr, "nbody: error: %s\n", r.error.c_str());

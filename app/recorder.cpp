@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <stdexcept>
 
@@ -71,7 +72,7 @@ double Recorder::Queue::push(Job job, const std::atomic<bool>& abort) {
         not_full.wait(lock, [&] { return jobs.size() < capacity || closed || abort; });
         waited = std::chrono::duration<double>(Clock::now() - t).count();
     }
-    if (closed) return waited;
+    if (closed || abort) return waited;
     jobs.push_back(std::move(job));
     lock.unlock();
     not_empty.notify_one();
@@ -108,34 +109,48 @@ std::size_t Recorder::Queue::size() const {
 Recorder::Recorder(RecordingSettings settings, int width, int height)
     : settings_(std::move(settings)), width_(width), height_(height), started_(Clock::now()) {
     if (width < 1 || height < 1)
-        throw std::runtime_error("cannot record frames of " + std::to_string(width) + "x" + std::to_string(height));
+        throw std::runtime_error("cannot record frames of " + std::to_string(width) + "x" +
+                                 std::to_string(height));
     if (settings_.steps_per_frame < 1)
         throw std::runtime_error("steps per recorded frame must be at least 1 (got " +
                                  std::to_string(settings_.steps_per_frame) + ")");
+    render::PixelFormat format = render::PixelFormat::Rgba;
+    if (settings_.readback) {
+        format = *settings_.readback;
+    } else if (const char* env = std::getenv("NBODY_READBACK"); env && *env) {
+        const std::string v = env;
+        if (v != "rgb" && v != "rgba")
+            throw std::runtime_error("NBODY_READBACK='" + v + "'; supported: rgb, rgba");
+        format = v == "rgb" ? render::PixelFormat::Rgb : render::PixelFormat::Rgba;
+    }
+
     prepare_folder(settings_.folder, "output folder");
     if (!settings_.overwrite) {
         const auto found = existing_frames(settings_.folder);
         if (!found.empty())
-            throw std::runtime_error("'" + found.front().second.string() + "' already exists (" +
-                                     std::to_string(found.size()) + " frame file" + (found.size() > 1 ? "s" : "") +
-                                     " of an earlier recording in that folder); record into another folder, or "
-                                     "allow overwriting (--overwrite)");
+            throw std::runtime_error(
+                "'" + found.front().second.string() + "' already exists (" + std::to_string(found.size()) +
+                " frame file" + (found.size() > 1 ? "s" : "") +
+                " of an earlier recording in that folder); record into another folder, or "
+                "allow overwriting (--overwrite)");
     }
 
     if (settings_.mp4) {
         const fs::path movie = *settings_.mp4;
         std::error_code ec;
         if (fs::exists(movie, ec) && !settings_.overwrite)
-            throw std::runtime_error("'" + movie.string() +
-                                     "' already exists; choose another MP4 name, or allow overwriting (--overwrite)");
+            throw std::runtime_error(
+                "'" + movie.string() +
+                "' already exists; choose another MP4 name, or allow overwriting (--overwrite)");
         if (fs::is_directory(movie, ec))
             throw std::runtime_error("the MP4 name '" + movie.string() + "' is a folder");
         const auto ffmpeg = find_ffmpeg();
         if (!ffmpeg) {
-            mp4_note_ = "ffmpeg was not found on PATH, so no MP4 will be made; the PNG frames are still written "
-                        "(install ffmpeg, or encode them later: ffmpeg -framerate " +
-                        std::to_string(settings_.mp4_fps) + " -i '" + (settings_.folder / "frame_%06d.png").string() +
-                        "' -c:v libx264 -pix_fmt yuv420p movie.mp4)";
+            mp4_note_ =
+                "ffmpeg was not found on PATH, so no MP4 will be made; the PNG frames are still written "
+                "(install ffmpeg, or encode them later: ffmpeg -framerate " +
+                std::to_string(settings_.mp4_fps) + " -i '" + (settings_.folder / "frame_%06d.png").string() +
+                "' -c:v libx264 -pix_fmt yuv420p movie.mp4)";
         } else {
             prepare_folder(movie.has_parent_path() ? movie.parent_path() : fs::path("."), "MP4's folder");
             const Mp4Size even = mp4_size(width, height);
@@ -145,20 +160,31 @@ Recorder::Recorder(RecordingSettings settings, int width, int height)
                             (even.width != width && even.height != height ? "column and row are"
                              : even.width != width                        ? "column is"
                                                                           : "row is") +
-                            " cropped (the PNGs keep " + std::to_string(width) + "x" + std::to_string(height) + ")";
-            ffmpeg_ = std::make_unique<FfmpegPipe>(*ffmpeg, movie.string(), width, height, settings_.mp4_fps);
+                            " cropped (the PNGs keep " + std::to_string(width) + "x" +
+                            std::to_string(height) + ")";
+            ffmpeg_ = std::make_unique<FfmpegPipe>(*ffmpeg, movie.string(), width, height, channels(format),
+                                                   settings_.mp4_fps);
         }
     }
 
     int threads = settings_.encoder_threads;
     if (threads <= 0) threads = std::max(1, int(std::thread::hardware_concurrency()) - 1);
     threads = std::clamp(threads, 1, 64);
-    // Frames waiting for an encoder: two per encoder keeps them all busy; a memory budget keeps
-    // 4K frames from piling up gigabytes.
-    const std::size_t frame_bytes = std::size_t(width) * std::size_t(height) * 3;
-    const std::size_t budget = std::max<std::size_t>(2, (std::size_t(512) << 20) / std::max<std::size_t>(frame_bytes, 1));
-    png_queue_.capacity = std::clamp<std::size_t>(std::size_t(threads) * 2, 2, budget);
-    mp4_queue_.capacity = std::clamp<std::size_t>(4, 2, budget);
+    // Readback buffers: enough for every encoder to hold one and have the next waiting, the MP4
+    // queue, and the frames still being copied by the GPU; a memory budget keeps 4K frames from
+    // pinning gigabytes. They are what bounds the frames in flight: when all are with the
+    // encoders, capture() waits.
+    const std::size_t frame_bytes = std::size_t(width) * std::size_t(height) * std::size_t(channels(format));
+    const std::size_t budget =
+        std::max<std::size_t>(3, (std::size_t(512) << 20) / std::max<std::size_t>(frame_bytes, 1));
+    const std::size_t buffers =
+        std::clamp<std::size_t>(std::size_t(threads) * 2 + 3 + (ffmpeg_ ? 4 : 0), 3, budget);
+    reader_ = std::make_unique<render::AsyncFrameReader>(int(buffers), format);
+    png_queue_.capacity = buffers;
+    mp4_queue_.capacity = std::min<std::size_t>(4, buffers);
+    // Test hook: a slower encoder, to show that the frame loop then waits and drops nothing.
+    if (const char* env = std::getenv("NBODY_TEST_ENCODER_DELAY_MS"); env && *env)
+        encoder_delay_ = std::chrono::milliseconds(std::max(0, std::atoi(env)));
     for (int i = 0; i < threads; ++i) png_threads_.emplace_back([this] { png_worker(); });
     if (ffmpeg_) mp4_thread_ = std::thread([this] { mp4_worker(); });
 }
@@ -187,25 +213,31 @@ void Recorder::capture(GLuint framebuffer, int width, int height) {
         throw std::runtime_error("the frame size changed from " + std::to_string(width_) + "x" +
                                  std::to_string(height_) + " to " + std::to_string(width) + "x" +
                                  std::to_string(height) + " during the recording");
-    reader_.submit(framebuffer, width, height, next_index_++);
-    waited_last_ = false;
-    double waited = 0;
+    const double waited_before = wait_seconds_;
     // Frames whose copy has finished go to the encoders now; the rest stay in flight.
-    while (auto frame = reader_.take(false)) {
-        const double before = wait_seconds_;
-        hand_over(std::move(*frame));
-        waited += wait_seconds_ - before;
+    while (auto frame = reader_->take(false)) hand_over(std::move(*frame));
+    // No free buffer: finish the oldest read if one is still in flight, else every buffer is with
+    // the encoders and this frame waits for one to come back. Nothing is dropped.
+    while (!failed() && !reader_->can_submit()) {
+        if (auto frame = reader_->take(true)) {
+            hand_over(std::move(*frame));
+            continue;
+        }
+        const auto t = Clock::now();
+        reader_->wait_for_release();
+        wait_seconds_ += std::chrono::duration<double>(Clock::now() - t).count();
     }
+    if (failed()) return;
+    reader_->submit(framebuffer, width, height, next_index_++);
+    const double waited = wait_seconds_ - waited_before;
+    waited_last_ = waited > 0;
     wait_ms_recent_ += 0.1 * (1e3 * waited - wait_ms_recent_);
 }
 
 void Recorder::hand_over(render::ReadbackFrame frame) {
-    Job job{frame.tag, std::move(frame.rgb)};
-    double waited = 0;
-    if (ffmpeg_ && !mp4_failed_) waited += mp4_queue_.push(job, mp4_failed_);
-    if (!failed()) waited += png_queue_.push(std::move(job), failed_);
-    if (waited > 0) waited_last_ = true;
-    wait_seconds_ += waited;
+    Job job{std::move(frame)};
+    if (ffmpeg_ && !mp4_failed_) wait_seconds_ += mp4_queue_.push(job, mp4_failed_);
+    if (!failed()) wait_seconds_ += png_queue_.push(std::move(job), failed_);
 }
 
 void Recorder::png_worker() {
@@ -213,21 +245,25 @@ void Recorder::png_worker() {
         {
             // After a failure only frames before it are still wanted: they complete the sequence.
             std::lock_guard lock(error_mutex_);
-            if (first_failed_ >= 0 && job->index > first_failed_) continue;
+            if (first_failed_ >= 0 && job->frame.tag > first_failed_) continue;
         }
-        const fs::path path = settings_.folder / frame_file_name(job->index);
+        const long long index = job->frame.tag;
+        const fs::path path = settings_.folder / frame_file_name(index);
         try {
-            const std::vector<std::uint8_t> png =
-                render::encode_png_rgb(job->rgb->data(), width_, height_, /*bottom_up=*/true, /*fast=*/true);
+            const std::vector<std::uint8_t> png = render::encode_png_pixels(
+                job->frame.pixels.get(), channels(job->frame.format), width_, height_,
+                /*bottom_up=*/true, /*fast=*/true);
+            if (encoder_delay_.count() > 0) std::this_thread::sleep_for(encoder_delay_);
+            job.reset();  // the readback buffer goes back before the (slower) file write
             write_file_atomically(path.string(), [&](std::ostream& out) {
                 out.write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
             });
             std::lock_guard lock(error_mutex_);
-            if (written_flags_.size() <= std::size_t(job->index)) written_flags_.resize(std::size_t(job->index) + 1);
-            written_flags_[std::size_t(job->index)] = true;
+            if (written_flags_.size() <= std::size_t(index)) written_flags_.resize(std::size_t(index) + 1);
+            written_flags_[std::size_t(index)] = true;
             ++written_;
         } catch (const std::exception& e) {
-            fail(job->index, e.what());
+            fail(index, e.what());
         }
     }
 }
@@ -236,7 +272,7 @@ void Recorder::mp4_worker() {
     while (auto job = mp4_queue_.pop()) {
         if (mp4_failed_) continue;  // drain: the GL thread must never block on a dead movie
         try {
-            ffmpeg_->write(job->rgb->data(), job->rgb->size());
+            ffmpeg_->write(job->frame.pixels.get(), job->frame.bytes());
         } catch (const std::exception& e) {
             {
                 std::lock_guard lock(error_mutex_);
@@ -271,8 +307,8 @@ RecorderStatus Recorder::status() const {
     RecorderStatus s;
     s.captured = next_index_;
     s.written = written_.load();
-    s.queued = int(png_queue_.size()) + reader_.pending();
-    s.capacity = int(png_queue_.capacity) + reader_.ring_size();
+    s.queued = reader_->pending() + reader_->out();
+    s.capacity = reader_->size();
     s.waited_last_frame = waited_last_;
     s.wait_ms_recent = wait_ms_recent_;
     s.error = error();
@@ -291,7 +327,7 @@ RecordingSummary Recorder::finish() {
     summary.mp4_note = mp4_note_;
     // Every read still in flight (unless a failure made them pointless), then the workers.
     try {
-        while (auto frame = reader_.take(true))
+        while (auto frame = reader_->take(true))
             if (!failed()) hand_over(std::move(*frame));
     } catch (const std::exception& e) {
         fail(next_index_, std::string("reading back the last frames failed: ") + e.what());
@@ -306,7 +342,9 @@ RecordingSummary Recorder::finish() {
         if (first_failed_ >= 0) {
             std::error_code ec;
             for (std::size_t i = std::size_t(first_failed_); i < written_flags_.size(); ++i)
-                if (written_flags_[i] && fs::remove(settings_.folder / frame_file_name(static_cast<long long>(i)), ec)) --written_;
+                if (written_flags_[i] &&
+                    fs::remove(settings_.folder / frame_file_name(static_cast<long long>(i)), ec))
+                    --written_;
         }
     }
     summary.frames_written = written_.load();

@@ -34,13 +34,15 @@ namespace nbody::app {
 class FfmpegPipe;
 
 struct RecordingSettings {
-    std::filesystem::path folder;       // created if missing
-    int steps_per_frame = 1;            // simulation steps between consecutive frames
-    bool include_ui = false;            // the panels are in the frames
-    bool overwrite = false;             // replace frames (and the MP4) from an earlier recording
-    std::optional<std::string> mp4;     // also make this MP4 (needs ffmpeg)
+    std::filesystem::path folder;    // created if missing
+    int steps_per_frame = 1;         // simulation steps between consecutive frames
+    bool include_ui = false;         // the panels are in the frames
+    bool overwrite = false;          // replace frames (and the MP4) from an earlier recording
+    std::optional<std::string> mp4;  // also make this MP4 (needs ffmpeg)
     int mp4_fps = 30;
-    int encoder_threads = 0;            // PNG encoders; 0: one per hardware thread but one
+    int encoder_threads = 0;  // PNG encoders; 0: one per hardware thread but one
+    // How frames are read back; none: $NBODY_READBACK (rgb | rgba), else RGBA (frame_reader.hpp).
+    std::optional<render::PixelFormat> readback;
 };
 
 // "frame_000042.png".
@@ -50,14 +52,14 @@ std::string frame_file_name(long long index);
 struct RecordingSummary {
     long long frames_written = 0;
     std::filesystem::path folder;
-    std::string mp4;                // the movie written, empty if none
+    std::string mp4;  // the movie written, empty if none
     long long mp4_frames = 0;
-    std::string mp4_note;           // why none was made (no ffmpeg), or that it was cropped
-    std::string mp4_error;          // ffmpeg failed (the PNGs are unaffected)
-    std::string error;              // a frame could not be written: recording stopped there
-    long long stale_removed = 0;    // --overwrite: frames of an older, longer recording removed
-    double seconds = 0;             // from start to finish
-    double wait_seconds = 0;        // the frame loop waited this long for the encoders
+    std::string mp4_note;         // why none was made (no ffmpeg), or that it was cropped
+    std::string mp4_error;        // ffmpeg failed (the PNGs are unaffected)
+    std::string error;            // a frame could not be written: recording stopped there
+    long long stale_removed = 0;  // --overwrite: frames of an older, longer recording removed
+    double seconds = 0;           // from start to finish
+    double wait_seconds = 0;      // the frame loop waited this long for the encoders
 };
 
 // A live view for the UI.
@@ -85,9 +87,9 @@ class Recorder {
     Recorder& operator=(const Recorder&) = delete;
 
     // Queues the read of this frame (colour attachment 0 of `framebuffer`, width x height) and
-    // passes frames already read to the encoders, waiting while their queues are full. The size
-    // must stay the one given at construction (throws std::runtime_error otherwise). Does
-    // nothing once failed().
+    // passes frames already read to the encoders, waiting while every readback buffer is with
+    // them. The size must stay the one given at construction (throws std::runtime_error
+    // otherwise). Does nothing once failed().
     void capture(GLuint framebuffer, int width, int height);
 
     // Waits for every frame to be read, encoded and written, closes the MP4 and reports.
@@ -109,8 +111,7 @@ class Recorder {
 
   private:
     struct Job {
-        long long index = 0;
-        std::shared_ptr<const std::vector<std::uint8_t>> rgb;  // bottom row first
+        render::ReadbackFrame frame;  // the mapped pixels, bottom row first; given back when dropped
     };
     // A bounded queue; push() blocks while full and returns the seconds it waited.
     struct Queue {
@@ -119,7 +120,7 @@ class Recorder {
         bool closed = false;
         mutable std::mutex mutex;
         std::condition_variable not_empty, not_full;
-        double push(Job job, const std::atomic<bool>& abort);
+        double push(Job job, const std::atomic<bool>& abort);  // drops the job if closed or aborted
         std::optional<Job> pop();
         void close();
         std::size_t size() const;
@@ -134,7 +135,8 @@ class Recorder {
     RecordingSettings settings_;
     int width_, height_;
     std::chrono::steady_clock::time_point started_;
-    render::AsyncFrameReader reader_;
+    // Before the queues and threads: destroyed after them, once every frame has been given back.
+    std::unique_ptr<render::AsyncFrameReader> reader_;
     long long next_index_ = 0;
 
     Queue png_queue_, mp4_queue_;
@@ -146,12 +148,13 @@ class Recorder {
     std::atomic<bool> failed_{false};
     std::atomic<long long> written_{0};
     mutable std::mutex error_mutex_;
-    std::string error_;                    // first PNG failure (stops the recording)
-    long long first_failed_ = -1;          // its frame index
-    std::string mp4_error_;                // ffmpeg failure (the PNGs go on)
+    std::string error_;            // first PNG failure (stops the recording)
+    long long first_failed_ = -1;  // its frame index
+    std::string mp4_error_;        // ffmpeg failure (the PNGs go on)
     std::atomic<bool> mp4_failed_{false};
-    std::vector<bool> written_flags_;      // by frame index; under error_mutex_
+    std::vector<bool> written_flags_;  // by frame index; under error_mutex_
 
+    std::chrono::milliseconds encoder_delay_{0};  // NBODY_TEST_ENCODER_DELAY_MS (tests only)
     bool waited_last_ = false;
     double wait_seconds_ = 0, wait_ms_recent_ = 0;
     bool finished_ = false;

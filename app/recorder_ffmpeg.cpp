@@ -53,8 +53,11 @@ Mp4Size mp4_size(int width, int height) {
     return s;
 }
 
-FfmpegPipe::FfmpegPipe(const std::string& ffmpeg, const std::string& output, int width, int height, int fps)
-    : output_(output), frame_bytes_(std::size_t(width) * std::size_t(height) * 3) {
+FfmpegPipe::FfmpegPipe(const std::string& ffmpeg, const std::string& output, int width, int height,
+                       int channels, int fps)
+    : output_(output), frame_bytes_(std::size_t(width) * std::size_t(height) * std::size_t(channels)) {
+    if (channels != 3 && channels != 4)
+        throw std::invalid_argument("FfmpegPipe: " + std::to_string(channels) + " channels; supported: 3, 4");
     if (width < 2 || height < 2) throw std::runtime_error("an MP4 needs frames of at least 2x2 pixels");
     if (fps < 1) throw std::runtime_error("the MP4 frame rate must be at least 1");
     temporary_ = output + ".tmp" + std::to_string(::getpid());
@@ -86,10 +89,13 @@ FfmpegPipe::FfmpegPipe(const std::string& ffmpeg, const std::string& output, int
         filters += ",crop=" + std::to_string(even.width) + ":" + std::to_string(even.height) + ":0:0";
     const std::string size = std::to_string(width) + "x" + std::to_string(height);
     const std::string rate = std::to_string(fps);
+    // clang-format off
     std::vector<std::string> args{ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
-                                  "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate,
-                                  "-i", "pipe:0", "-vf", filters, "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                                  "-f", "rawvideo", "-pix_fmt", channels == 3 ? "rgb24" : "rgba",
+                                  "-s", size, "-r", rate, "-i", "pipe:0",
+                                  "-vf", filters, "-c:v", "libx264", "-pix_fmt", "yuv420p",
                                   "-f", "mp4", temporary_};
+    // clang-format on
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -183,9 +189,10 @@ std::string FfmpegPipe::finish() {
     pid_ = -1;
     std::error_code ec;
     if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        const std::string how = r < 0                ? "could not be waited for"
-                                : WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
-                                                      : "failed (exit " + std::to_string(WEXITSTATUS(status)) + ")";
+        const std::string how = r < 0 ? "could not be waited for"
+                                : WIFSIGNALED(status)
+                                    ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                                    : "failed (exit " + std::to_string(WEXITSTATUS(status)) + ")";
         const std::string message = "ffmpeg " + how + ": " + log_tail();
         fs::remove(temporary_, ec);
         fs::remove(log_path_, ec);

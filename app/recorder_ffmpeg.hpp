@@ -27,16 +27,18 @@ Mp4Size mp4_size(int width, int height);
 
 class FfmpegPipe {
   public:
-    // Starts `ffmpeg` reading width x height rgb24 frames, bottom row first (as GL reads them),
-    // at `fps` frames per second, writing `output` (through a temporary name). Throws
-    // std::runtime_error with the reason if it cannot be started.
-    FfmpegPipe(const std::string& ffmpeg, const std::string& output, int width, int height, int fps);
+    // Starts `ffmpeg` reading width x height frames of `channels` bytes per pixel (3: rgb24,
+    // 4: rgba), bottom row first (as GL reads them), at `fps` frames per second, writing
+    // `output` (through a temporary name). Throws std::runtime_error with the reason if it cannot
+    // be started.
+    FfmpegPipe(const std::string& ffmpeg, const std::string& output, int width, int height, int channels,
+               int fps);
     // Abandons an unfinished movie: kills ffmpeg and removes the temporary file.
     ~FfmpegPipe();
     FfmpegPipe(const FfmpegPipe&) = delete;
     FfmpegPipe& operator=(const FfmpegPipe&) = delete;
 
-    // Writes one frame (width * height * 3 bytes). Throws std::runtime_error with ffmpeg's own
+    // Writes one frame (width * height * channels bytes). Throws std::runtime_error with ffmpeg's own
     // message when ffmpeg has gone away (it closed the pipe).
     void write(const std::uint8_t* rgb, std::size_t bytes);
     // Closes ffmpeg's input, waits for it to finish the file and renames it into place. Throws

@@ -25,7 +25,8 @@ class InterruptGuard {
     static int requested();
 
   private:
-    struct sigaction old_int_ {}, old_term_{}, old_pipe_{}, old_xfsz_{};
+    struct sigaction old_int_ {
+    }, old_term_{}, old_pipe_{}, old_xfsz_{};
 };
 
 }  // namespace nbody::app

@@ -532,12 +532,14 @@ void draw_recording_panel(RecordingParams& rec, Requests& requests, const PanelC
         const RecorderStatus& s = view.status;
         ImGui::TextColored(kError, "REC");
         ImGui::SameLine();
-        ImGui::Text("%lld frames, %lld written", s.captured, s.written);
-        wrapped(kDim, view.folder + "  (" + std::to_string(view.width) + "x" + std::to_string(view.height) + ")");
+        ImGui::Text("frame %lld: %lld recorded, %lld written", view.frame_on_screen, s.captured, s.written);
+        wrapped(kDim,
+                view.folder + "  (" + std::to_string(view.width) + "x" + std::to_string(view.height) + ")");
         ImGui::TextColored(kDim, "Encoder queue %d / %d", s.queued, s.capacity);
         if (s.waited_last_frame || s.wait_ms_recent > 0.5)
             wrapped(kWarn, "PNG encoding is behind: the simulation waits for it (" +
-                               std::to_string(int(s.wait_ms_recent + 0.5)) + " ms per frame); no frame is dropped.");
+                               std::to_string(int(s.wait_ms_recent + 0.5)) +
+                               " ms per frame); no frame is dropped.");
         if (!view.note.empty()) wrapped(kWarn, view.note);
         if (!s.error.empty()) wrapped(kError, s.error);
         if (ImGui::Button("Stop recording (V)", ImVec2(em() * 12.0f, 0))) requests.toggle_recording = true;
@@ -565,9 +567,10 @@ void draw_recording_panel(RecordingParams& rec, Requests& requests, const PanelC
     ImGui::Checkbox("MP4", &rec.mp4);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("%s", view.ffmpeg_found
-                                    ? "Also pipe the frames to ffmpeg for an H.264 MP4 (30 fps)."
-                                    : "ffmpeg was not found on PATH: install it for MP4s. The PNGs do not need it.");
+        ImGui::SetTooltip(
+            "%s", view.ffmpeg_found
+                      ? "Also pipe the frames to ffmpeg for an H.264 MP4 (30 fps)."
+                      : "ffmpeg was not found on PATH: install it for MP4s. The PNGs do not need it.");
     if (rec.mp4 && view.ffmpeg_found) {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(em() * 11.0f);
@@ -586,7 +589,7 @@ void draw_recording_indicator(const PanelContext& ctx) {
     const ImGuiIO& io = ImGui::GetIO();
     ImDrawList* draw = ImGui::GetForegroundDrawList();
     char text[128];
-    std::snprintf(text, sizeof text, "REC  %06lld", view.status.captured);
+    std::snprintf(text, sizeof text, "REC  frame %lld", view.frame_on_screen);
     const bool behind = view.status.waited_last_frame;
     const char* extra = behind ? "   encoder behind: simulation waiting" : "";
     const float pad = em() * 0.45f, r = em() * 0.38f;
@@ -602,7 +605,8 @@ void draw_recording_indicator(const PanelContext& ctx) {
                           lit ? IM_COL32(235, 45, 45, 255) : IM_COL32(120, 30, 30, 255));
     draw->AddText(ImVec2(min.x + pad * 2 + 2 * r, min.y + pad), IM_COL32(240, 240, 240, 255), text);
     if (behind)
-        draw->AddText(ImVec2(min.x + pad * 2 + 2 * r + size.x, min.y + pad), IM_COL32(255, 200, 80, 255), extra);
+        draw->AddText(ImVec2(min.x + pad * 2 + 2 * r + size.x, min.y + pad), IM_COL32(255, 200, 80, 255),
+                      extra);
 }
 
 namespace {
@@ -715,22 +719,29 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
         // Under Rendering when it fits there (its height is last frame's), else under Kernel.
         const bool fits_right = right_y + visible.simulation_height <= io.DisplaySize.y - margin;
         const bool fits_left = left_y + visible.simulation_height <= io.DisplaySize.y - margin;
-        if (fits_right || !fits_left)
+        if (fits_right || !fits_left) {
             ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
-        else
+            right_y += visible.simulation_height + margin;
+        } else {
             ImGui::SetNextWindowPos(ImVec2(margin, left_y), cond);
+            left_y += visible.simulation_height + margin;
+        }
         draw_simulation_panel(params.sim, requests, ctx, &visible.simulation, &visible.simulation_height);
+    }
+    if (visible.recording) {
+        // Next in whichever column has more room left (its height is last frame's); it starts
+        // collapsed, being used less than the others.
+        const bool left = left_y <= right_y;
+        if (left)
+            ImGui::SetNextWindowPos(ImVec2(margin, left_y), cond);
+        else
+            ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
+        ImGui::SetNextWindowCollapsed(!ctx.recording.active, ImGuiCond_Appearing);
+        draw_recording_panel(params.recording, requests, ctx, &visible.recording);
     }
     if (params.show_debug) {
         ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 4.0f), cond, ImVec2(0.0f, 1.0f));
         draw_debug_panel(ctx, &params.show_debug);
-    }
-    if (visible.recording) {
-        // Bottom right, collapsed until wanted: it is used less than the others.
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, io.DisplaySize.y - margin * 4.0f), cond,
-                                ImVec2(1.0f, 1.0f));
-        ImGui::SetNextWindowCollapsed(!ctx.recording.active, ImGuiCond_Appearing);
-        draw_recording_panel(params.recording, requests, ctx, &visible.recording);
     }
     if (params.show_help) draw_help_panel(&params.show_help);
     draw_overlay(ctx, params);

@@ -19,12 +19,13 @@ namespace nbody::app {
 // The recording as the panels see it.
 struct RecordingView {
     bool active = false;
-    RecorderStatus status;         // when active
-    int width = 0, height = 0;     // of the frames being recorded
-    std::string folder;            // being recorded into
-    std::string note;              // about the MP4 of the active recording (no ffmpeg, cropped)
+    RecorderStatus status;          // when active
+    long long frame_on_screen = 0;  // the index of the frame this one is (or last was) recorded as
+    int width = 0, height = 0;      // of the frames being recorded
+    std::string folder;             // being recorded into
+    std::string note;               // about the MP4 of the active recording (no ffmpeg, cropped)
     bool ffmpeg_found = false;
-    std::string last_result;       // how the last recording ended, or why one could not start
+    std::string last_result;  // how the last recording ended, or why one could not start
     bool last_result_is_error = false;
 };
 
@@ -64,7 +65,8 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
 void draw_rendering_panel(render::RenderSettings& render, CameraParams& camera, Requests& requests,
                           const PanelContext& ctx, bool* open, float* bottom = nullptr);
 void draw_debug_panel(const PanelContext& ctx, bool* open);
-void draw_recording_panel(RecordingParams& recording, Requests& requests, const PanelContext& ctx, bool* open);
+void draw_recording_panel(RecordingParams& recording, Requests& requests, const PanelContext& ctx,
+                          bool* open);
 // The REC indicator (red dot, frame count, encoder state), in ImGui's foreground draw list: on
 // screen even with the panels hidden, and left out of recorded frames (ImGuiLayer::end_frame).
 void draw_recording_indicator(const PanelContext& ctx);

@@ -31,12 +31,12 @@ struct CameraParams {
 
 // The Recording panel's choices; they take effect when a recording starts.
 struct RecordingParams {
-    std::string folder;         // frame_000000.png ... go here
-    int steps_per_frame = 1;    // simulation steps between recorded frames
-    bool include_ui = false;    // the panels are in the frames
-    bool mp4 = false;           // also an MP4 (ffmpeg)
-    std::string mp4_file;       // empty: <folder>.mp4
-    bool overwrite = false;     // replace frames of an earlier recording in that folder
+    std::string folder;       // frame_000000.png ... go here
+    int steps_per_frame = 1;  // simulation steps between recorded frames
+    bool include_ui = false;  // the panels are in the frames
+    bool mp4 = false;         // also an MP4 (ffmpeg)
+    std::string mp4_file;     // empty: <folder>.mp4
+    bool overwrite = false;   // replace frames of an earlier recording in that folder
 };
 
 // One-shot requests raised by keys and buttons, consumed by the frame loop each frame.

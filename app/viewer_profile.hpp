@@ -55,8 +55,9 @@ class HostStageTimer {
     HostStageTimer(FrameProfile& profile, HostStage stage)
         : profile_(profile), stage_(stage), start_(std::chrono::steady_clock::now()) {}
     ~HostStageTimer() {
-        profile_.add(stage_, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
-                                 .count());
+        profile_.add(
+            stage_,
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count());
     }
     HostStageTimer(const HostStageTimer&) = delete;
     HostStageTimer& operator=(const HostStageTimer&) = delete;

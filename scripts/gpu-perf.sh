@@ -1,24 +1,21 @@
 #!/usr/bin/env bash
-# Version-3 performance run of the full (every pair) force kernel on the GPU machine (H200): the
-# full-kernel CUDA tests, race/sync checks, the SASS of the candidate instances, A/B timings of the
-# version-3 candidates against the version-2 best in the same process (same clocks) at 16K, 64K,
-# 256K and 1M, pruned sweeps at 64K/256K with the product flags, the auto-tuner at 64K, the default
-# config at every N, and ncu of the 256K winner under both flag sets. About 2 minutes. Builds
-# nothing: run from the repository root with the staged build (scripts/build-device.sh):
+# Version-2 performance run of the full (every pair) force kernel on the GPU machine (H200): the
+# full-kernel CUDA tests, race/sync checks of the new synchronisation, the SASS of the changed
+# instances, A/B timings of each design change against the version-1 kernel in the same process
+# (same clocks), sweeps of the new variant space at 16K/64K/256K/1M, and ncu stall/pipe figures of
+# three instances. About 3-4 minutes. Builds nothing: run from the repository root with the
+# staged build (scripts/build-device.sh on a development machine, carried along):
 #
 #   BUILD=build-device scripts/gpu-perf.sh          # OUT=<folder> (default ./gpu-perf-out)
 #
-# Flags: 1 = rotated tile, two barriers (version 3's product for q < 4); 3 = rotated tile, one
-# barrier (version 2's product everywhere, version 3's for q >= 4); 0 = version 1. A run without
-# --kernel-flags uses the product rule and is labelled P1 / P3.
 # Everything lands in $OUT/perf.tgz (the device tool returns at most 8 files); $OUT/summary.txt is
 # also left beside it. The compact table comes last on stdout. Each stage has its own timeout;
-# the ncu stage is skipped once the run is past NCU_DEADLINE seconds (default 150).
+# the ncu stage is skipped once the run is past NCU_DEADLINE seconds (default 170).
 set -uo pipefail
 
 BUILD=${BUILD:-build-device}
 OUT=${OUT:-$PWD/gpu-perf-out}
-NCU_DEADLINE=${NCU_DEADLINE:-150}
+NCU_DEADLINE=${NCU_DEADLINE:-170}
 mkdir -p "$OUT"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -77,7 +74,7 @@ if command -v cuobjdump >/dev/null; then
         | sed -E 's/.*force_kernelILi([0-9]+)ELi([0-9]+)ELi([0-9]+)ELi([0-9]+)E.*REG:([0-9]+) STACK:([0-9]+) SHARED:([0-9]+) LOCAL:([0-9]+).*/U=\1 q=\2 B=\3 F=\4 REG=\5 STACK=\6 LOCAL=\8/' \
         >"$work/resource-summary.txt"
     echo "instances: $(wc -l <"$work/resource-summary.txt"); with spills/stack: $(grep -cvE 'STACK=0 LOCAL=0' "$work/resource-summary.txt")"
-    for inst in 16_1_4_1 16_1_4_3 32_1_4_1 32_1_4_3 32_2_4_1 32_2_4_3 16_4_4_1 16_4_4_3 8_1_8_1 16_8_2_3; do
+    for inst in 32_2_4_0 32_2_4_1 32_2_4_2 32_2_4_3 8_4_4_0 8_4_4_1 8_4_4_3 8_2_4_3 8_2_8_3 4_1_8_3 16_8_2_3; do
         IFS=_ read -r u q b f <<<"$inst"
         sym=$(grep -oE "_ZN5nbody4cuda6detail12force_kernelILi${u}ELi${q}ELi${b}ELi${f}E[A-Za-z0-9_]*" \
               "$work/resource-usage.txt" | head -1)
@@ -135,59 +132,76 @@ fi
 
 # Bench options shared by the A/B and sweep runs. --check compares with the double reference.
 quick=(--repeats 5 --warmup 2 --min-ms 10)
-big=(--repeats 3 --warmup 1 --min-ms 30)
-huge=(--repeats 3 --warmup 1 --steps 1)
-stage "A/B at 16K: v3 default (U16 p512 q1 B4), v2 best (U16 p512 q4 B4), v2 default (U8 p512 q2 B4); flags 3 vs 1"
-bench ab-16K 40 --bodies 16K --unroll 16 --block 512 --threads-per-body 1,4 --bodies-per-thread 4 \
-    --kernel-flags 3,1 "${quick[@]}" --check
-bench ab-16K-def 30 --bodies 16K --unroll 8 --block 512 --threads-per-body 2 --bodies-per-thread 4 \
-    --kernel-flags 3,1 "${quick[@]}"
-stage "A/B at 64K: v2 best (U16 p1024 q1 B4, flags 3) against flags 1 and the neighbours"
-bench ab-64K 60 --bodies 64K --unroll 16,32 --block 512,1024 --threads-per-body 1 --bodies-per-thread 4 \
-    --kernel-flags 3,1 "${quick[@]}" --check
-bench ab-64K-q4 30 --bodies 64K --unroll 16 --block 512,1024 --threads-per-body 4 --bodies-per-thread 4 \
-    --kernel-flags 3,1 "${quick[@]}"
-stage "A/B at 256K: v2 best (U16 p1024 q1 B4 flags 3; U32 p1024 q2 B4 balanced flags 1) against v3"
-bench ab-256K 80 --bodies 256K --unroll 16,32 --block 768,1024 --threads-per-body 1 --bodies-per-thread 4 \
-    --kernel-flags 3,1 "${big[@]}"
-bench ab-256K-b 40 --bodies 256K --unroll 16 --block 512 --threads-per-body 1 --bodies-per-thread 4 \
-    --kernel-flags 3,1 "${big[@]}"
-bench ab-256K-q2 40 --bodies 256K --unroll 32 --block 1024 --threads-per-body 2 --bodies-per-thread 4 \
-    --kernel-flags 3,1 --split balanced "${big[@]}"
-stage "A/B at 1M: v2 best (U16 p1024 q1 B4 flags 3) against v3"
-bench ab-1M 60 --bodies 1M --unroll 16,32 --block 1024 --threads-per-body 1 --bodies-per-thread 4 \
-    --kernel-flags 3,1 "${huge[@]}"
-bench ab-1M-b 30 --bodies 1M --unroll 16 --block 768 --threads-per-body 1 --bodies-per-thread 4 \
-    --kernel-flags 3,1 "${huge[@]}"
+stage "A/B at 16K: version-1 kernel (flags 0, classic split) vs each change, same process"
+bench ab-16K 40 --bodies 16K --unroll 16 --block 256 --threads-per-body 8 --bodies-per-thread 2 \
+    --kernel-flags 0,1,2,3 --split classic,balanced "${quick[@]}"
+bench ab-16K-b 40 --bodies 16K --unroll 8 --block 256 --threads-per-body 4 --bodies-per-thread 4 \
+    --kernel-flags 0,1,2,3 --split classic,balanced "${quick[@]}"
+stage "A/B at 64K"
+bench ab-64K 60 --bodies 64K --unroll 8 --block 512 --threads-per-body 2,4 --bodies-per-thread 4 \
+    --kernel-flags 0,1,2,3 --split classic,balanced "${quick[@]}"
+stage "A/B at 256K"
+bench ab-256K 80 --bodies 256K --unroll 8,32 --block 1024 --threads-per-body 2 --bodies-per-thread 4 \
+    --kernel-flags 0,1,2,3 --split classic,balanced --repeats 3 --warmup 1 --min-ms 30
+stage "A/B at 1M (version 1 vs rotation alone vs version 2)"
+bench ab-1M 60 --bodies 1M --unroll 32 --block 1024 --threads-per-body 2 --bodies-per-thread 4 \
+    --kernel-flags 0,1,3 --split classic --repeats 3 --warmup 1 --steps 1
+bench ab-1M-bal 30 --bodies 1M --unroll 32 --block 1024 --threads-per-body 2 --bodies-per-thread 4 \
+    --kernel-flags 3 --split balanced --repeats 3 --warmup 1 --steps 1
 
-stage "sweeps with the product flags (automatic split), 64K checked"
-bench sweep-64K 50 --bodies 64K --unroll 8,16,32 --block 256,512,1024 --threads-per-body 1,2,4 \
+stage "sweeps of version 2 (flags 3, automatic split), checked against the reference"
+bench sweep-16K 40 --bodies 16K --unroll 4,8,16 --block 128,256,512 --threads-per-body 1,2,4,8 \
+    --bodies-per-thread 1,2,4,8 --repeats 3 --warmup 1 --min-ms 5 --check
+bench sweep-64K 60 --bodies 64K --unroll 8,16,32 --block 256,512,1024 --threads-per-body 1,2,4 \
     --bodies-per-thread 2,4,8 --repeats 3 --warmup 1 --min-ms 10 --check
-bench sweep-256K 60 --bodies 256K --unroll 16,32 --block 512,768,1024 --threads-per-body 1,2,4 \
-    --bodies-per-thread 4 --repeats 3 --warmup 1 --min-ms 30
+bench sweep-256K 70 --bodies 256K --unroll 8,16,32 --block 512,768,1024 --threads-per-body 1,2,4 \
+    --bodies-per-thread 4,8 --repeats 3 --warmup 1 --min-ms 30
 nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv \
     | tee "$work/clocks-after-sweeps.txt"
-stage "auto-tuner at 64K (does it land in the best region?)"
-bench autotune-64K 60 --bodies 64K --autotune --repeats 5
-stage "default config (KernelConfig{}) at 16K, 64K, 256K checked, and 1M"
+stage "1M: the default config and the 256K winners"
+best_args=$(python3 - "$work/bench-sweep-256K.json" <<'EOF'
+import json, sys
+try:
+    runs = [r for r in json.load(open(sys.argv[1]))["runs"] if r.get("valid")]
+except Exception:
+    runs = []
+runs.sort(key=lambda r: r["ms_per_step"])
+seen = set()
+for r in runs:
+    key = (r["unroll"], r["block"], r["threads_per_body"], r["bodies_per_thread"])
+    if key in seen: continue
+    seen.add(key)
+    print(f"--unroll {key[0]} --block {key[1]} --threads-per-body {key[2]} --bodies-per-thread {key[3]}")
+    if len(seen) == 3: break
+EOF
+)
+bench 1M-default 30 --bodies 1M --repeats 3 --warmup 1 --steps 1
+k=0
+while read -r line; do
+    [ -n "$line" ] || continue
+    k=$((k + 1))
+    # shellcheck disable=SC2086
+    bench "1M-top$k" 30 --bodies 1M --repeats 3 --warmup 1 --steps 1 $line
+done <<<"$best_args"
+stage "default config at 16K, 64K, 256K, checked"
 bench default 40 --bodies 16K,64K,256K --repeats 5 --check
-bench 1M-default 30 --bodies 1M "${huge[@]}"
 
 if command -v ncu >/dev/null; then
-    profile() {  # profile NAME FLAGS: one force pass at 256K, U16 p1024 q1 B4 (automatic split)
+    profile() {  # profile NAME FLAGS SPLIT: one force pass at 256K, U32 p1024 q2 B4
         if [ $((SECONDS - start)) -gt "$NCU_DEADLINE" ]; then echo "ncu $1: skipped (past ${NCU_DEADLINE} s)"; return; fi
         TAIL=2 run "ncu-$1.log" 60 ncu --clock-control none -k regex:force_kernel --launch-skip 1 --launch-count 1 \
             --section ComputeWorkloadAnalysis --section WarpStateStats --section InstructionStats \
             --section SchedulerStats -o "$work/ncu-$1" \
-            "$NBODY" bench --backend cuda --bodies 256K --unroll 16 --block 1024 --threads-per-body 1 \
-            --bodies-per-thread 4 --kernel-flags "$2" --repeats 1 --warmup 0 --steps 1
+            "$NBODY" bench --backend cuda --bodies 256K --unroll 32 --block 1024 --threads-per-body 2 \
+            --bodies-per-thread 4 --kernel-flags "$2" --split "$3" --repeats 1 --warmup 0 --steps 1
         [ -f "$work/ncu-$1.ncu-rep" ] || return
         ncu --import "$work/ncu-$1.ncu-rep" --page details >"$work/ncu-$1-details.txt" 2>&1
         ncu --import "$work/ncu-$1.ncu-rep" --page raw --csv >"$work/ncu-$1-raw.csv" 2>&1
     }
-    stage "ncu: 256K, U16 p1024 q1 B4: flags 3 (v2) and 1 (v3)"
-    profile v2 3
-    profile v3 1
+    stage "ncu: 256K, U32 p1024 q2 B4: version 1, rotation alone, version 2"
+    profile v1 0 classic
+    profile rot 1 classic
+    profile v2 3 balanced
     python3 - "$work" <<'EOF' | tee "$work/ncu-summary.txt"
 import csv, glob, os, re, sys
 # Issue and pipe figures, and the stall reasons (cycles per issued instruction) of each profile.
@@ -217,8 +231,7 @@ python3 - "$work" <<'EOF' | tee "$work/summary.txt"
 import glob, json, os, sys
 work = sys.argv[1]
 targets = {16384: 1.4e12, 65536: 2.0e12, 262144: 2.3e12, 1048576: 2.3e12}
-v2best = {16384: 1.897e12, 65536: 2.177e12, 262144: 2.259e12, 1048576: 2.271e12}  # H200 run 3
-ceiling = 2.79e12
+v1best = {16384: 1.732e12, 65536: 1.994e12, 262144: 2.056e12, 1048576: 2.057e12}  # first H200 run
 runs = []
 for path in sorted(glob.glob(os.path.join(work, 'bench-*.json'))):
     try:
@@ -229,56 +242,39 @@ for path in sorted(glob.glob(os.path.join(work, 'bench-*.json'))):
         if r.get('valid') and r.get('ms_per_step'):
             r['file'] = os.path.basename(path); runs.append(r)
 def cfg(r): return f"U{r['unroll']} p{r['block']} q{r['threads_per_body']} B{r['bodies_per_thread']}"
-def product(r):  # sim/cuda/force_kernel.hpp, product_force_flags
-    u, q, b, p = r['unroll'], r['threads_per_body'], r['bodies_per_thread'], r['block']
-    single = u >= 4 and q >= 4 and (b != 8 or (u <= 8 and q <= 8)) and p // q <= 256
-    return 3 if single else 1
-def flags(r): return r['kernel_flags'] if r.get('kernel_flags') is not None else product(r)
-def var(r):
-    f = r['kernel_flags'] if r.get('kernel_flags') is not None else 'P' + str(product(r))
-    return f"{r.get('split', 'auto')}/{f}"
-print('A/B, same process: interactions/s (x1e12), flags 3 (version 2: rotated tile + one barrier)')
-print('against flags 1 (rotated tile, two barriers: version 3 for q < 4)')
+def var(r): return f"{r.get('split', 'auto')}/{r.get('kernel_flags') if r.get('kernel_flags') is not None else 3}"
+print('A/B, same process: interactions/s (x1e12) by kernel flags (0 = version 1, 1 = rotated tile,')
+print('2 = one barrier per tile, 3 = both) and split')
 ab = {}
 for r in runs:
     if r['file'].startswith('bench-ab-'):
-        ab.setdefault((r['bodies'], cfg(r), r.get('split', 'auto')), {})[flags(r)] = r['interactions_per_second']
-print(f"{'N':>8} {'config':<20} {'split':<9} {'flags 3':>8} {'flags 1':>8}  1 vs 3")
-for (n, c, sp), d in sorted(ab.items()):
-    f3, f1 = d.get(3), d.get(1)
-    print(f"{n:>8} {c:<20} {sp:<9} " + (f'{f3 / 1e12:8.3f}' if f3 else f"{'-':>8}") + ' ' +
-          (f'{f1 / 1e12:8.3f}' if f1 else f"{'-':>8}") + (f'  {f1 / f3:6.3f}' if f1 and f3 else ''))
+        ab.setdefault((r['bodies'], cfg(r)), {})[var(r)] = r['interactions_per_second']
+cols = ['classic/0', 'classic/1', 'classic/2', 'classic/3', 'balanced/0', 'balanced/3']
+print(f"{'N':>8} {'config':<20} " + ' '.join(f'{c:>10}' for c in cols) + '   v2/v1')
+for (n, c), d in sorted(ab.items()):
+    base = d.get('classic/0')
+    best = max(d.values())
+    print(f'{n:>8} {c:<20} ' + ' '.join(f'{d[k] / 1e12:10.3f}' if k in d else f"{'-':>10}" for k in cols)
+          + (f'   {best / base:5.3f}' if base else ''))
 print()
-print('Default config (KernelConfig{}) per N, and the auto-tuner at 64K:')
-for r in runs:
-    if r['file'] in ('bench-default.json', 'bench-1M-default.json', 'bench-autotune-64K.json'):
-        print(f"  {r['bodies']:>8} {cfg(r):<20} {var(r):<8} {r['ms_per_step']:9.4f} ms {r['interactions_per_second']:9.3e} int/s"
-              + (f"  check {r['check_max_relative_error']:.1e}" if 'check_max_relative_error' in r else '')
-              + ('  (auto-tuned)' if r.get('autotuned') else ''))
-print()
-print('Best with the product flags and the automatic split (what a config gives without overrides):')
-bestp = {}
-for r in runs:
-    if r.get('kernel_flags') is not None or r.get('split', 'auto') != 'auto': continue
-    n = r['bodies']
-    if n not in bestp or r['ms_per_step'] < bestp[n]['ms_per_step']: bestp[n] = r
-for n in sorted(bestp):
-    b = bestp[n]
-    print(f"  {n:>8} {cfg(b):<20} {var(b):<8} {b['interactions_per_second']:9.3e} int/s ({b['file']})")
-fails = [r for r in runs if r.get('check_passed') is False]
-print(f'--check failures: {len(fails)}' + ''.join(f"\n  {cfg(r)} {var(r)} N={r['bodies']} err={r['check_max_relative_error']:.2e}" for r in fails[:10]))
-print()
-print('Version 3: best per N (any flags; P = product rule) against the version-2 best and the targets')
-print(f"{'N':>8} | {'best config':<20} {'split/F':<12} {'ms/step':>9} {'int/s':>9} {'%ceil':>6} | {'v2 best':>8} {'gain':>6} | {'target':>8} met")
+print('Version 2 best (flags 3 unless the A/B won) against the targets')
+print(f"{'N':>8} | {'best config':<20} {'split/F':<12} {'ms/step':>9} {'int/s':>9} {'%ceil':>6} | {'v1 best':>8} {'gain':>6} | {'target':>8} met")
 best = {}
 for r in runs:
     n = r['bodies']
     if n not in best or r['ms_per_step'] < best[n]['ms_per_step']: best[n] = r
 for n in sorted(best):
     b = best[n]; ips = b['interactions_per_second']
-    print(f"{n:>8} | {cfg(b):<20} {var(b):<12} {b['ms_per_step']:9.4f} {ips:9.3e} {100 * ips / ceiling:6.1f} | "
-          f"{v2best.get(n, 0):8.3e} {ips / v2best[n] if n in v2best else 0:6.3f} | {targets.get(n, 0):8.2e} "
-          f"{'yes' if ips >= targets.get(n, 9e99) else 'NO'}")
+    print(f"{n:>8} | {cfg(b):<20} {var(b):<12} {b['ms_per_step']:9.4f} {ips:9.3e} {b.get('percent_fp32_ceiling') or 0:6.1f} | "
+          f"{v1best.get(n, 0):8.3e} {ips / v1best[n] if n in v1best else 0:6.3f} | {targets.get(n, 0):8.2e} {'yes' if ips >= targets.get(n, 9e99) else 'NO'}")
+print()
+print('Default config (KernelConfig{}) per N:')
+for r in runs:
+    if r['file'] in ('bench-default.json', 'bench-1M-default.json'):
+        print(f"  {r['bodies']:>8} {cfg(r):<20} {r['ms_per_step']:9.4f} ms {r['interactions_per_second']:9.3e} int/s"
+              + (f"  check {r['check_max_relative_error']:.1e}" if 'check_max_relative_error' in r else ''))
+fails = [r for r in runs if r.get('check_passed') is False]
+print(f'--check failures: {len(fails)}' + ''.join(f"\n  {cfg(r)} {var(r)} N={r['bodies']} err={r['check_max_relative_error']:.2e}" for r in fails[:10]))
 EOF
 cp "$work/summary.txt" "$OUT/summary.txt"
 tar czf "$OUT/perf.tgz" -C "$work" .

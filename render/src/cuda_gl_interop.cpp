@@ -79,7 +79,8 @@ CudaGlRegistration& CudaGlRegistration::operator=(CudaGlRegistration&& other) no
 }
 
 void CudaGlRegistration::set_hint(MapHint hint) const {
-    if (!resource_) throw std::logic_error("CudaGlRegistration::set_hint: buffer is not registered with CUDA");
+    if (!resource_)
+        throw std::logic_error("CudaGlRegistration::set_hint: buffer is not registered with CUDA");
     if (hint == hint_) return;
     NBODY_INTEROP_CHECK(cudaGraphicsResourceSetMapFlags(resource_, map_flags(hint)));
     hint_ = hint;

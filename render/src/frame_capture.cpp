@@ -69,6 +69,27 @@ std::vector<std::uint8_t> encode_png_rgb(const std::uint8_t* rgb, int width, int
     return bytes;
 }
 
+std::vector<std::uint8_t> encode_png_pixels(const std::uint8_t* pixels, int channels, int width, int height,
+                                            bool bottom_up, bool fast) {
+    if (channels == 3) return encode_png_rgb(pixels, width, height, bottom_up, fast);
+    if (channels != 4)
+        throw std::invalid_argument("encode_png_pixels: " + std::to_string(channels) +
+                                    " channels; supported: 3 (RGB), 4 (RGBA)");
+    if (width <= 0 || height <= 0 || !pixels)
+        throw std::invalid_argument("encode_png_pixels: empty image " + std::to_string(width) + "x" +
+                                    std::to_string(height));
+    // One buffer per encoding thread, reused frame after frame (megabytes each at 1080p).
+    thread_local std::vector<std::uint8_t> rgb;
+    const std::size_t n = std::size_t(width) * std::size_t(height);
+    rgb.resize(n * 3);
+    for (std::size_t i = 0; i < n; ++i) {
+        rgb[3 * i] = pixels[4 * i];
+        rgb[3 * i + 1] = pixels[4 * i + 1];
+        rgb[3 * i + 2] = pixels[4 * i + 2];
+    }
+    return encode_png_rgb(rgb.data(), width, height, bottom_up, fast);
+}
+
 void write_png(const std::string& path, const Image& image) {
     const std::vector<std::uint8_t> bytes = encode_png(image);
     write_file_atomically(path, [&](std::ostream& out) {

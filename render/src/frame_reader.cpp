@@ -1,7 +1,7 @@
 #include "nbody/render/frame_reader.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -9,45 +9,91 @@
 
 namespace nbody::render {
 
-AsyncFrameReader::AsyncFrameReader(int ring) : slots_(std::size_t(std::max(ring, 1))) {}
+AsyncFrameReader::AsyncFrameReader(int buffers, PixelFormat format)
+    : format_(format), shared_(std::make_shared<Shared>()), slots_(shared_->slots) {
+    slots_.resize(std::size_t(std::max(buffers, 1)));  // never resized again: references stay valid
+}
+
+AsyncFrameReader::~AsyncFrameReader() {
+    // GL objects die here, on the GL thread: the slots themselves may outlive this reader inside
+    // `shared_` (held by a frame not yet released), and must then own nothing GL.
+    std::lock_guard lock(shared_->mutex);
+    for (Slot& s : slots_) {
+        if (s.state == State::Out)
+            std::fprintf(stderr, "nbody: internal error: a read-back frame outlives its reader\n");
+        if (s.mapped && s.buffer) glUnmapNamedBuffer(s.buffer.id());
+        s.mapped = nullptr;
+        s.fence.reset();
+        s.buffer.reset();
+    }
+}
+
+int AsyncFrameReader::out() const {
+    std::lock_guard lock(shared_->mutex);
+    return int(
+        std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.state == State::Out; }));
+}
+
+void AsyncFrameReader::recycle() {
+    std::lock_guard lock(shared_->mutex);
+    for (Slot& s : slots_) {
+        if (s.state != State::Released) continue;
+        // GL_FALSE would mean the contents were lost while mapped (a display mode change): the
+        // frame has been consumed already, so there is nobody left to tell.
+        glUnmapNamedBuffer(s.buffer.id());
+        s.mapped = nullptr;
+        s.state = State::Free;
+    }
+}
+
+bool AsyncFrameReader::can_submit() {
+    recycle();
+    std::lock_guard lock(shared_->mutex);
+    return std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.state == State::Free; });
+}
 
 void AsyncFrameReader::submit(GLuint framebuffer, int width, int height, long long tag) {
     if (width <= 0 || height <= 0)
         throw std::invalid_argument("AsyncFrameReader::submit: empty size " + std::to_string(width) + "x" +
                                     std::to_string(height));
-    // Ring full: the oldest read must make room. Its fence was placed a ring of frames ago, so
-    // this rarely waits; when it does, the GPU is that far behind and waiting is right.
-    if (int(pending_.size()) == ring_size()) {
-        const int oldest = pending_.front();
-        pending_.pop_front();
-        slots_[std::size_t(oldest)].fence.wait();
-        ready_.push_back(copy_out(slots_[std::size_t(oldest)]));
+    recycle();
+    int index = -1;
+    {
+        std::lock_guard lock(shared_->mutex);
+        for (std::size_t i = 0; i < slots_.size() && index < 0; ++i)
+            if (slots_[i].state == State::Free) index = int(i);
+        if (index < 0) throw std::logic_error("AsyncFrameReader::submit: every buffer is in use");
+        slots_[std::size_t(index)].state = State::Pending;
     }
-    int index = 0;
-    while (std::find(pending_.begin(), pending_.end(), index) != pending_.end()) ++index;
     Slot& slot = slots_[std::size_t(index)];
-
-    const std::size_t bytes = std::size_t(width) * std::size_t(height) * 3;
-    if (!slot.buffer || slot.capacity < bytes) {
-        GlBuffer buffer = create_buffer();
-        // STREAM_READ: written by GL once, read by the application once.
-        NBODY_GL_CHECK(glNamedBufferData(buffer.id(), GLsizeiptr(bytes), nullptr, GL_STREAM_READ));
-        slot.buffer = std::move(buffer);
-        slot.capacity = bytes;
+    const std::size_t bytes = std::size_t(width) * std::size_t(height) * std::size_t(channels(format_));
+    try {
+        if (!slot.buffer || slot.capacity < bytes) {
+            GlBuffer buffer = create_buffer();
+            // STREAM_READ: written by GL once, read by the application once.
+            NBODY_GL_CHECK(glNamedBufferData(buffer.id(), GLsizeiptr(bytes), nullptr, GL_STREAM_READ));
+            slot.buffer = std::move(buffer);
+            slot.capacity = bytes;
+        }
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+        glReadBuffer(framebuffer == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0);
+        glPixelStorei(GL_PACK_ALIGNMENT, 1);  // rows of width * channels bytes, no padding
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, slot.buffer.id());
+        glReadPixels(0, 0, width, height, format_ == PixelFormat::Rgb ? GL_RGB : GL_RGBA, GL_UNSIGNED_BYTE,
+                     nullptr);  // offset 0 in the buffer
+        // Never leave a pack buffer bound: a later glReadPixels into client memory would take its
+        // pointer for an offset into this buffer.
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        NBODY_GL_CHECK_STATE("queueing a frame readback (glReadPixels into a pixel buffer object)");
+        slot.fence.insert();
+        // Make sure the copy and its fence reach the GPU now, not at the next implicit flush.
+        glFlush();
+    } catch (...) {
+        std::lock_guard lock(shared_->mutex);
+        slot.state = State::Free;
+        throw;
     }
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
-    glReadBuffer(framebuffer == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);  // rows of width * 3 bytes, no padding
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, slot.buffer.id());
-    glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, nullptr);  // offset 0 in the buffer
-    // Never leave a pack buffer bound: a later glReadPixels into client memory would take its
-    // pointer for an offset into this buffer.
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    NBODY_GL_CHECK_STATE("queueing a frame readback (glReadPixels into a pixel buffer object)");
-    slot.fence.insert();
-    // Make sure the copy and the fence reach the GPU now, not at the next implicit flush.
-    glFlush();
     slot.tag = tag;
     slot.width = width;
     slot.height = height;
@@ -55,41 +101,62 @@ void AsyncFrameReader::submit(GLuint framebuffer, int width, int height, long lo
 }
 
 std::optional<ReadbackFrame> AsyncFrameReader::take(bool wait) {
-    if (!ready_.empty()) {
-        ReadbackFrame frame = std::move(ready_.front());
-        ready_.pop_front();
-        return frame;
-    }
     if (pending_.empty()) return std::nullopt;
-    Slot& slot = slots_[std::size_t(pending_.front())];
+    const int index = pending_.front();
+    Slot& slot = slots_[std::size_t(index)];
     if (!slot.fence.ready()) {
         if (!wait) return std::nullopt;
         slot.fence.wait();
     }
     pending_.pop_front();
-    return copy_out(slot);
+    slot.fence.reset();
+    const std::size_t bytes =
+        std::size_t(slot.width) * std::size_t(slot.height) * std::size_t(channels(format_));
+    const void* mapped = glMapNamedBufferRange(slot.buffer.id(), 0, GLsizeiptr(bytes), GL_MAP_READ_BIT);
+    if (!mapped) {
+        const GLenum e = glGetError();
+        std::lock_guard lock(shared_->mutex);
+        slot.state = State::Free;
+        throw GlError("glMapNamedBufferRange on a readback buffer failed (" + gl_error_name(e) + ")");
+    }
+    slot.mapped = static_cast<const std::uint8_t*>(mapped);
+    return hand_out(index);
 }
 
-ReadbackFrame AsyncFrameReader::copy_out(Slot& slot) {
+ReadbackFrame AsyncFrameReader::hand_out(int index) {
+    Slot& slot = slots_[std::size_t(index)];
+    {
+        std::lock_guard lock(shared_->mutex);
+        slot.state = State::Out;
+    }
     ReadbackFrame frame;
     frame.tag = slot.tag;
     frame.width = slot.width;
     frame.height = slot.height;
-    const std::size_t bytes = std::size_t(slot.width) * std::size_t(slot.height) * 3;
-    frame.rgb = std::make_shared<std::vector<std::uint8_t>>(bytes);
-    const void* mapped = glMapNamedBufferRange(slot.buffer.id(), 0, GLsizeiptr(bytes), GL_MAP_READ_BIT);
-    if (!mapped) {
-        const GLenum e = glGetError();
-        slot.fence.reset();
-        throw GlError("glMapNamedBufferRange on a readback buffer failed (" + gl_error_name(e) + ")");
-    }
-    std::memcpy(frame.rgb->data(), mapped, bytes);
-    // GL_FALSE here means the buffer's contents were lost while mapped (a display mode change):
-    // the frame is garbage, and saying so beats writing it.
-    const GLboolean intact = glUnmapNamedBuffer(slot.buffer.id());
-    slot.fence.reset();
-    if (!intact) throw GlError("a readback buffer's contents were lost while mapped (glUnmapNamedBuffer)");
+    frame.format = format_;
+    // The deleter only marks the buffer given back (it may run on any thread; GL calls may not).
+    std::shared_ptr<Shared> shared = shared_;
+    frame.pixels = std::shared_ptr<const std::uint8_t>(slot.mapped, [shared, index](const std::uint8_t*) {
+        {
+            std::lock_guard lock(shared->mutex);
+            shared->slots[std::size_t(index)].state = State::Released;
+        }
+        shared->released.notify_all();
+    });
     return frame;
+}
+
+void AsyncFrameReader::wait_for_release() {
+    recycle();
+    {
+        std::unique_lock lock(shared_->mutex);
+        auto any = [&](State st) {
+            return std::any_of(slots_.begin(), slots_.end(), [st](const Slot& s) { return s.state == st; });
+        };
+        if (!any(State::Out) || any(State::Free)) return;
+        shared_->released.wait(lock, [&] { return any(State::Released); });
+    }
+    recycle();
 }
 
 }  // namespace nbody::render

@@ -98,7 +98,8 @@ void GlFence::wait() const {
     for (;;) {
         const GLenum r = glClientWaitSync(sync_, flags, 1'000'000'000);  // 1 s slices
         if (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) return;
-        if (r == GL_WAIT_FAILED) throw GlError("glClientWaitSync failed (" + gl_error_name(glGetError()) + ")");
+        if (r == GL_WAIT_FAILED)
+            throw GlError("glClientWaitSync failed (" + gl_error_name(glGetError()) + ")");
         flags = 0;  // GL_TIMEOUT_EXPIRED: the GPU is busy; keep waiting
     }
 }
@@ -147,6 +148,10 @@ bool RenderTarget::ensure(int width, int height, GLenum format, int mip_levels) 
 
     GlFramebuffer fbo = create_framebuffer();
     glNamedFramebufferTexture(fbo.id(), GL_COLOR_ATTACHMENT0, texture.id(), 0);
+    // The defaults, stated: draw buffer 0 (what glClearNamedFramebuffer*(..., 0, ...) clears)
+    // and the read buffer are this attachment.
+    glNamedFramebufferDrawBuffer(fbo.id(), GL_COLOR_ATTACHMENT0);
+    glNamedFramebufferReadBuffer(fbo.id(), GL_COLOR_ATTACHMENT0);
     const GLenum status = glCheckNamedFramebufferStatus(fbo.id(), GL_FRAMEBUFFER);
     NBODY_GL_CHECK_STATE("creating a render target");
     if (status != GL_FRAMEBUFFER_COMPLETE) {

@@ -154,7 +154,8 @@ void render_subset(const ImDrawData& data, Keep keep) {
 }
 }  // namespace
 
-void ImGuiLayer::end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h, bool hold_foreground) {
+void ImGuiLayer::end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h,
+                           bool hold_foreground) {
     ImGui::Render();
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
     glViewport(0, 0, framebuffer_w, framebuffer_h);

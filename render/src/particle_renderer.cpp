@@ -123,11 +123,17 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     std::optional<GpuStageScope> timing(std::in_place, timer, GpuStage::Particles);
     glBindFramebuffer(GL_FRAMEBUFFER, accumulation_.framebuffer());
     glViewport(0, 0, width, height);
+    // Every state a clear or a draw obeys, set before the clear: a scissor box or a colour mask
+    // left over from other drawing (a UI library, a test) would leave last frame's light, or
+    // uninitialised memory, in part of the target.
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_RASTERIZER_DISCARD);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_STENCIL_TEST);
+    glDisable(GL_CULL_FACE);
     const float clear[4] = {0, 0, 0, 0};
     glClearNamedFramebufferfv(accumulation_.framebuffer(), GL_COLOR, 0, clear);
-    glDisable(GL_DEPTH_TEST);
-    glDisable(GL_CULL_FACE);
-    glDisable(GL_SCISSOR_TEST);
     glEnable(GL_BLEND);
     glBlendEquation(GL_FUNC_ADD);
     glBlendFunc(GL_ONE, GL_ONE);

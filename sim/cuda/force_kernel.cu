@@ -278,29 +278,22 @@ __global__ void kick_drift_kernel(const float4* __restrict__ pos_in, float4* __r
 using ForceKernelFn = void (*)(ForceKernelParams);
 
 // The supported variants, as one list that both the explicit instantiations and the dispatch
-// switch expand, so they cannot disagree. Keep in step with the arrays and predicates in the header.
-// Flags 1 (rotated tile, two barriers) for every (U, q, B).
-#define NBODY_FORCE_B(X, U, Q) X(U, Q, 1, 1) X(U, Q, 2, 1) X(U, Q, 4, 1)
+// switch expand, so they cannot disagree. Keep in step with the arrays in the header.
+static_assert(kForceProductFlags == 3, "the instance lists below spell the product flags as 3");
+#define NBODY_FORCE_B(X, U, Q) X(U, Q, 1, 3) X(U, Q, 2, 3) X(U, Q, 4, 3)
 #define NBODY_FORCE_Q(X, U)                                                                          \
     NBODY_FORCE_B(X, U, 1) NBODY_FORCE_B(X, U, 2) NBODY_FORCE_B(X, U, 4) NBODY_FORCE_B(X, U, 8)      \
     NBODY_FORCE_B(X, U, 16) NBODY_FORCE_B(X, U, 32)
 // B = 8: kUnrollValuesB8 x kThreadsPerBodyValuesB8.
-#define NBODY_FORCE_B8(X, U) X(U, 1, 8, 1) X(U, 2, 8, 1) X(U, 4, 8, 1) X(U, 8, 8, 1)
-// Flags 3 (rotated tile, one barrier): has_single_barrier_product_instance().
-#define NBODY_FORCE_S_B(X, U, Q) X(U, Q, 1, 3) X(U, Q, 2, 3) X(U, Q, 4, 3)
-#define NBODY_FORCE_S_Q(X, U) \
-    NBODY_FORCE_S_B(X, U, 4) NBODY_FORCE_S_B(X, U, 8) NBODY_FORCE_S_B(X, U, 16) NBODY_FORCE_S_B(X, U, 32)
-#define NBODY_FORCE_S_B8(X, U) X(U, 4, 8, 3) X(U, 8, 8, 3)
-// The rest of kForceExperimentVariants x kForceExperimentFlags: flags 0 for all six, flags 3 for
-// those with q < 4.
-#define NBODY_FORCE_EXPERIMENT(X)                                                                    \
-    X(32, 2, 4, 0) X(8, 2, 4, 0) X(8, 4, 4, 0) X(16, 8, 2, 0) X(16, 1, 4, 0) X(32, 1, 4, 0)          \
-    X(32, 2, 4, 3) X(8, 2, 4, 3) X(16, 1, 4, 3) X(32, 1, 4, 3)
+#define NBODY_FORCE_B8(X, U) X(U, 1, 8, 3) X(U, 2, 8, 3) X(U, 4, 8, 3) X(U, 8, 8, 3)
+// Flag sets other than the product's: kForceExperimentVariants x {0, 1, 2}.
+#define NBODY_FORCE_EXPERIMENT(X, U, Q, B) X(U, Q, B, 0) X(U, Q, B, 1) X(U, Q, B, 2)
 #define NBODY_FORCE_VARIANTS(X)                                                                      \
     NBODY_FORCE_Q(X, 1) NBODY_FORCE_Q(X, 2) NBODY_FORCE_Q(X, 4) NBODY_FORCE_Q(X, 8)                  \
     NBODY_FORCE_Q(X, 16) NBODY_FORCE_Q(X, 32) NBODY_FORCE_B8(X, 4) NBODY_FORCE_B8(X, 8)              \
-    NBODY_FORCE_S_Q(X, 4) NBODY_FORCE_S_Q(X, 8) NBODY_FORCE_S_Q(X, 16) NBODY_FORCE_S_Q(X, 32)        \
-    NBODY_FORCE_S_B8(X, 4) NBODY_FORCE_S_B8(X, 8) NBODY_FORCE_EXPERIMENT(X)
+    NBODY_FORCE_EXPERIMENT(X, 32, 2, 4) NBODY_FORCE_EXPERIMENT(X, 8, 2, 4)                           \
+    NBODY_FORCE_EXPERIMENT(X, 8, 4, 4) NBODY_FORCE_EXPERIMENT(X, 16, 8, 2)                           \
+    NBODY_FORCE_EXPERIMENT(X, 4, 1, 1)
 
 #define NBODY_FORCE_INSTANTIATE(U, Q, B, F) \
     template __global__ void force_kernel<U, Q, B, F>(ForceKernelParams);
@@ -329,17 +322,11 @@ bool is_experiment_variant(int u, int q, int b) {
     return false;
 }
 
-// The flags a launch with blocks of `block` threads uses: the variant's, else $NBODY_FORCE_FLAGS,
-// else the product's (product_force_flags).
-int resolve_flags(const ForceVariant& v, int block) {
-    // The product rule gives the same flags for every block of a (U, q, B): the single barrier needs
-    // q >= 4, and then p/q <= 256 for every p. So one instance per (U, q, B) is ever launched by
-    // the product, and its resources (registers, hence the largest block) are the ones checked.
-    static_assert(kMaxBlock / 4 <= kSingleBarrierMaxGroups, "the product's flags would depend on the block");
+// The flags a launch uses: the variant's, else $NBODY_FORCE_FLAGS, else the product's.
+int resolve_flags(const ForceVariant& v) {
     if (v.flags != kForceDefaultFlags) return v.flags;
     const char* env = std::getenv("NBODY_FORCE_FLAGS");
-    if (env == nullptr || *env == '\0')
-        return product_force_flags(v.unroll, v.threads_per_body, v.bodies_per_thread, std::max(block, kWarpSize));
+    if (env == nullptr || *env == '\0') return kForceProductFlags;
     const std::string text(env);
     if (text.size() == 1 && text[0] >= '0' && text[0] <= '3') return text[0] - '0';
     throw std::invalid_argument("NBODY_FORCE_FLAGS='" + text +
@@ -377,18 +364,13 @@ ForceGrid resolve_grid(const ForceVariant& v) {
                list(kThreadsPerBodyValuesB8) + ";";
     if (flags < 0 || flags > 3) {
         msg += " flags " + std::to_string(flags) + " are not 0..3;";
-    } else if (values_ok && flags != kForceRotatedTile) {
+    } else if (values_ok && flags != kForceProductFlags) {
         std::string combos;
         for (const ForceExperimentVariant& e : kForceExperimentVariants)
             combos += (combos.empty() ? "" : ", ") + std::string("U") + std::to_string(e.unroll) + " q" +
                       std::to_string(e.threads_per_body) + " B" + std::to_string(e.bodies_per_thread);
-        if (flags == kForceSingleBarrier)
-            msg += " kernel flags 2 (one barrier without the rotated tile) have no instance: they lost to 1 and 3 "
-                   "in version 2;";
-        else
-            msg += " kernel flags " + std::to_string(flags) +
-                   " (NBODY_FORCE_FLAGS; flags 1 exist for every variant, 3 for unroll >= 4 with threads_per_body "
-                   ">= 4) are compiled only for " + combos + ";";
+        msg += " kernel flags " + std::to_string(flags) + " (NBODY_FORCE_FLAGS; the product's are " +
+               std::to_string(kForceProductFlags) + ") are compiled only for " + combos + ";";
     }
     msg.back() = '.';
     throw std::invalid_argument(msg);
@@ -447,15 +429,13 @@ Occupancy occupancy(ForceKernelFn fn, int block, int flags) {
 }  // namespace detail
 
 void require_force_instance(const ForceVariant& v) {
-    const int flags = detail::resolve_flags(v, kMaxBlock);
+    const int flags = detail::resolve_flags(v);
     (void)detail::resolve_grid(v);  // a malformed override is an error here too, not at the launch
     (void)detail::select_force_kernel(v, flags);
 }
 
-// The product rule picks the same instance for every block (see the static_assert in
-// resolve_flags), so the resources of the instance at the largest block are those of every launch.
 ForceKernelResources force_kernel_resources(const ForceVariant& v) {
-    const detail::ForceKernelFn fn = detail::select_force_kernel(v, detail::resolve_flags(v, kMaxBlock));
+    const detail::ForceKernelFn fn = detail::select_force_kernel(v, detail::resolve_flags(v));
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn)));
     ForceKernelResources r;
@@ -484,7 +464,7 @@ void ForceWorkspace::reserve(std::size_t counters, std::size_t partials, cudaStr
 
 ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace) {
     ForcePlan plan;
-    plan.flags = detail::resolve_flags(v, block);
+    plan.flags = detail::resolve_flags(v);
     const ForceGrid wanted = detail::resolve_grid(v);
     const detail::ForceKernelFn fn = detail::select_force_kernel(v, plan.flags);
     if (n <= 0) return plan;

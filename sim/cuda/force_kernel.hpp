@@ -15,18 +15,15 @@
 // in shared memory, and a block computes p*B/q bodies (an "i-block").
 //
 // Two design choices of version 2 are compile-time flags, so that the previous kernel can be timed
-// against the new one in the same run (docs/PERFORMANCE.md, "version 2" and "version 3"):
+// against the new one in the same run (docs/PERFORMANCE.md, "version 2"):
 //   kForceRotatedTile     the tile holds (m, x, y, z) instead of (x, y, z, m): the j coordinates
 //                         land in registers of the other parity than the i coordinates (loaded as
 //                         x, y, z, m), so dx = x_j - x_i reads its two operands from different
 //                         register banks
 //   kForceSingleBarrier   two tiles in shared memory, one __syncthreads() per tile instead of two
-// Version 3 picks the flags per launch (product_force_flags): the rotated tile always; the single
-// barrier only for short per-lane tiles (p/q <= 256, where the saved barrier is worth more than what
-// the double-buffered loop costs: measured +3..4 % at p/q = 32..128, -4 % at p/q = 512). Every
-// (U, q, B) has an instance with flags 1; flags 3 exist for U >= 4 and q >= 4 (where p/q <= 256
-// whatever p is); flags 0 (the version-1 kernel) and the remaining sets only for a few (U, q, B)
-// (kForceExperimentVariants), which is all an A/B measurement needs.
+// Every (U, q, B) has an instance with kForceProductFlags; the other flag sets exist only for a
+// few (U, q, B) (kForceExperimentVariants), which is all an A/B measurement needs.
+//
 // How the work is spread over blocks is a run-time choice (ForceGrid):
 //   classic   one block per i-block, each over all n/p tiles. With N and p*B/q powers of two the
 //             block count never divides evenly among 132 SMs: the last wave leaves SMs idle
@@ -39,7 +36,7 @@
 //   auto      balanced when the classic split would leave more than 1 % of the SM time idle.
 // Developer overrides for A/B runs of the same binary (read at every launch; an explicit
 // ForceVariant field wins): NBODY_FORCE_GRID = auto | classic | balanced, NBODY_FORCE_FLAGS =
-// 0..3 (the flag bits above; an explicit set without an instance for the variant is an error).
+// 0..3 (the flag bits above).
 
 #include <cuda_runtime_api.h>
 
@@ -64,34 +61,16 @@ inline constexpr int kMaxBlock = 1024;  // CUDA's limit on threads per block, be
 
 inline constexpr int kForceRotatedTile = 1;
 inline constexpr int kForceSingleBarrier = 2;
-inline constexpr int kForceDefaultFlags = -1;  // product_force_flags() unless NBODY_FORCE_FLAGS says otherwise
-// The single barrier pays where a lane's share of a tile, p/q j-values, is at most this long.
-inline constexpr int kSingleBarrierMaxGroups = 256;
-
-// (U, q, B) with a flags-3 instance outside the experiment list: the single barrier is only ever
-// chosen for these (q >= 4 keeps p/q <= 256 for every block; U <= 2 never wins anything).
-constexpr bool has_single_barrier_product_instance(int unroll, int threads_per_body, int bodies_per_thread) {
-    if (unroll < 4 || threads_per_body < 4) return false;
-    return bodies_per_thread != 8 || (unroll <= 8 && threads_per_body <= 8);  // B = 8: U 4, 8 x q 4, 8
-}
-// The flags a launch of (U, q, B) with blocks of `block` threads uses unless told otherwise.
-constexpr int product_force_flags(int unroll, int threads_per_body, int bodies_per_thread, int block) {
-    return has_single_barrier_product_instance(unroll, threads_per_body, bodies_per_thread) &&
-                   block / threads_per_body <= kSingleBarrierMaxGroups
-               ? kForceRotatedTile | kForceSingleBarrier
-               : kForceRotatedTile;
-}
+inline constexpr int kForceProductFlags = kForceRotatedTile | kForceSingleBarrier;
+inline constexpr int kForceDefaultFlags = -1;  // kForceProductFlags unless NBODY_FORCE_FLAGS says otherwise
 
 struct ForceExperimentVariant {
     int unroll, threads_per_body, bodies_per_thread;
 };
-// The (U, q, B) that have instances with flags 0, 1 and 3 (whatever the product rule picks): the
-// version-1 winners of the first H200 sweep (16K: U16 q8 B2; 64K: U8 q4 B4; 256K/1M: U32 q2 B4,
-// U8 q2 B4) and the version-2 winners at 64K-1M (U16 q1 B4, U32 q1 B4). Flags 2 (single barrier
-// without the rotation) lost everywhere in version 2 and has no instance left.
-inline constexpr std::array<ForceExperimentVariant, 6> kForceExperimentVariants{
-    {{32, 2, 4}, {8, 2, 4}, {8, 4, 4}, {16, 8, 2}, {16, 1, 4}, {32, 1, 4}}};
-inline constexpr std::array<int, 3> kForceExperimentFlags{0, 1, 3};
+// The (U, q, B) that also have instances with flags 0, 1 and 2: the version-1 winners of the first
+// H200 sweep (16K: U16 q8 B2; 64K: U8 q4 B4; 256K/1M: U32 q2 B4, U8 q2 B4) and the old default.
+inline constexpr std::array<ForceExperimentVariant, 5> kForceExperimentVariants{
+    {{32, 2, 4}, {8, 2, 4}, {8, 4, 4}, {16, 8, 2}, {4, 1, 1}}};
 
 enum class ForceGrid { Auto, Classic, Balanced };
 
@@ -108,8 +87,7 @@ struct ForceVariant {
 // this is the dispatch switch itself.
 void require_force_instance(const ForceVariant& v);
 
-// What the compiled instance of `v` needs on the current device (the product's flags pick one
-// instance per (U, q, B), whatever the block).
+// What the compiled instance of `v` needs on the current device.
 struct ForceKernelResources {
     int max_threads_per_block = 0;  // lowered below 1024 when the registers per thread demand it
     int registers_per_thread = 0;
@@ -168,7 +146,7 @@ struct ForceArgs {
 // blocks it launches and the most contributors one i-block can have (1 for classic).
 struct ForcePlan {
     ForceGrid grid = ForceGrid::Classic;
-    int flags = kForceRotatedTile;  // the flags of the instance launched
+    int flags = kForceProductFlags;
     int iblocks = 0;        // I
     int tiles = 0;          // T = ceil(n / block)
     int blocks = 0;         // launched: I (classic) or min(I*T, SMs x resident blocks/SM)

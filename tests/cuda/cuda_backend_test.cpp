@@ -165,18 +165,11 @@ TEST(CudaKernelVariants, EverySupportedCombinationHasAnInstance) {
 
 // Flag sets other than the product's exist for the listed (U, q, B) only, and the refusal says so.
 TEST(CudaKernelVariants, ExperimentFlagsHaveInstancesForTheListedVariantsOnly) {
-    for (int flags : cuda::kForceExperimentFlags) {
+    for (int flags = 0; flags <= 3; ++flags) {
         for (const cuda::ForceExperimentVariant& e : cuda::kForceExperimentVariants) {
             cuda::ForceVariant v{e.unroll, e.threads_per_body, e.bodies_per_thread, flags};
             EXPECT_NO_THROW(cuda::require_force_instance(v)) << flags;
         }
-    }
-    // Flags 2 lost in version 2 and is gone; the refusal says so.
-    try {
-        cuda::require_force_instance(cuda::ForceVariant{32, 2, 4, 2});
-        ADD_FAILURE() << "flags 2 has an instance";
-    } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("flags 2"), std::string::npos) << e.what();
     }
     try {
         cuda::require_force_instance(cuda::ForceVariant{2, 1, 1, 0});
@@ -185,31 +178,6 @@ TEST(CudaKernelVariants, ExperimentFlagsHaveInstancesForTheListedVariantsOnly) {
         EXPECT_NE(std::string(e.what()).find("compiled only for U32 q2 B4"), std::string::npos) << e.what();
     }
     EXPECT_THROW(cuda::require_force_instance(cuda::ForceVariant{4, 1, 1, 4}), std::invalid_argument);
-}
-
-// The product's flags: the rotated tile always, the single barrier for short per-lane tiles only,
-// and every flag set the rule can pick has an instance for every supported (U, q, B) and block.
-TEST(CudaKernelVariants, ProductFlagsFollowTheTileLengthAndHaveInstances) {
-    EXPECT_EQ(cuda::product_force_flags(16, 1, 4, 1024), cuda::kForceRotatedTile);
-    EXPECT_EQ(cuda::product_force_flags(32, 2, 4, 1024), cuda::kForceRotatedTile);
-    EXPECT_EQ(cuda::product_force_flags(16, 4, 4, 512), cuda::kForceRotatedTile | cuda::kForceSingleBarrier);
-    EXPECT_EQ(cuda::product_force_flags(16, 8, 2, 256), cuda::kForceRotatedTile | cuda::kForceSingleBarrier);
-    EXPECT_EQ(cuda::product_force_flags(2, 8, 2, 256), cuda::kForceRotatedTile) << "U2 has no flags-3 instance";
-    int checked = 0;
-    for (int u : CudaBackend::supported_unroll())
-        for (int q : CudaBackend::supported_threads_per_body())
-            for (int b : CudaBackend::supported_bodies_per_thread()) {
-                if (!has_instance(u, q, b)) continue;
-                for (int p = 32; p <= 1024; p += 32) {
-                    const int flags = cuda::product_force_flags(u, q, b, p);
-                    EXPECT_TRUE((flags & cuda::kForceRotatedTile) != 0);
-                    if (flags & cuda::kForceSingleBarrier) EXPECT_LE(p / q, cuda::kSingleBarrierMaxGroups);
-                    EXPECT_NO_THROW(cuda::require_force_instance(cuda::ForceVariant{u, q, b, flags}))
-                        << "U" << u << " q" << q << " B" << b << " p" << p << " flags " << flags;
-                    ++checked;
-                }
-            }
-    EXPECT_EQ(checked, (6 * 6 * 3 + 2 * 4) * 32);
 }
 
 TEST(CudaKernelVariants, MalformedOverridesAreNamed) {
@@ -321,8 +289,7 @@ using Variant = std::tuple<int, int, int>;  // U, q, B
 class CudaForceVariant : public ::testing::TestWithParam<Variant> {};
 
 // Every instance at every block size, with each work split forced (at N = 4096 the automatic
-// choice is the balanced one, whose i-blocks are split among several blocks). Where the product
-// picks the single-barrier instance (q >= 4), the two-barrier one is run too (flags 1).
+// choice is the balanced one, whose i-blocks are split among several blocks).
 TEST_P(CudaForceVariant, MatchesDoubleReferenceAtEveryBlockSize) {
     REQUIRE_GPU();
     const auto [u, q, b] = GetParam();
@@ -331,28 +298,23 @@ TEST_P(CudaForceVariant, MatchesDoubleReferenceAtEveryBlockSize) {
     const State s = plummer(4096);
     CudaBackend gpu;
     int tested = 0;
-    const bool both = cuda::has_single_barrier_product_instance(u, q, b);
-    for (const char* flags : {static_cast<const char*>(nullptr), "1"}) {
-        if (flags != nullptr && !both) continue;
-        const ScopedEnv flags_env("NBODY_FORCE_FLAGS", flags);
-        for (const char* grid : {"classic", "balanced"}) {
-            const ScopedEnv env("NBODY_FORCE_GRID", grid);
-            for (int p : {32, 64, 128, 256, 512, 1024}) {
-                const KernelConfig c = config(u, p, q, b);
-                SCOPED_TRACE(describe(c) + " " + grid + (flags ? " flags 1" : ""));
-                const std::string why = gpu.check_kernel_config(c);
-                if (!why.empty()) {
-                    // Only the registers may rule a block size out, and the smallest never.
-                    EXPECT_NE(p, 32) << why;
-                    if (grid[0] == 'c') std::printf("[  NOTE    ] %s refused: %s\n", describe(c).c_str(), why.c_str());
-                    continue;
-                }
-                gpu.set_kernel_config(c);
-                ASSERT_EQ(gpu.kernel_config(), c);
-                const double err = test::max_relative_error(fresh_accelerations(gpu, s, eps), ref);
-                EXPECT_LE(err, kForceTolerance);
-                ++tested;
+    for (const char* grid : {"classic", "balanced"}) {
+        const ScopedEnv env("NBODY_FORCE_GRID", grid);
+        for (int p : {32, 64, 128, 256, 512, 1024}) {
+            const KernelConfig c = config(u, p, q, b);
+            SCOPED_TRACE(describe(c) + " " + grid);
+            const std::string why = gpu.check_kernel_config(c);
+            if (!why.empty()) {
+                // Only the registers may rule a block size out, and the smallest never.
+                EXPECT_NE(p, 32) << why;
+                if (grid[0] == 'c') std::printf("[  NOTE    ] %s refused: %s\n", describe(c).c_str(), why.c_str());
+                continue;
             }
+            gpu.set_kernel_config(c);
+            ASSERT_EQ(gpu.kernel_config(), c);
+            const double err = test::max_relative_error(fresh_accelerations(gpu, s, eps), ref);
+            EXPECT_LE(err, kForceTolerance);
+            ++tested;
         }
     }
     EXPECT_GT(tested, 0);
@@ -381,7 +343,7 @@ TEST(CudaForce, ExperimentFlagInstancesMatchTheReference) {
     const std::vector<Vec3d>& ref = reference_accelerations_4096(eps);
     const State s = plummer(4096);
     CudaBackend gpu;
-    for (const char* flags : {"0", "1", "3"})
+    for (const char* flags : {"0", "1", "2"})
         for (const char* grid : {"classic", "balanced"}) {
             const ScopedEnv f("NBODY_FORCE_FLAGS", flags);
             const ScopedEnv g("NBODY_FORCE_GRID", grid);

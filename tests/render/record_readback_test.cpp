@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nbody/render/camera.hpp"
@@ -64,32 +66,56 @@ RenderTarget patterned_target(int w, int h) {
 }
 
 // The PBO path returns the same pixels as the synchronous glReadPixels the screenshots use, rows
-// bottom-up as documented, for an odd width (rows of 3 * odd bytes: no padding allowed).
+// bottom-up as documented, in both layouts, for an odd width (rows of 3 * odd bytes: no padding
+// allowed); frames come back in order, and the pool bounds how many are out at once.
 TEST(AsyncFrameReader, ReturnsWhatGlReadPixelsReturns) {
     REQUIRE_EGL();
     const int w = 37, h = 11;
     const RenderTarget target = patterned_target(w, h);
     const Image reference = read_framebuffer(target.framebuffer(), w, h);  // top-down RGBA
 
-    AsyncFrameReader reader(2);
-    for (int k = 0; k < 5; ++k) reader.submit(target.framebuffer(), w, h, 100 + k);  // ring of 2: 3 wait
-    int taken = 0;
-    while (auto frame = reader.take(true)) {
-        ASSERT_EQ(frame->tag, 100 + taken) << "frames come back in submission order";
-        ASSERT_EQ(frame->width, w);
-        ASSERT_EQ(frame->height, h);
-        ASSERT_EQ(frame->rgb->size(), std::size_t(w) * h * 3);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
-                const std::uint8_t* got = &(*frame->rgb)[(std::size_t(h - 1 - y) * w + x) * 3];
-                const std::uint8_t* want = reference.pixel(x, y);
-                ASSERT_TRUE(got[0] == want[0] && got[1] == want[1] && got[2] == want[2])
-                    << "pixel (" << x << ", " << y << ") of frame " << frame->tag;
+    for (const PixelFormat format : {PixelFormat::Rgb, PixelFormat::Rgba}) {
+        const int c = channels(format);
+        AsyncFrameReader reader(2, format);
+        std::vector<ReadbackFrame> held;
+        long long next = 100;
+        for (int k = 0; k < 5; ++k) {
+            // Pool of two: the third submit needs a frame taken and given back first.
+            while (!reader.can_submit()) {
+                if (auto f = reader.take(true)) {
+                    held.push_back(std::move(*f));
+                    continue;
+                }
+                ASSERT_FALSE(held.empty()) << "no buffer free and none out";
+                ASSERT_LE(reader.out(), 2);
+                held.erase(held.begin());  // giving one back frees its buffer
             }
-        ++taken;
+            reader.submit(target.framebuffer(), w, h, next++);
+        }
+        while (auto f = reader.take(true)) held.push_back(std::move(*f));
+        ASSERT_GE(held.size(), 2u);
+        for (std::size_t i = 1; i < held.size(); ++i)
+            EXPECT_EQ(held[i].tag, held[i - 1].tag + 1) << "frames come back in submission order";
+        EXPECT_EQ(held.back().tag, 104);
+        for (const ReadbackFrame& frame : held) {
+            ASSERT_EQ(frame.width, w);
+            ASSERT_EQ(frame.height, h);
+            ASSERT_EQ(frame.bytes(), std::size_t(w) * h * c);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const std::uint8_t* got = frame.pixels.get() + (std::size_t(h - 1 - y) * w + x) * c;
+                    const std::uint8_t* want = reference.pixel(x, y);
+                    ASSERT_TRUE(got[0] == want[0] && got[1] == want[1] && got[2] == want[2])
+                        << "pixel (" << x << ", " << y << ") of frame " << frame.tag << ", " << c
+                        << " channels";
+                }
+        }
+        // Frames given back from another thread return their buffers to the pool.
+        std::thread([&] { held.clear(); }).join();
+        EXPECT_EQ(reader.out(), 0);
+        EXPECT_TRUE(reader.can_submit());
+        EXPECT_EQ(reader.pending(), 0);
     }
-    EXPECT_EQ(taken, 5);
-    EXPECT_EQ(reader.pending(), 0);
     // The reader leaves no pack buffer bound: a plain glReadPixels into memory still works.
     EXPECT_EQ(read_framebuffer(target.framebuffer(), w, h).rgba, reference.rgba);
 }
@@ -121,6 +147,12 @@ TEST(EncodePngRgb, BottomUpRowsComeOutTheRightWayUp) {
             }
     }
     EXPECT_THROW(encode_png_rgb(rgb.data(), 0, h, true, true), std::invalid_argument);
+    // RGBA input: the alpha is dropped, the rest identical.
+    std::vector<std::uint8_t> rgba(std::size_t(w) * h * 4, 99);
+    for (std::size_t i = 0; i < std::size_t(w) * h; ++i) std::memcpy(&rgba[4 * i], &rgb[3 * i], 3);
+    EXPECT_EQ(encode_png_pixels(rgba.data(), 4, w, h, true, false),
+              encode_png_rgb(rgb.data(), w, h, true, false));
+    EXPECT_THROW(encode_png_pixels(rgba.data(), 2, w, h, true, false), std::invalid_argument);
 }
 
 // Every stage the renderer runs gets a time, without the frame loop ever waiting for one.

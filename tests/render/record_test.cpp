@@ -116,7 +116,8 @@ void expect_mp4(const fs::path& path, int w, int h, int frames) {
 TEST(Record, TwelveFramesAreValidChangingPngsOfTheRightSize) {
     test::TempDir dir;
     const fs::path out = dir.path() / "frames";
-    const auto r = test::run_nbody("record " + kSmall + "--frames 12 --steps-per-frame 20 --out '" + out.string() + "'");
+    const auto r =
+        test::run_nbody("record " + kSmall + "--frames 12 --steps-per-frame 20 --out '" + out.string() + "'");
     SKIP_WITHOUT_EGL(r);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("record_report frames=12 "), std::string::npos) << r.output;
@@ -134,7 +135,8 @@ TEST(Record, TwelveFramesAreValidChangingPngsOfTheRightSize) {
     }
     // The system moves: each frame differs from the one before, and the last from the first by
     // more still.
-    for (int i = 1; i < 12; ++i) EXPECT_GT(differing_pixels(frames[i - 1], frames[i]), 20) << "frames " << i - 1 << ", " << i;
+    for (int i = 1; i < 12; ++i)
+        EXPECT_GT(differing_pixels(frames[i - 1], frames[i]), 20) << "frames " << i - 1 << ", " << i;
     EXPECT_GT(differing_pixels(frames[0], frames[11]), differing_pixels(frames[0], frames[1]));
 }
 
@@ -144,12 +146,14 @@ TEST(Record, TwelveFramesAreValidChangingPngsOfTheRightSize) {
 TEST(Record, FrameKIsTheViewerAfterKTimesSSteps) {
     test::TempDir dir;
     const fs::path out = dir.path() / "frames";
-    auto r = test::run_nbody("record " + kSmall + "--frames 4 --steps-per-frame 10 --out '" + out.string() + "'");
+    auto r =
+        test::run_nbody("record " + kSmall + "--frames 4 --steps-per-frame 10 --out '" + out.string() + "'");
     SKIP_WITHOUT_EGL(r);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const std::string shot = dir.file("view.png");
     // view steps before drawing each frame: its frame 3 of 3 shows 3 x 10 steps.
-    r = test::run_nbody("view --headless --no-ui " + kSmall + "--frames 3 --steps-per-frame 10 --screenshot '" + shot + "'");
+    r = test::run_nbody("view --headless --no-ui " + kSmall +
+                        "--frames 3 --steps-per-frame 10 --screenshot '" + shot + "'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const Image recorded = read_png((out / frame_name(3)).string());
     const Image viewed = read_png(shot);
@@ -191,7 +195,8 @@ TEST(Record, ExistingFramesAreNotOverwrittenWithoutOverwrite) {
     auto r = test::run_nbody("record " + kSmall + "--frames 3 --out '" + out.string() + "'");
     SKIP_WITHOUT_EGL(r);
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find((out / frame_name(0)).string() + "' already exists"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find((out / frame_name(0)).string() + "' already exists"), std::string::npos)
+        << r.output;
     EXPECT_NE(r.output.find("--overwrite"), std::string::npos) << r.output;
     EXPECT_EQ(test::read_text((out / frame_name(0)).string()), "an earlier recording's frame");
 
@@ -214,12 +219,13 @@ TEST(Record, Mp4IsMadeWhenFfmpegIsInstalled) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     expect_complete_sequence(out, 12);
     expect_mp4(movie, 320, 180, 12);
-    EXPECT_EQ(listing(dir.path()), (std::vector<std::string>{"frames", "movie.mp4"})) << "a temporary file was left";
+    EXPECT_EQ(listing(dir.path()), (std::vector<std::string>{"frames", "movie.mp4"}))
+        << "a temporary file was left";
 
     // Odd sizes: yuv420p needs even ones, so the movie loses a row and a column, and says so.
     const fs::path odd = dir.path() / "odd.mp4";
-    r = test::run_nbody("record --backend cpu --bodies 2000 --size 161x91 --frames 4 --out '" + (dir.path() / "odd").string() +
-                        "' --mp4 '" + odd.string() + "'");
+    r = test::run_nbody("record --backend cpu --bodies 2000 --size 161x91 --frames 4 --out '" +
+                        (dir.path() / "odd").string() + "' --mp4 '" + odd.string() + "'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("needs even sizes"), std::string::npos) << r.output;
     expect_mp4(odd, 160, 90, 4);
@@ -230,8 +236,9 @@ TEST(Record, WithoutFfmpegThePngsAreStillWritten) {
     test::TempDir dir;
     const fs::path out = dir.path() / "frames";
     // NBODY_FFMPEG set but empty: "there is no ffmpeg", whatever PATH holds.
-    const auto r = test::run_command("NBODY_FFMPEG= '" + test::nbody_executable() + "' record " + kSmall +
-                                     "--frames 3 --out '" + out.string() + "' --mp4 '" + dir.file("movie.mp4") + "'");
+    const auto r =
+        test::run_command("NBODY_FFMPEG= '" + test::nbody_executable() + "' record " + kSmall +
+                          "--frames 3 --out '" + out.string() + "' --mp4 '" + dir.file("movie.mp4") + "'");
     SKIP_WITHOUT_EGL(r);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("ffmpeg was not found"), std::string::npos) << r.output;
@@ -245,8 +252,8 @@ TEST(Record, WriteFailureIsAClearErrorAndLeavesNoPartialFiles) {
     test::TempDir dir;
     const fs::path out = dir.path() / "frames";
     // 16 KiB: less than one 320x180 frame. The shell applies the limit to nbody alone.
-    const auto r = test::run_command("ulimit -f 32 && exec '" + test::nbody_executable() + "' record " + kSmall +
-                                     "--frames 5 --out '" + out.string() + "'");
+    const auto r = test::run_command("ulimit -f 32 && exec '" + test::nbody_executable() + "' record " +
+                                     kSmall + "--frames 5 --out '" + out.string() + "'");
     SKIP_WITHOUT_EGL(r);
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("frame 0 could not be written"), std::string::npos) << r.output;
@@ -263,8 +270,18 @@ TEST(Record, SigintLeavesACompleteSequenceAndAValidMovie) {
     const fs::path movie = dir.path() / "movie.mp4";
     const bool mp4 = have_command("ffmpeg");
     const std::string log = dir.file("log.txt");
-    std::vector<std::string> args{test::nbody_executable(), "record", "--backend", "cpu", "--bodies", "2000",
-                                  "--size", "160x90", "--frames", "100000", "--out", out.string()};
+    std::vector<std::string> args{test::nbody_executable(),
+                                  "record",
+                                  "--backend",
+                                  "cpu",
+                                  "--bodies",
+                                  "2000",
+                                  "--size",
+                                  "160x90",
+                                  "--frames",
+                                  "100000",
+                                  "--out",
+                                  out.string()};
     if (mp4) args.insert(args.end(), {"--mp4", movie.string()});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -293,7 +310,8 @@ TEST(Record, SigintLeavesACompleteSequenceAndAValidMovie) {
     }
     if (exited) {
         const std::string text = test::read_text(log);
-        if (text.find("cannot create a headless OpenGL") != std::string::npos) GTEST_SKIP() << "no headless EGL";
+        if (text.find("cannot create a headless OpenGL") != std::string::npos)
+            GTEST_SKIP() << "no headless EGL";
         FAIL() << "nbody record exited before it was interrupted:\n" << text;
     }
     ASSERT_EQ(::kill(pid, SIGINT), 0);
@@ -313,7 +331,8 @@ TEST(Record, SigintLeavesACompleteSequenceAndAValidMovie) {
     ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal:\n" << text;
     EXPECT_EQ(WEXITSTATUS(status), 130) << text;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(record_report frames=(\d+) .*interrupted=1)"))) << text;
+    ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(record_report frames=(\d+) .*interrupted=1)")))
+        << text;
     const int n = std::stoi(m[1].str());
     EXPECT_GE(n, 5) << text;
     expect_complete_sequence(out, n);
@@ -352,16 +371,18 @@ TEST(ViewerRecording, WindowFramesHaveThePanelsButNotTheRecIndicator) {
     const char* display = std::getenv("DISPLAY");
     std::string prefix;
     if (!display || !*display) {
-        if (!have_command("xvfb-run")) GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
+        if (!have_command("xvfb-run"))
+            GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
         prefix = "xvfb-run -a -s '-screen 0 1280x720x24' ";
     }
     test::TempDir dir;
     const fs::path out = dir.path() / "frames";
     const std::string shot = dir.file("screen.png");
     const int w = 640, h = 360, frames = 20;
-    const auto r = test::run_command(prefix + "'" + test::nbody_executable() + "' view --frames " +
-                                     std::to_string(frames) + " --backend cpu --bodies 1024 --size 640x360 --record '" +
-                                     out.string() + "' --record-ui --screenshot '" + shot + "'");
+    const auto r =
+        test::run_command(prefix + "'" + test::nbody_executable() + "' view --frames " +
+                          std::to_string(frames) + " --backend cpu --bodies 1024 --size 640x360 --record '" +
+                          out.string() + "' --record-ui --screenshot '" + shot + "'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     expect_complete_sequence(out, frames);
     const Image recorded = read_png((out / frame_name(frames - 1)).string());

@@ -240,7 +240,8 @@ std::string describe_image(const Image& image) {
             if (l > hi) hi = l, hi_x = x, hi_y = y;
         }
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%dx%d image: brightest %.1f at (%d, %d), darkest %.1f at (%d, %d), corner %.1f",
+    std::snprintf(buf, sizeof buf,
+                  "%dx%d image: brightest %.1f at (%d, %d), darkest %.1f at (%d, %d), corner %.1f",
                   image.width, image.height, hi, hi_x, hi_y, lo, lo_x, lo_y, luminance(image, 0, 0));
     return buf;
 }

@@ -104,9 +104,9 @@ class CudaStreamTimer {
     void poll(bool wait = false);
 
     void set_count_from(long long frame) { count_from_ = frame; }
-    double total_ms() const { return total_ms_; }      // frames >= count_from, collected so far
+    double total_ms() const { return total_ms_; }  // frames >= count_from, collected so far
     long long frames_counted() const { return counted_; }
-    double latest_ms() const { return latest_ms_; }    // the newest collected interval
+    double latest_ms() const { return latest_ms_; }  // the newest collected interval
 
   private:
     struct Pair;  // owns its two events; defined in the .cpp, keeping cudaEvent_t out of here

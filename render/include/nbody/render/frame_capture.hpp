@@ -32,6 +32,9 @@ std::vector<std::uint8_t> encode_png(const Image& image);
 // the bottleneck of a frame sequence; files come out some 20-40% larger).
 std::vector<std::uint8_t> encode_png_rgb(const std::uint8_t* rgb, int width, int height, bool bottom_up,
                                          bool fast);
+// The same from RGB (channels 3) or RGBA (channels 4; the alpha is dropped) pixels.
+std::vector<std::uint8_t> encode_png_pixels(const std::uint8_t* pixels, int channels, int width, int height,
+                                            bool bottom_up, bool fast);
 
 // Writes `image` to `path` atomically. Throws std::runtime_error naming the path and cause.
 void write_png(const std::string& path, const Image& image);

@@ -26,7 +26,8 @@ class ImGuiLayer {
     // `hold_foreground`: leaves out the foreground draw list (status overlays such as a REC
     // indicator that belong on screen but not in a recorded frame); render_foreground() then
     // draws it, after the frame has been captured.
-    void end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h, bool hold_foreground = false);
+    void end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h,
+                   bool hold_foreground = false);
     void render_foreground(unsigned int framebuffer, int framebuffer_w, int framebuffer_h);
 
     // Whether the UI is using the mouse (a drag over a panel must not orbit the camera) / the

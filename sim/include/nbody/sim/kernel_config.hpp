@@ -41,9 +41,9 @@ Precision parse_precision(std::string_view text);
 inline constexpr Precision kAllPrecisions[] = {Precision::Fp32, Precision::Fp32Jbag, Precision::Ds, Precision::Fp64};
 
 struct KernelConfig {
-    int unroll = 16;           // j-loop unroll factor U (compile-time instances: 1, 2, 4, 8, 16, 32)
+    int unroll = 8;            // j-loop unroll factor U (compile-time instances: 1, 2, 4, 8, 16, 32)
     int block = 512;           // tile size p = threads per block, a multiple of 32
-    int threads_per_body = 1;  // q threads share one body's j-range (1, 2, 4, 8, 16, 32)
+    int threads_per_body = 2;  // q threads share one body's j-range (1, 2, 4, 8, 16, 32)
     int bodies_per_thread = 4; // B i-bodies per thread held in registers (1, 2, 4): each j read
                                // from shared memory serves B interactions (RV770 i-unrolling)
     PairMode pair_mode = PairMode::Full;
