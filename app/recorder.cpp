@@ -185,8 +185,13 @@ Recorder::Recorder(RecordingSettings settings, int width, int height)
     // Test hook: a slower encoder, to show that the frame loop then waits and drops nothing.
     if (const char* env = std::getenv("NBODY_TEST_ENCODER_DELAY_MS"); env && *env)
         encoder_delay_ = std::chrono::milliseconds(std::max(0, std::atoi(env)));
-    for (int i = 0; i < threads; ++i) png_threads_.emplace_back([this] { png_worker(); });
-    if (ffmpeg_) mp4_thread_ = std::thread([this] { mp4_worker(); });
+    try {
+        for (int i = 0; i < threads; ++i) png_threads_.emplace_back([this] { png_worker(); });
+        if (ffmpeg_) mp4_thread_ = std::thread([this] { mp4_worker(); });
+    } catch (...) {
+        stop_workers();  // a joinable thread must not be destroyed
+        throw;
+    }
 }
 
 Recorder::~Recorder() {
@@ -234,10 +239,19 @@ void Recorder::capture(GLuint framebuffer, int width, int height) {
     wait_ms_recent_ += 0.1 * (1e3 * waited - wait_ms_recent_);
 }
 
+bool Recorder::wanted(long long index) const {
+    std::lock_guard lock(error_mutex_);
+    return first_failed_ < 0 || index < first_failed_;
+}
+
 void Recorder::hand_over(render::ReadbackFrame frame) {
+    // After a failure, the frames before the failed one are still written: they complete the
+    // sequence. The encoders keep taking jobs until closed, so waiting for room cannot hang.
+    if (!wanted(frame.tag)) return;
     Job job{std::move(frame)};
     if (ffmpeg_ && !mp4_failed_) wait_seconds_ += mp4_queue_.push(job, mp4_failed_);
-    if (!failed()) wait_seconds_ += png_queue_.push(std::move(job), failed_);
+    static const std::atomic<bool> never{false};
+    wait_seconds_ += png_queue_.push(std::move(job), never);
 }
 
 void Recorder::png_worker() {
@@ -292,10 +306,6 @@ void Recorder::fail(long long index, const std::string& message) {
         error_ = "frame " + std::to_string(index) + " could not be written: " + message;
     }
     failed_ = true;
-    // A capture() waiting for room must not wait forever. Taking the queue's lock first means the
-    // waiter is either already blocked (and is woken) or has yet to test the flag (and sees it).
-    { std::lock_guard queue_lock(png_queue_.mutex); }
-    png_queue_.not_full.notify_all();
 }
 
 std::string Recorder::error() const {
@@ -325,10 +335,9 @@ RecordingSummary Recorder::finish() {
     RecordingSummary summary;
     summary.folder = settings_.folder;
     summary.mp4_note = mp4_note_;
-    // Every read still in flight (unless a failure made them pointless), then the workers.
+    // Every read still in flight (those after a failed frame are dropped), then the workers.
     try {
-        while (auto frame = reader_->take(true))
-            if (!failed()) hand_over(std::move(*frame));
+        while (auto frame = reader_->take(true)) hand_over(std::move(*frame));
     } catch (const std::exception& e) {
         fail(next_index_, std::string("reading back the last frames failed: ") + e.what());
     }

@@ -127,6 +127,7 @@ class Recorder {
     };
 
     void hand_over(render::ReadbackFrame frame);  // to both queues
+    bool wanted(long long index) const;           // not after a frame that failed
     void png_worker();
     void mp4_worker();
     void fail(long long index, const std::string& message);

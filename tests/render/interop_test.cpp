@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "nbody/render/egl_context.hpp"
 #include "nbody/render/gl_objects.hpp"
@@ -95,6 +98,55 @@ TEST(CudaGlInterop, VertexBufferHoldsExactlyWhatTheBackendComputes) {
     EXPECT_LE(worst, 1e-6);
     // And the buffer really moved: it is not still the initial state.
     EXPECT_NE(drawn[0].x, scene.state.pos_mass[0].x);
+}
+
+// The viewer maps both buffers once per frame and runs all of that frame's steps inside the one
+// mapping, ping-ponging between the two pointers (ParticleBuffers::map_both). After frames of
+// 1, 4 and 3 steps the current buffer holds what the backend computes on its own buffers.
+TEST(CudaGlInterop, SeveralStepsPerMappingMatchTheBackend) {
+    std::string why;
+    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    std::unique_ptr<EglContext> egl;
+    try {
+        egl = std::make_unique<EglContext>();
+    } catch (const std::exception& e) {
+        GTEST_SKIP() << "no headless EGL context: " << e.what();
+    }
+    const Scene scene = default_scene(4096 + 5);
+    const StepParams params = scene.params;
+    CudaBackend interop, reference;
+    interop.load(scene.state);
+    reference.load(scene.state);
+    ParticleBuffers buffers;
+    buffers.load(scene.state, params.dt);
+    if (const std::string refused = buffers.enable_cuda_interop(); !refused.empty())
+        GTEST_SKIP() << "CUDA-GL interop refused on this context: " << refused;
+    int total = 0;
+    for (const int steps : {1, 4, 3}) {
+        ScopedCudaMap map = buffers.map_both(interop.stream());
+        for (int s = 0; s < steps; ++s) {
+            const int in = buffers.current_index();
+            interop.step_device(map.pointer(std::size_t(in)), map.pointer(std::size_t(1 - in)), params);
+            buffers.swap(interop.time());
+        }
+        map.unmap();
+        total += steps;
+    }
+    reference.step(params, total);
+    EXPECT_DOUBLE_EQ(interop.time(), reference.time());
+    EXPECT_DOUBLE_EQ(buffers.current_time(), reference.time());
+    State host;
+    reference.store(host);
+    const std::vector<Vec4f> drawn = buffers.read_current();
+    ASSERT_EQ(drawn.size(), host.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < drawn.size(); ++i)
+        worst = std::max(
+            worst, norm(xyz(drawn[i]) - xyz(host.pos_mass[i])) / std::max(1.0, norm(xyz(host.pos_mass[i]))));
+    EXPECT_LE(worst, 1e-6) << "after " << total << " steps";
+    EXPECT_NE(drawn[0].x, scene.state.pos_mass[0].x) << "the buffer did not move";
+    // And the previous buffer holds the step before: the speed colouring depends on it.
+    EXPECT_DOUBLE_EQ(buffers.current_time() - buffers.previous_time(), params.dt);
 }
 
 TEST(CudaGlInterop, ViewerRunsHeadlessOnTheInteropPath) {

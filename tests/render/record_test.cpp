@@ -246,6 +246,26 @@ TEST(Record, WithoutFfmpegThePngsAreStillWritten) {
     EXPECT_FALSE(fs::exists(dir.file("movie.mp4")));
 }
 
+// Encoding slower than rendering (a test hook slows the one encoder to 300 ms a frame, slower
+// than a thumbnail frame renders even in a sanitizer build): the frame loop waits for it, every
+// frame is written, and the run says it waited.
+TEST(Record, ASlowEncoderMakesTheSimulationWaitAndDropsNothing) {
+    test::TempDir dir;
+    const fs::path out = dir.path() / "frames";
+    const auto r = test::run_command(
+        "NBODY_TEST_ENCODER_DELAY_MS=300 '" + test::nbody_executable() + "' record " + kSmall +
+        "--frames 10 --steps-per-frame 1 --encoders 1 --out '" + out.string() + "'");
+    SKIP_WITHOUT_EGL(r);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_complete_sequence(out, 10);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.output, m, std::regex(R"(the simulation waited ([0-9.]+) s in all)")))
+        << r.output;
+    // 10 frames at 300 ms each are 3 s of encoding; the readback pool holds five frames, so the
+    // loop waited for the encoder through much of the rest.
+    EXPECT_GT(std::stod(m[1].str()), 0.1) << r.output;
+}
+
 // A write that fails part-way (a file-size limit standing in for a full disk): a clear error
 // naming the frame, exit 1, no crash, and no partial or temporary file left behind.
 TEST(Record, WriteFailureIsAClearErrorAndLeavesNoPartialFiles) {
