@@ -32,6 +32,8 @@
 #include "viewer_profile.hpp"
 #include "viewer_scenes.hpp"
 #include "viewer_sim.hpp"
+#include "viewer_autotune.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 #include "viewer_stats.hpp"
 #include "viewer_surface.hpp"
 
@@ -242,11 +244,29 @@ int run_viewer(const ViewOptions& o) {
     params.recording.steps_per_frame = params.sim.steps_per_frame;
 
     SimulationDriver sim(o.backend, std::cerr);
+    // The galaxy scenes hold 65K bodies: seconds per step on a CPU. Without a GPU, and unless N
+    // was asked for, show a smaller version of the same scene (same proportions).
+    constexpr std::size_t kHostViewerBodies = 8192;
+    if (!o.bodies && sim.backend().name() != "cuda" && scene.state.size() > kHostViewerBodies) {
+        std::cerr << "nbody: the " << sim.backend().name() << " backend would take seconds per step at N = "
+                  << scene.state.size() << "; showing " << kHostViewerBodies << " bodies (choose with --bodies)\n";
+        scene = make_scene(scene_path, kHostViewerBodies);
+        params.sim.bodies = int(scene.state.size());
+    }
     apply_kernel_options(sim.backend(), o.kernel);
     params.kernel.edited = sim.backend().kernel_config();
     sim.load(scene.state, scene.params.dt);
     std::cerr << "nbody: " << scene.state.size() << " bodies, backend " << sim.backend().name()
               << ", positions: " << describe(sim.path()) << "\n";
+    // An earlier auto-tune for this GPU and N, unless the command line chose the kernel.
+    if (!o.kernel.unroll && !o.kernel.block && !o.kernel.threads_per_body && !o.kernel.bodies_per_thread &&
+        !o.kernel.pairs && !o.kernel.bodies_per_lane && !o.kernel.precision) {
+        std::string note;
+        if (const auto cached = cached_kernel_config(sim, &note);
+            cached && sim.apply_kernel_config(*cached).empty())
+            params.kernel.edited = *cached;
+        if (!note.empty()) std::cerr << "nbody: " << note << "\n";
+    }
 
     render::ParticleRenderer renderer;
     renderer.set_auto_speed_scale(render::typical_speed(scene.state));
@@ -286,27 +306,30 @@ int run_viewer(const ViewOptions& o) {
     std::vector<Clock::time_point> notice_seen;
 
     // Replaces the running system (reset, a new scene or N). On failure the old one keeps running.
+    // Puts `next` in place of the running system; throws (leaving the running one) when it is invalid.
+    auto install_system = [&](Scene next, const std::string& path, bool new_scene, bool keep_camera) {
+        next.state.validate();
+        sim.load(next.state, next.params.dt);
+        scene = std::move(next);
+        scene_path = path;
+        energy.reset();
+        if (params.sim.auto_energy && scene.state.size() <= kAutoEnergyMaxN)
+            energy.start(scene.state, params.sim.step.softening);
+        com.anchor(scene.state);
+        renderer.set_auto_speed_scale(render::typical_speed(scene.state));
+        if (new_scene) {
+            params.render.colour_mode = natural_colour_mode(scene.state);
+            params.sim.step = scene.params;
+            params.sim.steps_per_frame = scene.steps_per_frame;
+            perf.clear_steps();
+        }
+        params.sim.bodies = int(scene.state.size());
+        if (!keep_camera) camera.reset(scene.camera);
+    };
     auto replace_system = [&](const std::string& path, std::optional<std::size_t> bodies, bool keep_camera) {
         try {
             Scene next = (path == scene_path && !bodies) ? scene : make_scene(path, bodies);
-            next.state.validate();
-            sim.load(next.state, next.params.dt);
-            const bool new_scene = path != scene_path || bodies;
-            scene = std::move(next);
-            scene_path = path;
-            energy.reset();
-            if (params.sim.auto_energy && scene.state.size() <= kAutoEnergyMaxN)
-                energy.start(scene.state, params.sim.step.softening);
-            com.anchor(scene.state);
-            renderer.set_auto_speed_scale(render::typical_speed(scene.state));
-            if (new_scene) {
-                params.render.colour_mode = natural_colour_mode(scene.state);
-                params.sim.step = scene.params;
-                params.sim.steps_per_frame = scene.steps_per_frame;
-                perf.clear_steps();
-            }
-            params.sim.bodies = int(scene.state.size());
-            if (!keep_camera) camera.reset(scene.camera);
+            install_system(std::move(next), path, path != scene_path || bodies.has_value(), keep_camera);
         } catch (const std::exception& e) {
             params.sim.bodies = int(sim.size());
             say(e.what(), true);
@@ -404,6 +427,40 @@ int run_viewer(const ViewOptions& o) {
                 params.kernel.invalid_reason = sim.apply_kernel_config(params.kernel.edited);
                 if (params.kernel.invalid_reason.empty())
                     std::cerr << "nbody: kernel " << params.kernel.edited.to_string() << "\n";
+            }
+            if (requests.autotune) {
+                const ViewerAutotuneOutcome r = autotune_viewer(sim, params.sim.step);
+                params.kernel.autotune_ok = r.ok;
+                params.kernel.autotune_result = r.message;
+                if (r.config) {
+                    params.kernel.edited = *r.config;
+                    params.kernel.invalid_reason.clear();
+                }
+                say(r.message, !r.ok);
+            }
+            if (requests.save_snapshot) {
+                try {
+                    State now = sim.snapshot();
+                    io::write_snapshot(params.sim.snapshot_path, {std::move(now), params.sim.step,
+                                                                  params.sim.steps_per_frame, scene.name, scene_path});
+                    say("snapshot saved to " + params.sim.snapshot_path, false);
+                } catch (const std::exception& e) {
+                    say(std::string("snapshot not saved: ") + e.what(), true);
+                }
+            }
+            if (requests.load_snapshot) {
+                try {
+                    io::Snapshot snap = io::read_snapshot(params.sim.snapshot_path);
+                    Scene restored = scene;
+                    restored.state = std::move(snap.state);
+                    restored.params = snap.params;
+                    restored.steps_per_frame = snap.steps_per_frame;
+                    if (!snap.scene_name.empty()) restored.name = snap.scene_name;
+                    install_system(std::move(restored), scene_path, true, true);
+                    say("snapshot restored from " + params.sim.snapshot_path, false);
+                } catch (const std::exception& e) {
+                    say(std::string("snapshot not loaded (the simulation goes on): ") + e.what(), true);
+                }
             }
             if (requests.reset_camera) camera.reset(scene.camera);
             if (requests.reload_shaders) {

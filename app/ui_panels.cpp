@@ -213,6 +213,15 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
         } else {
             ImGui::TextColored(kGood, "Running %s", config_label(running).c_str());
         }
+        if (ImGui::Button("Auto-tune")) requests.autotune = true;
+        tooltip(
+            "Times the kernel configurations (pair modes included) at this N, applies the fastest and "
+            "caches it for this GPU and N, so the next start uses it. The simulation does not advance; "
+            "the window pauses for a few seconds.");
+        if (!kernel.autotune_result.empty()) {
+            ImGui::SameLine();
+            wrapped(kernel.autotune_ok ? kDim : kError, kernel.autotune_result);
+        }
 #if NBODY_HAVE_CUDA
         if (const CudaBackend* cuda = ctx.sim.cuda(); cuda && kernel.invalid_reason.empty()) {
             try {
@@ -400,6 +409,20 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     } else {
         ImGui::TextColored(kDim, "E = -   2T/|W| = -");
         ImGui::TextColored(kDim, "|P| / sum m|v| = -");
+    }
+    {
+        // Snapshots keep positions, velocities, labels, time, dt and softening bit for bit.
+        char file[512];
+        std::snprintf(file, sizeof file, "%s", sim.snapshot_path.c_str());
+        ImGui::PushItemWidth(ImGui::GetFontSize() * 12);
+        if (ImGui::InputText("##snapshot", file, sizeof file)) sim.snapshot_path = file;
+        ImGui::PopItemWidth();
+        ImGui::SameLine();
+        if (ImGui::Button("Save")) requests.save_snapshot = true;
+        ImGui::SameLine();
+        if (ImGui::Button("Load")) requests.load_snapshot = true;
+        tooltip("Snapshot file (.nbsnap): saves the running simulation exactly, or restores one; "
+                "a bad file is reported and the running simulation kept.");
     }
     ImGui::BeginDisabled(energy.busy());
     if (ImGui::Button(energy.busy() ? "Computing..." : "Compute energy")) requests.compute_energy = true;

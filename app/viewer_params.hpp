@@ -17,12 +17,15 @@ struct SimulationParams {
     bool paused = false;
     int bodies = 0;           // N the panel shows; applying it rebuilds the scene
     bool auto_energy = true;  // recompute energy every few seconds (only N <= 65536)
+    std::string snapshot_path = "nbody.nbsnap";  // the Save / Load snapshot buttons' file
 };
 
 struct KernelParams {
     KernelConfig edited;             // what the combo boxes show
     std::string invalid_reason;      // why `edited` cannot run; empty when it is running or valid
     int flops_per_interaction = 20;  // 20 (the usual count) or 38 (the astrophysics convention)
+    std::string autotune_result;     // the last auto-tune's outcome, for the panel
+    bool autotune_ok = true;
 };
 
 struct CameraParams {
@@ -51,6 +54,9 @@ struct Requests {
     bool reset_camera = false;
     bool reload_shaders = false;
     bool toggle_recording = false;          // start, or stop, recording (V)
+    bool autotune = false;                  // time the kernel configs and apply the fastest
+    bool save_snapshot = false;             // to SimulationParams::snapshot_path
+    bool load_snapshot = false;             // from SimulationParams::snapshot_path
     std::optional<std::string> load_scene;  // a path, or "" for the built-in scene
 };
 

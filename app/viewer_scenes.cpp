@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
+
+#include "nbody/sim/io/particle_files.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 
 namespace fs = std::filesystem;
 
@@ -34,7 +38,19 @@ std::vector<SceneChoice> list_scene_choices() {
 }
 
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
-    return path.empty() ? default_scene(bodies) : load_scene(path, bodies);
+    if (path.empty()) return default_scene(bodies);
+    if (fs::path(path).extension() != ".nbsnap") return load_scene(path, bodies);
+    // A saved simulation: exactly as it was (scaling it would not be the same run).
+    if (bodies) throw std::invalid_argument("--bodies cannot rescale a snapshot (" + path + ")");
+    io::Snapshot snap = io::read_snapshot(path);
+    Scene scene;
+    scene.name = snap.scene_name.empty() ? fs::path(path).stem().string() : snap.scene_name;
+    scene.description = "snapshot " + path;
+    scene.source = path;
+    scene.state = std::move(snap.state);
+    scene.params = snap.params;
+    scene.steps_per_frame = snap.steps_per_frame;
+    return scene;
 }
 
 }  // namespace nbody::app
