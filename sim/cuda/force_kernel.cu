@@ -474,31 +474,40 @@ ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspac
     plan.tiles = (n + block - 1) / block;
     const detail::Occupancy occ = detail::occupancy(fn, block, plan.flags);
     plan.blocks_per_sm = occ.blocks_per_sm;
-    const long long slots = static_cast<long long>(occ.sm_count) * occ.blocks_per_sm;
-    const double per_sm = double(plan.iblocks) / occ.sm_count;
-    plan.classic_efficiency = per_sm / std::ceil(per_sm);
+    const SplitDecision split = decide_split(wanted, plan.iblocks, plan.tiles, occ.sm_count, occ.blocks_per_sm, n,
+                                             have_workspace, 1);
+    plan.grid = split.grid;
+    plan.blocks = split.blocks;
+    plan.max_contributors = split.max_contributors;
+    plan.classic_efficiency = split.classic_efficiency;
+    return plan;
+}
 
+SplitDecision decide_split(ForceGrid wanted, int iblocks, int tiles, int sm_count, int blocks_per_sm, int n,
+                           bool have_workspace, int partials_per_contributor) {
+    SplitDecision d;
+    const long long slots = static_cast<long long>(sm_count) * blocks_per_sm;
+    const double per_sm = double(iblocks) / sm_count;
+    d.classic_efficiency = per_sm / std::ceil(per_sm);
     ForceGrid grid = wanted;
     if (grid == ForceGrid::Auto)
-        grid = (plan.classic_efficiency < 0.99 || plan.iblocks < slots) ? ForceGrid::Balanced : ForceGrid::Classic;
-    const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;
+        grid = (d.classic_efficiency < 0.99 || iblocks < slots) ? ForceGrid::Balanced : ForceGrid::Classic;
+    const long long work = static_cast<long long>(iblocks) * tiles;
     const long long blocks = std::min(work, slots);
-    // Balanced needs the scratch, a step count and partial-sum indices that fit an int (the
-    // kernel's arithmetic), and must differ from the classic split (G = I is the same thing).
     if (grid == ForceGrid::Balanced) {
         const long long share = blocks > 0 ? work / blocks : 0;
         // T consecutive steps meet at most ceil((T - 1) / share) + 1 blocks of >= share steps each.
-        const long long contributors = share > 0 ? (plan.tiles - 1 + share - 1) / share + 1 : 0;
+        const long long contributors = share > 0 ? (tiles - 1 + share - 1) / share + 1 : 0;
         constexpr long long kIntLimit = 2147483647LL;
-        if (!have_workspace || blocks <= 0 || blocks == plan.iblocks || work > kIntLimit ||
-            contributors * n > kIntLimit)
+        if (!have_workspace || blocks <= 0 || blocks == iblocks || work > kIntLimit ||
+            partials_per_contributor * contributors * n > kIntLimit)
             grid = ForceGrid::Classic;
         else
-            plan.max_contributors = static_cast<int>(contributors);
+            d.max_contributors = static_cast<int>(contributors);
     }
-    plan.grid = grid;
-    plan.blocks = grid == ForceGrid::Balanced ? static_cast<int>(blocks) : plan.iblocks;
-    return plan;
+    d.grid = grid;
+    d.blocks = grid == ForceGrid::Balanced ? static_cast<int>(blocks) : iblocks;
+    return d;
 }
 
 void launch_force(const ForceVariant& v, int block, const ForceArgs& a, cudaStream_t stream) {

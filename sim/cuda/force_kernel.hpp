@@ -156,6 +156,19 @@ struct ForcePlan {
 };
 ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace);
 
+// The classic-or-balanced decision, shared by this kernel and the precision kernels: I i-blocks
+// of T tiles each on `sm_count` SMs holding `blocks_per_sm` resident blocks. Balanced needs the
+// scratch, step and partial-sum indices that fit an int (`partials_per_contributor` partial sums
+// per body and contributing block), and must differ from the classic split (G = I is the same).
+struct SplitDecision {
+    ForceGrid grid = ForceGrid::Classic;
+    int blocks = 0;                 // launched
+    int max_contributors = 1;       // blocks meeting one i-block (balanced)
+    double classic_efficiency = 1;  // SM time used by the classic split, (I/SMs) / ceil(I/SMs)
+};
+SplitDecision decide_split(ForceGrid wanted, int iblocks, int tiles, int sm_count, int blocks_per_sm, int n,
+                           bool have_workspace, int partials_per_contributor);
+
 // Launches the force pass on `stream`. The caller has validated (variant, block) against the
 // device; bad launches still surface as std::runtime_error from CUDA_CHECK_LAUNCH.
 void launch_force(const ForceVariant& v, int block, const ForceArgs& args, cudaStream_t stream);

@@ -909,28 +909,13 @@ PrecisionPlan plan_precision_force(const PrecisionVariant& v, int block, int n, 
                                         static_cast<int>(shared)));
     const detail::Occupancy occ = detail::occupancy(fn, block, shared);
     plan.blocks_per_sm = occ.blocks_per_sm;
-    const long long slots = static_cast<long long>(occ.sm_count) * occ.blocks_per_sm;
-    const double per_sm = double(plan.iblocks) / occ.sm_count;
-    plan.classic_efficiency = per_sm / std::ceil(per_sm);
-
-    ForceGrid grid = wanted;
-    if (grid == ForceGrid::Auto)
-        grid = (plan.classic_efficiency < 0.99 || plan.iblocks < slots) ? ForceGrid::Balanced : ForceGrid::Classic;
-    const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;
-    const long long blocks = std::min(work, slots);
-    if (grid == ForceGrid::Balanced) {
-        const long long share = blocks > 0 ? work / blocks : 0;
-        // T consecutive steps meet at most ceil((T - 1) / share) + 1 blocks of >= share steps each.
-        const long long contributors = share > 0 ? (plan.tiles - 1 + share - 1) / share + 1 : 0;
-        constexpr long long kIntLimit = 2147483647LL;
-        if (!have_workspace || blocks <= 0 || blocks == plan.iblocks || work > kIntLimit ||
-            2 * contributors * n > kIntLimit)
-            grid = ForceGrid::Classic;
-        else
-            plan.max_contributors = static_cast<int>(contributors);
-    }
-    plan.grid = grid;
-    plan.blocks = grid == ForceGrid::Balanced ? static_cast<int>(blocks) : plan.iblocks;
+    // Room for fp64 partials: a Double4 is two float4s per body and contributing block.
+    const SplitDecision split = decide_split(wanted, plan.iblocks, plan.tiles, occ.sm_count, occ.blocks_per_sm, n,
+                                             have_workspace, 2);
+    plan.grid = split.grid;
+    plan.blocks = split.blocks;
+    plan.max_contributors = split.max_contributors;
+    plan.classic_efficiency = split.classic_efficiency;
     return plan;
 }
 
