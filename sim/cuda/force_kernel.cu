@@ -397,33 +397,8 @@ std::size_t shared_bytes(int block, int flags) {
     return (flags & kForceSingleBarrier ? 2 : 1) * static_cast<std::size_t>(block) * sizeof(float4);
 }
 
-// SMs of the current device and resident blocks per SM of (instance, block), cached: the
-// occupancy calculator costs microseconds, a launch at small N happens every ~100 us.
-struct Occupancy {
-    int sm_count = 0;
-    int blocks_per_sm = 0;
-};
-
-Occupancy occupancy(ForceKernelFn fn, int block, int flags) {
-    struct Entry {
-        int device;
-        ForceKernelFn fn;
-        int block;
-        Occupancy occ;
-    };
-    static std::mutex mutex;
-    static std::vector<Entry> cache;
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    const std::lock_guard<std::mutex> lock(mutex);
-    for (const Entry& e : cache)
-        if (e.device == device && e.fn == fn && e.block == block) return e.occ;
-    Occupancy occ;
-    CUDA_CHECK(cudaDeviceGetAttribute(&occ.sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ.blocks_per_sm, reinterpret_cast<const void*>(fn),
-                                                             block, shared_bytes(block, flags)));
-    cache.push_back({device, fn, block, occ});
-    return occ;
+KernelOccupancy occupancy(ForceKernelFn fn, int block, int flags) {
+    return cached_occupancy(reinterpret_cast<const void*>(fn), block, shared_bytes(block, flags));
 }
 
 }  // namespace detail
@@ -472,7 +447,7 @@ ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspac
         throw std::invalid_argument("force kernel block " + std::to_string(block) + " is not a multiple of 32 in 32..1024");
     plan.iblocks = force_grid_size(n, block, v);
     plan.tiles = (n + block - 1) / block;
-    const detail::Occupancy occ = detail::occupancy(fn, block, plan.flags);
+    const KernelOccupancy occ = detail::occupancy(fn, block, plan.flags);
     plan.blocks_per_sm = occ.blocks_per_sm;
     const SplitDecision split = decide_split(wanted, plan.iblocks, plan.tiles, occ.sm_count, occ.blocks_per_sm, n,
                                              have_workspace, 1);
@@ -481,6 +456,28 @@ ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspac
     plan.max_contributors = split.max_contributors;
     plan.classic_efficiency = split.classic_efficiency;
     return plan;
+}
+
+KernelOccupancy cached_occupancy(const void* kernel, int block, std::size_t shared_bytes) {
+    struct Entry {
+        int device;
+        const void* kernel;
+        int block;
+        std::size_t shared;
+        KernelOccupancy occ;
+    };
+    static std::mutex mutex;
+    static std::vector<Entry> cache;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry& e : cache)
+        if (e.device == device && e.kernel == kernel && e.block == block && e.shared == shared_bytes) return e.occ;
+    KernelOccupancy occ;
+    CUDA_CHECK(cudaDeviceGetAttribute(&occ.sm_count, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ.blocks_per_sm, kernel, block, shared_bytes));
+    cache.push_back({device, kernel, block, shared_bytes, occ});
+    return occ;
 }
 
 SplitDecision decide_split(ForceGrid wanted, int iblocks, int tiles, int sm_count, int blocks_per_sm, int n,

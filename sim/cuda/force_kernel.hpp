@@ -156,6 +156,15 @@ struct ForcePlan {
 };
 ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace);
 
+// SMs of the current device and resident blocks per SM of a kernel at (block, dynamic shared
+// bytes), cached per device: the occupancy calculator costs microseconds, and a launch at small N
+// happens every ~100 us. Shared by this kernel and the precision kernels.
+struct KernelOccupancy {
+    int sm_count = 0;
+    int blocks_per_sm = 0;
+};
+KernelOccupancy cached_occupancy(const void* kernel, int block, std::size_t shared_bytes);
+
 // The classic-or-balanced decision, shared by this kernel and the precision kernels: I i-blocks
 // of T tiles each on `sm_count` SMs holding `blocks_per_sm` resident blocks. Balanced needs the
 // scratch, step and partial-sum indices that fit an int (`partials_per_contributor` partial sums

@@ -794,32 +794,8 @@ PrecisionKernelFn select_precision_kernel(const PrecisionVariant& v) {
     return select_precision_kernel(v, known_mode(v.mode) ? resolve_kind(v.mode) : -1);
 }
 
-// SMs and resident blocks per SM of (instance, block), cached (as force_kernel.cu does).
-struct Occupancy {
-    int sm_count = 0;
-    int blocks_per_sm = 0;
-};
-
-Occupancy occupancy(PrecisionKernelFn fn, int block, std::size_t shared) {
-    struct Entry {
-        int device;
-        PrecisionKernelFn fn;
-        int block;
-        Occupancy occ;
-    };
-    static std::mutex mutex;
-    static std::vector<Entry> cache;
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    const std::lock_guard<std::mutex> lock(mutex);
-    for (const Entry& e : cache)
-        if (e.device == device && e.fn == fn && e.block == block) return e.occ;
-    Occupancy occ;
-    CUDA_CHECK(cudaDeviceGetAttribute(&occ.sm_count, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ.blocks_per_sm, reinterpret_cast<const void*>(fn),
-                                                             block, shared));
-    cache.push_back({device, fn, block, occ});
-    return occ;
+KernelOccupancy occupancy(PrecisionKernelFn fn, int block, std::size_t shared) {
+    return cached_occupancy(reinterpret_cast<const void*>(fn), block, shared);
 }
 
 int blocks_for(int n) { return (n + kIntegrateBlock - 1) / kIntegrateBlock; }
@@ -907,7 +883,7 @@ PrecisionPlan plan_precision_force(const PrecisionVariant& v, int block, int n, 
     if (shared > 48 * 1024)  // beyond the default: opt in (the config check holds it to the device's limit)
         CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shared)));
-    const detail::Occupancy occ = detail::occupancy(fn, block, shared);
+    const KernelOccupancy occ = detail::occupancy(fn, block, shared);
     plan.blocks_per_sm = occ.blocks_per_sm;
     // Room for fp64 partials: a Double4 is two float4s per body and contributing block.
     const SplitDecision split = decide_split(wanted, plan.iblocks, plan.tiles, occ.sm_count, occ.blocks_per_sm, n,
