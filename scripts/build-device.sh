@@ -14,7 +14,7 @@ cmake --build "$tree" -j "${JOBS:-$(nproc)}"
 rm -rf "$stage"
 mkdir -p "$stage/bin"
 cp "$tree/app/nbody" "$stage/bin/"
-for t in "$tree"/tests/nbody_*_tests; do [ -x "$t" ] && cp "$t" "$stage/bin/"; done
+for t in "$tree"/tests/nbody_*_tests "$tree"/tests/nbody_precision_floor; do [ -x "$t" ] && cp "$t" "$stage/bin/"; done
 cp -r "$root/shaders" "$root/scenes" "$stage/bin/"
 strip --strip-unneeded "$stage"/bin/nbody* 2>/dev/null || true
 "$bundle" "$stage/lib" "$stage"/bin/nbody* >/dev/null

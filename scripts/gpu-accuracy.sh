@@ -7,8 +7,8 @@
 #
 #   scripts/gpu-accuracy.sh                 # BUILD=build-device, OUT=./gpu-accuracy-out
 #
-# Everything lands in $OUT/accuracy.tgz (logs, JSON, SASS summaries); the error table is printed
-# last. Budget: about 2 minutes on an H200 (each stage has its own timeout; 4 minutes at most).
+# Everything lands in $OUT/accuracy.tgz (logs, JSON, SASS summaries, the per-term floor); the error
+# table is printed last. Budget: about 2 minutes on an H200 (each stage has its own timeout; 4 minutes at most).
 set -uo pipefail
 
 BUILD=${BUILD:-build-device}
@@ -75,6 +75,16 @@ if command -v cuobjdump >/dev/null; then
     grep -c "REG" "$work/precision-resources.txt" | sed 's/^/precision kernel instances: /'
 else
     echo "cuobjdump not found; skipped"
+fi
+
+stage "per-term floor: Emax with the terms summed in double, per way of taking m / r^3 (tests/tools/precision_floor.cu)"
+FLOOR=$PWD/$BUILD/bin/nbody_precision_floor
+if [ -x "$FLOOR" ]; then
+    TAIL=20 run precision-floor.log 120 "$FLOOR" 2048,4096,8192,16384,32768 1
+    TAIL=0 run precision-floor-seeds.log 60 "$FLOOR" 2048 6
+    grep -E "^ +2048 " "$work/precision-floor-seeds.log"
+else
+    echo "$FLOOR not built (a build without CUDA); skipped"
 fi
 
 stage "nbody accuracy: N = 2K..128K, displaced by 1000, energy runs at 16K (the table is printed last)"

@@ -93,17 +93,34 @@ struct DsRaw {  // a ds body as loaded, before staging
 
 __device__ __forceinline__ float4 rotate(const float4& b) { return make_float4(b.w, b.x, b.y, b.z); }
 
-// The fp32 interaction of force_kernel.cu on a rotated tile entry (m, x, y, z): 12 FP32 + 1 MUFU.
+// The fp32 interaction on a rotated tile entry (m, x, y, z): 12 FP32 + 1 MUFU, as force_kernel.cu's,
+// but m / r^3 is m * rsqrt(r^6) rather than m * rsqrt(r^2)^3: MUFU.RSQ's error (up to 2.1 x 2^-24
+// measured on the H200) enters once instead of three times, for the same instruction count
+// (docs/PRECISION.md, "The per-term floor"). r^6 spans three times the exponent range of r^2, so
+// the positions arrive scaled by a power of two S that puts the softening length at ~2^-16
+// (Frame below): r^6 stays a normal float from r = eps up to ~2^37 eps.
 __device__ __forceinline__ void accumulate_f32(const float3& xi, const float4& pj, float eps2, float3& acc) {
     const float dx = pj.y - xi.x;
     const float dy = pj.z - xi.y;
     const float dz = pj.w - xi.z;
     const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-    const float inv_r = rsqrtf(r2);  // MUFU.RSQ under --use_fast_math
-    const float s = (pj.x * inv_r) * (inv_r * inv_r);
+    const float s = pj.x * rsqrtf((r2 * r2) * r2);  // MUFU.RSQ under --use_fast_math
     acc.x = fmaf(dx, s, acc.x);
     acc.y = fmaf(dy, s, acc.y);
     acc.z = fmaf(dz, s, acc.z);
+}
+
+// How staged bodies are framed. scale (S, a power of two: exact) multiplies positions and eps,
+// mass_scale (S^2) the masses, so that d' = S d, r'^6 = S^6 r^6, m' rsqrt(r'^6) d' = m rsqrt(r^6) d
+// bit for bit (MUFU.RSQ is exact under even powers of two): the accelerations come out unscaled.
+// ref: DsRef's reference point. The kinds without accumulate_f32 get S = 1 and ignore it.
+struct Frame {
+    const double* ref;
+    float scale, mass_scale;
+};
+
+__device__ __forceinline__ float4 scaled(const float4& rotated, const Frame& f) {
+    return make_float4(rotated.x * f.mass_scale, rotated.y * f.scale, rotated.z * f.scale, rotated.w * f.scale);
 }
 
 // x - R rounded once to float, x = hi + lo: both parts and R in double (exact: hi, lo and
@@ -125,10 +142,10 @@ struct Kind<kKindJbag> {
     __device__ static Raw load_raw(const PrecisionForceArgs& a, int j) {
         return j < a.n ? __ldg(a.pos + j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
-    __device__ static JBody stage(const Raw& r, const double*) { return rotate(r); }
-    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const double*) {
+    __device__ static JBody stage(const Raw& r, const Frame& f) { return scaled(rotate(r), f); }
+    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const Frame& f) {
         const float4 p = load_raw(a, i);
-        return make_float3(p.x, p.y, p.z);
+        return make_float3(p.x * f.scale, p.y * f.scale, p.z * f.scale);
     }
     __device__ static void accumulate(const IPos& xi, const JBody& pj, float eps2, float3& acc) {
         accumulate_f32(xi, pj, eps2, acc);
@@ -152,12 +169,13 @@ struct Kind<kKindDsRef> {
         return DsRaw{__ldg(a.pos + j), __ldg(a.pos_lo + j)};
     }
     // A padded body (m = 0) lands at -R: finite, and its term is exactly 0.
-    __device__ static JBody stage(const Raw& r, const double* ref) {
-        return make_float4(r.hi.w, relative(r.hi.x, r.lo.x, ref[0]), relative(r.hi.y, r.lo.y, ref[1]),
-                           relative(r.hi.z, r.lo.z, ref[2]));
+    __device__ static JBody stage(const Raw& r, const Frame& f) {
+        return scaled(make_float4(r.hi.w, relative(r.hi.x, r.lo.x, f.ref[0]), relative(r.hi.y, r.lo.y, f.ref[1]),
+                                  relative(r.hi.z, r.lo.z, f.ref[2])),
+                      f);
     }
-    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const double* ref) {
-        const float4 j = stage(load_raw(a, i), ref);
+    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const Frame& f) {
+        const float4 j = stage(load_raw(a, i), f);
         return make_float3(j.y, j.z, j.w);
     }
     __device__ static void accumulate(const IPos& xi, const JBody& pj, float eps2, float3& acc) {
@@ -173,8 +191,8 @@ struct Kind<kKindDsEq3> {
     using Real = float;
     static constexpr bool kSubBags = true, kKahan = true, kRef = false;
     __device__ static Raw load_raw(const PrecisionForceArgs& a, int j) { return Kind<kKindDsRef>::load_raw(a, j); }
-    __device__ static JBody stage(const Raw& r, const double*) { return DsBody{rotate(r.hi), rotate(r.lo)}; }
-    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const double*) {
+    __device__ static JBody stage(const Raw& r, const Frame&) { return DsBody{rotate(r.hi), rotate(r.lo)}; }
+    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const Frame&) {
         const DsRaw b = load_raw(a, i);
         return DsPos{make_float3(b.hi.x, b.hi.y, b.hi.z), make_float3(b.lo.x, b.lo.y, b.lo.z)};
     }
@@ -204,8 +222,8 @@ struct Kind<kKindFp64> {
     __device__ static Raw load_raw(const PrecisionForceArgs& a, int j) {
         return j < a.n ? load_double4(a.pos64, j) : Double4{0.0, 0.0, 0.0, 0.0};
     }
-    __device__ static JBody stage(const Raw& r, const double*) { return r; }
-    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const double*) {
+    __device__ static JBody stage(const Raw& r, const Frame&) { return r; }
+    __device__ static IPos load_i(const PrecisionForceArgs& a, int i, const Frame&) {
         const Double4 p = load_raw(a, i);
         return make_double3(p.x, p.y, p.z);
     }
@@ -255,6 +273,7 @@ struct PrecisionKernelParams {
     int extra;
     void* partials;      // [contributor k][n] float4 (fp32 kinds) or Double4 (Fp64)
     unsigned* counters;  // [I]
+    float scale;         // Frame::scale (1 for the kinds without accumulate_f32)
 };
 
 __device__ __forceinline__ int first_step(int g, const PrecisionKernelParams& k) {
@@ -493,7 +512,8 @@ __global__ void precision_force_kernel(const PrecisionKernelParams kp) {
     const int s = t % Q;
     const int groups = p / Q;
     const int g = blockIdx.x;
-    const Real eps2 = static_cast<Real>(a.eps2);
+    const Frame frame{ref, kp.scale, kp.scale * kp.scale};
+    const Real eps2 = static_cast<Real>(a.eps2) * static_cast<Real>(frame.mass_scale);
 
     int ib, tile, remaining;
     if (kp.counters == nullptr) {
@@ -510,7 +530,7 @@ __global__ void precision_force_kernel(const PrecisionKernelParams kp) {
 
     Raw next = Md::load_raw(a, tile * p + t);
     int buf = 0;
-    tiles[t] = Md::stage(next, ref);
+    tiles[t] = Md::stage(next, frame);
     __syncthreads();
 
     for (; remaining > 0; ++ib, tile = 0) {
@@ -523,7 +543,7 @@ __global__ void precision_force_kernel(const PrecisionKernelParams kp) {
         V3 comp[B];  // Kahan compensation (unused by kinds without it: optimised away)
 #pragma unroll
         for (int b = 0; b < B; ++b) {
-            xi[b] = Md::load_i(a, first + b * groups, ref);  // a zero body beyond n: computes, writes nothing
+            xi[b] = Md::load_i(a, first + b * groups, frame);  // a zero body beyond n: computes, writes nothing
             total[b] = zero3<V3>();
             comp[b] = zero3<V3>();
         }
@@ -535,7 +555,7 @@ __global__ void precision_force_kernel(const PrecisionKernelParams kp) {
             // One barrier per tile: the other buffer was last read before the previous barrier.
             if (more) next = Md::load_raw(a, j_next);
             interact_tile<K, U, Q, B>(tiles + buf * p + s, groups, xi, total, comp, eps2);
-            if (more) tiles[(buf ^ 1) * p + t] = Md::stage(next, ref);
+            if (more) tiles[(buf ^ 1) * p + t] = Md::stage(next, frame);
             __syncthreads();
             buf ^= 1;
         }
@@ -859,10 +879,23 @@ std::size_t precision_shared_bytes(PrecisionMode mode, int block) {
 }
 
 namespace {
+// Frame::scale for softening eps: the power of two S with eps S in [2^-16, 2^-15). Then r'^6 >=
+// 2^-96 (far from float's 2^-126 flush-to-zero) and overflows only beyond r' = 2^21.3, i.e.
+// r > 2^37 eps (1.4e10 length units at eps = 0.1), where a term becomes 0. Clamped so positions
+// and masses keep their range.
+float frame_scale(double eps2) {
+    if (!(eps2 > 0.0) || !std::isfinite(eps2)) return 1.0f;  // refused upstream; never a bad shift
+    const int e = std::ilogb(std::sqrt(eps2));              // floor(log2(eps))
+    return std::ldexp(1.0f, std::clamp(-16 - e, -60, 60));
+}
+
+// The kinds whose tile holds one float4 per body and whose interaction is accumulate_f32.
+bool single_float_tile(int kind) {
+    return kind == detail::kKindJbag || kind == detail::kKindJbagPlain || kind == detail::kKindDsRef;
+}
+
 std::size_t launch_shared_bytes(int kind, int block) {
-    const std::size_t per_body = kind == detail::kKindJbag || kind == detail::kKindJbagPlain || kind == detail::kKindDsRef
-                                     ? sizeof(float4)
-                                     : 2 * sizeof(float4);
+    const std::size_t per_body = single_float_tile(kind) ? sizeof(float4) : 2 * sizeof(float4);
     return 2 * static_cast<std::size_t>(block) * per_body;
 }
 }  // namespace
@@ -904,6 +937,7 @@ void launch_precision_force(const PrecisionVariant& v, int block, const Precisio
     detail::PrecisionKernelParams k{};
     k.a = args;
     k.tiles = plan.tiles;
+    k.scale = single_float_tile(kind) ? frame_scale(args.eps2) : 1.0f;
     if (plan.grid == ForceGrid::Balanced) {
         const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;  // < 2^31 (plan)
         k.share = static_cast<int>(work / plan.blocks);
