@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "balanced_split.cuh"
 #include "cuda_check.hpp"
 
 namespace nbody::cuda {
@@ -39,16 +40,6 @@ struct ForceKernelParams {
     float4* partials;    // [contributor k][n], balanced split only
     unsigned* counters;  // [I], balanced split only
 };
-
-__device__ __forceinline__ int first_step(int g, const ForceKernelParams& a) {
-    return g * a.share + min(g, a.extra);
-}
-
-// The block whose range holds step w.
-__device__ __forceinline__ int block_of_step(int w, const ForceKernelParams& a) {
-    const int big = a.extra * (a.share + 1);  // steps of the longer blocks
-    return w < big ? w / (a.share + 1) : a.extra + (w - big) / a.share;
-}
 
 __device__ __forceinline__ float4 load_body(const float4* pos, int n, int j) {
     return j < n ? __ldg(pos + j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -231,17 +222,7 @@ __global__ void force_kernel(const ForceKernelParams a) {
             }
         }
 
-        // Butterfly over the Q lanes of the group (Q divides 32 and groups are aligned, so they
-        // never straddle a warp). a + b == b + a in IEEE arithmetic: every lane ends with the same sums.
-#pragma unroll
-        for (int offset = Q / 2; offset > 0; offset /= 2) {
-#pragma unroll
-            for (int b = 0; b < B; ++b) {
-                ai[b].x += __shfl_xor_sync(0xffffffffu, ai[b].x, offset);
-                ai[b].y += __shfl_xor_sync(0xffffffffu, ai[b].y, offset);
-                ai[b].z += __shfl_xor_sync(0xffffffffu, ai[b].z, offset);
-            }
-        }
+        sum_over_lanes<Q>(ai);
 
         if (a.counters != nullptr) {
             const int g_first = block_of_step(ib * a.tiles, a);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "balanced_split.cuh"
 #include "cuda_check.hpp"
 #include "precision_kernels.hpp"
 
@@ -275,15 +276,6 @@ struct PrecisionKernelParams {
     unsigned* counters;  // [I]
     float scale;         // Frame::scale (1 for the kinds without accumulate_f32)
 };
-
-__device__ __forceinline__ int first_step(int g, const PrecisionKernelParams& k) {
-    return g * k.share + min(g, k.extra);
-}
-
-__device__ __forceinline__ int block_of_step(int w, const PrecisionKernelParams& k) {
-    const int big = k.extra * (k.share + 1);
-    return w < big ? w / (k.share + 1) : k.extra + (w - big) / k.share;
-}
 
 // DsRef's reference point: the mean (in double) of up to 2p bodies spread evenly over the array,
 // the same for every block of a pass (it depends on the positions and p only), so results are
@@ -569,16 +561,7 @@ __global__ void precision_force_kernel(const PrecisionKernelParams kp) {
             }
         }
 
-        // Butterfly over the Q lanes of the group: a pairwise tree of log2(Q) levels.
-#pragma unroll
-        for (int offset = Q / 2; offset > 0; offset /= 2) {
-#pragma unroll
-            for (int b = 0; b < B; ++b) {
-                total[b].x += __shfl_xor_sync(0xffffffffu, total[b].x, offset);
-                total[b].y += __shfl_xor_sync(0xffffffffu, total[b].y, offset);
-                total[b].z += __shfl_xor_sync(0xffffffffu, total[b].z, offset);
-            }
-        }
+        sum_over_lanes<Q>(total);
 
         if (kp.counters != nullptr) {
             const int g_first = block_of_step(ib * kp.tiles, kp);
