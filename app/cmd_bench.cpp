@@ -55,7 +55,7 @@ struct BenchOptions {
     std::vector<std::string> pairs;
     std::vector<std::string> precisions;  // fp32 | fp32-jbag | ds | fp64 (docs/PRECISION.md)
     std::vector<std::string> splits;      // auto | classic | balanced (NBODY_FORCE_GRID)
-    std::vector<int> kernel_flags;        // 0..3 (NBODY_FORCE_FLAGS)
+    std::vector<int> kernel_flags;        // 0..7 (NBODY_FORCE_FLAGS)
     bool sweep = false;
     bool autotune = false;
     bool check = false;
@@ -302,8 +302,8 @@ int bench(const BenchOptions& o) {
         if (g != "auto" && g != "classic" && g != "balanced")
             throw std::invalid_argument("--split: '" + g + "' is not one of auto, classic, balanced");
     for (int f : o.kernel_flags)
-        if (f < 0 || f > 3)
-            throw std::invalid_argument("--kernel-flags: " + std::to_string(f) + " is not in 0..3");
+        if (f < 0 || f > 7)
+            throw std::invalid_argument("--kernel-flags: " + std::to_string(f) + " is not in 0..7");
 
     const BackendKind kind = parse_backend_kind(o.backend);
     if (kind == BackendKind::Reference)
@@ -578,8 +578,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->delimiter(',');
     cmd->add_option(
            "--kernel-flags", options->kernel_flags,
-           "full kernel, A/B timing: design flags 0..3 (1: rotated tile, 2: one barrier per tile; 3 is "
-           "the product, 0 the version-1 kernel; other than 3 only for a few U/q/B); sets NBODY_FORCE_FLAGS")
+           "full kernel, A/B timing: design flags 0..7 (1: rotated tile, 2: one barrier per tile, 4: "
+           "common-mass tiles; 7 is the product, 3 version 2, 0 version 1; 0, 1, 2, 3 and 5 exist only for "
+           "a few U/q/B); sets NBODY_FORCE_FLAGS")
         ->delimiter(',');
     cmd->add_flag(
         "--sweep", options->sweep,

@@ -80,6 +80,7 @@ struct CudaBackend::Impl {
     KernelConfig config;
 
     std::size_t n = 0;
+    float common_mass = 1;  // the full kernel's M (cuda::choose_common_mass), fixed at load()
     DeviceBuffer<float4> pos[2];  // ping-pong; pos[cur] holds the current positions
     int cur = 0;
     DeviceBuffer<float4> vel;
@@ -137,6 +138,7 @@ struct CudaBackend::Impl {
         args.vel = kick_vel;
         args.half_dt = static_cast<float>(0.5 * dt);
         args.workspace = &force_workspace;
+        args.common_mass = common_mass;
         if (config.precision != Precision::Fp32)
             precise.force(precision_variant_of(config), config.block, positions, args.acc, kick_vel, n,
                           softening * softening, 0.5 * dt, stream.get());
@@ -242,6 +244,7 @@ void CudaBackend::load(const State& state) {
     m.acc = std::move(acc);
     m.precise.reset();
     m.n = n;
+    m.common_mass = n > 0 ? cuda::choose_common_mass(&state.pos_mass[0].w, n, 4) : 1.0f;
     m.cur = 0;
     m.acc_valid = false;
     m.positions_external = false;

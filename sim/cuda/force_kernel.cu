@@ -2,6 +2,8 @@
 // parameters. Cost model (SASS with --use_fast_math, one interaction):
 //   3 FADD (r = x_j - x_i), 3 FFMA (r.r + eps^2), 1 MUFU.RSQ, 3 FMUL (m_j / r^3), 3 FFMA (a += s r)
 // = 12 FP32 instructions + 1 MUFU, plus 1/B shared loads (LDS.128) and loop overhead / (U B).
+// With kForceMassTiles a tile whose bodies all have the common mass M takes s = 1 / r^3 and the
+// sum is scaled by M once per body: 11 FP32 + 1 MUFU (docs/PERFORMANCE.md, section 11).
 // No masking in the inner loop: a tail tile is padded with zero-mass bodies, whose terms are
 // exactly 0 because eps^2 > 0 keeps r^2 + eps^2 finite and positive.
 
@@ -39,6 +41,8 @@ struct ForceKernelParams {
     int extra;           // W % G
     float4* partials;    // [contributor k][n], balanced split only
     unsigned* counters;  // [I], balanced split only
+    float common_mass;   // kForceMassTiles: M; tiles hold m / M, sums are scaled back by M
+    float inv_common_mass;  // 1 / M
 };
 
 __device__ __forceinline__ float4 load_body(const float4* pos, int n, int j) {
@@ -48,14 +52,31 @@ __device__ __forceinline__ float4 load_body(const float4* pos, int n, int j) {
 // The tile layout (kForceRotatedTile): (m, x, y, z) puts x_j, y_j, z_j in registers 4k+1, 4k+2,
 // 4k+3 of an LDS.128, x_i, y_i, z_i sit in 4k'+0..2 from their LDG.128: each dx = x_j - x_i then
 // reads one even and one odd register (the two banks) instead of two of the same parity.
-template <bool Rot>
-__device__ __forceinline__ float4 to_tile(const float4& b) {
-    if constexpr (Rot) return make_float4(b.w, b.x, b.y, b.z);
-    else return b;
+// With kForceMassTiles the tile's mass is m / M (M = the common mass, exactly 1 for a body of mass
+// M): the sums come out in units of M and are scaled back once per body. m * (1/M) rather than a
+// division: an IEEE division's slow-path subroutine costs ptxas ~8 registers in every instance.
+template <bool Rot, bool MassTiles>
+__device__ __forceinline__ float4 to_tile(const float4& b, const ForceKernelParams& a) {
+    const float w = !MassTiles ? b.w : b.w == a.common_mass ? 1.0f : b.w * a.inv_common_mass;
+    if constexpr (Rot) return make_float4(w, b.x, b.y, b.z);
+    else return make_float4(b.x, b.y, b.z, w);
 }
 
-// 20 flops in the GPU Gems 3 count; 12 FP32 instructions + 1 MUFU here.
-template <bool Rot>
+// The barrier after a tile is stored. With kForceMassTiles it also answers, for the whole block,
+// whether every body of that tile has the common mass (BAR.RED in place of BAR.SYNC: one per tile).
+template <bool Rot, bool MassTiles>
+__device__ __forceinline__ bool sync_tile(const float4& stored) {
+    if constexpr (MassTiles) {
+        return __syncthreads_and((Rot ? stored.x : stored.w) == 1.0f) != 0;
+    } else {
+        __syncthreads();
+        return false;
+    }
+}
+
+// 20 flops in the GPU Gems 3 count; 12 FP32 instructions + 1 MUFU here, 11 + 1 for a body of
+// unit (tile) mass: that FMUL is the one a tile of common-mass bodies saves on every interaction.
+template <bool Rot, bool UnitMass>
 __device__ __forceinline__ void accumulate(const float3& xi, const float4& pj, float eps2, float3& a) {
     const float xj = Rot ? pj.y : pj.x, yj = Rot ? pj.z : pj.y, zj = Rot ? pj.w : pj.z;
     const float mj = Rot ? pj.x : pj.w;
@@ -65,31 +86,46 @@ __device__ __forceinline__ void accumulate(const float3& xi, const float4& pj, f
     const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
     const float inv_r = rsqrtf(r2);  // MUFU.RSQ under --use_fast_math (ftz)
     // m / r^3 as (m / r) * (1 / r^2): two independent FMULs, then one, a shorter chain than m*r*r*r.
-    const float s = (mj * inv_r) * (inv_r * inv_r);
+    const float s = UnitMass ? inv_r * (inv_r * inv_r) : (mj * inv_r) * (inv_r * inv_r);
     a.x = fmaf(dx, s, a.x);
     a.y = fmaf(dy, s, a.y);
     a.z = fmaf(dz, s, a.z);
 }
 
-// One tile: lane s of a group reads entries k*Q + s (lane_tile = tile + s), k < groups.
-template <int U, int Q, int B, bool Rot>
-__device__ __forceinline__ void interact_tile(const float4* lane_tile, int groups, const float3 (&xi)[B],
-                                              float3 (&ai)[B], float eps2) {
+// The unrolled part of a tile: lane s of a group reads entries k*Q + s (lane_tile = tile + s).
+// Returns the first k it left to the remainder loop.
+template <int U, int Q, int B, bool Rot, bool UnitMass>
+__device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int groups, const float3 (&xi)[B],
+                                                 float3 (&ai)[B], float eps2) {
     int k = 0;
     for (; k + U <= groups; k += U) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             const float4 pj = lane_tile[(k + u) * Q];
 #pragma unroll
-            for (int b = 0; b < B; ++b) accumulate<Rot>(xi[b], pj, eps2, ai[b]);
+            for (int b = 0; b < B; ++b) accumulate<Rot, UnitMass>(xi[b], pj, eps2, ai[b]);
         }
     }
-    // Only when U does not divide p/Q (small blocks with large U or Q).
+    return k;
+}
+
+// One tile, k < groups. A tile of common-mass bodies (block-uniform `unit_masses`) runs its own
+// copy of the unrolled loop: twice the code of the instance, one FMUL less per interaction.
+template <int U, int Q, int B, bool Rot, bool MassTiles>
+__device__ __forceinline__ void interact_tile(const float4* lane_tile, int groups, const float3 (&xi)[B],
+                                              float3 (&ai)[B], float eps2, bool unit_masses) {
+    int k;
+    if (MassTiles && unit_masses)
+        k = interact_unrolled<U, Q, B, Rot, true>(lane_tile, groups, xi, ai, eps2);
+    else
+        k = interact_unrolled<U, Q, B, Rot, false>(lane_tile, groups, xi, ai, eps2);
+    // Only when U does not divide p/Q (small blocks with large U or Q). The general term is exact
+    // for unit masses too (1 * x = x), so one remainder loop serves both.
 #pragma unroll 1
     for (; k < groups; ++k) {
         const float4 pj = lane_tile[k * Q];
 #pragma unroll
-        for (int b = 0; b < B; ++b) accumulate<Rot>(xi[b], pj, eps2, ai[b]);
+        for (int b = 0; b < B; ++b) accumulate<Rot, false>(xi[b], pj, eps2, ai[b]);
     }
 }
 
@@ -153,10 +189,11 @@ __device__ __forceinline__ void finish_split_iblock(const ForceKernelParams& a, 
 // reach every __syncthreads() and shuffle. Every branch around a barrier is block-uniform.
 template <int U, int Q, int B, int F>
 __global__ void force_kernel(const ForceKernelParams a) {
-    static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1 && F >= 0 && F <= 3,
+    static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1 && F >= 0 && F <= kForceAllFlags,
                   "bad force kernel variant");
     constexpr bool kRot = (F & kForceRotatedTile) != 0;
     constexpr bool kSingle = (F & kForceSingleBarrier) != 0;
+    constexpr bool kMassTiles = (F & kForceMassTiles) != 0;
     extern __shared__ float4 tile_smem[];  // kSingle: two tiles, used in turn
     __shared__ int finisher;               // this block adds up a split i-block's partial sums
 
@@ -183,9 +220,11 @@ __global__ void force_kernel(const ForceKernelParams a) {
     // block at the barrier. Costs 4 registers.
     float4 next = load_body(a.pos, a.n, tile * p + t);
     int buf = 0;
+    bool unit_masses = false;  // the tile about to be read holds common-mass bodies only
     if constexpr (kSingle) {
-        tile_smem[t] = to_tile<kRot>(next);
-        __syncthreads();
+        const float4 stored = to_tile<kRot, kMassTiles>(next, a);
+        tile_smem[t] = stored;
+        unit_masses = sync_tile<kRot, kMassTiles>(stored);
     }
 
     for (; remaining > 0; ++ib, tile = 0) {
@@ -209,20 +248,32 @@ __global__ void force_kernel(const ForceKernelParams a) {
             if constexpr (kSingle) {
                 // One barrier per tile: the other buffer was last read before the previous barrier.
                 if (more) next = load_body(a.pos, a.n, j_next);
-                interact_tile<U, Q, B, kRot>(tile_smem + buf * p + s, groups, xi, ai, a.eps2);
-                if (more) tile_smem[(buf ^ 1) * p + t] = to_tile<kRot>(next);
-                __syncthreads();
+                interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + buf * p + s, groups, xi, ai, a.eps2,
+                                                         unit_masses);
+                // Computed either way: the barrier's predicate needs a value when there is no next tile.
+                const float4 stored = to_tile<kRot, kMassTiles>(next, a);
+                if (more) tile_smem[(buf ^ 1) * p + t] = stored;
+                unit_masses = sync_tile<kRot, kMassTiles>(stored);
                 buf ^= 1;
             } else {
-                tile_smem[t] = to_tile<kRot>(next);
-                __syncthreads();
+                const float4 stored = to_tile<kRot, kMassTiles>(next, a);
+                tile_smem[t] = stored;
+                unit_masses = sync_tile<kRot, kMassTiles>(stored);
                 if (more) next = load_body(a.pos, a.n, j_next);
-                interact_tile<U, Q, B, kRot>(tile_smem + s, groups, xi, ai, a.eps2);
+                interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + s, groups, xi, ai, a.eps2, unit_masses);
                 __syncthreads();
             }
         }
 
         sum_over_lanes<Q>(ai);
+        if constexpr (kMassTiles) {
+#pragma unroll
+            for (int b = 0; b < B; ++b) {
+                ai[b].x *= a.common_mass;
+                ai[b].y *= a.common_mass;
+                ai[b].z *= a.common_mass;
+            }
+        }
 
         if (a.counters != nullptr) {
             const int g_first = block_of_step(ib * a.tiles, a);
@@ -260,21 +311,24 @@ using ForceKernelFn = void (*)(ForceKernelParams);
 
 // The supported variants, as one list that both the explicit instantiations and the dispatch
 // switch expand, so they cannot disagree. Keep in step with the arrays in the header.
-static_assert(kForceProductFlags == 3, "the instance lists below spell the product flags as 3");
-#define NBODY_FORCE_B(X, U, Q) X(U, Q, 1, 3) X(U, Q, 2, 3) X(U, Q, 4, 3)
+static_assert(kForceProductFlags == 7, "the instance lists below spell the product flags as 7");
+#define NBODY_FORCE_B(X, U, Q) X(U, Q, 1, 7) X(U, Q, 2, 7) X(U, Q, 4, 7)
 #define NBODY_FORCE_Q(X, U)                                                                          \
     NBODY_FORCE_B(X, U, 1) NBODY_FORCE_B(X, U, 2) NBODY_FORCE_B(X, U, 4) NBODY_FORCE_B(X, U, 8)      \
     NBODY_FORCE_B(X, U, 16) NBODY_FORCE_B(X, U, 32)
 // B = 8: kUnrollValuesB8 x kThreadsPerBodyValuesB8.
-#define NBODY_FORCE_B8(X, U) X(U, 1, 8, 3) X(U, 2, 8, 3) X(U, 4, 8, 3) X(U, 8, 8, 3)
-// Flag sets other than the product's: kForceExperimentVariants x {0, 1, 2}.
-#define NBODY_FORCE_EXPERIMENT(X, U, Q, B) X(U, Q, B, 0) X(U, Q, B, 1) X(U, Q, B, 2)
+#define NBODY_FORCE_B8(X, U) X(U, 1, 8, 7) X(U, 2, 8, 7) X(U, 4, 8, 7) X(U, 8, 8, 7)
+// Flag sets other than the product's: kForceExperimentVariants x kForceExperimentFlags.
+static_assert(kForceExperimentFlags.size() == 5 && kForceExperimentFlags[0] == 0 && kForceExperimentFlags[1] == 1 &&
+                  kForceExperimentFlags[2] == 2 && kForceExperimentFlags[3] == 3 && kForceExperimentFlags[4] == 5,
+              "NBODY_FORCE_EXPERIMENT spells kForceExperimentFlags");
+#define NBODY_FORCE_EXPERIMENT(X, U, Q, B) X(U, Q, B, 0) X(U, Q, B, 1) X(U, Q, B, 2) X(U, Q, B, 3) X(U, Q, B, 5)
 #define NBODY_FORCE_VARIANTS(X)                                                                      \
     NBODY_FORCE_Q(X, 1) NBODY_FORCE_Q(X, 2) NBODY_FORCE_Q(X, 4) NBODY_FORCE_Q(X, 8)                  \
     NBODY_FORCE_Q(X, 16) NBODY_FORCE_Q(X, 32) NBODY_FORCE_B8(X, 4) NBODY_FORCE_B8(X, 8)              \
     NBODY_FORCE_EXPERIMENT(X, 32, 2, 4) NBODY_FORCE_EXPERIMENT(X, 8, 2, 4)                           \
     NBODY_FORCE_EXPERIMENT(X, 8, 4, 4) NBODY_FORCE_EXPERIMENT(X, 16, 8, 2)                           \
-    NBODY_FORCE_EXPERIMENT(X, 4, 1, 1)
+    NBODY_FORCE_EXPERIMENT(X, 4, 1, 1) NBODY_FORCE_EXPERIMENT(X, 16, 1, 4)
 
 #define NBODY_FORCE_INSTANTIATE(U, Q, B, F) \
     template __global__ void force_kernel<U, Q, B, F>(ForceKernelParams);
@@ -309,9 +363,10 @@ int resolve_flags(const ForceVariant& v) {
     const char* env = std::getenv("NBODY_FORCE_FLAGS");
     if (env == nullptr || *env == '\0') return kForceProductFlags;
     const std::string text(env);
-    if (text.size() == 1 && text[0] >= '0' && text[0] <= '3') return text[0] - '0';
+    if (text.size() == 1 && text[0] >= '0' && text[0] <= '0' + kForceAllFlags) return text[0] - '0';
     throw std::invalid_argument("NBODY_FORCE_FLAGS='" + text +
-                                "' is not one of 0, 1, 2, 3 (bit 1: rotated tile, bit 2: single barrier)");
+                                "' is not one of 0 .. 7 (bit 1: rotated tile, bit 2: single barrier, "
+                                "bit 4: common-mass tiles)");
 }
 
 ForceGrid resolve_grid(const ForceVariant& v) {
@@ -343,15 +398,18 @@ ForceGrid resolve_grid(const ForceVariant& v) {
         !(contains(kUnrollValuesB8, v.unroll) && contains(kThreadsPerBodyValuesB8, v.threads_per_body)))
         msg += " bodies_per_thread 8 is compiled only with unroll " + list(kUnrollValuesB8) + " and threads_per_body " +
                list(kThreadsPerBodyValuesB8) + ";";
-    if (flags < 0 || flags > 3) {
-        msg += " flags " + std::to_string(flags) + " are not 0..3;";
+    if (flags < 0 || flags > kForceAllFlags) {
+        msg += " flags " + std::to_string(flags) + " are not 0..7;";
     } else if (values_ok && flags != kForceProductFlags) {
         std::string combos;
         for (const ForceExperimentVariant& e : kForceExperimentVariants)
             combos += (combos.empty() ? "" : ", ") + std::string("U") + std::to_string(e.unroll) + " q" +
                       std::to_string(e.threads_per_body) + " B" + std::to_string(e.bodies_per_thread);
+        std::string sets;
+        for (int f : kForceExperimentFlags) sets += (sets.empty() ? "" : ", ") + std::to_string(f);
         msg += " kernel flags " + std::to_string(flags) + " (NBODY_FORCE_FLAGS; the product's are " +
-               std::to_string(kForceProductFlags) + ") are compiled only for " + combos + ";";
+               std::to_string(kForceProductFlags) + ") are compiled only for " + combos + ", and only as " + sets +
+               ";";
     }
     msg.back() = '.';
     throw std::invalid_argument(msg);
@@ -365,7 +423,8 @@ ForceKernelFn select_force_kernel(const ForceVariant& v, int flags) {
     // Out-of-range values cannot alias a valid key: u, q, b and flags are checked against the
     // lists before the key is formed.
     const bool in_range = contains(kUnrollValues, v.unroll) && contains(kThreadsPerBodyValues, v.threads_per_body) &&
-                          contains(kBodiesPerThreadValues, v.bodies_per_thread) && flags >= 0 && flags <= 3;
+                          contains(kBodiesPerThreadValues, v.bodies_per_thread) && flags >= 0 &&
+                          flags <= kForceAllFlags;
     switch (in_range ? variant_key(v.unroll, v.threads_per_body, v.bodies_per_thread, flags) : -1) {
         NBODY_FORCE_VARIANTS(NBODY_FORCE_CASE)
         default:
@@ -416,6 +475,35 @@ void ForceWorkspace::reserve(std::size_t counters, std::size_t partials, cudaStr
         partials_ = DeviceBuffer<float4>();
         partials_ = DeviceBuffer<float4>(partials);
     }
+}
+
+bool usable_common_mass(float m) { return std::isfinite(m) && m >= 0x1p-64f && m <= 0x1p64f; }
+
+float choose_common_mass(const float* masses, std::size_t n, std::size_t stride_floats) {
+    std::vector<float> sorted;
+    sorted.reserve(n);
+    float largest = 0.0f;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float m = masses[i * stride_floats];
+        if (!std::isfinite(m)) return 1.0f;  // State::validate() refuses these; never sort a NaN
+        sorted.push_back(m);
+        largest = std::max(largest, m);
+    }
+    std::sort(sorted.begin(), sorted.end());
+    float best = 1.0f;
+    std::size_t best_count = 0;
+    for (std::size_t i = 0; i < sorted.size();) {
+        std::size_t end = i;
+        while (end < sorted.size() && sorted[end] == sorted[i]) ++end;
+        if (end - i > best_count && usable_common_mass(sorted[i])) {
+            best = sorted[i];
+            best_count = end - i;
+        }
+        i = end;
+    }
+    // Tile masses m / M far above 1 would bring the scaled sums nearer overflow than unscaled ones.
+    if (best_count == 0 || largest / best > 0x1p32f) return 1.0f;
+    return best;
 }
 
 ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace) {
@@ -500,6 +588,8 @@ void launch_force(const ForceVariant& v, int block, const ForceArgs& a, cudaStre
     k.vel = a.vel;
     k.half_dt = a.half_dt;
     k.tiles = plan.tiles;
+    k.common_mass = usable_common_mass(a.common_mass) ? a.common_mass : 1.0f;
+    k.inv_common_mass = 1.0f / k.common_mass;
     if (plan.grid == ForceGrid::Balanced) {
         const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;  // < 2^31 (plan_force)
         k.share = static_cast<int>(work / plan.blocks);

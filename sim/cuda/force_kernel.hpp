@@ -14,15 +14,22 @@
 // and one run-time parameter, the block size p (a multiple of 32): tiles of p bodies are staged
 // in shared memory, and a block computes p*B/q bodies (an "i-block").
 //
-// Two design choices of version 2 are compile-time flags, so that the previous kernel can be timed
-// against the new one in the same run (docs/PERFORMANCE.md, "version 2"):
+// Design choices are compile-time flags, so that the previous kernel can be timed against the new
+// one in the same run (docs/PERFORMANCE.md, "version 2" and section 11):
 //   kForceRotatedTile     the tile holds (m, x, y, z) instead of (x, y, z, m): the j coordinates
 //                         land in registers of the other parity than the i coordinates (loaded as
 //                         x, y, z, m), so dx = x_j - x_i reads its two operands from different
 //                         register banks
 //   kForceSingleBarrier   two tiles in shared memory, one __syncthreads() per tile instead of two
-// Every (U, q, B) has an instance with kForceProductFlags; the other flag sets exist only for a
-// few (U, q, B) (kForceExperimentVariants), which is all an A/B measurement needs.
+//   kForceMassTiles       the tile holds m / M, M = ForceArgs::common_mass; a tile whose bodies all
+//                         have mass M (the barrier after its store says so, block-wide) runs a copy
+//                         of the j-loop without the per-pair mass multiply: 11 FP32 instructions per
+//                         interaction instead of 12. Sums are scaled by M once per body. Any M > 0
+//                         gives the same forces (to a rounding of m / M); choose_common_mass() picks
+//                         the mass most bodies share, so that most tiles take the short loop.
+// Every (U, q, B) has an instance with kForceProductFlags; the other flag sets
+// (kForceExperimentFlags) exist only for a few (U, q, B) (kForceExperimentVariants), which is all
+// an A/B measurement needs.
 //
 // How the work is spread over blocks is a run-time choice (ForceGrid):
 //   classic   one block per i-block, each over all n/p tiles. With N and p*B/q powers of two the
@@ -36,7 +43,7 @@
 //   auto      balanced when the classic split would leave more than 1 % of the SM time idle.
 // Developer overrides for A/B runs of the same binary (read at every launch; an explicit
 // ForceVariant field wins): NBODY_FORCE_GRID = auto | classic | balanced, NBODY_FORCE_FLAGS =
-// 0..3 (the flag bits above).
+// 0..7 (the flag bits above).
 
 #include <cuda_runtime_api.h>
 
@@ -61,16 +68,21 @@ inline constexpr int kMaxBlock = 1024;  // CUDA's limit on threads per block, be
 
 inline constexpr int kForceRotatedTile = 1;
 inline constexpr int kForceSingleBarrier = 2;
-inline constexpr int kForceProductFlags = kForceRotatedTile | kForceSingleBarrier;
+inline constexpr int kForceMassTiles = 4;
+inline constexpr int kForceAllFlags = kForceRotatedTile | kForceSingleBarrier | kForceMassTiles;
+inline constexpr int kForceProductFlags = kForceAllFlags;
+// Version 1 (0), the version-2 product (3), its parts (1, 2) and the mass tiles with two barriers (5).
+inline constexpr std::array<int, 5> kForceExperimentFlags{0, 1, 2, 3, 5};
 inline constexpr int kForceDefaultFlags = -1;  // kForceProductFlags unless NBODY_FORCE_FLAGS says otherwise
 
 struct ForceExperimentVariant {
     int unroll, threads_per_body, bodies_per_thread;
 };
-// The (U, q, B) that also have instances with flags 0, 1 and 2: the version-1 winners of the first
-// H200 sweep (16K: U16 q8 B2; 64K: U8 q4 B4; 256K/1M: U32 q2 B4, U8 q2 B4) and the old default.
-inline constexpr std::array<ForceExperimentVariant, 5> kForceExperimentVariants{
-    {{32, 2, 4}, {8, 2, 4}, {8, 4, 4}, {16, 8, 2}, {4, 1, 1}}};
+// The (U, q, B) that also have instances with kForceExperimentFlags: the version-1 winners of the
+// first H200 sweep (16K: U16 q8 B2; 64K: U8 q4 B4; 256K/1M: U32 q2 B4, U8 q2 B4), the old default
+// and the version-2 winner at 64K-1M (U16 q1 B4).
+inline constexpr std::array<ForceExperimentVariant, 6> kForceExperimentVariants{
+    {{32, 2, 4}, {8, 2, 4}, {8, 4, 4}, {16, 8, 2}, {4, 1, 1}, {16, 1, 4}}};
 
 enum class ForceGrid { Auto, Classic, Balanced };
 
@@ -140,7 +152,14 @@ struct ForceArgs {
     float4* vel = nullptr;        // nullptr: force only; else v += a * half_dt (the closing kick)
     float half_dt = 0;
     ForceWorkspace* workspace = nullptr;  // needed by the balanced split; nullptr: classic only
+    float common_mass = 1;  // kForceMassTiles: M (choose_common_mass()); 1 if not usable_common_mass()
 };
+
+// The mass that most of `masses` share (ties: the smaller), or 1 when that is not usable as M.
+// Costs a sort of a copy: once per load, not per step.
+float choose_common_mass(const float* masses, std::size_t n, std::size_t stride_floats);
+// M within 2^-64 .. 2^64: the sums in units of M stay as far from overflow as those in units of 1.
+bool usable_common_mass(float m);
 
 // How launch_force() would run `v` for n bodies on the current device: the split it picks, the
 // blocks it launches and the most contributors one i-block can have (1 for classic).

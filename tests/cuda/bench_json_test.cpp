@@ -78,9 +78,9 @@ TEST(BenchJson, BadArgumentsFailWithAMessage) {
     r = test::run_nbody("bench --backend cpu --bodies 64 --split sideways");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.output.find("--split: 'sideways'"), std::string::npos) << r.output;
-    r = test::run_nbody("bench --backend cpu --bodies 64 --kernel-flags 4");
+    r = test::run_nbody("bench --backend cpu --bodies 64 --kernel-flags 8");
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_NE(r.output.find("--kernel-flags: 4"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--kernel-flags: 8 is not in 0..7"), std::string::npos) << r.output;
 }
 
 // The A/B options: one record per (split, flags, config), each labelled, each checked.
@@ -91,12 +91,12 @@ TEST(BenchJson, CudaSplitAndFlagsAreRecorded) {
     test::CommandResult r;
     const nlohmann::json doc = run_bench_json(
         "--backend cuda --bodies 5000 --unroll 8 --block 256 --threads-per-body 2 --bodies-per-thread 4 "
-        "--split classic,balanced --kernel-flags 0,3 --repeats 2 --min-ms 2 --check",
+        "--split classic,balanced --kernel-flags 0,7 --repeats 2 --min-ms 2 --check",
         dir, &r);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     ASSERT_EQ(doc.at("runs").size(), 4u);
     const char* splits[] = {"classic", "classic", "balanced", "balanced"};
-    const int flags[] = {0, 3, 0, 3};
+    const int flags[] = {0, 7, 0, 7};
     for (int k = 0; k < 4; ++k) {
         const nlohmann::json& run = doc["runs"][k];
         EXPECT_EQ(run.at("split"), splits[k]) << run.dump();
