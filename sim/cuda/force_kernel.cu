@@ -62,10 +62,14 @@ __device__ __forceinline__ float4 to_tile(const float4& b, const ForceKernelPara
     else return make_float4(b.x, b.y, b.z, w);
 }
 
-// The barrier after a tile is stored. With kForceMassTiles it also answers, for the whole block,
-// whether every body of that tile has the common mass (BAR.RED in place of BAR.SYNC: one per tile).
+// Stores this thread's body of a tile into `slot` (when `write`: the last tile of a block has no
+// next one, but every thread must still reach the barrier), then the barrier that publishes the
+// tile. With kForceMassTiles that barrier also answers, for the whole block, whether every body of
+// the tile has the common mass (BAR.RED in place of BAR.SYNC: still one per tile).
 template <bool Rot, bool MassTiles>
-__device__ __forceinline__ bool sync_tile(const float4& stored) {
+__device__ __forceinline__ bool stage_tile(float4* slot, bool write, const float4& body, const ForceKernelParams& a) {
+    const float4 stored = to_tile<Rot, MassTiles>(body, a);
+    if (write) *slot = stored;
     if constexpr (MassTiles) {
         return __syncthreads_and((Rot ? stored.x : stored.w) == 1.0f) != 0;
     } else {
@@ -221,11 +225,7 @@ __global__ void force_kernel(const ForceKernelParams a) {
     float4 next = load_body(a.pos, a.n, tile * p + t);
     int buf = 0;
     bool unit_masses = false;  // the tile about to be read holds common-mass bodies only
-    if constexpr (kSingle) {
-        const float4 stored = to_tile<kRot, kMassTiles>(next, a);
-        tile_smem[t] = stored;
-        unit_masses = sync_tile<kRot, kMassTiles>(stored);
-    }
+    if constexpr (kSingle) unit_masses = stage_tile<kRot, kMassTiles>(tile_smem + t, true, next, a);
 
     for (; remaining > 0; ++ib, tile = 0) {
         const int count = min(a.tiles - tile, remaining);  // this i-block's steps in this block
@@ -250,15 +250,10 @@ __global__ void force_kernel(const ForceKernelParams a) {
                 if (more) next = load_body(a.pos, a.n, j_next);
                 interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + buf * p + s, groups, xi, ai, a.eps2,
                                                          unit_masses);
-                // Computed either way: the barrier's predicate needs a value when there is no next tile.
-                const float4 stored = to_tile<kRot, kMassTiles>(next, a);
-                if (more) tile_smem[(buf ^ 1) * p + t] = stored;
-                unit_masses = sync_tile<kRot, kMassTiles>(stored);
+                unit_masses = stage_tile<kRot, kMassTiles>(tile_smem + (buf ^ 1) * p + t, more, next, a);
                 buf ^= 1;
             } else {
-                const float4 stored = to_tile<kRot, kMassTiles>(next, a);
-                tile_smem[t] = stored;
-                unit_masses = sync_tile<kRot, kMassTiles>(stored);
+                unit_masses = stage_tile<kRot, kMassTiles>(tile_smem + t, true, next, a);
                 if (more) next = load_body(a.pos, a.n, j_next);
                 interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + s, groups, xi, ai, a.eps2, unit_masses);
                 __syncthreads();
@@ -482,12 +477,10 @@ bool usable_common_mass(float m) { return std::isfinite(m) && m >= 0x1p-64f && m
 float choose_common_mass(const float* masses, std::size_t n, std::size_t stride_floats) {
     std::vector<float> sorted;
     sorted.reserve(n);
-    float largest = 0.0f;
     for (std::size_t i = 0; i < n; ++i) {
         const float m = masses[i * stride_floats];
         if (!std::isfinite(m)) return 1.0f;  // State::validate() refuses these; never sort a NaN
         sorted.push_back(m);
-        largest = std::max(largest, m);
     }
     std::sort(sorted.begin(), sorted.end());
     float best = 1.0f;
@@ -502,7 +495,7 @@ float choose_common_mass(const float* masses, std::size_t n, std::size_t stride_
         i = end;
     }
     // Tile masses m / M far above 1 would bring the scaled sums nearer overflow than unscaled ones.
-    if (best_count == 0 || largest / best > 0x1p32f) return 1.0f;
+    if (best_count == 0 || sorted.back() / best > 0x1p32f) return 1.0f;
     return best;
 }
 

@@ -54,26 +54,8 @@ constexpr int step_unroll() {
     return B >= 8 ? 4 : 32 / B;
 }
 
-// One pair, both sides. 16 FP32 + 1 MUFU (see the table above).
-__device__ __forceinline__ void pair(const float4& pi, float3& ai, const float4& pj, float3& aj, float eps2) {
-    const float dx = pj.x - pi.x;
-    const float dy = pj.y - pi.y;
-    const float dz = pj.z - pi.z;
-    const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-    const float w = rsqrtf(r2);
-    const float w3 = (w * w) * w;
-    const float si = pj.w * w3;
-    const float sj = pi.w * w3;
-    ai.x = fmaf(dx, si, ai.x);
-    ai.y = fmaf(dy, si, ai.y);
-    ai.z = fmaf(dz, si, ai.z);
-    aj.x = fmaf(-dx, sj, aj.x);
-    aj.y = fmaf(-dy, sj, aj.y);
-    aj.z = fmaf(-dz, sj, aj.z);
-}
-
-// The same pair counted only when `take`: w^3 := 0 makes both updates add exactly 0 (d is finite).
-// One extra FSEL; used only on diagonal tiles.
+// One pair, both sides, counted only when `take`: w^3 := 0 makes both updates add exactly 0 (d is
+// finite). One extra FSEL; a run-time `take` is used only on diagonal tiles.
 __device__ __forceinline__ void pair_masked(const float4& pi, float3& ai, const float4& pj, float3& aj,
                                             float eps2, bool take) {
     const float dx = pj.x - pi.x;
@@ -90,6 +72,11 @@ __device__ __forceinline__ void pair_masked(const float4& pi, float3& ai, const 
     aj.x = fmaf(-dx, sj, aj.x);
     aj.y = fmaf(-dy, sj, aj.y);
     aj.z = fmaf(-dz, sj, aj.z);
+}
+
+// One pair, both sides. 16 FP32 + 1 MUFU (see the table above): the constant `take` folds away.
+__device__ __forceinline__ void pair(const float4& pi, float3& ai, const float4& pj, float3& aj, float eps2) {
+    pair_masked(pi, ai, pj, aj, eps2, true);
 }
 
 // Every lane must reach this (full mask): callers keep all 32 lanes on the same path.
