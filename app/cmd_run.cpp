@@ -41,6 +41,7 @@ struct RunOptions {
 // The system to integrate and the run parameters that came with it (scene or snapshot).
 struct Loaded {
     State state;
+    std::optional<PreciseState> precise;  // a snapshot's double state, loaded where the backend has one
     StepParams params{kDefaultDt, kDefaultSoftening};
     int steps_per_frame = 1;
     std::string name, source;
@@ -67,6 +68,7 @@ Loaded load_input(const RunOptions& o) {
         in.steps_per_frame = snap.steps_per_frame;
         in.name = snap.scene_name;
         in.source = snap.scene_source;
+        in.precise = std::move(snap.precise);
     } else {
         in.state = io::read_particles(o.input);
     }
@@ -76,10 +78,14 @@ Loaded load_input(const RunOptions& o) {
 }
 
 // Snapshots keep the run parameters, so a run continued from one steps exactly as the original.
-void write_output(const std::string& path, const Loaded& run, const State& state) {
-    if (io::particle_format_for(path) == io::ParticleFormat::Snapshot)
-        io::write_snapshot(path, {state, run.params, run.steps_per_frame, run.name, run.source});
-    else
+// The double state, where the backend has one, goes in too, so that every backend restores exactly.
+void write_output(const std::string& path, const Loaded& run, const State& state,
+                  const std::optional<PreciseState>& precise) {
+    if (io::particle_format_for(path) == io::ParticleFormat::Snapshot) {
+        io::Snapshot snap{state, run.params, run.steps_per_frame, run.name, run.source};
+        snap.precise = precise;
+        io::write_snapshot(path, snap);
+    } else
         io::write_particles(path, state);
 }
 
@@ -96,14 +102,17 @@ int run(const RunOptions& o) {
     State& state = loaded.state;
     state.validate();
     if (o.steps == 0) {
-        if (!o.output.empty()) write_output(o.output, loaded, state);
+        if (!o.output.empty()) write_output(o.output, loaded, state, loaded.precise);
         std::printf("converted %zu bodies%s%s\n", state.size(), o.output.empty() ? "" : " to ", o.output.c_str());
         return 0;
     }
 
     std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
     apply_kernel_options(*backend, o.kernel);
-    backend->load(state);
+    if (loaded.precise)
+        backend->load_precise(state, *loaded.precise);
+    else
+        backend->load(state);
     const StepParams params = loaded.params;
     const Diagnostics before = compute_diagnostics(state, params.softening);
 
@@ -128,7 +137,7 @@ int run(const RunOptions& o) {
     backend->store(state);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const Diagnostics after = compute_diagnostics(state, params.softening);
-    if (!o.output.empty()) write_output(o.output, loaded, state);
+    if (!o.output.empty()) write_output(o.output, loaded, state, backend->store_precise());
 
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
     for (std::size_t i = 0; i < state.size(); ++i)

@@ -508,6 +508,30 @@ void CudaBackend::load_positions(const std::vector<Vec3d>& positions) {
     m.acc_valid = false;
 }
 
+std::optional<PreciseState> CudaBackend::store_precise() const {
+    const Precision mode = impl_->config.precision;
+    if (mode != Precision::Ds && mode != Precision::Fp64) return std::nullopt;
+    State floats;
+    store(floats);
+    PreciseState p;
+    p.position = positions_precise();
+    p.velocity = velocities_precise();
+    p.mass.resize(floats.size());
+    for (std::size_t i = 0; i < floats.size(); ++i) p.mass[i] = floats.pos_mass[i].w;
+    return p;
+}
+
+void CudaBackend::load_precise(const State& state, const PreciseState& precise) {
+    precise.validate(state.size());
+    load(state);
+    Impl& m = *impl_;
+    const Precision mode = m.config.precision;
+    if (mode != Precision::Ds && mode != Precision::Fp64) return;
+    m.precise.upload_positions(mode, precise.position, m.pos[m.cur].get(), m.vel.get(), m.stream.get());
+    m.precise.upload_velocities(precise.velocity, m.vel.get(), m.stream.get());
+    m.acc_valid = false;
+}
+
 std::vector<Vec3d> CudaBackend::positions_precise() const {
     const Impl& m = *impl_;
     m.require_loaded("positions_precise");

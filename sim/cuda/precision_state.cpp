@@ -20,6 +20,18 @@ std::vector<T> download_buffer(const T* device, std::size_t n, cudaStream_t stre
     return host;
 }
 
+// `values` as Double4 (w = 0) in a new device buffer; the copy is queued on `stream` from a host
+// vector that must outlive it: the caller synchronises before `host` goes.
+DeviceBuffer<Double4> upload_doubles(const std::vector<Vec3d>& values, std::vector<Double4>& host, cudaStream_t stream) {
+    const std::size_t n = values.size();
+    host.resize(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = {values[i].x, values[i].y, values[i].z, 0.0};
+    DeviceBuffer<Double4> src(n);
+    if (n > 0)
+        CUDA_CHECK(cudaMemcpyAsync(src.get(), host.data(), n * sizeof(Double4), cudaMemcpyHostToDevice, stream));
+    return src;
+}
+
 }  // namespace
 
 PrecisionVariant precision_variant_of(Precision p, int unroll, int threads_per_body, int bodies_per_thread) {
@@ -211,12 +223,8 @@ void PrecisionState::download(std::vector<Vec3d>* positions, std::vector<Vec3d>*
 void PrecisionState::upload_positions(Precision mode, const std::vector<Vec3d>& positions, float4* pos,
                                       const float4* vel, cudaStream_t stream) {
     const std::size_t n = positions.size();
-    std::vector<Double4> host(n);
-    for (std::size_t i = 0; i < n; ++i) host[i] = {positions[i].x, positions[i].y, positions[i].z, 0.0};
-    DeviceBuffer<Double4> src(n);
-    if (n > 0)
-        CUDA_CHECK(
-            cudaMemcpyAsync(src.get(), host.data(), n * sizeof(Double4), cudaMemcpyHostToDevice, stream));
+    std::vector<Double4> host;
+    const DeviceBuffer<Double4> src = upload_doubles(positions, host, stream);
     // Extras of `mode` for the current buffer first (allocation, velocities), then the positions.
     sync(mode, pos, vel, n, stream);
     const int ni = static_cast<int>(n);
@@ -227,6 +235,18 @@ void PrecisionState::upload_positions(Precision mode, const std::vector<Vec3d>& 
     else
         launch_set_positions(src.get(), pos, nullptr, nullptr, ni, stream);
     // `host` and `src` die here: wait for the copy and the kernel that read them.
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void PrecisionState::upload_velocities(const std::vector<Vec3d>& velocities, float4* vel, cudaStream_t stream) {
+    const std::size_t n = velocities.size();
+    std::vector<Double4> host;
+    const DeviceBuffer<Double4> src = upload_doubles(velocities, host, stream);
+    const bool extras = active() && n == n_;
+    // The same rounding and split as positions (w, unused in velocities, is kept).
+    launch_set_positions(src.get(), vel, extras && mode_ == Precision::Ds ? vel_lo_.get() : nullptr,
+                         extras && mode_ == Precision::Fp64 ? vel64_.get() : nullptr, static_cast<int>(n), stream);
+    if (extras) velocities_valid_ = true;
     CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

@@ -82,6 +82,10 @@ class PrecisionState {
     void upload_positions(Precision mode, const std::vector<Vec3d>& positions, float4* pos, const float4* vel,
                           cudaStream_t stream);
 
+    // Replaces the velocities by `velocities` (double) after upload_positions() made the extras of
+    // the mode: vel gets them rounded to float, the extras the rest. No-op in fp32 modes beyond that.
+    void upload_velocities(const std::vector<Vec3d>& velocities, float4* vel, cudaStream_t stream);
+
     std::size_t bytes() const;
 
   private:

@@ -77,6 +77,32 @@ void DirectSumBackend<Real>::store(State& state) const {
 }
 
 template <class Real>
+std::optional<PreciseState> DirectSumBackend<Real>::store_precise() const {
+    if constexpr (sizeof(Real) < sizeof(double)) {
+        return std::nullopt;
+    } else {
+        PreciseState p;
+        p.position = positions();
+        p.velocity = velocities();
+        p.mass = m_;
+        return p;
+    }
+}
+
+template <class Real>
+void DirectSumBackend<Real>::load_precise(const State& state, const PreciseState& precise) {
+    precise.validate(state.size());
+    load(state);
+    if constexpr (sizeof(Real) == sizeof(double)) {
+        for (std::size_t i = 0; i < size(); ++i) {
+            x_[i] = precise.position[i].x, y_[i] = precise.position[i].y, z_[i] = precise.position[i].z;
+            vx_[i] = precise.velocity[i].x, vy_[i] = precise.velocity[i].y, vz_[i] = precise.velocity[i].z;
+            m_[i] = precise.mass[i];
+        }
+    }
+}
+
+template <class Real>
 void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
     const std::size_t n = size();
     shared_thread_pool().parallel_for(n, [&](std::size_t begin, std::size_t end) {

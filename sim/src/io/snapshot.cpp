@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +17,134 @@ using detail::Order;
 
 constexpr std::string_view kMagic("\x89NBS\r\n\x1a\n", 8);
 constexpr std::uint32_t kMaxString = 1u << 16;
+
+constexpr std::string_view kTagPrecise = "F64S";
+constexpr std::string_view kTagMetadata = "META";
+constexpr std::string_view kTagExtra = "XARR";
+
+void put_string(detail::Writer& out, const std::string& text) {
+    out.put<std::uint32_t>(std::uint32_t(text.size()));
+    out.put_bytes(text);
+}
+
+// One section: tag, payload length, payload.
+void put_section(detail::Writer& out, std::string_view tag, const std::string& payload) {
+    out.put_bytes(tag);
+    out.put<std::uint64_t>(payload.size());
+    out.put_bytes(payload);
+}
+
+std::string encode_precise(const PreciseState& p) {
+    detail::Writer out(Order::Little);
+    out.bytes().reserve(56 * p.size());
+    for (const Vec3d& x : p.position) for (double c : {x.x, x.y, x.z}) out.put<double>(c);
+    for (const Vec3d& v : p.velocity) for (double c : {v.x, v.y, v.z}) out.put<double>(c);
+    for (double m : p.mass) out.put<double>(m);
+    return std::move(out.bytes());
+}
+
+std::string encode_metadata(const std::map<std::string, std::string>& metadata) {
+    detail::Writer out(Order::Little);
+    out.put<std::uint32_t>(std::uint32_t(metadata.size()));
+    for (const auto& [key, value] : metadata) {
+        if (key.empty() || key.size() >= kMaxString)
+            throw std::invalid_argument("snapshot: metadata key '" + key.substr(0, 40) + "' is empty or longer than 65535 bytes");
+        if (value.size() > 0xffffffffu)
+            throw std::invalid_argument("snapshot: metadata value of '" + key + "' is longer than 4 GiB");
+        put_string(out, key);
+        put_string(out, value);
+    }
+    return std::move(out.bytes());
+}
+
+std::string encode_extra(const std::string& name, const std::vector<double>& values) {
+    if (name.empty() || name.size() >= kMaxString)
+        throw std::invalid_argument("snapshot: extra array name '" + name.substr(0, 40) + "' is empty or longer than 65535 bytes");
+    detail::Writer out(Order::Little);
+    out.bytes().reserve(16 + name.size() + 8 * values.size());
+    put_string(out, name);
+    out.put<std::uint64_t>(values.size());
+    for (double v : values) out.put<double>(v);
+    return std::move(out.bytes());
+}
+
+// A string of the sections' kind: u32 length, bytes, within one section's payload.
+std::string get_string(detail::Reader& in, const char* what, const std::string& source) {
+    const std::size_t at = in.offset();
+    const std::uint32_t len = in.get<std::uint32_t>(what);
+    if (len > in.size() - in.offset())
+        throw std::runtime_error(source + ": corrupt snapshot: " + what + " length " + std::to_string(len) +
+                                 " at byte offset " + std::to_string(at) + " runs past its section");
+    return std::string(in.get_bytes(len, what));
+}
+
+// Reads the version 2 sections in bytes [begin, end) into `snap`.
+void decode_sections(std::string_view bytes, std::size_t begin, std::size_t end, std::size_t n, Snapshot& snap,
+                     const std::string& source) {
+    detail::Reader in(bytes.substr(0, end), Order::Little, source);
+    in.seek(begin);
+    const std::uint32_t count = in.get<std::uint32_t>("section count");
+    bool have_metadata = false;
+    for (std::uint32_t k = 0; k < count; ++k) {
+        const std::size_t at = in.offset();
+        const std::string tag(in.get_bytes(4, "section tag"));
+        const std::uint64_t length = in.get<std::uint64_t>("section length");
+        const std::string where = "section '" + tag + "' at byte offset " + std::to_string(at);
+        if (length > end - in.offset())
+            throw std::runtime_error(source + ": corrupt snapshot: " + where + " claims " + std::to_string(length) +
+                                     " bytes, but only " + std::to_string(end - in.offset()) + " remain");
+        const std::size_t payload_at = in.offset();
+        const std::string_view payload = in.get_bytes(std::size_t(length), "section payload");
+        // Offsets inside the payload are reported relative to the file.
+        detail::Reader p(bytes.substr(0, payload_at + payload.size()), Order::Little, source);
+        p.seek(payload_at);
+        if (tag == kTagPrecise) {
+            if (snap.precise) throw std::runtime_error(source + ": corrupt snapshot: a second " + where);
+            if (length != 56 * std::uint64_t(n))
+                throw std::runtime_error(source + ": corrupt snapshot: " + where + " has " + std::to_string(length) +
+                                         " bytes; N = " + std::to_string(n) + " needs " + std::to_string(56 * n));
+            PreciseState ps;
+            ps.position.resize(n);
+            ps.velocity.resize(n);
+            ps.mass.resize(n);
+            for (Vec3d& x : ps.position) x = {p.get<double>("x"), p.get<double>("y"), p.get<double>("z")};
+            for (Vec3d& v : ps.velocity) v = {p.get<double>("vx"), p.get<double>("vy"), p.get<double>("vz")};
+            for (double& m : ps.mass) m = p.get<double>("m");
+            snap.precise = std::move(ps);
+        } else if (tag == kTagMetadata) {
+            if (have_metadata) throw std::runtime_error(source + ": corrupt snapshot: a second " + where);
+            have_metadata = true;
+            const std::uint32_t pairs = p.get<std::uint32_t>("metadata count");
+            for (std::uint32_t i = 0; i < pairs; ++i) {
+                std::string key = get_string(p, "metadata key", source);
+                std::string value = get_string(p, "metadata value", source);
+                if (key.empty()) throw std::runtime_error(source + ": corrupt snapshot: empty metadata key in " + where);
+                if (!snap.metadata.emplace(std::move(key), std::move(value)).second)
+                    throw std::runtime_error(source + ": corrupt snapshot: " + where + " repeats a key");
+            }
+        } else if (tag == kTagExtra) {
+            std::string name = get_string(p, "extra array name", source);
+            const std::uint64_t values = p.get<std::uint64_t>("extra array length");
+            if (values > (p.size() - p.offset()) / 8)
+                throw std::runtime_error(source + ": corrupt snapshot: extra array '" + name + "' of " +
+                                         std::to_string(values) + " values does not fit its " + where);
+            std::vector<double> data(values);
+            for (double& v : data) v = p.get<double>("extra array value");
+            if (name.empty() || snap.extra.count(name))
+                throw std::runtime_error(source + ": corrupt snapshot: extra array name '" + name +
+                                         "' is empty or repeated (" + where + ")");
+            snap.extra.emplace(std::move(name), std::move(data));
+        } else {
+            continue;  // a section of a later writer: skipped whole
+        }
+        if (p.offset() != payload_at + payload.size())
+            throw std::runtime_error(source + ": corrupt snapshot: " + where + " has " +
+                                     std::to_string(payload_at + payload.size() - p.offset()) + " bytes left over");
+    }
+    if (in.offset() != end)
+        throw std::runtime_error(source + ": snapshot has " + std::to_string(end - in.offset()) +
+                                 " unexpected bytes after its sections at byte offset " + std::to_string(in.offset()));
+}
 
 std::string hex(std::uint64_t v) {
     char buf[24];
@@ -46,6 +176,15 @@ std::string encode_snapshot(const Snapshot& snap) {
     for (const Vec4f& v : s.velocity) for (float x : {v.x, v.y, v.z, v.w}) out.put<float>(x);
     for (std::uint16_t g : s.galaxy) out.put<std::uint16_t>(g);
     for (Component c : s.component) out.put<std::uint8_t>(static_cast<std::uint8_t>(c));
+    const std::uint32_t sections = std::uint32_t(snap.precise.has_value()) + std::uint32_t(!snap.metadata.empty()) +
+                                   std::uint32_t(snap.extra.size());
+    out.put<std::uint32_t>(sections);
+    if (snap.precise) {
+        snap.precise->validate(s.size());
+        put_section(out, kTagPrecise, encode_precise(*snap.precise));
+    }
+    if (!snap.metadata.empty()) put_section(out, kTagMetadata, encode_metadata(snap.metadata));
+    for (const auto& [name, values] : snap.extra) put_section(out, kTagExtra, encode_extra(name, values));
     out.put<std::uint64_t>(detail::fnv1a64(out.bytes()));
     return std::move(out.bytes());
 }
@@ -61,9 +200,9 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& source) {
         throw std::runtime_error(source + ": not an nbody snapshot (the file does not start with the .nbsnap magic bytes)");
     in.seek(kMagic.size());
     const std::uint32_t version = in.get<std::uint32_t>("format version");
-    if (version != kSnapshotVersion)
+    if (version != 1 && version != 2)
         throw std::runtime_error(source + ": snapshot format version " + std::to_string(version) +
-                                 " is not supported (this build reads version " + std::to_string(kSnapshotVersion) + ")");
+                                 " is not supported (this build reads versions 1 and 2)");
     const std::uint64_t n = in.get<std::uint64_t>("body count");
     Snapshot snap;
     const double time = in.get<double>("time");
@@ -89,10 +228,12 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& source) {
                                  std::to_string(bytes.size()) + " (data from byte offset " + std::to_string(in.offset()) +
                                  " on is incomplete)");
     }
-    const std::size_t end = in.offset() + std::size_t(n * per_body);
-    if (bytes.size() != end + 8)
-        throw std::runtime_error(source + ": snapshot has " + std::to_string(bytes.size() - end - 8) +
-                                 " unexpected bytes after the checksum at byte offset " + std::to_string(end));
+    const std::size_t bodies_end = in.offset() + std::size_t(n * per_body);
+    // Version 1 ends with the checksum right after the bodies; version 2's sections fill the gap.
+    if (version == 1 && bytes.size() != bodies_end + 8)
+        throw std::runtime_error(source + ": snapshot has " + std::to_string(bytes.size() - bodies_end - 8) +
+                                 " unexpected bytes after the checksum at byte offset " + std::to_string(bodies_end));
+    const std::size_t end = bytes.size() - 8;
     const std::uint64_t computed = detail::fnv1a64(bytes.substr(0, end));
     {
         detail::Reader tail(bytes, Order::Little, source);
@@ -121,8 +262,10 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& source) {
         throw std::runtime_error(source + ": snapshot has invalid run parameters (dt " + std::to_string(snap.params.dt) +
                                  ", softening " + std::to_string(snap.params.softening) + ", steps per frame " +
                                  std::to_string(snap.steps_per_frame) + ")");
+    if (version >= 2) decode_sections(bytes, bodies_end, end, s.size(), snap, source);
     try {
         s.validate();
+        if (snap.precise) snap.precise->validate(s.size());
     } catch (const std::invalid_argument& e) {
         throw std::runtime_error(source + ": invalid snapshot: " + e.what());
     }

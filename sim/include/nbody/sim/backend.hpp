@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,18 @@ public:
     // Copies positions, masses and velocities back (galaxy/component labels are the caller's).
     virtual void store(State& state) const = 0;
     virtual std::size_t size() const = 0;
+
+    // The state in double precision where the backend integrates in double (reference; cuda in
+    // ds and fp64), so that a snapshot can restore it exactly; std::nullopt where the floats of
+    // store() are all there is.
+    virtual std::optional<PreciseState> store_precise() const { return std::nullopt; }
+    // load(state), then positions, velocities and masses taken from `precise` (same N) where the
+    // backend keeps them in double; the others step the floats of `state`. Throws
+    // std::invalid_argument when `precise` does not fit `state`.
+    virtual void load_precise(const State& state, const PreciseState& precise) {
+        precise.validate(state.size());
+        load(state);
+    }
 
     // Advances `count` leapfrog steps.
     virtual void step(const StepParams& params, int count = 1) = 0;

@@ -46,6 +46,12 @@ public:
     void step(const StepParams& params, int count = 1) override;
     std::vector<Vec3d> accelerations(double softening) override;
     double time() const override;
+    // In ds and fp64: positions and velocities with every digit kept (positions_precise()), masses
+    // from the float4 buffer (fp64 keeps the masses it was loaded with, as floats). Else nullopt.
+    std::optional<PreciseState> store_precise() const override;
+    // In ds and fp64 the double positions and velocities are uploaded after load(state)
+    // (load_positions()); in fp32 modes the floats of `state` are stepped.
+    void load_precise(const State& state, const PreciseState& precise) override;
 
     // Throws std::invalid_argument with the reason when the device cannot run `config`; the
     // running configuration and the state are left untouched then.

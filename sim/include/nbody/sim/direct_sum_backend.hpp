@@ -24,6 +24,9 @@ public:
     void step(const StepParams& params, int count = 1) override;
     std::vector<Vec3d> accelerations(double softening) override;
     double time() const override { return time_; }
+    // Only the reference backend (double) has a precise state; the cpu backend's is its floats.
+    std::optional<PreciseState> store_precise() const override;
+    void load_precise(const State& state, const PreciseState& precise) override;
 
     // Full-precision access, for tests such as time reversibility that float storage would spoil.
     std::vector<Vec3d> positions() const;

@@ -32,4 +32,21 @@ struct State {
     void validate() const;
 };
 
+// The system in double precision, for the backends that integrate in double (reference; cuda in
+// ds and fp64). A snapshot stores it beside the floats so that a restored run steps exactly as the
+// one that saved it; CSV from such a run is written with 17 significant digits. Time and labels
+// stay in State (State::time is already a double).
+struct PreciseState {
+    std::vector<Vec3d> position;
+    std::vector<Vec3d> velocity;
+    std::vector<double> mass;
+
+    std::size_t size() const { return position.size(); }
+    // Throws std::invalid_argument naming the first problem: arrays whose size is not `n`, a
+    // non-finite coordinate or velocity (with the body), a negative or non-finite mass.
+    void validate(std::size_t n) const;
+    // The floats a State holds for these values (positions, masses and velocities rounded).
+    void round_into(State& state) const;
+};
+
 }  // namespace nbody

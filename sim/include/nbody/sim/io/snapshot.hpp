@@ -21,16 +21,44 @@
 //
 // Floats are stored as their bits, so a restored state is the saved state exactly; a backend
 // loaded from it steps exactly as the one that saved it (it keeps no other state).
+//
+// Version 2 (what this build writes; it still reads version 1) is version 1 with version field 2
+// and, between the per-body arrays and the checksum, a list of self-describing sections:
+//   ..      4     u32 section count
+//   per section:
+//   ..      4     tag, 4 ASCII bytes
+//   ..      8     u64 payload length L in bytes (the reader skips a tag it does not know by it)
+//   ..      L     payload
+// Sections of this version, each optional:
+//   "F64S"  the state in double precision (at most one): N x (f64 x, y, z), then N x (f64 vx, vy,
+//           vz), then N x f64 m; L = 56 N. Written by backends that integrate in double
+//           (reference; cuda in ds and fp64): loading it restores them exactly. The floats above
+//           hold the same values rounded. The time is the header's f64.
+//   "META"  string key/value pairs (at most one): u32 count, then per pair u32 key length, key
+//           bytes, u32 value length, value bytes (UTF-8; keys non-empty, unique, < 64 KiB).
+//           What a scene knows beyond the bodies (name, units, camera, colours), and run status
+//           (kStatusKey).
+//   "XARR"  one named array of f64 (one section per array): u32 name length, name bytes, u64
+//           count, count x f64. Per-body integrator state (e.g. Hermite's per-body time, time
+//           step, acc, jerk); the array's user checks its length.
+// The checksum covers every byte before it, sections included.
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/state.hpp"
 
 namespace nbody::io {
 
-inline constexpr std::uint32_t kSnapshotVersion = 1;
+inline constexpr std::uint32_t kSnapshotVersion = 2;  // written; versions 1 and 2 are read
+
+// Metadata key saying what state a snapshot holds when it is not simply the end of a run, e.g.
+// "last finite state: step 1200 of 5000; body 17 became non-finite at step 1201". Absent normally.
+inline constexpr const char* kStatusKey = "nbody.status";
 
 struct Snapshot {
     State state;                 // particles, labels and time
@@ -38,6 +66,10 @@ struct Snapshot {
     int steps_per_frame = 1;
     std::string scene_name;      // for the UI; may be empty
     std::string scene_source;
+    // Version 2 sections; empty ones are not written.
+    std::optional<PreciseState> precise;                  // "F64S": the double state, if the backend has one
+    std::map<std::string, std::string> metadata;          // "META"
+    std::map<std::string, std::vector<double>> extra;     // "XARR", one per entry
 };
 
 // Whole or not at all: through a temporary file renamed into place. Throws std::invalid_argument
@@ -47,7 +79,8 @@ std::string encode_snapshot(const Snapshot& snapshot);
 
 // Throws std::runtime_error naming the file and the problem: wrong magic (not a snapshot),
 // unsupported version, truncation (with the byte offset), checksum mismatch (stored and computed
-// values), an invalid body (unknown component, negative mass). Nothing is returned half-read.
+// values), an invalid body (unknown component, negative mass), a malformed section (tag and
+// offset). Nothing is returned half-read. Unknown section tags are skipped.
 Snapshot read_snapshot(const std::string& path);
 Snapshot decode_snapshot(std::string_view bytes, const std::string& source_name);
 
