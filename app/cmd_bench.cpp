@@ -1,5 +1,6 @@
 // `nbody bench`: headless timing of the leapfrog step (force pass + integration) on a Plummer
-// sphere, over a list of N and of kernel configs. Needs no OpenGL.
+// sphere or a scene's bodies (--scene), over a list of N and of kernel configs. Needs no OpenGL.
+// Without kernel options it times the default config for the GPU and N (kernel_defaults.hpp).
 //
 // Figures per run: ms per step (median of the repeats), interactions/s = N^2 / time (every pair,
 // the self term included, as the kernel computes it), GFLOP/s at 20 flops per interaction (GPU
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -34,6 +36,8 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/direct_sum_backend.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "nbody/sim/kernel_defaults.hpp"
+#include "nbody/sim/scene.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include "nbody/sim/cuda_backend.hpp"
@@ -47,6 +51,8 @@ constexpr double kFlopsWarren = 38.0;
 constexpr double kFp32InstructionsPerInteraction = 12.0;
 constexpr std::size_t kFullCheckMaxBodies = 16384;  // above: a strided sample of bodies
 constexpr std::size_t kCheckSample = 2048;
+constexpr double kPlummerDt = 1e-3;
+constexpr double kPlummerSoftening = 0.01;
 
 struct BenchOptions {
     std::vector<std::string> bodies;
@@ -55,7 +61,7 @@ struct BenchOptions {
     std::vector<std::string> pairs;
     std::vector<std::string> precisions;  // fp32 | fp32-jbag | ds | fp64 (docs/PRECISION.md)
     std::vector<std::string> splits;      // auto | classic | balanced (NBODY_FORCE_GRID)
-    std::vector<int> kernel_flags;        // 0..7 (NBODY_FORCE_FLAGS)
+    std::vector<int> kernel_flags;        // 0..31 (NBODY_FORCE_FLAGS)
     bool sweep = false;
     bool autotune = false;
     bool check = false;
@@ -63,8 +69,9 @@ struct BenchOptions {
     int warmup = 2;
     int steps = 0;  // per repeat; 0 = automatic
     double min_repeat_ms = 20;
-    double dt = 1e-3;
-    double softening = 0.01;
+    std::optional<double> dt;         // default: the scene's, else kPlummerDt
+    std::optional<double> softening;  // default: the scene's, else kPlummerSoftening
+    std::string scene;                // a scene file whose bodies are timed; empty: a Plummer sphere
     unsigned long long seed = 1;
     std::string json;
     std::string cache;  // auto-tune cache; empty = default path
@@ -290,20 +297,106 @@ class EnvOverride {
     std::optional<std::string> saved_;
 };
 
+#ifdef NBODY_HAVE_CUDA
+// The configs timed at N = n: each axis given, or every value with --sweep, else the default
+// config's value for this GPU and n (sim/src/kernel_defaults.cpp), so that a bench without kernel
+// options times what run/view/record run by default.
+std::vector<KernelConfig> configs_for(const BenchOptions& o, const CudaBackend& cuda, std::size_t n) {
+    std::vector<KernelConfig> configs;
+    const CudaDeviceInfo& info = cuda.device_info();
+    const KernelConfig d = default_kernel_config(info.compute_major, info.compute_minor, n);
+    std::vector<PairMode> modes;
+    for (const std::string& m : o.pairs) modes.push_back(parse_pair_mode(m));
+    if (modes.empty() && o.sweep) modes = {PairMode::Full, PairMode::Symmetric, PairMode::SymmetricBoundingBox};
+    // No pair mode and no every-pair tunable given: the default config itself, in its own pair mode.
+    const bool full_axis_given = !o.unroll.empty() || !o.block.empty() || !o.threads_per_body.empty() ||
+                                 !o.bodies_per_thread.empty() || !o.precisions.empty();
+    if (modes.empty() && d.pair_mode != PairMode::Full && !full_axis_given) modes = {d.pair_mode};
+    const bool time_full = modes.empty() || std::find(modes.begin(), modes.end(), PairMode::Full) != modes.end();
+    for (PairMode m : modes) {
+        if (m == PairMode::Full) continue;
+        for (int b : axis(o.bodies_per_lane, o.sweep, {1, 2, 4, 8}, d.bodies_per_lane)) {
+            KernelConfig c = d;
+            c.pair_mode = m;
+            c.bodies_per_lane = b;
+            configs.push_back(c);
+        }
+    }
+    if (time_full)
+        for (int u : axis(o.unroll, o.sweep, CudaBackend::supported_unroll(), d.unroll))
+            for (int p : axis(o.block, o.sweep, {32, 64, 128, 256, 512, 1024}, d.block))
+                for (int q : axis(o.threads_per_body, o.sweep, CudaBackend::supported_threads_per_body(),
+                                  d.threads_per_body))
+                    for (int b : axis(o.bodies_per_thread, o.sweep,
+                                      CudaBackend::supported_bodies_per_thread(), d.bodies_per_thread)) {
+                        KernelConfig c;
+                        c.unroll = u, c.block = p, c.threads_per_body = q, c.bodies_per_thread = b;
+                        configs.push_back(c);
+                    }
+    // --precision: the configs above in each mode. Axes not given explicitly move to the mode's
+    // nearest compiled values (duplicates dropped); explicit ones are kept, and refused with the
+    // reason when the mode has no instance for them.
+    if (!o.precisions.empty()) {
+        std::vector<KernelConfig> expanded;
+        for (const std::string& name : o.precisions) {
+            const Precision prec = parse_precision(name);
+            for (KernelConfig c : configs) {
+                c.precision = prec;
+                const KernelConfig fit = CudaBackend::fit_to_precision(c);
+                if (o.unroll.empty()) c.unroll = fit.unroll;
+                if (o.threads_per_body.empty()) c.threads_per_body = fit.threads_per_body;
+                if (o.bodies_per_thread.empty()) c.bodies_per_thread = fit.bodies_per_thread;
+                if (std::find(expanded.begin(), expanded.end(), c) == expanded.end())
+                    expanded.push_back(c);
+            }
+        }
+        configs = std::move(expanded);
+    }
+    return configs;
+}
+#endif
+
+// The bodies timed at N = n and their step parameters: the scene scaled to n bodies (its dt and
+// softening unless given), or a Plummer sphere.
+struct BenchSystem {
+    State state;
+    StepParams params;
+};
+
+BenchSystem make_bench_system(const BenchOptions& o, std::size_t n) {
+    BenchSystem b;
+    if (!o.scene.empty()) {
+        Scene scene = load_scene(o.scene, n);
+        b.state = std::move(scene.state);
+        b.params = {o.dt.value_or(scene.params.dt), o.softening.value_or(scene.params.softening)};
+        if (!(b.params.softening > 0))
+            throw std::invalid_argument("--scene " + o.scene + " has softening 0; the GPU kernels need > 0 (give --softening)");
+        return b;
+    }
+    ic::PlummerParams pp;
+    pp.bodies = n;
+    pp.seed = o.seed;
+    b.state = ic::make_plummer(pp);
+    b.params = {o.dt.value_or(kPlummerDt), o.softening.value_or(kPlummerSoftening)};
+    return b;
+}
+
 int bench(const BenchOptions& o) {
     if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
     if (o.warmup < 0) throw std::invalid_argument("--warmup must be >= 0");
     if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0 (0: automatic)");
     if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0");
-    if (!(o.dt > 0) || !std::isfinite(o.dt)) throw std::invalid_argument("--dt must be > 0");
-    if (!(o.softening > 0) || !std::isfinite(o.softening))
+    if (o.dt && (!(*o.dt > 0) || !std::isfinite(*o.dt))) throw std::invalid_argument("--dt must be > 0");
+    if (o.softening && (!(*o.softening > 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be > 0");
+    if (!o.scene.empty() && !std::filesystem::is_regular_file(o.scene))
+        throw std::invalid_argument("--scene: '" + o.scene + "' is not a readable file");
     for (const std::string& g : o.splits)
         if (g != "auto" && g != "classic" && g != "balanced")
             throw std::invalid_argument("--split: '" + g + "' is not one of auto, classic, balanced");
     for (int f : o.kernel_flags)
-        if (f < 0 || f > 7)
-            throw std::invalid_argument("--kernel-flags: " + std::to_string(f) + " is not in 0..7");
+        if (f < 0 || f > 31)
+            throw std::invalid_argument("--kernel-flags: " + std::to_string(f) + " is not in 0..31");
 
     const BackendKind kind = parse_backend_kind(o.backend);
     if (kind == BackendKind::Reference)
@@ -335,13 +428,10 @@ int bench(const BenchOptions& o) {
     nlohmann::json doc;
     doc["tool"] = "nbody bench";
     doc["backend"] = std::string(backend->name());
-    doc["dt"] = o.dt;
-    doc["softening"] = o.softening;
     doc["seed"] = o.seed;
-    doc["initial_conditions"] = "plummer";
+    doc["initial_conditions"] = o.scene.empty() ? std::string("plummer") : o.scene;
     doc["flops_per_interaction"] = {kFlopsGems, kFlopsWarren};
 
-    std::vector<KernelConfig> configs;
     double ceiling_interactions = 0;  // interactions/s at 12 FP32 instructions each
 #ifdef NBODY_HAVE_CUDA
     if (cuda) {
@@ -358,50 +448,6 @@ int bench(const BenchOptions& o) {
                     "at 12 instr each\n",
                     info.name.c_str(), info.sm_count, info.compute_major, info.compute_minor, info.clock_khz / 1e3,
                     info.fp32_instructions_per_second() / 1e12, ceiling_interactions / 1e12);
-        const KernelConfig d = cuda->kernel_config();
-        std::vector<PairMode> modes;
-        for (const std::string& m : o.pairs) modes.push_back(parse_pair_mode(m));
-        if (modes.empty() && o.sweep) modes = {PairMode::Full, PairMode::Symmetric, PairMode::SymmetricBoundingBox};
-        const bool time_full = modes.empty() || std::find(modes.begin(), modes.end(), PairMode::Full) != modes.end();
-        for (PairMode m : modes) {
-            if (m == PairMode::Full) continue;
-            for (int b : axis(o.bodies_per_lane, o.sweep, {1, 2, 4, 8}, d.bodies_per_lane)) {
-                KernelConfig c = d;
-                c.pair_mode = m;
-                c.bodies_per_lane = b;
-                configs.push_back(c);
-            }
-        }
-        if (time_full)
-            for (int u : axis(o.unroll, o.sweep, CudaBackend::supported_unroll(), d.unroll))
-                for (int p : axis(o.block, o.sweep, {32, 64, 128, 256, 512, 1024}, d.block))
-                    for (int q : axis(o.threads_per_body, o.sweep, CudaBackend::supported_threads_per_body(),
-                                      d.threads_per_body))
-                        for (int b : axis(o.bodies_per_thread, o.sweep,
-                                          CudaBackend::supported_bodies_per_thread(), d.bodies_per_thread)) {
-                            KernelConfig c;
-                            c.unroll = u, c.block = p, c.threads_per_body = q, c.bodies_per_thread = b;
-                            configs.push_back(c);
-                        }
-        // --precision: the configs above in each mode. Axes not given explicitly move to the mode's
-        // nearest compiled values (duplicates dropped); explicit ones are kept, and refused with the
-        // reason when the mode has no instance for them.
-        if (!o.precisions.empty()) {
-            std::vector<KernelConfig> expanded;
-            for (const std::string& name : o.precisions) {
-                const Precision prec = parse_precision(name);
-                for (KernelConfig c : configs) {
-                    c.precision = prec;
-                    const KernelConfig fit = CudaBackend::fit_to_precision(c);
-                    if (o.unroll.empty()) c.unroll = fit.unroll;
-                    if (o.threads_per_body.empty()) c.threads_per_body = fit.threads_per_body;
-                    if (o.bodies_per_thread.empty()) c.bodies_per_thread = fit.bodies_per_thread;
-                    if (std::find(expanded.begin(), expanded.end(), c) == expanded.end())
-                        expanded.push_back(c);
-                }
-            }
-            configs = std::move(expanded);
-        }
     } else
 #endif
     {
@@ -410,18 +456,20 @@ int bench(const BenchOptions& o) {
     }
 
     const TimingOptions timing{o.warmup, o.repeats, o.min_repeat_ms, o.steps};
-    const StepParams params{o.dt, o.softening};
     std::vector<Record> records;
     bool check_failed = false;
     print_header(is_cuda);
 
     for (const std::size_t n : sizes) {
-        ic::PlummerParams pp;
-        pp.bodies = n;
-        pp.seed = o.seed;
-        const State initial = ic::make_plummer(pp);
+        const BenchSystem system = make_bench_system(o, n);
+        const State& initial = system.state;
+        const StepParams params = system.params;
+        if (!doc.contains("dt")) {
+            doc["dt"] = params.dt;
+            doc["softening"] = params.softening;
+        }
         std::optional<CheckReference> ref;
-        if (o.check) ref = make_check_reference(initial, o.softening);
+        if (o.check) ref = make_check_reference(initial, params.softening);
 
         auto finish = [&](Record& r) {
             r.interactions_per_second = double(n) * double(n) / (r.timing.ms_per_step * 1e-3);
@@ -435,7 +483,7 @@ int bench(const BenchOptions& o) {
             if (ref) {
                 // Checked at the initial state, where the reference was computed: the kernel is
                 // what is under test, and the reference costs O(N^2) only once per N.
-                r.check_error = max_relative_error(backend->accelerations(o.softening), *ref);
+                r.check_error = max_relative_error(backend->accelerations(params.softening), *ref);
                 r.check_bodies = ref->idx.size();
                 r.check_tolerance = check_tolerance(n);
             }
@@ -458,7 +506,7 @@ int bench(const BenchOptions& o) {
         if (flag_values.empty()) flag_values.push_back(flags_env.initial());
         for (const std::string& split : splits)
             for (const std::string& flags : flag_values)
-                for (const KernelConfig& c : configs) {
+                for (const KernelConfig& c : configs_for(o, *cuda, n)) {
                     grid_env.set(split);
                     flags_env.set(flags);
                     Record r;
@@ -549,7 +597,11 @@ int bench(const BenchOptions& o) {
 
 void add_bench_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<BenchOptions>();
-    CLI::App* cmd = app.add_subcommand("bench", "Time the leapfrog step (force + integration) on Plummer spheres");
+    CLI::App* cmd = app.add_subcommand(
+        "bench", "Time the leapfrog step (force + integration) on Plummer spheres or a scene's bodies");
+    cmd->add_option("--scene", options->scene,
+                    "Time this scene's bodies (scaled to each --bodies N) instead of a Plummer sphere; its dt "
+                    "and softening unless --dt/--softening are given");
     cmd->add_option("--bodies,-n", options->bodies, "Comma-separated N list, e.g. 16K,64K,256K (K = 1024, M = 1048576)")
         ->delimiter(',');
     cmd->add_option("--backend", options->backend, "cuda, cpu or auto")->capture_default_str();
@@ -578,9 +630,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->delimiter(',');
     cmd->add_option(
            "--kernel-flags", options->kernel_flags,
-           "full kernel, A/B timing: design flags 0..7 (1: rotated tile, 2: one barrier per tile, 4: "
-           "common-mass tiles; 7 is the product, 3 version 2, 0 version 1; 0, 1, 2, 3 and 5 exist only for "
-           "a few U/q/B); sets NBODY_FORCE_FLAGS")
+           "full kernel, A/B timing: design flags 0..31 (1: rotated tile, 2: one barrier per tile, 4: "
+           "uniform-mass tiles, 8: 64-register budget, 16: 128-register budget; 7 is the product, 3 version 2, "
+           "0 version 1; 0, 1, 2, 3, 5, 15 and 23 exist only for a few U/q/B); sets NBODY_FORCE_FLAGS")
         ->delimiter(',');
     cmd->add_flag(
         "--sweep", options->sweep,
@@ -601,8 +653,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--min-ms", options->min_repeat_ms,
                     "Minimum length of a timed batch in ms when --steps is 0")
         ->capture_default_str();
-    cmd->add_option("--dt", options->dt, "Time step")->capture_default_str();
-    cmd->add_option("--softening", options->softening, "Plummer softening (> 0)")->capture_default_str();
+    cmd->add_option("--dt", options->dt, "Time step (default: the scene's, else 1e-3)");
+    cmd->add_option("--softening", options->softening, "Plummer softening, > 0 (default: the scene's, else 0.01)");
     cmd->add_option("--seed", options->seed, "Seed of the Plummer sphere")->capture_default_str();
     cmd->add_option("--json", options->json, "Write one record per run to this JSON file");
     cmd->callback([options, &exit_code] { exit_code = bench(*options); });

@@ -108,7 +108,8 @@ int run(const RunOptions& o) {
     }
 
     std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
-    apply_kernel_options(*backend, o.kernel);
+    if (const std::string kernel = apply_kernel_options(*backend, o.kernel, state.size()); !kernel.empty())
+        std::cerr << "nbody: " << kernel << "\n";
     if (loaded.precise)
         backend->load_precise(state, *loaded.precise);
     else

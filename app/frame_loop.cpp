@@ -257,20 +257,12 @@ int run_viewer(const ViewOptions& o) {
         scene = make_scene(scene_path, kHostViewerBodies);
         params.sim.bodies = int(scene.state.size());
     }
-    apply_kernel_options(sim.backend(), o.kernel);
+    const std::string kernel_origin = apply_kernel_options(sim.backend(), o.kernel, scene.state.size());
     params.kernel.edited = sim.backend().kernel_config();
     sim.load(scene.state, scene.params.dt);
     std::cerr << "nbody: " << scene.state.size() << " bodies, backend " << sim.backend().name()
               << ", positions: " << describe(sim.path()) << "\n";
-    // An earlier auto-tune for this GPU and N, unless the command line chose the kernel.
-    if (!o.kernel.unroll && !o.kernel.block && !o.kernel.threads_per_body && !o.kernel.bodies_per_thread &&
-        !o.kernel.pairs && !o.kernel.bodies_per_lane && !o.kernel.precision) {
-        std::string note;
-        if (const auto cached = cached_kernel_config(sim, &note);
-            cached && sim.apply_kernel_config(*cached).empty())
-            params.kernel.edited = *cached;
-        if (!note.empty()) std::cerr << "nbody: " << note << "\n";
-    }
+    if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
 
     render::ParticleRenderer renderer;
     renderer.set_auto_speed_scale(render::typical_speed(scene.state));

@@ -3,7 +3,9 @@
 #include <cstdio>
 
 #ifdef NBODY_HAVE_CUDA
+#include "autotune.hpp"
 #include "nbody/sim/cuda_backend.hpp"
+#include "nbody/sim/kernel_defaults.hpp"
 #endif
 
 namespace nbody::app {
@@ -26,8 +28,40 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options) {
                    "unroll 4/8, threads/body 1-8, bodies/thread 1-4 (fp64: 1)");
 }
 
-void apply_kernel_options(Backend& backend, const KernelOptions& options) {
+namespace {
+
+#ifdef NBODY_HAVE_CUDA
+// The config the cuda backend starts from: the cached auto-tune result when no option is given and
+// the cache has a usable one for this GPU and N, else the default table's.
+KernelConfig starting_config(const CudaBackend& cuda, const KernelOptions& options, std::size_t bodies,
+                             std::string& origin) {
+    const CudaDeviceInfo& info = cuda.device_info();
+    origin = describe_default_kernel_config(info.compute_major, info.compute_minor, bodies);
+    const KernelConfig table = default_kernel_config(info.compute_major, info.compute_minor, bodies);
+    if (options.any()) return table;
+    std::string warnings;
+    const auto cached = load_cached_config(default_autotune_cache_path(), info.name, bodies, &warnings);
+    if (!warnings.empty()) origin += "; " + warnings;
+    if (!cached) return table;
+    if (const std::string reason = cuda.check_kernel_config(cached->config); !reason.empty()) {
+        origin += "; the cached auto-tune result is not usable here: " + reason;
+        return table;
+    }
+    origin = "the auto-tuned kernel config cached for this GPU and N";
+    return cached->config;
+}
+#endif
+
+}  // namespace
+
+std::string apply_kernel_options(Backend& backend, const KernelOptions& options, std::size_t bodies) {
     KernelConfig config = backend.kernel_config();
+    std::string origin;
+#ifdef NBODY_HAVE_CUDA
+    if (const auto* cuda = dynamic_cast<const CudaBackend*>(&backend)) config = starting_config(*cuda, options, bodies, origin);
+#else
+    (void)bodies;
+#endif
     if (options.precision) {
         config.precision = parse_precision(*options.precision);
 #ifdef NBODY_HAVE_CUDA
@@ -46,6 +80,8 @@ void apply_kernel_options(Backend& backend, const KernelOptions& options) {
     if (options.bodies_per_lane) config.bodies_per_lane = *options.bodies_per_lane;
     if (options.pairs) config.pair_mode = parse_pair_mode(*options.pairs);
     backend.set_kernel_config(config);
+    if (origin.empty()) return origin;
+    return "kernel " + config.to_string() + (options.any() ? " (options on top of the " : " (") + origin + ")";
 }
 
 }  // namespace nbody::app

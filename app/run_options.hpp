@@ -2,6 +2,7 @@
 // Options shared by the subcommands that run the force kernel (run, view, record, bench).
 
 #include <CLI/CLI.hpp>
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -13,14 +14,21 @@ struct KernelOptions {
     std::optional<int> unroll, block, threads_per_body, bodies_per_thread, bodies_per_lane;
     std::optional<std::string> pairs;
     std::optional<std::string> precision;  // fp32 | fp32-jbag | ds | fp64
+
+    bool any() const {
+        return unroll || block || threads_per_body || bodies_per_thread || bodies_per_lane || pairs || precision;
+    }
 };
 
 void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 
-// Applies the given tunables on top of the backend's current configuration; throws
-// std::invalid_argument with the reason when the backend refuses them. A --precision other than
-// fp32 first moves the tunables not given explicitly to the nearest values compiled for it
+// Sets the kernel config a command runs `bodies` bodies with. The cuda backend starts from the
+// fastest measured config for its GPU and N (nbody/sim/kernel_defaults.hpp); with no kernel option
+// given, an auto-tune result cached for this GPU and N wins over it. The given tunables go on top;
+// throws std::invalid_argument with the reason when the backend refuses them. A --precision other
+// than fp32 first moves the tunables not given explicitly to the nearest values compiled for it
 // (CudaBackend::fit_to_precision), so `--precision ds` works on top of any tuned fp32 config.
-void apply_kernel_options(Backend& backend, const KernelOptions& options);
+// Returns a line saying where the config came from (empty for backends without a kernel config).
+std::string apply_kernel_options(Backend& backend, const KernelOptions& options, std::size_t bodies);
 
 }  // namespace nbody::app

@@ -52,29 +52,4 @@ ViewerAutotuneOutcome autotune_viewer(SimulationDriver& sim, const StepParams& p
     return out;
 }
 
-std::optional<KernelConfig> cached_kernel_config(SimulationDriver& sim, std::string* note) {
-#ifdef NBODY_HAVE_CUDA
-    CudaBackend* cuda = sim.cuda();
-    if (cuda == nullptr) return std::nullopt;
-    std::string warnings;
-    const auto cached =
-        load_cached_config(default_autotune_cache_path(), cuda->device_info().name, sim.size(), &warnings);
-    if (!cached) {
-        if (note && !warnings.empty()) *note = warnings;
-        return std::nullopt;
-    }
-    if (const std::string reason = cuda->check_kernel_config(cached->config); !reason.empty()) {
-        if (note) *note = "cached auto-tune result not usable here: " + reason;
-        return std::nullopt;
-    }
-    if (note)
-        *note = "using the auto-tuned kernel config cached for this GPU and N: " + cached->config.to_string();
-    return cached->config;
-#else
-    (void)sim;
-    (void)note;
-    return std::nullopt;
-#endif
-}
-
 }  // namespace nbody::app

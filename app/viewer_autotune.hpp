@@ -24,7 +24,4 @@ struct ViewerAutotuneOutcome {
 // running simulation and its configuration are kept then.
 ViewerAutotuneOutcome autotune_viewer(SimulationDriver& sim, const StepParams& params);
 
-// The cached configuration for this GPU and N, when there is one and the device accepts it.
-std::optional<KernelConfig> cached_kernel_config(SimulationDriver& sim, std::string* note);
-
 }  // namespace nbody::app

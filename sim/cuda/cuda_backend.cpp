@@ -80,7 +80,9 @@ struct CudaBackend::Impl {
     KernelConfig config;
 
     std::size_t n = 0;
-    float common_mass = 1;  // the full kernel's M (cuda::choose_common_mass), fixed at load()
+    std::vector<float> masses;      // of the loaded system (steps never change them)
+    cuda::TileMasses tile_masses;   // the full kernel's uniform-mass tiles for masses and config.block
+    cuda::TileMasses symmetric_tile_masses;  // the symmetric kernel's, for its tile of 32 x bodies_per_lane
     DeviceBuffer<float4> pos[2];  // ping-pong; pos[cur] holds the current positions
     int cur = 0;
     DeviceBuffer<float4> vel;
@@ -138,15 +140,20 @@ struct CudaBackend::Impl {
         args.vel = kick_vel;
         args.half_dt = static_cast<float>(0.5 * dt);
         args.workspace = &force_workspace;
-        args.common_mass = common_mass;
         if (config.precision != Precision::Fp32)
             precise.force(precision_variant_of(config), config.block, positions, args.acc, kick_vel, n,
                           softening * softening, 0.5 * dt, stream.get());
-        else if (config.pair_mode == PairMode::Full)
+        else if (config.pair_mode == PairMode::Full) {
+            tile_masses.update(masses.data(), n, 1, config.block, stream.get());
+            args.tile_mass = tile_masses.get();
             cuda::launch_force(variant_of(config), config.block, args, stream.get());
-        else
+        }
+        else {
+            symmetric_tile_masses.update(masses.data(), n, 1, cuda::symmetric_tile_size(config.bodies_per_lane),
+                                         stream.get());
             cuda::launch_symmetric_force(symmetric_variant_of(config), args.pos, args.n, args.eps2, args.acc,
-                                         args.vel, args.half_dt, stream.get());
+                                         args.vel, args.half_dt, stream.get(), symmetric_tile_masses.get());
+        }
         t.stop.record(stream.get());
         t.pending = true;
         latest = k;
@@ -244,7 +251,10 @@ void CudaBackend::load(const State& state) {
     m.acc = std::move(acc);
     m.precise.reset();
     m.n = n;
-    m.common_mass = n > 0 ? cuda::choose_common_mass(&state.pos_mass[0].w, n, 4) : 1.0f;
+    m.masses.resize(n);
+    for (std::size_t i = 0; i < n; ++i) m.masses[i] = state.pos_mass[i].w;
+    m.tile_masses.invalidate();
+    m.symmetric_tile_masses.invalidate();
     m.cur = 0;
     m.acc_valid = false;
     m.positions_external = false;

@@ -2,8 +2,8 @@
 // parameters. Cost model (SASS with --use_fast_math, one interaction):
 //   3 FADD (r = x_j - x_i), 3 FFMA (r.r + eps^2), 1 MUFU.RSQ, 3 FMUL (m_j / r^3), 3 FFMA (a += s r)
 // = 12 FP32 instructions + 1 MUFU, plus 1/B shared loads (LDS.128) and loop overhead / (U B).
-// With kForceMassTiles a tile whose bodies all have the common mass M takes s = 1 / r^3 and the
-// sum is scaled by M once per body: 11 FP32 + 1 MUFU (docs/PERFORMANCE.md, section 11).
+// With kForceMassTiles a tile whose bodies all share one mass m_t takes s = 1 / r^3 and the sums
+// are kept in units of m_t: 11 FP32 + 1 MUFU (docs/PERFORMANCE.md, sections 11 and 12).
 // No masking in the inner loop: a tail tile is padded with zero-mass bodies, whose terms are
 // exactly 0 because eps^2 > 0 keeps r^2 + eps^2 finite and positive.
 
@@ -29,6 +29,9 @@ namespace detail {
 // contributors x n < 2^31, so that every index here is an int); block g of G takes steps
 // [first_step(g), first_step(g + 1)): share = W / G steps each, the first `extra` = W % G blocks
 // one more. Classic split (counters == nullptr): block g is i-block g, all T tiles.
+struct ForceKernelParams;
+using ForceKernelFn = void (*)(ForceKernelParams);
+
 struct ForceKernelParams {
     const float4* pos;
     int n;
@@ -41,8 +44,8 @@ struct ForceKernelParams {
     int extra;           // W % G
     float4* partials;    // [contributor k][n], balanced split only
     unsigned* counters;  // [I], balanced split only
-    float common_mass;   // kForceMassTiles: M; tiles hold m / M, sums are scaled back by M
-    float inv_common_mass;  // 1 / M
+    const float2* tile_mass;  // kForceMassTiles: [T] (m_t, 1 / m_t) of uniform tiles, (0, 0) else;
+                              // nullptr: every tile takes the general loop
 };
 
 __device__ __forceinline__ float4 load_body(const float4* pos, int n, int j) {
@@ -52,30 +55,48 @@ __device__ __forceinline__ float4 load_body(const float4* pos, int n, int j) {
 // The tile layout (kForceRotatedTile): (m, x, y, z) puts x_j, y_j, z_j in registers 4k+1, 4k+2,
 // 4k+3 of an LDS.128, x_i, y_i, z_i sit in 4k'+0..2 from their LDG.128: each dx = x_j - x_i then
 // reads one even and one odd register (the two banks) instead of two of the same parity.
-// With kForceMassTiles the tile's mass is m / M (M = the common mass, exactly 1 for a body of mass
-// M): the sums come out in units of M and are scaled back once per body. m * (1/M) rather than a
-// division: an IEEE division's slow-path subroutine costs ptxas ~8 registers in every instance.
-template <bool Rot, bool MassTiles>
-__device__ __forceinline__ float4 to_tile(const float4& b, const ForceKernelParams& a) {
-    const float w = !MassTiles ? b.w : b.w == a.common_mass ? 1.0f : b.w * a.inv_common_mass;
-    if constexpr (Rot) return make_float4(w, b.x, b.y, b.z);
-    else return make_float4(b.x, b.y, b.z, w);
+template <bool Rot>
+__device__ __forceinline__ float4 to_tile(const float4& b) {
+    if constexpr (Rot) return make_float4(b.w, b.x, b.y, b.z);
+    else return b;
 }
 
 // Stores this thread's body of a tile into `slot` (when `write`: the last tile of a block has no
-// next one, but every thread must still reach the barrier), then the barrier that publishes the
-// tile. With kForceMassTiles that barrier also answers, for the whole block, whether every body of
-// the tile has the common mass (BAR.RED in place of BAR.SYNC: still one per tile).
-template <bool Rot, bool MassTiles>
-__device__ __forceinline__ bool stage_tile(float4* slot, bool write, const float4& body, const ForceKernelParams& a) {
-    const float4 stored = to_tile<Rot, MassTiles>(body, a);
-    if (write) *slot = stored;
-    if constexpr (MassTiles) {
-        return __syncthreads_and((Rot ? stored.x : stored.w) == 1.0f) != 0;
-    } else {
-        __syncthreads();
-        return false;
+// next one, but every thread must still reach the barrier), then the barrier that publishes it.
+template <bool Rot>
+__device__ __forceinline__ void stage_tile(float4* slot, bool write, const float4& body) {
+    if (write) *slot = to_tile<Rot>(body);
+    __syncthreads();
+}
+
+// Uniform-mass tiles (kForceMassTiles). The running sums ai are kept in units of `scale`: a tile
+// whose bodies all have mass m_t (ForceKernelParams::tile_mass, block-uniform) runs the unit-mass
+// loop once the sums are in units of m_t; a mixed tile runs the general loop in units of 1. A
+// change of unit costs 3 B FMULs and one rounding per sum: once per run of tiles of one mass, so
+// an equal-mass system pays it once, on zero sums (bit-identical to version 4's common-mass tiles
+// when p divides N),
+// and a galaxy whose components are stored one after another a few times per body.
+template <int B>
+__device__ __forceinline__ void rescale(float3 (&ai)[B], float factor) {
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+        ai[b].x *= factor;
+        ai[b].y *= factor;
+        ai[b].z *= factor;
     }
+}
+
+// Puts the sums in the unit the tile needs; returns whether it is a uniform tile.
+template <int B>
+__device__ __forceinline__ bool enter_tile_unit(const float2* tile_mass, int tile, float3 (&ai)[B], float& scale) {
+    const float2 tm = tile_mass != nullptr ? __ldg(tile_mass + tile) : make_float2(0.0f, 0.0f);
+    const bool uniform = tm.x > 0.0f;
+    const float unit = uniform ? tm.x : 1.0f;
+    if (unit != scale) {
+        rescale<B>(ai, uniform ? scale * tm.y : scale);
+        scale = unit;
+    }
+    return uniform;
 }
 
 // 20 flops in the GPU Gems 3 count; 12 FP32 instructions + 1 MUFU here, 11 + 1 for a body of
@@ -113,8 +134,8 @@ __device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int gr
     return k;
 }
 
-// One tile, k < groups. A tile of common-mass bodies (block-uniform `unit_masses`) runs its own
-// copy of the unrolled loop: twice the code of the instance, one FMUL less per interaction.
+// One tile, k < groups. A tile of one mass (block-uniform `unit_masses`) runs its own copy of the
+// unrolled loop: twice the code of the instance, one FMUL less per interaction.
 template <int U, int Q, int B, bool Rot, bool MassTiles>
 __device__ __forceinline__ void interact_tile(const float4* lane_tile, int groups, const float3 (&xi)[B],
                                               float3 (&ai)[B], float eps2, bool unit_masses) {
@@ -192,7 +213,7 @@ __device__ __forceinline__ void finish_split_iblock(const ForceKernelParams& a, 
 // Threads whose bodies lie beyond n compute on a dummy body and write nothing: they must still
 // reach every __syncthreads() and shuffle. Every branch around a barrier is block-uniform.
 template <int U, int Q, int B, int F>
-__global__ void force_kernel(const ForceKernelParams a) {
+__device__ __forceinline__ void force_body(const ForceKernelParams& a) {
     static_assert(U >= 1 && Q >= 1 && Q <= 32 && (Q & (Q - 1)) == 0 && B >= 1 && F >= 0 && F <= kForceAllFlags,
                   "bad force kernel variant");
     constexpr bool kRot = (F & kForceRotatedTile) != 0;
@@ -224,8 +245,7 @@ __global__ void force_kernel(const ForceKernelParams a) {
     // block at the barrier. Costs 4 registers.
     float4 next = load_body(a.pos, a.n, tile * p + t);
     int buf = 0;
-    bool unit_masses = false;  // the tile about to be read holds common-mass bodies only
-    if constexpr (kSingle) unit_masses = stage_tile<kRot, kMassTiles>(tile_smem + t, true, next, a);
+    if constexpr (kSingle) stage_tile<kRot>(tile_smem + t, true, next);
 
     for (; remaining > 0; ++ib, tile = 0) {
         const int count = min(a.tiles - tile, remaining);  // this i-block's steps in this block
@@ -234,6 +254,7 @@ __global__ void force_kernel(const ForceKernelParams a) {
 
         float3 xi[B];
         float3 ai[B];
+        float scale = 1.0f;  // kMassTiles: the unit the sums ai are in
 #pragma unroll
         for (int b = 0; b < B; ++b) {
             const float4 pi = load_body(a.pos, a.n, first + b * groups);
@@ -245,15 +266,16 @@ __global__ void force_kernel(const ForceKernelParams a) {
         for (; tile < tile_end; ++tile) {
             const bool more = tile + 1 < tile_end || remaining > 0;
             const int j_next = (tile + 1 == a.tiles ? 0 : tile + 1) * p + t;
+            const bool unit_masses = kMassTiles && enter_tile_unit<B>(a.tile_mass, tile, ai, scale);
             if constexpr (kSingle) {
                 // One barrier per tile: the other buffer was last read before the previous barrier.
                 if (more) next = load_body(a.pos, a.n, j_next);
                 interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + buf * p + s, groups, xi, ai, a.eps2,
                                                          unit_masses);
-                unit_masses = stage_tile<kRot, kMassTiles>(tile_smem + (buf ^ 1) * p + t, more, next, a);
+                stage_tile<kRot>(tile_smem + (buf ^ 1) * p + t, more, next);
                 buf ^= 1;
             } else {
-                unit_masses = stage_tile<kRot, kMassTiles>(tile_smem + t, true, next, a);
+                stage_tile<kRot>(tile_smem + t, true, next);
                 if (more) next = load_body(a.pos, a.n, j_next);
                 interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + s, groups, xi, ai, a.eps2, unit_masses);
                 __syncthreads();
@@ -261,14 +283,7 @@ __global__ void force_kernel(const ForceKernelParams a) {
         }
 
         sum_over_lanes<Q>(ai);
-        if constexpr (kMassTiles) {
-#pragma unroll
-            for (int b = 0; b < B; ++b) {
-                ai[b].x *= a.common_mass;
-                ai[b].y *= a.common_mass;
-                ai[b].z *= a.common_mass;
-            }
-        }
+        if constexpr (kMassTiles) rescale<B>(ai, scale);  // back to units of 1 (scale is block-uniform)
 
         if (a.counters != nullptr) {
             const int g_first = block_of_step(ib * a.tiles, a);
@@ -287,6 +302,23 @@ __global__ void force_kernel(const ForceKernelParams a) {
     }
 }
 
+// The register budget ptxas schedules for is a launch-bounds matter (docs/PERFORMANCE.md section
+// 12): no bounds (the product), 64 registers (kForceRegisters64: __launch_bounds__(1024, 1), what
+// one 1024-thread block per SM can use) or 128 (kForceRegisters128: __launch_bounds__(512, 1),
+// blocks of at most 512 threads). The kernel body is the same; only ptxas's allocation differs.
+template <int U, int Q, int B, int F>
+__global__ void force_kernel(const ForceKernelParams a) {
+    force_body<U, Q, B, F>(a);
+}
+template <int U, int Q, int B, int F>
+__global__ void __launch_bounds__(1024, 1) force_kernel_regs64(const ForceKernelParams a) {
+    force_body<U, Q, B, F>(a);
+}
+template <int U, int Q, int B, int F>
+__global__ void __launch_bounds__(512, 1) force_kernel_regs128(const ForceKernelParams a) {
+    force_body<U, Q, B, F>(a);
+}
+
 __global__ void kick_drift_kernel(const float4* __restrict__ pos_in, float4* __restrict__ pos_out,
                                   float4* __restrict__ vel, const float4* __restrict__ acc, int n,
                                   float half_dt, float dt) {
@@ -302,7 +334,6 @@ __global__ void kick_drift_kernel(const float4* __restrict__ pos_in, float4* __r
     vel[i] = v;
 }
 
-using ForceKernelFn = void (*)(ForceKernelParams);
 
 // The supported variants, as one list that both the explicit instantiations and the dispatch
 // switch expand, so they cannot disagree. Keep in step with the arrays in the header.
@@ -314,10 +345,12 @@ static_assert(kForceProductFlags == 7, "the instance lists below spell the produ
 // B = 8: kUnrollValuesB8 x kThreadsPerBodyValuesB8.
 #define NBODY_FORCE_B8(X, U) X(U, 1, 8, 7) X(U, 2, 8, 7) X(U, 4, 8, 7) X(U, 8, 8, 7)
 // Flag sets other than the product's: kForceExperimentVariants x kForceExperimentFlags.
-static_assert(kForceExperimentFlags.size() == 5 && kForceExperimentFlags[0] == 0 && kForceExperimentFlags[1] == 1 &&
-                  kForceExperimentFlags[2] == 2 && kForceExperimentFlags[3] == 3 && kForceExperimentFlags[4] == 5,
+static_assert(kForceExperimentFlags.size() == 7 && kForceExperimentFlags[0] == 0 && kForceExperimentFlags[1] == 1 &&
+                  kForceExperimentFlags[2] == 2 && kForceExperimentFlags[3] == 3 && kForceExperimentFlags[4] == 5 &&
+                  kForceExperimentFlags[5] == 15 && kForceExperimentFlags[6] == 23,
               "NBODY_FORCE_EXPERIMENT spells kForceExperimentFlags");
-#define NBODY_FORCE_EXPERIMENT(X, U, Q, B) X(U, Q, B, 0) X(U, Q, B, 1) X(U, Q, B, 2) X(U, Q, B, 3) X(U, Q, B, 5)
+#define NBODY_FORCE_EXPERIMENT(X, U, Q, B) \
+    X(U, Q, B, 0) X(U, Q, B, 1) X(U, Q, B, 2) X(U, Q, B, 3) X(U, Q, B, 5) X(U, Q, B, 15) X(U, Q, B, 23)
 #define NBODY_FORCE_VARIANTS(X)                                                                      \
     NBODY_FORCE_Q(X, 1) NBODY_FORCE_Q(X, 2) NBODY_FORCE_Q(X, 4) NBODY_FORCE_Q(X, 8)                  \
     NBODY_FORCE_Q(X, 16) NBODY_FORCE_Q(X, 32) NBODY_FORCE_B8(X, 4) NBODY_FORCE_B8(X, 8)              \
@@ -325,12 +358,16 @@ static_assert(kForceExperimentFlags.size() == 5 && kForceExperimentFlags[0] == 0
     NBODY_FORCE_EXPERIMENT(X, 8, 4, 4) NBODY_FORCE_EXPERIMENT(X, 16, 8, 2)                           \
     NBODY_FORCE_EXPERIMENT(X, 4, 1, 1) NBODY_FORCE_EXPERIMENT(X, 16, 1, 4)
 
-#define NBODY_FORCE_INSTANTIATE(U, Q, B, F) \
-    template __global__ void force_kernel<U, Q, B, F>(ForceKernelParams);
-NBODY_FORCE_VARIANTS(NBODY_FORCE_INSTANTIATE)
-#undef NBODY_FORCE_INSTANTIATE
+// The kernel of flags F: the register-budget bits pick the launch bounds, the rest the body.
+template <int U, int Q, int B, int F>
+constexpr ForceKernelFn kernel_of() {
+    constexpr int body = F & kForceAllFlags;
+    if constexpr ((F & kForceRegisters64) != 0) return &force_kernel_regs64<U, Q, B, body>;
+    else if constexpr ((F & kForceRegisters128) != 0) return &force_kernel_regs128<U, Q, B, body>;
+    else return &force_kernel<U, Q, B, body>;
+}
 
-constexpr int variant_key(int u, int q, int b, int f) { return ((u * 100 + q) * 100 + b) * 10 + f; }
+constexpr int variant_key(int u, int q, int b, int f) { return ((u * 100 + q) * 100 + b) * 100 + f; }
 
 template <class T, std::size_t K>
 bool contains(const std::array<T, K>& values, int v) {
@@ -358,10 +395,14 @@ int resolve_flags(const ForceVariant& v) {
     const char* env = std::getenv("NBODY_FORCE_FLAGS");
     if (env == nullptr || *env == '\0') return kForceProductFlags;
     const std::string text(env);
-    if (text.size() == 1 && text[0] >= '0' && text[0] <= '0' + kForceAllFlags) return text[0] - '0';
+    int value = -1;
+    if (!text.empty() && text.size() <= 2 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        value = std::stoi(text);
+    if (value >= 0 && value <= kForceAllExperimentBits) return value;
     throw std::invalid_argument("NBODY_FORCE_FLAGS='" + text +
-                                "' is not one of 0 .. 7 (bit 1: rotated tile, bit 2: single barrier, "
-                                "bit 4: common-mass tiles)");
+                                "' is not one of 0 .. 31 (bit 1: rotated tile, bit 2: single barrier, "
+                                "bit 4: uniform-mass tiles, bit 8: 64-register budget, bit 16: 128-register "
+                                "budget)");
 }
 
 ForceGrid resolve_grid(const ForceVariant& v) {
@@ -393,8 +434,8 @@ ForceGrid resolve_grid(const ForceVariant& v) {
         !(contains(kUnrollValuesB8, v.unroll) && contains(kThreadsPerBodyValuesB8, v.threads_per_body)))
         msg += " bodies_per_thread 8 is compiled only with unroll " + list(kUnrollValuesB8) + " and threads_per_body " +
                list(kThreadsPerBodyValuesB8) + ";";
-    if (flags < 0 || flags > kForceAllFlags) {
-        msg += " flags " + std::to_string(flags) + " are not 0..7;";
+    if (flags < 0 || flags > kForceAllExperimentBits) {
+        msg += " flags " + std::to_string(flags) + " are not 0..31;";
     } else if (values_ok && flags != kForceProductFlags) {
         std::string combos;
         for (const ForceExperimentVariant& e : kForceExperimentVariants)
@@ -414,12 +455,12 @@ ForceGrid resolve_grid(const ForceVariant& v) {
 ForceKernelFn select_force_kernel(const ForceVariant& v, int flags) {
 #define NBODY_FORCE_CASE(U, Q, B, F) \
     case variant_key(U, Q, B, F):    \
-        return &force_kernel<U, Q, B, F>;
+        return kernel_of<U, Q, B, F>();
     // Out-of-range values cannot alias a valid key: u, q, b and flags are checked against the
     // lists before the key is formed.
     const bool in_range = contains(kUnrollValues, v.unroll) && contains(kThreadsPerBodyValues, v.threads_per_body) &&
                           contains(kBodiesPerThreadValues, v.bodies_per_thread) && flags >= 0 &&
-                          flags <= kForceAllFlags;
+                          flags <= kForceAllExperimentBits;
     switch (in_range ? variant_key(v.unroll, v.threads_per_body, v.bodies_per_thread, flags) : -1) {
         NBODY_FORCE_VARIANTS(NBODY_FORCE_CASE)
         default:
@@ -472,31 +513,41 @@ void ForceWorkspace::reserve(std::size_t counters, std::size_t partials, cudaStr
     }
 }
 
-bool usable_common_mass(float m) { return std::isfinite(m) && m >= 0x1p-64f && m <= 0x1p64f; }
+bool usable_tile_mass(float m) { return std::isfinite(m) && m >= 0x1p-32f && m <= 0x1p32f; }
 
-float choose_common_mass(const float* masses, std::size_t n, std::size_t stride_floats) {
-    std::vector<float> sorted;
-    sorted.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const float m = masses[i * stride_floats];
-        if (!std::isfinite(m)) return 1.0f;  // State::validate() refuses these; never sort a NaN
-        sorted.push_back(m);
+std::vector<float2> uniform_tile_masses(const float* masses, std::size_t n, std::size_t stride_floats, int block) {
+    if (block <= 0) throw std::invalid_argument("uniform_tile_masses: block must be > 0");
+    const std::size_t p = static_cast<std::size_t>(block);
+    std::vector<float2> out((n + p - 1) / p, make_float2(0.0f, 0.0f));
+    for (std::size_t t = 0; t < out.size(); ++t) {
+        const std::size_t first = t * p;
+        if (first + p > n) continue;  // a tail tile is padded with massless bodies: mixed
+        const float m = masses[first * stride_floats];
+        if (!usable_tile_mass(m)) continue;
+        bool uniform = true;
+        for (std::size_t j = first + 1; j < first + p && uniform; ++j) uniform = masses[j * stride_floats] == m;
+        if (uniform) out[t] = make_float2(m, 1.0f / m);
     }
-    std::sort(sorted.begin(), sorted.end());
-    float best = 1.0f;
-    std::size_t best_count = 0;
-    for (std::size_t i = 0; i < sorted.size();) {
-        std::size_t end = i;
-        while (end < sorted.size() && sorted[end] == sorted[i]) ++end;
-        if (end - i > best_count && usable_common_mass(sorted[i])) {
-            best = sorted[i];
-            best_count = end - i;
-        }
-        i = end;
+    return out;
+}
+
+void TileMasses::update(const float* masses, std::size_t n, std::size_t stride_floats, int block,
+                        cudaStream_t stream) {
+    if (block == block_ && n == n_) return;
+    // The previous upload may still be reading host_: wait for it before refilling.
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    host_ = uniform_tile_masses(masses, n, stride_floats, block);
+    if (device_.size() < host_.size()) {
+        device_ = DeviceBuffer<float2>();
+        device_ = DeviceBuffer<float2>(host_.size());
     }
-    // Tile masses m / M far above 1 would bring the scaled sums nearer overflow than unscaled ones.
-    if (best_count == 0 || sorted.back() / best > 0x1p32f) return 1.0f;
-    return best;
+    if (!host_.empty())
+        CUDA_CHECK(cudaMemcpyAsync(device_.get(), host_.data(), host_.size() * sizeof(float2), cudaMemcpyHostToDevice,
+                                   stream));
+    uniform_ = 0;
+    for (const float2& tm : host_) uniform_ += tm.x > 0.0f ? 1 : 0;
+    block_ = block;
+    n_ = n;
 }
 
 ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace) {
@@ -581,8 +632,7 @@ void launch_force(const ForceVariant& v, int block, const ForceArgs& a, cudaStre
     k.vel = a.vel;
     k.half_dt = a.half_dt;
     k.tiles = plan.tiles;
-    k.common_mass = usable_common_mass(a.common_mass) ? a.common_mass : 1.0f;
-    k.inv_common_mass = 1.0f / k.common_mass;
+    k.tile_mass = a.tile_mass;
     if (plan.grid == ForceGrid::Balanced) {
         const long long work = static_cast<long long>(plan.iblocks) * plan.tiles;  // < 2^31 (plan_force)
         k.share = static_cast<int>(work / plan.blocks);

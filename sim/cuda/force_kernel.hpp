@@ -21,12 +21,12 @@
 //                         x, y, z, m), so dx = x_j - x_i reads its two operands from different
 //                         register banks
 //   kForceSingleBarrier   two tiles in shared memory, one __syncthreads() per tile instead of two
-//   kForceMassTiles       the tile holds m / M, M = ForceArgs::common_mass; a tile whose bodies all
-//                         have mass M (the barrier after its store says so, block-wide) runs a copy
-//                         of the j-loop without the per-pair mass multiply: 11 FP32 instructions per
-//                         interaction instead of 12. Sums are scaled by M once per body. Any M > 0
-//                         gives the same forces (to a rounding of m / M); choose_common_mass() picks
-//                         the mass most bodies share, so that most tiles take the short loop.
+//   kForceMassTiles       uniform-mass tiles: a tile whose bodies all share one mass m_t (a table
+//                         of T entries, TileMasses, made once per load and block size) runs a copy
+//                         of the j-loop without the per-pair mass multiply, its sums kept in units
+//                         of m_t: 11 FP32 instructions per interaction instead of 12. Mixed tiles
+//                         run the general loop. Galaxy models store each component's bodies one
+//                         after another, so most of their tiles are uniform (docs/PERFORMANCE.md 12).
 // Every (U, q, B) has an instance with kForceProductFlags; the other flag sets
 // (kForceExperimentFlags) exist only for a few (U, q, B) (kForceExperimentVariants), which is all
 // an A/B measurement needs.
@@ -43,13 +43,14 @@
 //   auto      balanced when the classic split would leave more than 1 % of the SM time idle.
 // Developer overrides for A/B runs of the same binary (read at every launch; an explicit
 // ForceVariant field wins): NBODY_FORCE_GRID = auto | classic | balanced, NBODY_FORCE_FLAGS =
-// 0..7 (the flag bits above).
+// 0..31 (the flag bits above and below).
 
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "cuda_raii.hpp"
 
@@ -71,8 +72,14 @@ inline constexpr int kForceSingleBarrier = 2;
 inline constexpr int kForceMassTiles = 4;
 inline constexpr int kForceAllFlags = kForceRotatedTile | kForceSingleBarrier | kForceMassTiles;
 inline constexpr int kForceProductFlags = kForceAllFlags;
-// Version 1 (0), the version-2 product (3), its parts (1, 2) and the mass tiles with two barriers (5).
-inline constexpr std::array<int, 5> kForceExperimentFlags{0, 1, 2, 3, 5};
+// Register-budget experiments (docs/PERFORMANCE.md section 12): the product's body compiled under
+// __launch_bounds__(1024, 1) (ptxas may use 64 registers) or (512, 1) (128; blocks <= 512 threads).
+inline constexpr int kForceRegisters64 = 8;
+inline constexpr int kForceRegisters128 = 16;
+inline constexpr int kForceAllExperimentBits = kForceAllFlags | kForceRegisters64 | kForceRegisters128;
+// Version 1 (0), the version-2 product (3), its parts (1, 2), the mass tiles with two barriers (5)
+// and the product under the two register budgets (15, 23).
+inline constexpr std::array<int, 7> kForceExperimentFlags{0, 1, 2, 3, 5, 15, 23};
 inline constexpr int kForceDefaultFlags = -1;  // kForceProductFlags unless NBODY_FORCE_FLAGS says otherwise
 
 struct ForceExperimentVariant {
@@ -144,6 +151,31 @@ private:
     DeviceBuffer<float4> partials_;
 };
 
+// kForceMassTiles: for each tile of `block` consecutive bodies, (m, 1 / m) when all its bodies
+// have one mass m with usable_tile_mass(m) and the tile is full, else (0, 0) (the general loop).
+// Host code: O(n), once per load and block size.
+std::vector<float2> uniform_tile_masses(const float* masses, std::size_t n, std::size_t stride_floats, int block);
+// m within 2^-32 .. 2^32: sums kept in units of m stay far from float overflow and underflow.
+bool usable_tile_mass(float m);
+
+// The device copy of uniform_tile_masses() for one (n, block); update() recomputes only when they
+// changed (the masses of a loaded system never change). One per backend.
+class TileMasses {
+public:
+    void update(const float* masses, std::size_t n, std::size_t stride_floats, int block, cudaStream_t stream);
+    void invalidate() { block_ = 0; n_ = 0; }
+    const float2* get() const { return device_.get(); }
+    std::size_t tiles() const { return host_.size(); }
+    std::size_t uniform_tiles() const { return uniform_; }
+
+private:
+    DeviceBuffer<float2> device_;
+    std::vector<float2> host_;  // kept until the next update: the copy from it is asynchronous
+    std::size_t uniform_ = 0;
+    int block_ = 0;
+    std::size_t n_ = 0;
+};
+
 struct ForceArgs {
     const float4* pos = nullptr;  // n bodies (x, y, z, m)
     int n = 0;
@@ -152,14 +184,9 @@ struct ForceArgs {
     float4* vel = nullptr;        // nullptr: force only; else v += a * half_dt (the closing kick)
     float half_dt = 0;
     ForceWorkspace* workspace = nullptr;  // needed by the balanced split; nullptr: classic only
-    float common_mass = 1;  // kForceMassTiles: M (choose_common_mass()); 1 if not usable_common_mass()
+    const float2* tile_mass = nullptr;    // kForceMassTiles: TileMasses for this n and block; nullptr:
+                                          // every tile takes the general loop
 };
-
-// The mass that most of `masses` share (ties: the smaller), or 1 when that is not usable as M.
-// Costs a sort of a copy: once per load, not per step.
-float choose_common_mass(const float* masses, std::size_t n, std::size_t stride_floats);
-// M within 2^-64 .. 2^64: the sums in units of M stay as far from overflow as those in units of 1.
-bool usable_common_mass(float m);
 
 // How launch_force() would run `v` for n bodies on the current device: the split it picks, the
 // blocks it launches and the most contributors one i-block can have (1 for classic).

@@ -79,6 +79,24 @@ __device__ __forceinline__ void pair(const float4& pi, float3& ai, const float4&
     pair_masked(pi, ai, pj, aj, eps2, true);
 }
 
+// One pair of a uniform-mass tile (every i-body of mass m_i, every j-body of mass m_j): both sums
+// take w^3 d, and are scaled by m_j and m_i once per tile. 14 FP32 + 1 MUFU: the two FMULs of
+// s_i = m_j w^3 and s_j = m_i w^3 are gone (docs/SYMMETRIC.md, uniform-mass tiles).
+__device__ __forceinline__ void pair_unit(const float4& pi, float3& ai, const float4& pj, float3& aj, float eps2) {
+    const float dx = pj.x - pi.x;
+    const float dy = pj.y - pi.y;
+    const float dz = pj.z - pi.z;
+    const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+    const float w = rsqrtf(r2);
+    const float w3 = (w * w) * w;
+    ai.x = fmaf(dx, w3, ai.x);
+    ai.y = fmaf(dy, w3, ai.y);
+    ai.z = fmaf(dz, w3, ai.z);
+    aj.x = fmaf(-dx, w3, aj.x);
+    aj.y = fmaf(-dy, w3, aj.y);
+    aj.z = fmaf(-dz, w3, aj.z);
+}
+
 // Every lane must reach this (full mask): callers keep all 32 lanes on the same path.
 __device__ __forceinline__ void rotate(float3& aj, int src) {
     aj.x = __shfl_sync(kFullMask, aj.x, src);
@@ -103,12 +121,39 @@ __device__ __forceinline__ float4 load_or_pad(const float4* __restrict__ pos, in
     return i < n ? __ldg(pos + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 }
 
+// All P x P pairs of an off-diagonal tile, no masks. Unit: the uniform-mass loop, whose j-sums are
+// scaled by the i-tile's mass `mass_i` before they leave (the i-sums by the caller).
+template <int B, bool Unit>
+__device__ __forceinline__ void off_diagonal_tile(const float4* sj, int lane, int j0, int n, const float4 (&xi)[B],
+                                                  float3 (&ai)[B], float eps2, float mass_i, float4* acc) {
+    constexpr int kU = step_unroll<B>();
+    const int src = (lane + 1) & (kWarp - 1);
+#pragma unroll 1
+    for (int s = 0; s < B; ++s) {
+        float3 aj = make_float3(0.0f, 0.0f, 0.0f);
+        const float4* q = sj + 2 * kWarp * s + lane;
+#pragma unroll kU
+        for (int k = 0; k < kWarp; ++k) {
+            const float4 pj = q[k];
+#pragma unroll
+            for (int b = 0; b < B; ++b) {
+                if constexpr (Unit) pair_unit(xi[b], ai[b], pj, aj, eps2);
+                else pair(xi[b], ai[b], pj, aj, eps2);
+            }
+            rotate(aj, src);
+        }
+        if constexpr (Unit) aj = make_float3(aj.x * mass_i, aj.y * mass_i, aj.z * mass_i);
+        const int j = j0 + kWarp * s;
+        if (j < n) add_to(acc + j, aj);
+    }
+}
+
 // One block = one warp = one tile. Every early return below is block-uniform (it depends on
 // blockIdx only), so the warp stays converged for the shuffles and __syncwarp.
 template <SymmetricMap Map, int B>
 __global__ void __launch_bounds__(kWarp)
     symmetric_tile_kernel(const float4* __restrict__ pos, int n, float eps2, float4* __restrict__ acc,
-                          std::uint32_t tiles_per_side, std::uint32_t tiles) {
+                          std::uint32_t tiles_per_side, std::uint32_t tiles, const float2* __restrict__ tile_mass) {
     static_assert(B >= 1 && B <= 8, "bad bodies-per-lane");
     constexpr int P = kWarp * B;
     constexpr int kU = step_unroll<B>();
@@ -148,22 +193,16 @@ __global__ void __launch_bounds__(kWarp)
     }
     __syncwarp();  // the slabs are read by other lanes of this warp; no other warp touches them
 
-    const int src = (lane + 1) & (kWarp - 1);
     if (row != col) {
-        // Off-diagonal tile: all P x P pairs, no masks.
-#pragma unroll 1
-        for (int s = 0; s < B; ++s) {
-            float3 aj = make_float3(0.0f, 0.0f, 0.0f);
-            const float4* q = sj + 2 * kWarp * s + lane;
-#pragma unroll kU
-            for (int k = 0; k < kWarp; ++k) {
-                const float4 pj = q[k];
+        // Uniform-mass tiles (tile_mass: (m, 1/m) per tile of P bodies, 0 when mixed), warp-uniform.
+        const float mass_i = tile_mass != nullptr ? __ldg(&tile_mass[row].x) : 0.0f;
+        const float mass_j = tile_mass != nullptr ? __ldg(&tile_mass[col].x) : 0.0f;
+        if (mass_i > 0.0f && mass_j > 0.0f) {
+            off_diagonal_tile<B, true>(sj, lane, j0, n, xi, ai, eps2, mass_i, acc);
 #pragma unroll
-                for (int b = 0; b < B; ++b) pair(xi[b], ai[b], pj, aj, eps2);
-                rotate(aj, src);
-            }
-            const int j = j0 + kWarp * s;
-            if (j < n) add_to(acc + j, aj);
+            for (int b = 0; b < B; ++b) ai[b] = make_float3(ai[b].x * mass_j, ai[b].y * mass_j, ai[b].z * mass_j);
+        } else {
+            off_diagonal_tile<B, false>(sj, lane, j0, n, xi, ai, eps2, 1.0f, acc);
         }
     } else {
         // Diagonal tile: the pair of local bodies (32 b + lane, 32 s + (lane + k) mod 32) is taken
@@ -171,6 +210,7 @@ __global__ void __launch_bounds__(kWarp)
         // compile time: s is unrolled), and on b == s the steps where lane + k wraps past 31.
         // Each unordered pair p > q is met exactly once, at lane p mod 32, b = p / 32, s = q / 32,
         // k = (q - p) mod 32. The self pair (k = 0) is never taken.
+        const int src = (lane + 1) & (kWarp - 1);
 #pragma unroll
         for (int s = 0; s < B; ++s) {
             float3 aj = make_float3(0.0f, 0.0f, 0.0f);
@@ -240,7 +280,7 @@ __global__ void map_check_kernel(std::uint64_t count, float eps, unsigned long l
 
 // ---- dispatch ------------------------------------------------------------------------------------
 
-using TileKernelFn = void (*)(const float4*, int, float, float4*, std::uint32_t, std::uint32_t);
+using TileKernelFn = void (*)(const float4*, int, float, float4*, std::uint32_t, std::uint32_t, const float2*);
 
 // The supported (map, B) instances, as one list that the explicit instantiations and the dispatch
 // switch both expand. Keep in step with kSymmetricBodiesPerLaneValues.
@@ -249,7 +289,8 @@ using TileKernelFn = void (*)(const float4*, int, float, float4*, std::uint32_t,
 
 #define NBODY_SYM_INSTANTIATE(M, B)                                                                        \
     template __global__ void symmetric_tile_kernel<SymmetricMap::M, B>(const float4*, int, float, float4*, \
-                                                                       std::uint32_t, std::uint32_t);
+                                                                       std::uint32_t, std::uint32_t,       \
+                                                                       const float2*);
 NBODY_SYM_VARIANTS(NBODY_SYM_INSTANTIATE)
 #undef NBODY_SYM_INSTANTIATE
 
@@ -395,7 +436,7 @@ SymmetricKernelResources symmetric_kernel_resources(const SymmetricVariant& v) {
 }
 
 void launch_symmetric_force(const SymmetricVariant& v, const float4* pos, int n, float eps2, float4* acc,
-                            float4* vel_or_null, float half_dt, cudaStream_t stream) {
+                            float4* vel_or_null, float half_dt, cudaStream_t stream, const float2* tile_mass) {
     const sym::TileKernelFn fn = sym::select_tile_kernel(v);
     sym::validate(v, pos, n, eps2, acc);
     if (n == 0) return;
@@ -403,7 +444,7 @@ void launch_symmetric_force(const SymmetricVariant& v, const float4* pos, int n,
     sym::prefer_shared(fn);
     CUDA_CHECK(cudaMemsetAsync(acc, 0, static_cast<std::size_t>(n) * sizeof(float4), stream));
     fn<<<dim3(g.grid_x, g.grid_y, g.grid_z), g.threads, 0, stream>>>(pos, n, eps2, acc, g.tiles_per_side,
-                                                                     static_cast<std::uint32_t>(g.tiles));
+                                                                     static_cast<std::uint32_t>(g.tiles), tile_mass);
     CUDA_CHECK_LAUNCH();
     if (vel_or_null != nullptr) {
         constexpr int kBlock = 256;

@@ -78,9 +78,9 @@ TEST(BenchJson, BadArgumentsFailWithAMessage) {
     r = test::run_nbody("bench --backend cpu --bodies 64 --split sideways");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.output.find("--split: 'sideways'"), std::string::npos) << r.output;
-    r = test::run_nbody("bench --backend cpu --bodies 64 --kernel-flags 8");
+    r = test::run_nbody("bench --backend cpu --bodies 64 --kernel-flags 32");
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_NE(r.output.find("--kernel-flags: 8 is not in 0..7"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--kernel-flags: 32 is not in 0..31"), std::string::npos) << r.output;
 }
 
 // The A/B options: one record per (split, flags, config), each labelled, each checked.

@@ -18,6 +18,7 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/direct_sum_backend.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "nbody/sim/scene.hpp"
 #include "test_support.hpp"
 
 #ifdef NBODY_HAVE_CUDA
@@ -185,28 +186,35 @@ TEST(CudaKernelVariants, ExperimentFlagsHaveInstancesForTheListedVariantsOnly) {
             cuda::require_force_instance(cuda::ForceVariant{16, 1, 4, flags});
             ADD_FAILURE() << "flags " << flags << " have an instance";
         } catch (const std::invalid_argument& e) {
-            EXPECT_NE(std::string(e.what()).find("only as 0, 1, 2, 3, 5"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("only as 0, 1, 2, 3, 5, 15, 23"), std::string::npos) << e.what();
         }
     }
     EXPECT_NO_THROW(cuda::require_force_instance(cuda::ForceVariant{2, 1, 1, cuda::kForceProductFlags}));
 }
 
-// M for the mass tiles: the mass most bodies share, never one that is unusable as a scale.
-TEST(CudaKernelVariants, CommonMassIsTheMassMostBodiesShare) {
-    const auto pick = [](std::vector<float> m) { return cuda::choose_common_mass(m.data(), m.size(), 1); };
-    EXPECT_EQ(pick({2, 2, 2}), 2.0f);
-    EXPECT_EQ(pick({3, 1, 3, 1, 3}), 3.0f);
-    EXPECT_EQ(pick({5, 4, 5, 4}), 4.0f);              // a tie: the smaller
-    EXPECT_EQ(pick({0, 0, 0, 7}), 7.0f);              // massless bodies cannot set the scale
-    EXPECT_EQ(pick({1e-3f, 1e-3f, 1e7f}), 1.0f);      // m / M of 1e10: the sums stay unscaled
-    EXPECT_EQ(pick({0, 0}), 1.0f);
-    EXPECT_EQ(pick({}), 1.0f);
-    const float strided[] = {9, 9, 9, 0.25f, 9, 9, 9, 0.5f, 9, 9, 9, 0.25f};  // every 4th float is a mass
-    EXPECT_EQ(cuda::choose_common_mass(strided + 3, 3, 4), 0.25f);
-    EXPECT_TRUE(cuda::usable_common_mass(1.0f / 3000.0f));
-    EXPECT_FALSE(cuda::usable_common_mass(0.0f));
-    EXPECT_FALSE(cuda::usable_common_mass(std::numeric_limits<float>::infinity()));
-    EXPECT_FALSE(cuda::usable_common_mass(1e-30f));
+// The uniform-mass tile table: (m, 1/m) for full tiles of one usable mass, (0, 0) for mixed,
+// padded or unusable ones. Host code: runs in CI.
+TEST(CudaKernelVariants, UniformTileMassesNameTheTilesOfOneMass) {
+    const std::vector<float> m{2, 2, 2, 2, 3, 3, 3, 3, 2, 3, 2, 2, 0, 0, 0, 0, 1e-30f, 1e-30f, 1e-30f, 1e-30f, 5, 5};
+    const std::vector<float2> t = cuda::uniform_tile_masses(m.data(), m.size(), 1, 4);
+    ASSERT_EQ(t.size(), 6u);
+    EXPECT_EQ(t[0].x, 2.0f);
+    EXPECT_EQ(t[0].y, 0.5f);
+    EXPECT_EQ(t[1].x, 3.0f);
+    EXPECT_EQ(t[1].y, 1.0f / 3.0f);
+    EXPECT_EQ(t[2].x, 0.0f);  // mixed
+    EXPECT_EQ(t[3].x, 0.0f);  // massless: the general loop multiplies by 0
+    EXPECT_EQ(t[4].x, 0.0f);  // beyond 2^-32: sums in its unit could overflow
+    EXPECT_EQ(t[5].x, 0.0f);  // padded tail tile
+    const float strided[] = {9, 9, 9, 0.25f, 9, 9, 9, 0.25f, 9, 9, 9, 0.5f};  // every 4th float is a mass
+    EXPECT_EQ(cuda::uniform_tile_masses(strided + 3, 2, 4, 2)[0].x, 0.25f);
+    EXPECT_EQ(cuda::uniform_tile_masses(strided + 3, 3, 4, 3)[0].x, 0.0f);
+    EXPECT_TRUE(cuda::uniform_tile_masses(m.data(), 0, 1, 4).empty());
+    EXPECT_TRUE(cuda::usable_tile_mass(1.0f / 3000.0f));
+    EXPECT_FALSE(cuda::usable_tile_mass(0.0f));
+    EXPECT_FALSE(cuda::usable_tile_mass(std::numeric_limits<float>::infinity()));
+    EXPECT_FALSE(cuda::usable_tile_mass(1e-30f));
+    EXPECT_THROW((void)cuda::uniform_tile_masses(m.data(), m.size(), 1, 0), std::invalid_argument);
 }
 
 TEST(CudaKernelVariants, MalformedOverridesAreNamed) {
@@ -517,27 +525,31 @@ TEST(CudaForce, ManySmallTiles) {
     }
 }
 
-// kForceMassTiles (the product's flags): tiles whose bodies all have the common mass M run the j-loop
-// without the mass multiply, other tiles the general loop on m / M. A system with both kinds of
-// tile, a padded tail tile and an M that is not a power of two (so the scaling by M is not exact),
-// against the reference, for product instances and the two-barrier variant (flags 5).
-State mixed_mass_system(std::size_t n, float common) {
+// kForceMassTiles (the product's flags): tiles whose bodies all share one mass run the j-loop
+// without the mass multiply, the sums kept in units of that mass; other tiles run the general loop
+// in units of 1. Runs of uniform tiles of several masses (none a power of two, so every change of
+// unit rounds), mixed tiles between and after them, a massless run and a padded tail tile, against
+// the reference, for product instances and the two-barrier variant (flags 5).
+State mixed_mass_system(std::size_t n) {
     State s = plummer(n, 7);
     for (std::size_t i = 0; i < n; ++i) {
         float& m = s.pos_mass[i].w;
-        if (i < 1024) m = common;                                         // uniform tiles
-        else if (i < 2048) m = i % 3 == 0 ? 5.0f * common : common;       // mixed tiles
-        else m = common * (0.5f + static_cast<float>(i % 7) / 6.5f);      // no body of mass M
+        const float base = 1.0f / 3000.0f;
+        if (i < 1024) m = base;                                                // uniform tiles, mass 1
+        else if (i < 1536) m = 7.0f * base;                                    // uniform, another mass
+        else if (i < 2048) m = i % 3 == 0 ? 5.0f * base : base;                // mixed tiles
+        else if (i < 2560) m = 0.3f * base;                                    // uniform again
+        else if (i < 2816) m = 0.0f;                                           // massless (test) bodies
+        else if (i < 3328) m = 7.0f * base;                                    // a mass seen before
+        else m = base * (0.5f + static_cast<float>(i % 7) / 6.5f);             // no two alike
     }
     return s;
 }
 
-TEST(CudaForce, CommonMassTilesMatchTheReference) {
+TEST(CudaForce, UniformMassTilesMatchTheReference) {
     REQUIRE_GPU();
     constexpr double eps = 0.01;
-    constexpr float kCommon = 1.0f / 3000.0f;
-    const State s = mixed_mass_system(4000, kCommon);
-    ASSERT_EQ(cuda::choose_common_mass(&s.pos_mass[0].w, s.size(), 4), kCommon);
+    const State s = mixed_mass_system(4000);
     ReferenceBackend ref;
     ref.load(s);
     const std::vector<Vec3d> a_ref = ref.accelerations(eps);
@@ -545,7 +557,8 @@ TEST(CudaForce, CommonMassTilesMatchTheReference) {
     const std::vector<std::pair<const char*, KernelConfig>> cases{
         {"7", config(16, 256, 1, 4)}, {"7", config(16, 1024, 1, 4)}, {"7", config(32, 128, 2, 4)},
         {"7", config(8, 64, 4, 8)},   {"7", config(1, 32, 32, 1)},   {"7", config(4, 96, 1, 2)},
-        {"5", config(16, 256, 1, 4)}, {"5", config(32, 256, 2, 4)},  {"3", config(16, 256, 1, 4)}};
+        {"7", config(32, 1024, 1, 2)}, {"5", config(16, 256, 1, 4)}, {"5", config(32, 256, 2, 4)},
+        {"3", config(16, 256, 1, 4)}};
     for (const char* grid : {"classic", "balanced"})
         for (const auto& [flags, c] : cases) {
             const ScopedEnv f("NBODY_FORCE_FLAGS", flags);
@@ -557,10 +570,45 @@ TEST(CudaForce, CommonMassTilesMatchTheReference) {
         }
 }
 
+// The symmetric kernel's uniform-mass tiles (both sides of an off-diagonal tile of one mass each:
+// w^3 d summed, scaled by m_j and m_i once per tile) on the same system, every bodies-per-lane,
+// against the reference.
+TEST(CudaForce, SymmetricUniformMassTilesMatchTheReference) {
+    REQUIRE_GPU();
+    constexpr double eps = 0.01;
+    const State s = mixed_mass_system(4000);
+    ReferenceBackend ref;
+    ref.load(s);
+    const std::vector<Vec3d> a_ref = ref.accelerations(eps);
+    CudaBackend gpu;
+    for (PairMode mode : {PairMode::Symmetric, PairMode::SymmetricBoundingBox})
+        for (int lanes : {1, 2, 4, 8}) {
+            KernelConfig c;
+            c.pair_mode = mode;
+            c.bodies_per_lane = lanes;
+            SCOPED_TRACE(c.to_string());
+            ASSERT_EQ(gpu.check_kernel_config(c), "");
+            gpu.set_kernel_config(c);
+            EXPECT_LE(test::max_relative_error(fresh_accelerations(gpu, s, eps), a_ref), kForceTolerance);
+        }
+}
+
+// A galaxy model stores each component's bodies one after another: most tiles hold one mass, and
+// the uniform-tile loop must take them (a table that never marked a tile uniform would pass the
+// accuracy test above and lose the speed). The model's tiles, counted on the host.
+TEST(CudaKernelVariants, GalaxySceneTilesAreMostlyUniform) {
+    const Scene scene = load_scene(test::source_dir() + "/scenes/milky-way-andromeda.toml", 65536);
+    const State& s = scene.state;
+    const std::vector<float2> t = cuda::uniform_tile_masses(&s.pos_mass[0].w, s.size(), 4, 512);
+    std::size_t uniform = 0;
+    for (const float2& tm : t) uniform += tm.x > 0 ? 1 : 0;
+    EXPECT_GE(double(uniform) / double(t.size()), 0.9) << uniform << " of " << t.size() << " tiles";
+}
+
 // What the mass tiles are for: one FMUL less per interaction (12.36 against 13.36 SASS instructions
 // in U16 q1 B4's loops) measured +3.3 % at 256K on the H200 (docs/PERFORMANCE.md, section 11). A
 // tile-uniformity test that never fired, or a loop that kept the multiply, would lose it.
-TEST(CudaForce, CommonMassTilesAreFasterOnEqualMasses) {
+TEST(CudaForce, UniformMassTilesAreFasterOnEqualMasses) {
     REQUIRE_GPU();
     CudaBackend gpu;
     if (gpu.device_info().name.find("H200") == std::string::npos)
