@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "nbody/render/assets.hpp"
+#include "nbody/render/frame_capture.hpp"
 #include "nbody/render/glfw.hpp"
 
 namespace nbody::render {
@@ -23,6 +26,23 @@ void glfw_error_callback(int code, const char* description) {
 const char* kHeadlessHint =
     "Use headless mode instead, e.g. `nbody view --headless --frames 100 --screenshot out.png`, "
     "or run under a virtual display: `xvfb-run -a nbody view`.";
+
+// The window's icon from assets/icons (the window manager picks the size it needs). A missing
+// or unreadable icon costs nothing but the icon: the window opens with the default one.
+void set_icon(GLFWwindow* window) {
+    std::vector<Image> images;
+    for (const char* name : {"icons/nbody-32.png", "icons/nbody-64.png", "icons/nbody-128.png"}) {
+        const auto path = find_asset(name);
+        if (path.empty()) continue;
+        try {
+            images.push_back(read_png(path.string()));
+        } catch (const std::exception&) {
+        }
+    }
+    std::vector<GLFWimage> icons;
+    for (auto& image : images) icons.push_back({image.width, image.height, image.rgba.data()});
+    if (!icons.empty()) glfwSetWindowIcon(window, int(icons.size()), icons.data());
+}
 
 }  // namespace
 
@@ -51,6 +71,7 @@ GlfwWindow::GlfwWindow(const WindowOptions& options) {
         throw std::runtime_error("cannot create an OpenGL 4.5 core window: " + why +
                                  ". The display's driver may not support OpenGL 4.5. " + kHeadlessHint);
     }
+    set_icon(window_);
     glfwMakeContextCurrent(window_);
     glfwSwapInterval(options.vsync ? 1 : 0);
     try {

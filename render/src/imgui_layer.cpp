@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "nbody/render/assets.hpp"
 #include "nbody/render/gl.hpp"
 #include "nbody/render/glfw.hpp"
 
@@ -18,12 +19,13 @@ namespace nbody::render {
 
 namespace {
 
-// A proportional TTF reads better than ImGui's built-in 13 px bitmap font, especially scaled;
-// use one when the system has it. NBODY_UI_FONT overrides.
+// A proportional TTF reads better than ImGui's built-in 13 px bitmap font, especially scaled:
+// the one in assets/fonts (DejaVu Sans), else the system's. NBODY_UI_FONT overrides.
 std::string find_ui_font() {
     std::error_code ec;
     if (const char* env = std::getenv("NBODY_UI_FONT"); env && std::filesystem::is_regular_file(env, ec))
         return env;
+    if (const auto bundled = find_asset("fonts/DejaVuSans.ttf"); !bundled.empty()) return bundled.string();
     for (const char* candidate :
          {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",
           "/usr/share/fonts/dejavu/DejaVuSans.ttf"}) {

@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "nbody/render/assets.hpp"
 #include "nbody/render/gl_check.hpp"
 
 namespace fs = std::filesystem;
@@ -15,12 +16,6 @@ namespace fs = std::filesystem;
 namespace nbody::render {
 
 namespace {
-
-fs::path executable_dir() {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path() : exe.parent_path();
-}
 
 GLenum stage_from_name(const std::string& name) {
     const std::string ext = fs::path(name).extension().string();
@@ -58,17 +53,7 @@ std::string info_log(GLuint object, bool is_program) {
 
 }  // namespace
 
-std::vector<fs::path> shader_search_dirs() {
-    std::vector<fs::path> candidates;
-    if (const char* env = std::getenv("NBODY_SHADER_DIR"); env && *env) candidates.emplace_back(env);
-    if (fs::path exe = executable_dir(); !exe.empty()) candidates.push_back(exe / "shaders");
-    candidates.push_back(fs::path(NBODY_RENDER_SOURCE_DIR) / "shaders");
-    std::vector<fs::path> dirs;
-    std::error_code ec;
-    for (auto& dir : candidates)
-        if (fs::is_directory(dir, ec)) dirs.push_back(std::move(dir));
-    return dirs;
-}
+std::vector<fs::path> shader_search_dirs() { return run_time_dirs("NBODY_SHADER_DIR", "shaders"); }
 
 fs::path find_shader_file(const std::string& name, const std::vector<fs::path>& dirs) {
     std::error_code ec;

@@ -1,0 +1,143 @@
+#pragma once
+// The viewer: one object that owns the systems (surface, simulation, renderer, UI, recorder)
+// and runs the frame loop shared by the window and the headless modes. Each frame is a few
+// named parts, each in its own file:
+//
+//   poll input              viewer.cpp            (the Surface: GLFW window or EGL headless)
+//   act on requests         viewer_requests.cpp   (scene, N, kernel, snapshots, recording)
+//   step                    viewer_step.cpp       (the simulation and the energy monitor)
+//   draw, panels, capture   viewer_draw.cpp       (particles, ImGui panels, screenshots)
+//   recording               viewer_recording.cpp  (start, capture, stop)
+//   end-of-run report       viewer_report.cpp
+//
+// Members are declared in the order they must be built: the GL context first, so that it is
+// destroyed after everything that owns GL objects.
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "centre_of_mass.hpp"
+#include "nbody/render/gpu_timer.hpp"
+#include "nbody/render/imgui_layer.hpp"
+#include "nbody/render/particle_renderer.hpp"
+#include "progress.hpp"
+#include "recorder.hpp"
+#include "recorder_interrupt.hpp"
+#include "ui_panels.hpp"
+#include "viewer_options.hpp"
+#include "viewer_params.hpp"
+#include "viewer_profile.hpp"
+#include "viewer_scenes.hpp"
+#include "viewer_sim.hpp"
+#include "viewer_stats.hpp"
+#include "viewer_surface.hpp"
+
+namespace nbody::app {
+
+// What the end-of-run report averages (frames after the first, which pays for shader
+// compilation, the first force pass and buffer uploads).
+struct RunTotals {
+    long long frames = 0, steps = 0;
+    double seconds = 0, ms_per_step_sum = 0;
+    long long ms_samples = 0;
+    std::size_t bytes_to_host = 0, bytes_uploaded = 0;
+};
+
+class Viewer {
+  public:
+    // Loads the scene (a bad file fails before any window opens), opens the surface, loads the
+    // simulation. Throws what the user must fix.
+    explicit Viewer(const ViewOptions& options);
+    Viewer(const Viewer&) = delete;
+    Viewer& operator=(const Viewer&) = delete;
+
+    // The frame loop; returns the process exit code.
+    int run();
+
+  private:
+    using Clock = std::chrono::steady_clock;
+
+    // --- the parts of a frame, in order ----------------------------------------------------
+    void act_on_requests(const Requests& requests, const render::DrawTarget& target);  // viewer_requests.cpp
+    bool step(const Requests& requests);  // viewer_step.cpp; true when this frame is recorded
+    void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame);  // viewer_draw.cpp
+    void save_screenshot(const render::DrawTarget& target, bool final_shot);          // viewer_draw.cpp
+    void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
+    int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
+
+    // --- helpers -------------------------------------------------------------------------
+    void say(const std::string& text, bool is_error);  // a toast, or an error notice
+    void start_energy();
+    // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
+    void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
+    // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on.
+    void replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera);
+    void save_snapshot();
+    void load_snapshot();
+    void toggle_recording(const render::DrawTarget& target);
+    void start_recording(const RecordingSettings& settings, int width, int height);  // viewer_recording.cpp
+    RecordingSummary stop_recording();
+    void capture(const render::DrawTarget& target, bool capture_frame);
+    void update_recording_view(bool capture_frame, bool ui_in_frame);
+    void draw_panels(const render::DrawTarget& target, double dt_frame, bool ui_in_frame);
+
+    // --- what the run was asked to do ---------------------------------------------------------
+    const ViewOptions o_;
+    const long long frame_limit_;  // 0: until closed
+    const bool record_run_;        // `nbody record`
+    std::optional<RecordingSettings> record_settings_;
+
+    // --- the systems, in construction order -----------------------------------------------------
+    std::string scene_path_;
+    Scene scene_;
+    InterruptGuard interrupt_guard_;  // Ctrl-C ends the loop after the frame in progress
+    std::unique_ptr<Surface> surface_;
+    SimulationDriver sim_;
+    render::ParticleRenderer renderer_;
+    render::OrbitCamera camera_;
+    std::unique_ptr<render::ImGuiLayer> ui_;
+    std::unique_ptr<Recorder> recorder_;  // after the renderer and the UI: destroyed first
+
+    // --- state the panels edit or show ----------------------------------------------------------
+    ViewerParams params_;
+    Requests pending_;  // raised by the UI during a frame, acted on at the start of the next
+    CentreOfMassTrack com_;
+    PerfStats perf_;
+    EnergyMonitor energy_;
+    PanelVisibility visible_;
+    std::vector<SceneChoice> scenes_;
+    std::vector<std::string> app_messages_;
+    std::vector<Clock::time_point> notice_seen_;  // when each notice first appeared
+    std::string toast_;
+    Clock::time_point toast_until_{};
+
+    // --- recording ---------------------------------------------------------------------------
+    RecordingView recording_view_;
+    bool first_recorded_frame_ = false;  // the first frame of a recording shows the state as it was
+    bool recording_failed_ = false;      // any recording that could not start or lost frames
+    std::optional<RecordingSummary> record_summary_;
+    std::optional<Progress> progress_;
+
+    // --- timing ------------------------------------------------------------------------------
+    render::GpuFrameTimer gpu_timer_;
+    render::GpuFrameTimer* gpu_timing_ = nullptr;  // null: NBODY_GPU_TIMERS=0 leaves queries out
+    FrameProfile profile_;
+    RunTotals totals_;
+    long long frame_ = 0;
+    int interrupted_ = 0;
+    Clock::time_point last_frame_start_, measure_start_;
+};
+
+// "nbody-frames-20260101-120000": the Recording panel's first folder.
+std::string default_recording_folder();
+// `nbody record`'s opening line on stderr: frames, size, folder, steps, MP4.
+void announce_recording(const RecordingSettings& settings, long long frames, int width, int height);
+
+// Energy is for the Simulation panel: above this N the O(N^2) sum would compete with the frame
+// loop for the CPU.
+inline constexpr std::size_t kAutoEnergyMaxN = 65536;
+
+}  // namespace nbody::app

@@ -1,0 +1,108 @@
+// Drawing one frame: the particles, the recorded capture, the ImGui panels, screenshots.
+// Frames are captured with or without the panels, never with the REC indicator.
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+
+#include "nbody/render/frame_capture.hpp"
+#include "nbody/render/gl.hpp"
+#include "viewer.hpp"
+
+namespace nbody::app {
+
+namespace {
+
+std::string timestamped_png_name() {
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+    std::string name = std::string("nbody-") + stamp + ".png";
+    std::error_code ec;
+    for (int k = 2; std::filesystem::exists(name, ec); ++k)
+        name = std::string("nbody-") + stamp + "-" + std::to_string(k) + ".png";
+    return name;
+}
+
+}  // namespace
+
+void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double dt_frame) {
+    {
+        const HostStageTimer timing(profile_, HostStage::Draw);
+        if (params_.camera.follow_centre_of_mass) camera_.set_target(com_.at(sim_.time()));
+        renderer_.draw(sim_.buffers(), camera_, params_.render, target, gpu_timing_);
+    }
+    const bool ui_in_frame = recorder_ && recorder_->settings().include_ui;
+    if (!ui_in_frame) capture(target, capture_frame);
+    update_recording_view(capture_frame, ui_in_frame);
+    draw_panels(target, dt_frame, ui_in_frame);
+    if (ui_in_frame) {
+        capture(target, capture_frame);
+        const bool indicator_only = ui_ && !params_.show_ui && recorder_ && !surface_->headless();
+        if (ui_ && (params_.show_ui || indicator_only))
+            ui_->render_foreground(target.framebuffer, target.width, target.height);
+    }
+}
+
+void Viewer::draw_panels(const render::DrawTarget& target, double dt_frame, bool ui_in_frame) {
+    const bool draw_all = ui_ && params_.show_ui;
+    // With the panels hidden the REC indicator still shows (not in headless runs: no one looks).
+    const bool indicator_only = ui_ && !params_.show_ui && recorder_ && !surface_->headless();
+    if (!draw_all && !indicator_only) {
+        surface_->set_ui_capture(false, false);
+        return;
+    }
+    const HostStageTimer timing(profile_, HostStage::Ui);
+    const render::GpuStageScope gpu(gpu_timing_, render::GpuStage::Ui);
+    std::vector<std::string> messages = sim_.notices();
+    messages.insert(messages.end(), app_messages_.begin(), app_messages_.end());
+    while (notice_seen_.size() < messages.size()) notice_seen_.push_back(Clock::now());
+    std::vector<std::string> recent;  // notices stay on screen for a while after they appear
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        if (std::chrono::duration<double>(Clock::now() - notice_seen_[i]).count() < 15.0) recent.push_back(messages[i]);
+    const PanelContext ctx{sim_,
+                           perf_,
+                           energy_,
+                           scene_,
+                           scene_path_,
+                           scenes_,
+                           surface_->gl_info(),
+                           surface_->description(),
+                           camera_,
+                           renderer_.auto_speed_scale(),
+                           messages,
+                           recent,
+                           Clock::now() < toast_until_ ? toast_ : std::string(),
+                           surface_->headless(),
+                           recording_view_};
+    // The first frame is laid out a few times unseen, so that even a one-frame headless
+    // screenshot shows the panels at their settled size and place.
+    for (int pass = 0; draw_all && frame_ == 0 && pass < 3; ++pass) {
+        ui_->begin_frame(target.width, target.height, 1.0f / 60.0f);
+        Requests ignored;
+        ViewerParams scratch = params_;
+        draw_ui(scratch, visible_, ignored, ctx);
+        ui_->discard_frame();
+    }
+    ui_->begin_frame(target.width, target.height, frame_ == 0 ? 1.0f / 60.0f : float(dt_frame));
+    if (draw_all)
+        draw_ui(params_, visible_, pending_, ctx);
+    else
+        draw_recording_indicator(ctx);
+    ui_->end_frame(target.framebuffer, target.width, target.height, /*hold_foreground=*/ui_in_frame);
+    surface_->set_ui_capture(ui_->wants_mouse(), ui_->wants_keyboard());
+}
+
+void Viewer::save_screenshot(const render::DrawTarget& target, bool final_frame) {
+    const bool final_shot = final_frame && o_.screenshot;
+    const std::string path = final_shot ? *o_.screenshot : timestamped_png_name();
+    try {
+        render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));
+        say("saved " + path, false);
+    } catch (const std::exception& e) {
+        if (final_shot) throw;  // the run was asked for this file: its absence is a failure
+        say(std::string("screenshot failed: ") + e.what(), true);
+    }
+}
+
+}  // namespace nbody::app

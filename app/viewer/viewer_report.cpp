@@ -1,0 +1,121 @@
+// The end of a run: timings that are complete (everything queued has run), the report that
+// scripts parse (fps_report, record_report), and the exit code.
+
+#include <algorithm>
+#include <cstdio>
+
+#include "nbody/render/gl.hpp"
+#include "viewer.hpp"
+
+namespace nbody::app {
+
+namespace {
+
+void print_report(const std::string& command, const RunTotals& t, long long frames_total,
+                  const SimulationDriver& sim, int flops, const FrameProfile& profile, const GpuTotals& gpu) {
+    const double fps = t.seconds > 0 ? double(t.frames) / t.seconds : 0.0;
+    const double ms_frame = t.frames > 0 ? 1e3 * t.seconds / double(t.frames) : 0.0;
+    // The force pass as the backend timed it; when no pass time came back (the event queries are
+    // not waited for), the GPU time of the frames' whole steps from the stream timer.
+    double ms_step = t.ms_samples > 0 ? t.ms_per_step_sum / double(t.ms_samples) : 0.0;
+    if (!(ms_step > 0) && gpu.cuda_frames > 0 && t.steps > 0 && t.frames > 0)
+        ms_step = gpu.cuda_step_ms / double(gpu.cuda_frames) / (double(t.steps) / double(t.frames));
+    const double n = double(sim.size());
+    const double ips = ms_step > 0 ? n * n / (ms_step * 1e-3) : 0.0;
+    std::printf("nbody %s: %lld frames, N = %zu, backend %.*s, positions: %s\n", command.c_str(), frames_total,
+                sim.size(), int(sim.backend().name().size()), sim.backend().name().data(), describe(sim.path()));
+    if (t.frames > 0)
+        std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %lld steps\n", frames_total, fps, ms_frame, t.steps);
+    else
+        std::printf("  (one frame: nothing to time; the first frame is warm-up, use --frames 2 or more)\n");
+    if (ms_step > 0)
+        std::printf("  step: %.3f ms (%s), %.3e interactions/s, %.1f GFLOP/s at %d flops/interaction\n", ms_step,
+                    sim.cuda() ? "force pass, CUDA events" : "wall clock", ips, ips * flops * 1e-9, flops);
+    std::printf(
+        "  device-to-host while stepping: %zu bytes (%.1f per frame); uploaded to GL: %zu bytes; "
+        "energy snapshots: %zu bytes\n",
+        t.bytes_to_host, t.frames ? double(t.bytes_to_host) / double(t.frames) : 0.0, t.bytes_uploaded,
+        sim.snapshot_bytes());
+    std::printf("%s\n", profile.report(gpu).c_str());
+    std::printf(
+        "fps_report frames=%lld fps=%.3f ms_per_frame=%.4f ms_per_step=%.4f interactions_per_s=%.4e "
+        "n=%zu d2h_bytes=%zu path=%s%s\n",
+        t.frames, fps, ms_frame, ms_step, ips, sim.size(), t.bytes_to_host,
+        sim.path() == TransferPath::Interop    ? "interop"
+        : sim.path() == TransferPath::HostCopy ? "host-copy"
+                                               : "upload",
+        profile.fields(gpu).c_str());
+    std::fflush(stdout);
+}
+
+// Returns 1 when the recording lost frames or its MP4.
+int print_record_summary(const RecordingSummary& r, int mp4_fps, bool interrupted) {
+    const double fps = r.seconds > 0 ? double(r.frames_written) / r.seconds : 0.0;
+    std::printf("nbody record: %lld frames written to %s in %.2f s (%.1f frames/s)%s\n", r.frames_written,
+                r.folder.string().c_str(), r.seconds, fps, interrupted ? ", interrupted" : "");
+    if (!r.mp4.empty()) std::printf("  MP4: %s (%lld frames at %d fps)\n", r.mp4.c_str(), r.mp4_frames, mp4_fps);
+    if (!r.mp4_note.empty()) std::printf("  note: %s\n", r.mp4_note.c_str());
+    if (r.wait_seconds > 0.05)
+        std::printf("  the simulation waited %.2f s in all for the PNG/MP4 encoders to catch up\n", r.wait_seconds);
+    if (r.stale_removed > 0)
+        std::printf("  removed %lld frames beyond this recording left by an older one (--overwrite)\n",
+                    r.stale_removed);
+    std::printf("record_report frames=%lld seconds=%.3f fps=%.3f mp4=%s interrupted=%d\n", r.frames_written,
+                r.seconds, fps, r.mp4.empty() ? "none" : r.mp4.c_str(), interrupted ? 1 : 0);
+    std::fflush(stdout);
+    if (!r.error.empty()) {
+        std::fprintf(stderr, "nbody: error: %s\n", r.error.c_str());
+        return 1;
+    }
+    if (!r.mp4_error.empty()) {
+        std::fprintf(stderr, "nbody: error: the MP4 could not be made: %s\n", r.mp4_error.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int Viewer::finish() {
+    // Everything queued has run: the timings are complete and honest.
+    glFinish();
+    gpu_timer_.drain();
+    GpuTotals gpu;
+    gpu.gl_ms = gpu_timer_.total_ms();
+    gpu.gl_frames = gpu_timer_.frames_counted();
+#if NBODY_HAVE_CUDA
+    if (render::CudaStreamTimer* t = sim_.gpu_step_timer()) {
+        t->set_count_from(1);  // frame 0's steps are warm-up (initial force pass included)
+        t->poll(true);
+        gpu.cuda_step_ms = t->total_ms();
+        gpu.cuda_frames = t->frames_counted();
+    }
+#endif
+    const double loop_seconds = std::chrono::duration<double>(Clock::now() - measure_start_).count();
+
+    if (recorder_) record_summary_ = stop_recording();
+
+    const bool complete = frame_limit_ > 0 && frame_ >= frame_limit_;
+    if (frame_limit_ > 0 && (complete || record_run_)) {
+        totals_.frames = std::max<long long>(frame_ - 1, 0);
+        totals_.seconds = loop_seconds;
+        print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu);
+    }
+    if (record_run_ && record_summary_ &&
+        print_record_summary(*record_summary_, record_settings_->mp4_fps, interrupted_ != 0) != 0)
+        return 1;
+    if (interrupted_) {
+        std::fprintf(stderr, "nbody: interrupted after %lld frame%s\n", frame_, frame_ == 1 ? "" : "s");
+        return 130;
+    }
+    if (frame_limit_ > 0 && frame_ < frame_limit_) {
+        std::fprintf(stderr, "nbody: the window was closed after %lld of %lld frames%s\n", frame_, frame_limit_,
+                     o_.screenshot ? "; no screenshot written" : "");
+        return 1;
+    }
+    // A scripted run asked to record (view --frames K --record DIR) fails if the recording did.
+    if (frame_limit_ > 0 && o_.record_folder && recording_failed_) return 1;
+    return 0;
+}
+
+}  // namespace nbody::app

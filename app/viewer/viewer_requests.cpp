@@ -1,0 +1,81 @@
+// Acting on the one-shot requests that keys and panel buttons raised during the last frame:
+// another scene or N, a kernel configuration, the auto-tuner, snapshots, the recording.
+
+#include <iostream>
+
+#include "nbody/sim/io/snapshot.hpp"
+#include "viewer.hpp"
+#include "viewer_autotune.hpp"
+
+namespace nbody::app {
+
+void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget& target) {
+    const HostStageTimer timing(profile_, HostStage::Events);
+    if (requests.load_scene) replace_system(*requests.load_scene, std::nullopt, false);
+    if (requests.apply_bodies) replace_system(scene_path_, std::size_t(params_.sim.bodies), true);
+    if (requests.reset) replace_system(scene_path_, std::nullopt, true);
+    if (requests.apply_kernel) {
+        params_.kernel.invalid_reason = sim_.apply_kernel_config(params_.kernel.edited);
+        if (params_.kernel.invalid_reason.empty())
+            std::cerr << "nbody: kernel " << params_.kernel.edited.to_string() << "\n";
+    }
+    if (requests.autotune) {
+        const ViewerAutotuneOutcome r = autotune_viewer(sim_, params_.sim.step);
+        params_.kernel.autotune_ok = r.ok;
+        params_.kernel.autotune_result = r.message;
+        if (r.config) {
+            params_.kernel.edited = *r.config;
+            params_.kernel.invalid_reason.clear();
+        }
+        say(r.message, !r.ok);
+    }
+    if (requests.save_snapshot) save_snapshot();
+    if (requests.load_snapshot) load_snapshot();
+    if (requests.reset_camera) camera_.reset(scene_.camera);
+    if (requests.reload_shaders) {
+        const std::string error = renderer_.reload_shaders();
+        say(error.empty() ? "shaders reloaded" : error, !error.empty());
+    }
+    if (requests.toggle_recording && !record_run_) toggle_recording(target);
+    // A frame sequence (and a movie) keeps one size: a resized window ends the recording.
+    if (recorder_ && !record_run_ && (target.width != recorder_->width() || target.height != recorder_->height())) {
+        say("the window was resized, so the recording stopped (a frame sequence keeps one size)", true);
+        stop_recording();
+    }
+    try {
+        energy_.poll();
+        if (const auto& d = energy_.latest(); d && energy_.latest_time() >= com_.time)
+            com_.anchor(d->centre_of_mass, d->centre_of_mass_velocity, energy_.latest_time());
+        if (requests.compute_energy) start_energy();
+    } catch (const std::exception& e) {
+        say(std::string("energy computation failed: ") + e.what(), true);
+    }
+}
+
+void Viewer::save_snapshot() {
+    try {
+        State now = sim_.snapshot();
+        io::write_snapshot(params_.sim.snapshot_path,
+                           {std::move(now), params_.sim.step, params_.sim.steps_per_frame, scene_.name, scene_path_});
+        say("snapshot saved to " + params_.sim.snapshot_path, false);
+    } catch (const std::exception& e) {
+        say(std::string("snapshot not saved: ") + e.what(), true);
+    }
+}
+
+void Viewer::load_snapshot() {
+    try {
+        io::Snapshot snap = io::read_snapshot(params_.sim.snapshot_path);
+        Scene restored = scene_;
+        restored.state = std::move(snap.state);
+        restored.params = snap.params;
+        restored.steps_per_frame = snap.steps_per_frame;
+        if (!snap.scene_name.empty()) restored.name = snap.scene_name;
+        install_system(std::move(restored), scene_path_, true, true);
+        say("snapshot restored from " + params_.sim.snapshot_path, false);
+    } catch (const std::exception& e) {
+        say(std::string("snapshot not loaded (the simulation goes on): ") + e.what(), true);
+    }
+}
+
+}  // namespace nbody::app

@@ -1,0 +1,58 @@
+// Stepping the simulation for one frame, and the energy monitor's periodic snapshot.
+
+#include "viewer.hpp"
+
+namespace nbody::app {
+
+bool Viewer::step(const Requests& requests) {
+    // While recording, every recorded frame is the same number of steps after the one before
+    // (the first shows the state the recording started from); paused, nothing is recorded
+    // except what a single step (N) advances.
+    bool capture_frame = false;
+    int steps = params_.sim.paused ? (requests.single_step ? 1 : 0) : params_.sim.steps_per_frame;
+    if (recorder_) {
+        capture_frame = !params_.sim.paused || requests.single_step || first_recorded_frame_;
+        steps = capture_frame && !first_recorded_frame_ ? recorder_->settings().steps_per_frame : 0;
+        first_recorded_frame_ = false;
+    }
+    if (steps > 0) {
+        try {
+            const StepReport report = sim_.advance(steps, params_.sim.step, frame_);
+            profile_.add(HostStage::Map, report.host_map_ms);
+            profile_.add(HostStage::Launch, report.host_launch_ms);
+            profile_.add(HostStage::Unmap, report.host_unmap_ms);
+            profile_.add(HostStage::Upload, report.host_upload_ms);
+            const KernelConfig running = sim_.backend().kernel_config();
+            perf_.add_steps(report, sim_.size(), sim_.tunable() ? &running : nullptr);
+            if (frame_ >= 1) {
+                totals_.steps += report.steps;
+                totals_.bytes_to_host += report.bytes_to_host;
+                totals_.bytes_uploaded += report.bytes_uploaded;
+                if (report.ms_per_step > 0) {
+                    totals_.ms_per_step_sum += report.ms_per_step;
+                    ++totals_.ms_samples;
+                }
+            }
+        } catch (const std::exception& e) {
+            // Headless runs are scripted: fail loudly. A window keeps the last good frame on
+            // screen, paused, with the reason.
+            if (surface_->headless()) throw;
+            params_.sim.paused = true;
+            say(std::string("stepping failed, paused: ") + e.what(), true);
+        }
+    } else {
+        perf_.add_steps(StepReport{}, sim_.size(), nullptr);
+    }
+    if (params_.sim.auto_energy && !params_.sim.paused && sim_.size() <= kAutoEnergyMaxN && !energy_.busy() &&
+        energy_.seconds_since_start() > 3.0) {
+        try {
+            start_energy();
+        } catch (const std::exception& e) {
+            say(std::string("energy snapshot failed: ") + e.what(), true);
+            params_.sim.auto_energy = false;
+        }
+    }
+    return capture_frame;
+}
+
+}  // namespace nbody::app
