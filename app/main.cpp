@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     nbody::app::add_bench_command(app, exit_code);
     nbody::app::add_accuracy_command(app, exit_code);
     nbody::app::add_record_command(app, exit_code);
+    nbody::app::add_forces_command(app, exit_code);
 
     // No subcommand at all means "open the viewer with its defaults".
     std::vector<std::string> args(argv + 1, argv + argc);

@@ -11,5 +11,6 @@ void add_view_command(CLI::App& app, int& exit_code);   // also the default with
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_accuracy_command(CLI::App& app, int& exit_code);  // cmd_accuracy.cpp
 void add_record_command(CLI::App& app, int& exit_code);    // cmd_record.cpp
+void add_forces_command(CLI::App& app, int& exit_code);    // cmd_forces.cpp
 
 }  // namespace nbody::app

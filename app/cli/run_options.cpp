@@ -1,6 +1,8 @@
 #include "run_options.hpp"
 
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #ifdef NBODY_HAVE_CUDA
 #include "autotune.hpp"
@@ -10,7 +12,33 @@
 
 namespace nbody::app {
 
+void add_gravity_options(CLI::App& cmd, GravityOptions& options) {
+    cmd.add_option("--gravity", options.gravity,
+                   "Gravity solver: direct (every pair, default) or tree (Barnes-Hut octree with quadrupoles, "
+                   "O(N log N); docs/TREE.md)")
+        ->capture_default_str();
+    cmd.add_option("--theta", options.theta, "Tree opening angle (0, 2]; smaller is more accurate and slower (default 0.5)");
+    cmd.add_option("--leaf-size", options.leaf_size, "Tree: most bodies in a leaf cell, 1..256 (default 16)");
+    cmd.add_option("--group-size", options.group_size,
+                   "Tree: bodies sharing one walk and interaction list, 1..1024 (default 64)");
+}
+
+GravityConfig GravityOptions::config() const {
+    GravityConfig c;
+    c.gravity = parse_gravity(gravity);
+    if (c.gravity == Gravity::Direct && (theta || leaf_size || group_size))
+        throw std::invalid_argument("--theta, --leaf-size and --group-size apply to --gravity tree");
+    if (theta) c.tree.theta = *theta;
+    if (leaf_size) c.tree.leaf_size = *leaf_size;
+    if (group_size) c.tree.group_size = *group_size;
+    if (c.gravity == Gravity::Tree)
+        if (std::string reason = check_tree_params(c.tree); !reason.empty())
+            throw std::invalid_argument("tree options refused: " + reason);
+    return c;
+}
+
 void add_kernel_options(CLI::App& cmd, KernelOptions& options) {
+    add_gravity_options(cmd, options.gravity);
     cmd.add_option("--unroll", options.unroll, "CUDA kernel: j-loop unroll factor (1, 2, 4, 8, 16, 32)");
     cmd.add_option("--block", options.block, "CUDA kernel: block size = tile p (multiple of 32, up to 1024)");
     cmd.add_option("--threads-per-body", options.threads_per_body,
@@ -80,6 +108,7 @@ std::string apply_kernel_options(Backend& backend, const KernelOptions& options,
     if (options.bodies_per_lane) config.bodies_per_lane = *options.bodies_per_lane;
     if (options.pairs) config.pair_mode = parse_pair_mode(*options.pairs);
     backend.set_kernel_config(config);
+    backend.set_gravity(options.gravity.config());
     if (origin.empty()) return origin;
     return "kernel " + config.to_string() + (options.any() ? " (options on top of the " : " (") + origin + ")";
 }

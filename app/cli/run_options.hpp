@@ -10,11 +10,27 @@
 
 namespace nbody::app {
 
+// The gravity solver (direct | tree) and the tree's tunables (nbody/sim/gravity.hpp).
+struct GravityOptions {
+    std::string gravity = "direct";
+    std::optional<double> theta;
+    std::optional<int> leaf_size, group_size;
+
+    // The configuration these options ask for; throws std::invalid_argument for an unknown solver
+    // or tree parameters out of range, and for tree options given with --gravity direct.
+    GravityConfig config() const;
+};
+
+// Registers --gravity, --theta, --leaf-size, --group-size.
+void add_gravity_options(CLI::App& cmd, GravityOptions& options);
+
 struct KernelOptions {
     std::optional<int> unroll, block, threads_per_body, bodies_per_thread, bodies_per_lane;
     std::optional<std::string> pairs;
     std::optional<std::string> precision;  // fp32 | fp32-jbag | ds | fp64
+    GravityOptions gravity;
 
+    // Whether any kernel tunable was given (the gravity solver is not one).
     bool any() const {
         return unroll || block || threads_per_body || bodies_per_thread || bodies_per_lane || pairs || precision;
     }
@@ -28,7 +44,8 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 // throws std::invalid_argument with the reason when the backend refuses them. A --precision other
 // than fp32 first moves the tunables not given explicitly to the nearest values compiled for it
 // (CudaBackend::fit_to_precision), so `--precision ds` works on top of any tuned fp32 config.
-// Returns a line saying where the config came from (empty for backends without a kernel config).
+// Also applies options.gravity (Backend::set_gravity). Returns a line saying where the config came
+// from (empty for backends without a kernel config).
 std::string apply_kernel_options(Backend& backend, const KernelOptions& options, std::size_t bodies);
 
 }  // namespace nbody::app

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "accuracy_tree.hpp"
 #include "autotune.hpp"
 #include "commands.hpp"
 #include "nbody/sim/atomic_file.hpp"
@@ -73,6 +74,14 @@ struct AccuracyOptions {
     double min_repeat_ms = 20;
     std::optional<int> unroll, block, threads_per_body, bodies_per_thread;
     std::string json;
+    // --gravity tree: the tree report (accuracy_tree.hpp) instead of the precision modes.
+    std::string gravity = "direct";
+    std::vector<double> thetas{0.3, 0.5, 0.7};
+    int leaf_size = 16, group_size = 64;
+    std::string scene, backend = "auto";
+    std::size_t sample = 4096;
+    bool no_direct = false;
+    bool bodies_given = false;
 };
 
 // "16384", "16K", "1M" (K = 1024).
@@ -540,7 +549,24 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes,
 
 #endif  // NBODY_HAVE_CUDA
 
+int run_tree_accuracy(const AccuracyOptions& o) {
+    TreeAccuracyOptions t;
+    if (o.bodies_given) {
+        t.sizes.clear();
+        for (const std::string& b : o.bodies) t.sizes.push_back(parse_count(b, "--bodies"));
+    }
+    t.thetas = o.thetas;
+    t.leaf_size = o.leaf_size, t.group_size = o.group_size;
+    t.scene = o.scene, t.backend = o.backend;
+    t.sample = o.sample, t.seed = o.seed;
+    t.repeats = o.repeats;
+    t.compare_direct = !o.no_direct;
+    t.json = o.json;
+    return tree_accuracy(t, std::cout);
+}
+
 int run_accuracy(const AccuracyOptions& o) {
+    if (parse_gravity(o.gravity) == Gravity::Tree) return run_tree_accuracy(o);
     // Every option is checked before any work, so mistakes cost nothing.
     if (o.bodies.empty()) throw std::invalid_argument("--bodies: give at least one N");
     std::vector<std::size_t> sizes;
@@ -592,7 +618,8 @@ int run_accuracy(const AccuracyOptions& o) {
 void add_accuracy_command(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<AccuracyOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "accuracy", "Force error (Chamomile Emax) and speed of each CUDA precision mode on Plummer spheres");
+        "accuracy", "Force error (Chamomile Emax) and speed of each CUDA precision mode on Plummer spheres; with "
+                    "--gravity tree, the tree code's force error and step time per theta");
     cmd->footer(
         "Emax = max over bodies of |a - a_ref| / |a_ref| against the double-precision direct sum on the host "
         "(Hamada & Iitaka 2007, eq. 3); their Table 2 is printed beside it. The host reference costs N^2 "
@@ -627,7 +654,23 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--threads-per-body", o->threads_per_body, "Kernel threads per body for every mode");
     cmd->add_option("--bodies-per-thread", o->bodies_per_thread, "Kernel bodies per thread for every mode");
     cmd->add_option("--json", o->json, "Write every figure to this JSON file");
-    cmd->callback([o, &exit_code] { exit_code = run_accuracy(*o); });
+    cmd->add_option("--gravity", o->gravity,
+                    "direct: the precision modes above; tree: the tree code's force error (median, 99th "
+                    "percentile, max on a random sample against a double direct sum) and step time per --theta")
+        ->capture_default_str();
+    cmd->add_option("--theta", o->thetas, "Tree: opening angles to measure, e.g. 0.3,0.5,0.7")
+        ->delimiter(',')
+        ->capture_default_str();
+    cmd->add_option("--leaf-size", o->leaf_size, "Tree: most bodies per leaf")->capture_default_str();
+    cmd->add_option("--group-size", o->group_size, "Tree: bodies per walk")->capture_default_str();
+    cmd->add_option("--scene", o->scene, "Tree: scene scaled to each --bodies (default: milky-way-andromeda.toml)");
+    cmd->add_option("--backend", o->backend, "Tree: cpu | cuda | auto")->capture_default_str();
+    cmd->add_option("--sample", o->sample, "Tree: bodies compared with the direct sum")->capture_default_str();
+    cmd->add_flag("--no-direct", o->no_direct, "Tree: skip the direct solver's row");
+    cmd->callback([o, cmd, &exit_code] {
+        o->bodies_given = cmd->count("--bodies") > 0;
+        exit_code = run_accuracy(*o);
+    });
 }
 
 }  // namespace nbody::app

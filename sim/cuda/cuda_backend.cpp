@@ -15,6 +15,7 @@
 #include "force_kernel.hpp"
 #include "precision_state.hpp"
 #include "symmetric_kernel.hpp"
+#include "tree/gpu_tree.hpp"
 
 namespace nbody {
 namespace {
@@ -78,6 +79,8 @@ struct CudaBackend::Impl {
     CudaDeviceInfo info;
     cuda::Stream stream;  // declared before the buffers: destroyed after them
     KernelConfig config;
+    GravityConfig gravity;  // Tree: the force pass is the tree code's (tree/gpu_tree.hpp)
+    cuda::GpuTree tree;
 
     std::size_t n = 0;
     std::vector<float> masses;      // of the loaded system (steps never change them)
@@ -140,7 +143,10 @@ struct CudaBackend::Impl {
         args.vel = kick_vel;
         args.half_dt = static_cast<float>(0.5 * dt);
         args.workspace = &force_workspace;
-        if (config.precision != Precision::Fp32)
+        if (gravity.gravity == Gravity::Tree)
+            tree.force(positions, args.n, args.eps2, gravity.tree, config.unroll, args.acc, kick_vel, args.half_dt,
+                       stream.get());
+        else if (config.precision != Precision::Fp32)
             precise.force(precision_variant_of(config), config.block, positions, args.acc, kick_vel, n,
                           softening * softening, 0.5 * dt, stream.get());
         else if (config.pair_mode == PairMode::Full) {
@@ -364,6 +370,7 @@ std::vector<Vec3d> CudaBackend::accelerations(double softening) {
     std::vector<Vec4f> a(m.n);
     CUDA_CHECK(cudaMemcpyAsync(a.data(), m.acc.get(), m.n * sizeof(float4), cudaMemcpyDeviceToHost, m.stream.get()));
     m.stream.synchronize();
+    if (m.gravity.gravity == Gravity::Tree) m.tree.check_errors();
     m.bytes_to_host += m.n * sizeof(float4);
     std::vector<Vec3d> out(m.n);
     for (std::size_t i = 0; i < m.n; ++i) out[i] = {a[i].x, a[i].y, a[i].z};
@@ -470,10 +477,39 @@ std::string CudaBackend::check_kernel_config(const KernelConfig& c) const {
 void CudaBackend::set_kernel_config(const KernelConfig& config) {
     if (std::string reason = check_kernel_config(config); !reason.empty())
         throw std::invalid_argument("kernel config (" + config.to_string() + ") refused: " + reason);
+    if (impl_->gravity.gravity == Gravity::Tree && config.precision != Precision::Fp32)
+        throw std::invalid_argument("kernel config (" + config.to_string() +
+                                    ") refused: the tree code runs in fp32 (switch to --gravity direct first)");
     impl_->config = config;
 }
 
 KernelConfig CudaBackend::kernel_config() const { return impl_->config; }
+
+void CudaBackend::set_gravity(const GravityConfig& g) {
+    Impl& m = *impl_;
+    if (g.gravity == Gravity::Tree) {
+        if (std::string reason = cuda::GpuTree::check_params(g.tree); !reason.empty())
+            throw std::invalid_argument("tree parameters refused: " + reason);
+        if (m.config.precision != Precision::Fp32)
+            throw std::invalid_argument("the tree code runs in fp32; precision " +
+                                        std::string(nbody::to_string(m.config.precision)) + " is for --gravity direct");
+    }
+    if (g == m.gravity) return;
+    m.gravity = g;
+    m.acc_valid = false;  // the stored accelerations belong to the other solver or theta
+}
+
+GravityConfig CudaBackend::gravity() const { return impl_->gravity; }
+
+CudaBackend::TreeTimes CudaBackend::tree_times() const {
+    const cuda::TreeTimings t = impl_->tree.timings();
+    return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, impl_->tree.bytes()};
+}
+
+void CudaBackend::check_tree_errors() const {
+    impl_->use_device();
+    impl_->tree.check_errors();
+}
 
 const std::vector<int>& CudaBackend::supported_unroll() {
     static const std::vector<int> v(cuda::kUnrollValues.begin(), cuda::kUnrollValues.end());

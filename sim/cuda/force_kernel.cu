@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "balanced_split.cuh"
+#include "force_interaction.cuh"
 #include "cuda_check.hpp"
 
 namespace nbody::cuda {
@@ -97,41 +98,6 @@ __device__ __forceinline__ bool enter_tile_unit(const float2* tile_mass, int til
         scale = unit;
     }
     return uniform;
-}
-
-// 20 flops in the GPU Gems 3 count; 12 FP32 instructions + 1 MUFU here, 11 + 1 for a body of
-// unit (tile) mass: that FMUL is the one a tile of common-mass bodies saves on every interaction.
-template <bool Rot, bool UnitMass>
-__device__ __forceinline__ void accumulate(const float3& xi, const float4& pj, float eps2, float3& a) {
-    const float xj = Rot ? pj.y : pj.x, yj = Rot ? pj.z : pj.y, zj = Rot ? pj.w : pj.z;
-    const float mj = Rot ? pj.x : pj.w;
-    const float dx = xj - xi.x;
-    const float dy = yj - xi.y;
-    const float dz = zj - xi.z;
-    const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-    const float inv_r = rsqrtf(r2);  // MUFU.RSQ under --use_fast_math (ftz)
-    // m / r^3 as (m / r) * (1 / r^2): two independent FMULs, then one, a shorter chain than m*r*r*r.
-    const float s = UnitMass ? inv_r * (inv_r * inv_r) : (mj * inv_r) * (inv_r * inv_r);
-    a.x = fmaf(dx, s, a.x);
-    a.y = fmaf(dy, s, a.y);
-    a.z = fmaf(dz, s, a.z);
-}
-
-// The unrolled part of a tile: lane s of a group reads entries k*Q + s (lane_tile = tile + s).
-// Returns the first k it left to the remainder loop.
-template <int U, int Q, int B, bool Rot, bool UnitMass>
-__device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int groups, const float3 (&xi)[B],
-                                                 float3 (&ai)[B], float eps2) {
-    int k = 0;
-    for (; k + U <= groups; k += U) {
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const float4 pj = lane_tile[(k + u) * Q];
-#pragma unroll
-            for (int b = 0; b < B; ++b) accumulate<Rot, UnitMass>(xi[b], pj, eps2, ai[b]);
-        }
-    }
-    return k;
 }
 
 // One tile, k < groups. A tile of one mass (block-uniform `unit_masses`) runs its own copy of the

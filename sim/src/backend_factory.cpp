@@ -31,6 +31,12 @@ std::string_view to_string(BackendKind kind) {
     return "unknown";
 }
 
+void Backend::set_gravity(const GravityConfig& config) {
+    if (config.gravity != Gravity::Direct)
+        throw std::invalid_argument("the " + std::string(name()) + " backend has no tree code (--gravity tree runs on "
+                                    "the cpu, reference and cuda backends)");
+}
+
 bool cuda_available(std::string* why_not) {
 #ifdef NBODY_HAVE_CUDA
     return cuda_probe(why_not);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "thread_pool.hpp"
 
@@ -103,8 +104,23 @@ void DirectSumBackend<Real>::load_precise(const State& state, const PreciseState
 }
 
 template <class Real>
+void DirectSumBackend<Real>::set_gravity(const GravityConfig& config) {
+    if (config.gravity == Gravity::Tree)
+        if (std::string reason = check_tree_params(config.tree); !reason.empty())
+            throw std::invalid_argument("tree parameters refused: " + reason);
+    if (config == gravity_) return;
+    gravity_ = config;
+    acc_softening_ = -1;  // the stored accelerations belong to the other solver
+}
+
+template <class Real>
 void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
     const std::size_t n = size();
+    if (gravity_.gravity == Gravity::Tree) {
+        tree::tree_accelerations(x_.data(), y_.data(), z_.data(), m_.data(), n, eps2, gravity_.tree, ax_.data(),
+                                 ay_.data(), az_.data(), &tree_stats_);
+        return;
+    }
     shared_thread_pool().parallel_for(n, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             Real ax = 0, ay = 0, az = 0;

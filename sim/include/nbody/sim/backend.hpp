@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nbody/sim/gravity.hpp"
 #include "nbody/sim/kernel_config.hpp"
 #include "nbody/sim/state.hpp"
 #include "nbody/sim/types.hpp"
@@ -65,6 +66,12 @@ public:
     // Kernel tuning; backends without a tunable kernel accept and ignore it.
     virtual void set_kernel_config(const KernelConfig&) {}
     virtual KernelConfig kernel_config() const { return {}; }
+
+    // Gravity solver (gravity.hpp): direct (the default) or tree. Throws std::invalid_argument with
+    // the reason when the backend has no tree code or the tree parameters are out of range; the
+    // running choice is kept then. Positions and velocities are kept across a switch.
+    virtual void set_gravity(const GravityConfig& config);
+    virtual GravityConfig gravity() const { return {}; }
 };
 
 enum class BackendKind { Reference, Cpu, Cuda, Auto };

@@ -139,6 +139,20 @@ public:
 
     const CudaDeviceInfo& device_info() const;
 
+    // --gravity tree: the GPU tree code (docs/TREE.md) replaces the all-pairs kernel in the force
+    // pass; the body order of every buffer is unchanged. Tree parameters beyond the GPU's limits
+    // (group size 128, leaf size 64) and precision modes other than fp32 are refused.
+    void set_gravity(const GravityConfig& config) override;
+    GravityConfig gravity() const override;
+    // The newest completed tree pass's phases (zeros before the first) and the tree's memory.
+    struct TreeTimes {
+        double build_ms = 0, moments_ms = 0, walk_ms = 0;
+        std::size_t nodes = 0, bytes = 0;
+    };
+    TreeTimes tree_times() const;
+    // Waits for the last pass; throws std::runtime_error if a tree pass met a non-finite body.
+    void check_tree_errors() const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

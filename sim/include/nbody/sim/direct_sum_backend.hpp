@@ -5,12 +5,14 @@
 //                      truth every other backend is tested against.
 //   CpuBackend       = DirectSumBackend<float>: fp32 throughout, the backend that runs when there
 //                      is no GPU.
+// Both run the CPU tree code instead of the direct sum under set_gravity({Gravity::Tree, ...}).
 
 #include <cstddef>
 #include <string_view>
 #include <vector>
 
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/tree/host_tree.hpp"
 
 namespace nbody {
 
@@ -28,6 +30,12 @@ public:
     std::optional<PreciseState> store_precise() const override;
     void load_precise(const State& state, const PreciseState& precise) override;
 
+    // --gravity tree runs the CPU tree code (tree/host_tree.hpp) in this backend's precision.
+    void set_gravity(const GravityConfig& config) override;
+    GravityConfig gravity() const override { return gravity_; }
+    // What the last tree force pass did (zeros under direct gravity).
+    const tree::TreeStats& last_tree_stats() const { return tree_stats_; }
+
     // Full-precision access, for tests such as time reversibility that float storage would spoil.
     std::vector<Vec3d> positions() const;
     std::vector<Vec3d> velocities() const;
@@ -38,7 +46,9 @@ private:
 
     std::vector<Real> x_, y_, z_, m_, vx_, vy_, vz_, ax_, ay_, az_;
     double time_ = 0;
-    double acc_softening_ = -1;  // softening the stored accelerations belong to; -1: none yet
+    double acc_softening_ = -1;
+    GravityConfig gravity_;
+    tree::TreeStats tree_stats_;  // softening the stored accelerations belong to; -1: none yet
 };
 
 using ReferenceBackend = DirectSumBackend<double>;

@@ -1,0 +1,690 @@
+// The GPU tree code; gpu_tree.hpp has the outline. Node ids: internal nodes 0 .. n-2 (0 is the
+// root), leaf of sorted body s = n - 1 + s; with n = 1 node 0 is that body's leaf. Every node
+// holds a contiguous range of sorted bodies, so a node with at most leaf_size bodies is read as a
+// leaf by the walk whatever lies below it: the radix tree needs no leaf buckets of its own.
+//
+// Opening criterion, as the CPU octree's: each radix node lies inside the octree cell of its
+// common key prefix (side l, centre c); the node is accepted for a group when its centre of mass
+// is farther than l / theta + |com - c| from the group's bounding box and that cell does not
+// overlap the box. The radix node holds a subset of the cell's bodies, so the GPU criterion is at
+// least as strict as the CPU one at the same theta.
+//
+// Cost (N bodies, list length L ~ a few thousand): keys, sort, gather, build and moments are
+// O(N) passes over memory (a few ms at 1M on an H200); the walk is N * L interactions of 12 FP32
+// instructions (bodies) or ~30 (cells) plus the node tests per group.
+
+#include "gpu_tree.hpp"
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "../cuda_check.hpp"
+#include "../force_interaction.cuh"
+#include "nbody/sim/tree/multipole.hpp"
+
+namespace nbody::cuda {
+namespace {
+
+using nbody::tree::box_distance2;
+using nbody::tree::CellMoments;
+using nbody::tree::compact_bits;
+using nbody::tree::grid_cell;
+using nbody::tree::kKeyCells;
+using nbody::tree::kMaxLevel;
+using nbody::tree::morton_key;
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kBoxBlock = 256, kBoxBlocks = 512;
+constexpr int kWalkBlock = 128;  // 4 warps, one group each at a time
+constexpr int kWarpsPerBlock = kWalkBlock / 32;
+// Walk stack entries per warp. A warp pops up to 32 nodes and pushes 2 per opened node; the
+// deepest stack measured on the scenes is reported by docs/TREE.md. Overflow stops the walk and
+// raises kOverflow (the pass throws) instead of writing past the buffer.
+constexpr int kStackCapacity = 8192;
+constexpr unsigned kNonFinite = 1u, kOverflow = 2u;
+
+struct Box {
+    float lo[3], hi[3];
+};
+struct BoxMerge {
+    __device__ Box operator()(const Box& a, const Box& b) const {
+        Box r;
+        for (int k = 0; k < 3; ++k) r.lo[k] = fminf(a.lo[k], b.lo[k]), r.hi[k] = fmaxf(a.hi[k], b.hi[k]);
+        return r;
+    }
+};
+__device__ Box empty_box() {
+    const float inf = __int_as_float(0x7f800000);
+    return Box{{inf, inf, inf}, {-inf, -inf, -inf}};
+}
+
+// Pass 1 of the bounding box: one box per block (grid-stride), non-finite bodies flagged.
+__global__ void box_partial_kernel(const float4* pos, int n, float4* partial, unsigned* flags) {
+    Box b = empty_box();
+    bool bad = false;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const float4 p = pos[i];
+        if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z) || !isfinite(p.w)) {
+            bad = true;
+            continue;
+        }
+        b.lo[0] = fminf(b.lo[0], p.x), b.lo[1] = fminf(b.lo[1], p.y), b.lo[2] = fminf(b.lo[2], p.z);
+        b.hi[0] = fmaxf(b.hi[0], p.x), b.hi[1] = fmaxf(b.hi[1], p.y), b.hi[2] = fmaxf(b.hi[2], p.z);
+    }
+    if (bad) atomicOr(flags, kNonFinite);
+    using Reduce = cub::BlockReduce<Box, kBoxBlock>;
+    __shared__ typename Reduce::TempStorage temp;
+    const Box r = Reduce(temp).Reduce(b, BoxMerge{});
+    if (threadIdx.x == 0) {
+        partial[2 * blockIdx.x] = make_float4(r.lo[0], r.lo[1], r.lo[2], 0);
+        partial[2 * blockIdx.x + 1] = make_float4(r.hi[0], r.hi[1], r.hi[2], 0);
+    }
+}
+
+// Pass 2: the cube the keys are taken on: frame[0] = (lo, side).
+__global__ void box_final_kernel(const float4* partial, int blocks, float4* frame) {
+    Box b = empty_box();
+    for (int k = threadIdx.x; k < blocks; k += blockDim.x) {
+        const float4 lo = partial[2 * k], hi = partial[2 * k + 1];
+        b.lo[0] = fminf(b.lo[0], lo.x), b.lo[1] = fminf(b.lo[1], lo.y), b.lo[2] = fminf(b.lo[2], lo.z);
+        b.hi[0] = fmaxf(b.hi[0], hi.x), b.hi[1] = fmaxf(b.hi[1], hi.y), b.hi[2] = fmaxf(b.hi[2], hi.z);
+    }
+    using Reduce = cub::BlockReduce<Box, kBoxBlock>;
+    __shared__ typename Reduce::TempStorage temp;
+    const Box r = Reduce(temp).Reduce(b, BoxMerge{});
+    if (threadIdx.x == 0) {
+        float side = fmaxf(r.hi[0] - r.lo[0], fmaxf(r.hi[1] - r.lo[1], r.hi[2] - r.lo[2]));
+        // Every body non-finite (empty box) or all at one point: a unit cube.
+        side = side > 0 && isfinite(side) ? side * (1.0f + 1e-6f) : 1.0f;
+        float c[3];
+        for (int k = 0; k < 3; ++k) c[k] = r.hi[k] >= r.lo[k] ? 0.5f * (r.lo[k] + r.hi[k]) : 0.0f;
+        frame[0] = make_float4(c[0] - 0.5f * side, c[1] - 0.5f * side, c[2] - 0.5f * side, side);
+    }
+}
+
+__global__ void keys_kernel(const float4* pos, int n, const float4* frame, unsigned long long* keys, int* order) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float4 f = frame[0];
+    const float scale = float(kKeyCells) / f.w;
+    const float4 p = pos[i];
+    // grid_cell sends NaN to cell 0 (the flag has been raised): the tree stays well formed.
+    keys[i] = morton_key(grid_cell((p.x - f.x) * scale), grid_cell((p.y - f.y) * scale), grid_cell((p.z - f.z) * scale));
+    order[i] = i;
+}
+
+// The octree cell (centre, half side) of level `level` that contains key `key`.
+__device__ float4 cell_of(unsigned long long key, int level, const float4& f) {
+    const unsigned long long prefix = key >> (3 * (kMaxLevel - level));
+    const float cells = float(1u << level);
+    const float size = f.w / cells;
+    const unsigned ix = compact_bits(prefix >> 2), iy = compact_bits(prefix >> 1), iz = compact_bits(prefix);
+    return make_float4(f.x + (float(ix) + 0.5f) * size, f.y + (float(iy) + 0.5f) * size,
+                       f.z + (float(iz) + 0.5f) * size, 0.5f * size);
+}
+
+// Leaves: bodies gathered into key order, their one-body moments and level-21 cells.
+__global__ void gather_kernel(const float4* pos, const int* order, const unsigned long long* keys, int n,
+                              const float4* frame, float theta, float4* sorted, int2* range, float4* com, float4* quad,
+                              float4* quad2, float4* cube) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= n) return;
+    const float4 p = pos[order[s]];
+    sorted[s] = p;
+    const int node = n - 1 + s;
+    range[node] = make_int2(s, s);
+    com[node] = p;
+    quad[node] = make_float4(0, 0, 0, 0);
+    const float4 c = cell_of(keys[s], kMaxLevel, frame[0]);
+    cube[node] = c;
+    const float dx = p.x - c.x, dy = p.y - c.y, dz = p.z - c.z;
+    const float r = 2.0f * c.w / theta + sqrtf(dx * dx + dy * dy + dz * dz);
+    quad2[node] = make_float4(0, 0, r * r, 0);
+}
+
+// Length of the common prefix of sorted keys i and j in bits (equal keys: 64 + that of the
+// indices, Karras' tie-break), -1 outside [0, n).
+__device__ __forceinline__ int common_prefix(const unsigned long long* keys, int n, int i, int j) {
+    if (j < 0 || j >= n) return -1;
+    const unsigned long long a = keys[i], b = keys[j];
+    if (a == b) return 64 + __clz(static_cast<unsigned>(i ^ j));
+    return __clzll(static_cast<long long>(a ^ b));
+}
+
+// Karras (2012), fig. 4: internal node i finds its range and split in O(log n) steps.
+__global__ void radix_tree_kernel(const unsigned long long* keys, int n, const float4* frame, int2* children,
+                                  int2* range, int* parent, unsigned* visits, float4* cube) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n - 1) return;
+    const int d = common_prefix(keys, n, i, i + 1) - common_prefix(keys, n, i, i - 1) >= 0 ? 1 : -1;
+    const int dmin = common_prefix(keys, n, i, i - d);
+    int lmax = 2;
+    while (common_prefix(keys, n, i, i + lmax * d) > dmin) lmax *= 2;
+    int l = 0;
+    for (int t = lmax / 2; t >= 1; t /= 2)
+        if (common_prefix(keys, n, i, i + (l + t) * d) > dmin) l += t;
+    const int j = i + l * d;
+    const int dnode = common_prefix(keys, n, i, j);
+    int s = 0;
+    for (int t = l; t > 1;) {
+        t = (t + 1) / 2;
+        if (common_prefix(keys, n, i, i + (s + t) * d) > dnode) s += t;
+    }
+    const int gamma = i + s * d + min(d, 0);
+    const int first = min(i, j), last = max(i, j);
+    const int left = first == gamma ? n - 1 + gamma : gamma;
+    const int right = last == gamma + 1 ? n - 1 + gamma + 1 : gamma + 1;
+    children[i] = make_int2(left, right);
+    range[i] = make_int2(first, last);
+    parent[left] = i;
+    parent[right] = i;
+    visits[i] = 0;
+    if (i == 0) parent[0] = -1;
+    // Keys are 63 bits in 64: the top bit is common to all and not part of the octree prefix.
+    const int level = dnode >= 64 ? kMaxLevel : min((dnode - 1) / 3, kMaxLevel);
+    cube[i] = cell_of(keys[first], level, frame[0]);
+}
+
+// Bottom-up moments (Karras' scheme): a thread per leaf climbs; the second child to arrive at a
+// node combines both children and goes on, so every node is computed once, after its children.
+__global__ void moments_kernel(int n, float theta, const int2* children, const int* parent, unsigned* visits,
+                               float4* com, float4* quad, float4* quad2, const float4* cube) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= n) return;
+    int node = parent[n - 1 + s];
+    while (node >= 0) {
+        __threadfence();
+        if (atomicAdd(visits + node, 1u) == 0) return;  // the sibling's thread finishes this node
+        __threadfence();
+        const int2 ch = children[node];
+        const float4 a = __ldcg(com + ch.x), b = __ldcg(com + ch.y);
+        const float4 qa = __ldcg(quad + ch.x), qb = __ldcg(quad + ch.y);
+        const float4 qa2 = __ldcg(quad2 + ch.x), qb2 = __ldcg(quad2 + ch.y);
+        const float4 c = cube[node];
+        const float m = a.w + b.w;
+        float cx = c.x, cy = c.y, cz = c.z;
+        if (m > 0) {
+            const float inv = 1.0f / m;
+            cx = (a.w * a.x + b.w * b.x) * inv, cy = (a.w * a.y + b.w * b.y) * inv, cz = (a.w * a.z + b.w * b.z) * inv;
+        }
+        // Parallel-axis shift of each child's quadrupole to the new centre of mass.
+        float q[6] = {qa.x + qb.x, qa.y + qb.y, qa.z + qb.z, qa.w + qb.w, qa2.x + qb2.x, qa2.y + qb2.y};
+        auto shift = [&](const float4& k) {
+            const float dx = k.x - cx, dy = k.y - cy, dz = k.z - cz;
+            const float r2 = dx * dx + dy * dy + dz * dz;
+            q[0] += k.w * (3 * dx * dx - r2), q[1] += k.w * (3 * dy * dy - r2), q[2] += k.w * (3 * dz * dz - r2);
+            q[3] += k.w * 3 * dx * dy, q[4] += k.w * 3 * dx * dz, q[5] += k.w * 3 * dy * dz;
+        };
+        shift(a);
+        shift(b);
+        const float ex = cx - c.x, ey = cy - c.y, ez = cz - c.z;
+        const float r = 2.0f * c.w / theta + sqrtf(ex * ex + ey * ey + ez * ez);
+        com[node] = make_float4(cx, cy, cz, m);
+        quad[node] = make_float4(q[0], q[1], q[2], q[3]);
+        quad2[node] = make_float4(q[4], q[5], r * r, 0);
+        node = parent[node];
+    }
+}
+
+struct WalkParams {
+    const float4* sorted;
+    const int* order;
+    int n;
+    const int2* children;
+    const int2* range;
+    const float4* com;
+    const float4* quad;
+    const float4* quad2;
+    const float4* cube;
+    float eps2;
+    int leaf_size, group_size, groups;
+    float4* acc;
+    float4* vel;
+    float half_dt;
+    int* stacks;
+    unsigned* counters;  // [0] next group, [1] error bits, [2] deepest stack
+};
+
+struct WarpShared {
+    float4 tile[64];  // body list: a tile of 32 is evaluated as soon as it is full
+    float4 cell_com[64], cell_quad[64], cell_quad2[64];
+    int excl[32], first[32];
+};
+
+template <int B>
+__device__ __forceinline__ void eval_cells(const WarpShared& w, const float3 (&xi)[B], float3 (&ai)[B], float eps2) {
+#pragma unroll 4
+    for (int k = 0; k < 32; ++k) {
+        const float4 c = w.cell_com[k], q = w.cell_quad[k], q2 = w.cell_quad2[k];
+        const CellMoments<float> mom{c.w, q.x, q.y, q.z, q.w, q2.x, q2.y};
+#pragma unroll
+        for (int b = 0; b < B; ++b)
+            nbody::tree::accumulate_cell(c.x - xi[b].x, c.y - xi[b].y, c.z - xi[b].z, mom, eps2, ai[b].x, ai[b].y,
+                                         ai[b].z);
+    }
+}
+
+// One warp per group of `group_size` consecutive sorted bodies, B per lane. The walk pops up to 32
+// nodes at a time (one per lane), sorts them into accepted cells, leaves (their bodies join the
+// body list) and nodes to open (children pushed), and evaluates the lists 32 entries at a time.
+template <int U, int B>
+__global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
+    __shared__ WarpShared shared[kWarpsPerBlock];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    WarpShared& w = shared[warp];
+    int* stack = p.stacks + (std::size_t(blockIdx.x) * kWarpsPerBlock + warp) * kStackCapacity;
+    const unsigned lower = (1u << lane) - 1u;
+    int deepest = 0;
+
+    for (;;) {
+        int g = 0;
+        if (lane == 0) g = int(atomicAdd(p.counters, 1u));
+        g = __shfl_sync(kFull, g, 0);
+        if (g >= p.groups) break;
+        const int begin = g * p.group_size, end = min(p.n, begin + p.group_size);
+        float3 xi[B], ai[B];
+        bool valid[B];
+        float lo[3], hi[3];
+        const float inf = __int_as_float(0x7f800000);
+        lo[0] = lo[1] = lo[2] = inf, hi[0] = hi[1] = hi[2] = -inf;
+#pragma unroll
+        for (int b = 0; b < B; ++b) {
+            const int s = begin + lane + 32 * b;
+            valid[b] = s < end;
+            const float4 q = p.sorted[valid[b] ? s : begin];
+            xi[b] = make_float3(q.x, q.y, q.z);
+            ai[b] = make_float3(0, 0, 0);
+            if (valid[b]) {
+                lo[0] = fminf(lo[0], q.x), lo[1] = fminf(lo[1], q.y), lo[2] = fminf(lo[2], q.z);
+                hi[0] = fmaxf(hi[0], q.x), hi[1] = fmaxf(hi[1], q.y), hi[2] = fmaxf(hi[2], q.z);
+            }
+        }
+#pragma unroll
+        for (int off = 16; off >= 1; off /= 2)
+#pragma unroll
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = fminf(lo[k], __shfl_xor_sync(kFull, lo[k], off));
+                hi[k] = fmaxf(hi[k], __shfl_xor_sync(kFull, hi[k], off));
+            }
+
+        int top = 1, ncell = 0, nbody = 0;
+        if (lane == 0) stack[0] = 0;  // the root
+        __syncwarp();
+        while (top > 0) {
+            const int take = min(top, 32);
+            top -= take;
+            int node = -1;
+            if (lane < take) node = stack[top + lane];
+            __syncwarp();  // every pop read before the pushes below overwrite the slots
+            bool accept = false, leaf = false, open = false;
+            float4 c, q2;
+            int2 r = make_int2(0, -1);
+            if (node >= 0) {
+                c = p.com[node];
+                q2 = p.quad2[node];
+                const float4 cb = p.cube[node];
+                const bool overlaps = cb.x - cb.w <= hi[0] && cb.x + cb.w >= lo[0] && cb.y - cb.w <= hi[1] &&
+                                      cb.y + cb.w >= lo[1] && cb.z - cb.w <= hi[2] && cb.z + cb.w >= lo[2];
+                accept = !overlaps && box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]) > q2.z;
+                if (!accept) {
+                    r = p.range[node];
+                    leaf = r.y - r.x + 1 <= p.leaf_size;
+                    open = !leaf;
+                }
+            }
+            // Accepted cells join the cell list.
+            const unsigned am = __ballot_sync(kFull, accept);
+            if (accept) {
+                const int slot = ncell + __popc(am & lower);
+                w.cell_com[slot] = c;
+                w.cell_quad[slot] = p.quad[node];
+                w.cell_quad2[slot] = q2;
+            }
+            ncell += __popc(am);
+            __syncwarp();
+            if (ncell >= 32) {
+                eval_cells<B>(w, xi, ai, p.eps2);
+                __syncwarp();
+                if (lane < ncell - 32) {
+                    w.cell_com[lane] = w.cell_com[32 + lane];
+                    w.cell_quad[lane] = w.cell_quad[32 + lane];
+                    w.cell_quad2[lane] = w.cell_quad2[32 + lane];
+                }
+                ncell -= 32;
+                __syncwarp();
+            }
+            // Opened nodes push their two children.
+            const unsigned om = __ballot_sync(kFull, open);
+            const int pushes = 2 * __popc(om);
+            if (top + pushes > kStackCapacity) {
+                if (lane == 0) atomicOr(p.counters + 1, kOverflow);
+                break;  // `top` is warp-uniform: every lane leaves
+            }
+            if (open) {
+                const int slot = top + 2 * __popc(om & lower);
+                const int2 ch = p.children[node];
+                stack[slot] = ch.y;
+                stack[slot + 1] = ch.x;
+            }
+            top += pushes;
+            deepest = max(deepest, top);
+            // Leaves: their bodies, flattened across the warp by an exclusive scan of the counts.
+            const int count = leaf ? r.y - r.x + 1 : 0;
+            int incl = count;
+#pragma unroll
+            for (int off = 1; off < 32; off *= 2) {
+                const int v = __shfl_up_sync(kFull, incl, off);
+                if (lane >= off) incl += v;
+            }
+            const int total = __shfl_sync(kFull, incl, 31);
+            w.excl[lane] = incl - count;
+            w.first[lane] = r.x;
+            __syncwarp();
+            for (int base = 0; base < total; base += 32) {
+                const int idx = base + lane;
+                if (idx < total) {
+                    int owner = 0;  // the last lane whose range starts at or before idx
+#pragma unroll
+                    for (int step = 16; step >= 1; step /= 2)
+                        if (owner + step < 32 && w.excl[owner + step] <= idx) owner += step;
+                    w.tile[nbody + lane] = p.sorted[w.first[owner] + idx - w.excl[owner]];
+                }
+                nbody += min(32, total - base);
+                __syncwarp();
+                if (nbody >= 32) {
+                    const int k = detail::interact_unrolled<U, 1, B, false, false>(w.tile, 32, xi, ai, p.eps2);
+                    (void)k;  // U divides 32: no remainder
+                    __syncwarp();
+                    if (lane < nbody - 32) w.tile[lane] = w.tile[32 + lane];
+                    nbody -= 32;
+                    __syncwarp();
+                }
+            }
+            __syncwarp();
+        }
+        // What is left of the lists, padded with massless entries (their terms are exactly 0).
+        if (ncell > 0) {
+            if (lane >= ncell) {
+                w.cell_com[lane] = make_float4(0, 0, 0, 0);
+                w.cell_quad[lane] = make_float4(0, 0, 0, 0);
+                w.cell_quad2[lane] = make_float4(0, 0, 0, 0);
+            }
+            __syncwarp();
+            eval_cells<B>(w, xi, ai, p.eps2);
+            __syncwarp();
+        }
+        if (nbody > 0) {
+            if (lane >= nbody) w.tile[lane] = make_float4(0, 0, 0, 0);
+            __syncwarp();
+            (void)detail::interact_unrolled<U, 1, B, false, false>(w.tile, 32, xi, ai, p.eps2);
+            __syncwarp();
+        }
+#pragma unroll
+        for (int b = 0; b < B; ++b) {
+            if (!valid[b]) continue;
+            const int i = p.order[begin + lane + 32 * b];
+            p.acc[i] = make_float4(ai[b].x, ai[b].y, ai[b].z, 0.0f);
+            if (p.vel != nullptr) {
+                float4 v = p.vel[i];
+                v.x = fmaf(ai[b].x, p.half_dt, v.x);
+                v.y = fmaf(ai[b].y, p.half_dt, v.y);
+                v.z = fmaf(ai[b].z, p.half_dt, v.z);
+                p.vel[i] = v;
+            }
+        }
+    }
+    if (lane == 0) atomicMax(p.counters + 2, unsigned(deepest));
+}
+
+using WalkKernel = void (*)(WalkParams);
+
+// The one switch from (U, B) to an instance; B = bodies per lane = ceil(group_size / 32).
+WalkKernel walk_instance(int unroll, int bodies_per_lane) {
+    switch (unroll * 10 + bodies_per_lane) {
+        case 41: return walk_kernel<4, 1>;
+        case 42: return walk_kernel<4, 2>;
+        case 44: return walk_kernel<4, 4>;
+        case 81: return walk_kernel<8, 1>;
+        case 82: return walk_kernel<8, 2>;
+        case 84: return walk_kernel<8, 4>;
+        default:
+            throw std::invalid_argument("tree walk: no instance for unroll " + std::to_string(unroll) +
+                                        " with " + std::to_string(bodies_per_lane) +
+                                        " bodies per lane; supported: unroll 4, 8 with 1, 2, 4 bodies per lane "
+                                        "(group size up to 128)");
+    }
+}
+
+int bodies_per_lane(int group_size) {
+    const int b = (group_size + 31) / 32;
+    return b <= 1 ? 1 : b <= 2 ? 2 : 4;
+}
+
+// Resident blocks of the walk instance on the current device (cached per instance).
+int walk_blocks(WalkKernel k) {
+    static std::mutex mutex;
+    static WalkKernel cached_kernel = nullptr;
+    static int cached_device = -1, cached_blocks = 0;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    std::lock_guard lock(mutex);
+    if (k != cached_kernel || device != cached_device) {
+        int per_sm = 0, sms = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kWalkBlock, 0));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        cached_kernel = k, cached_device = device, cached_blocks = std::max(1, per_sm) * sms;
+    }
+    return cached_blocks;
+}
+
+std::size_t sort_temp_bytes(int n) {
+    std::size_t bytes = 0;
+    cub::DoubleBuffer<unsigned long long> keys(nullptr, nullptr);
+    cub::DoubleBuffer<int> values(nullptr, nullptr);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, n, 0, 63));
+    return bytes;
+}
+
+// Most walk stacks any device could ask for: every SM of the largest GPUs full of walk warps.
+std::size_t stack_bytes(int blocks) {
+    return std::size_t(blocks) * kWarpsPerBlock * kStackCapacity * sizeof(int);
+}
+
+}  // namespace
+
+std::string GpuTree::check_params(const TreeParams& p) {
+    if (std::string reason = check_tree_params(p); !reason.empty()) return reason;
+    if (p.group_size > kMaxGroupSize)
+        return "group size " + std::to_string(p.group_size) + " is above the GPU tree's limit of " +
+               std::to_string(kMaxGroupSize) + " (one warp, at most 4 bodies per lane)";
+    if (p.leaf_size > kMaxLeafSize)
+        return "leaf size " + std::to_string(p.leaf_size) + " is above the GPU tree's limit of " +
+               std::to_string(kMaxLeafSize);
+    return {};
+}
+
+int GpuTree::walk_unroll(int wanted) { return wanted >= 8 ? 8 : 4; }
+
+std::size_t GpuTree::bytes_needed(std::size_t n) {
+    const std::size_t nodes = n > 0 ? 2 * n - 1 : 0;
+    const std::size_t per_body = 2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4);
+    const std::size_t per_node = sizeof(int2) + sizeof(int) + 4 * sizeof(float4);
+    const std::size_t per_internal = sizeof(int2) + sizeof(unsigned);
+    // The walk stacks are sized for the device (walk_blocks); 132 SMs x 16 blocks is the H200's.
+    return n * per_body + nodes * per_node + n * per_internal + sort_temp_bytes(int(std::max<std::size_t>(n, 1))) +
+           stack_bytes(132 * 16) + 2 * kBoxBlocks * sizeof(float4);
+}
+
+GpuTree::~GpuTree() {
+    if (host_flags_ != nullptr) CUDA_CHECK_LOG(cudaFreeHost(host_flags_));
+}
+
+std::size_t GpuTree::bytes() const {
+    std::size_t b = cub_temp_.bytes() + sorted_.bytes() + children_.bytes() + range_.bytes() + parent_.bytes() +
+                    visits_.bytes() + com_.bytes() + quad_.bytes() + quad2_.bytes() +
+                    cube_.bytes() + frame_.bytes() + partial_boxes_.bytes() + stacks_.bytes() + counters_.bytes();
+    for (int k = 0; k < 2; ++k) b += keys_[k].bytes() + order_[k].bytes();
+    return b;
+}
+
+void GpuTree::reserve(int n, cudaStream_t stream) {
+    if (n <= capacity_) return;
+    // Everything the tree holds is replaced: count what it needs against what is free plus what
+    // it already has.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t need = bytes_needed(std::size_t(n));
+    if (need > free_bytes + bytes()) {
+        char msg[256];
+        std::snprintf(msg, sizeof msg,
+                      "the GPU tree code needs %.1f MiB of device memory for %d bodies; the GPU has %.1f MiB free "
+                      "(of %.1f MiB)",
+                      need / 1048576.0, n, (free_bytes + bytes()) / 1048576.0, total_bytes / 1048576.0);
+        throw std::runtime_error(msg);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));  // buffers in use by a queued pass are about to go
+    const std::size_t nodes = 2 * std::size_t(n) - 1;
+    for (int k = 0; k < 2; ++k) {
+        keys_[k] = DeviceBuffer<unsigned long long>(n);
+        order_[k] = DeviceBuffer<int>(n);
+    }
+    sorted_ = DeviceBuffer<float4>(n);
+    children_ = DeviceBuffer<int2>(std::max(n - 1, 1));
+    visits_ = DeviceBuffer<unsigned>(std::max(n - 1, 1));
+    range_ = DeviceBuffer<int2>(nodes);
+    parent_ = DeviceBuffer<int>(nodes);
+    com_ = DeviceBuffer<float4>(nodes);
+    quad_ = DeviceBuffer<float4>(nodes);
+    quad2_ = DeviceBuffer<float4>(nodes);
+    cube_ = DeviceBuffer<float4>(nodes);
+    cub_bytes_ = sort_temp_bytes(n);
+    cub_temp_ = DeviceBuffer<unsigned char>(cub_bytes_);
+    if (frame_.empty()) {
+        frame_ = DeviceBuffer<float4>(4);
+        partial_boxes_ = DeviceBuffer<float4>(2 * kBoxBlocks);
+        counters_ = DeviceBuffer<unsigned>(4);
+        CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream));
+        CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_flags_), sizeof(unsigned) * 2));
+        host_flags_[0] = host_flags_[1] = 0;
+    }
+    capacity_ = n;
+}
+
+void GpuTree::read_flags(bool wait) {
+    if (!flags_pending_) return;
+    if (wait) {
+        CUDA_CHECK(cudaEventSynchronize(flags_ready_.get()));
+    } else {
+        const cudaError_t q = cudaEventQuery(flags_ready_.get());
+        if (q == cudaErrorNotReady) return;
+        CUDA_CHECK(q);
+    }
+    flags_pending_ = false;
+    const unsigned bits = host_flags_[0];
+    if (bits == 0) return;
+    // Sticky on the device: clear so that one bad state is reported once.
+    host_flags_[0] = 0;
+    CUDA_CHECK(cudaMemset(counters_.get() + 1, 0, sizeof(unsigned)));
+    if (bits & kNonFinite)
+        throw std::runtime_error("tree code: a body has a non-finite position or mass (the system has diverged: "
+                                 "try a smaller time step or a larger softening)");
+    throw std::runtime_error("tree code: a walk needed more than " + std::to_string(kStackCapacity) +
+                             " stack entries (the forces of that pass are incomplete)");
+}
+
+void GpuTree::check_errors() { read_flags(true); }
+
+TreeTimings GpuTree::timings() {
+    if (timing_pending_ && cudaEventQuery(t3_.get()) == cudaSuccess) {
+        timing_pending_ = false;
+        last_.build_ms = elapsed_ms(t0_, t1_);
+        last_.moments_ms = elapsed_ms(t1_, t2_);
+        last_.walk_ms = elapsed_ms(t2_, t3_);
+        last_.nodes = last_n_ > 0 ? 2 * std::size_t(last_n_) - 1 : 0;
+    }
+    return last_;
+}
+
+void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc,
+                    float4* vel, float half_dt, cudaStream_t stream) {
+    if (std::string reason = check_params(params); !reason.empty())
+        throw std::invalid_argument("tree parameters refused: " + reason);
+    if (n < 1) return;
+    read_flags(false);  // a previous pass's error, if it has finished
+    const WalkKernel walk = walk_instance(walk_unroll(unroll), bodies_per_lane(params.group_size));
+    reserve(n, stream);
+    const int blocks = walk_blocks(walk);
+    if (stacks_.bytes() < stack_bytes(blocks)) {
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        stacks_ = DeviceBuffer<int>(stack_bytes(blocks) / sizeof(int));
+    }
+    const float theta = static_cast<float>(params.theta);
+    const int threads = 256, grid = (n + threads - 1) / threads;
+    t0_.record(stream);
+    box_partial_kernel<<<kBoxBlocks, kBoxBlock, 0, stream>>>(pos, n, partial_boxes_.get(), counters_.get() + 1);
+    box_final_kernel<<<1, kBoxBlock, 0, stream>>>(partial_boxes_.get(), kBoxBlocks, frame_.get());
+    keys_kernel<<<grid, threads, 0, stream>>>(pos, n, frame_.get(), keys_[0].get(), order_[0].get());
+    CUDA_CHECK_LAUNCH();
+    cub::DoubleBuffer<unsigned long long> keys(keys_[0].get(), keys_[1].get());
+    cub::DoubleBuffer<int> order(order_[0].get(), order_[1].get());
+    std::size_t temp = cub_bytes_;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_temp_.get(), temp, keys, order, n, 0, 63, stream));
+    gather_kernel<<<grid, threads, 0, stream>>>(pos, order.Current(), keys.Current(), n, frame_.get(), theta,
+                                                sorted_.get(), range_.get(), com_.get(), quad_.get(), quad2_.get(),
+                                                cube_.get());
+    if (n > 1)
+        radix_tree_kernel<<<(n - 1 + threads - 1) / threads, threads, 0, stream>>>(
+            keys.Current(), n, frame_.get(), children_.get(), range_.get(), parent_.get(), visits_.get(), cube_.get());
+    else
+        CUDA_CHECK(cudaMemsetAsync(parent_.get(), 0xff, sizeof(int), stream));  // the lone leaf is the root
+    CUDA_CHECK_LAUNCH();
+    t1_.record(stream);
+    if (n > 1)
+        moments_kernel<<<grid, threads, 0, stream>>>(n, theta, children_.get(), parent_.get(), visits_.get(),
+                                                     com_.get(), quad_.get(), quad2_.get(), cube_.get());
+    CUDA_CHECK_LAUNCH();
+    t2_.record(stream);
+    WalkParams w;
+    w.sorted = sorted_.get();
+    w.order = order.Current();
+    w.n = n;
+    w.children = children_.get();
+    w.range = range_.get();
+    w.com = com_.get();
+    w.quad = quad_.get();
+    w.quad2 = quad2_.get();
+    w.cube = cube_.get();
+    w.eps2 = eps2;
+    w.leaf_size = params.leaf_size;
+    w.group_size = params.group_size;
+    w.groups = (n + params.group_size - 1) / params.group_size;
+    w.acc = acc;
+    w.vel = vel;
+    w.half_dt = half_dt;
+    w.stacks = stacks_.get();
+    w.counters = counters_.get();
+    CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(unsigned), stream));  // the group counter
+    walk<<<blocks, kWalkBlock, 0, stream>>>(w);
+    CUDA_CHECK_LAUNCH();
+    t3_.record(stream);
+    timing_pending_ = true;
+    last_n_ = n;
+    CUDA_CHECK(cudaMemcpyAsync(host_flags_, counters_.get() + 1, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    flags_ready_.record(stream);
+    flags_pending_ = true;
+}
+
+unsigned GpuTree::deepest_stack() {
+    read_flags(true);
+    return host_flags_[1];
+}
+
+}  // namespace nbody::cuda

@@ -1,0 +1,104 @@
+#pragma once
+// The GPU tree code (docs/TREE.md): one force pass = bounding box, Morton keys, a CUB radix sort,
+// a binary radix tree built in one parallel pass (Karras 2012), monopole + quadrupole moments
+// bottom-up, and one warp per group of consecutive (Morton-ordered) bodies walking the tree and
+// evaluating its interaction list as it fills: bodies with the all-pairs kernel's unrolled tile
+// loop (force_interaction.cuh), cells with the multipole expansion shared with the CPU tree
+// (nbody/sim/tree/multipole.hpp).
+//
+// Bodies are sorted into a private copy every pass and the results scattered back through the
+// permutation, so the caller's arrays (positions, velocities, accelerations, the viewer's vertex
+// buffers, colours and tags) never change order.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "../cuda_raii.hpp"
+#include "nbody/sim/gravity.hpp"
+
+namespace nbody::cuda {
+
+// Milliseconds of the phases of one pass, from CUDA events.
+struct TreeTimings {
+    double build_ms = 0;    // box, keys, sort, gather, radix tree
+    double moments_ms = 0;  // bottom-up moments
+    double walk_ms = 0;     // walks with evaluation, scatter and closing kick
+    std::size_t nodes = 0;  // 2N - 1
+};
+
+class GpuTree {
+public:
+    // GPU limits beyond check_tree_params(): a group is one warp holding up to 4 bodies per lane.
+    static constexpr int kMaxGroupSize = 128;
+    static constexpr int kMaxLeafSize = 64;
+    // Empty when `p` can run here, else the reason (the shared ranges, then the GPU limits).
+    static std::string check_params(const TreeParams& p);
+    // The walk's j-loop unroll U for a kernel config's unroll: the largest compiled value <= wanted
+    // (4 or 8), else the smallest. Tiles of the body list are 32 bodies.
+    static int walk_unroll(int wanted);
+
+    // Device bytes the tree needs for n bodies (all its buffers, CUB scratch included).
+    static std::size_t bytes_needed(std::size_t n);
+
+    // Accelerations of pos[0, n) (x, y, z, m, input order) into acc (input order, w = 0); with vel
+    // also v += a half_dt (the closing kick). eps2 > 0. Grows the buffers when n grows, after
+    // checking that the device has the memory (std::runtime_error with both figures if not).
+    // Queued on `stream`; a non-finite coordinate or mass is reported by the next pass (or
+    // check_errors()) as std::runtime_error, its accelerations being garbage.
+    void force(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc, float4* vel,
+               float half_dt, cudaStream_t stream);
+
+    // Throws std::runtime_error if a finished pass met non-finite input or overflowed a walk stack;
+    // waits for the last pass.
+    void check_errors();
+
+    // Most walk-stack entries any warp needed since the tree was created (waits for the last pass).
+    unsigned deepest_stack();
+
+    // The newest pass whose timing events have completed (never blocks).
+    TreeTimings timings();
+
+    std::size_t bytes() const;
+
+private:
+    void reserve(int n, cudaStream_t stream);
+    void read_flags(bool wait);
+
+    int capacity_ = 0;
+    // Per body (sorted order) and per node.
+    DeviceBuffer<unsigned long long> keys_[2];
+    DeviceBuffer<int> order_[2];
+    DeviceBuffer<float4> sorted_;  // positions in key order
+    DeviceBuffer<int2> children_;  // internal nodes: (left, right) node ids
+    DeviceBuffer<int2> range_;     // all nodes: sorted bodies [first, last]
+    DeviceBuffer<int> parent_;     // all nodes
+    DeviceBuffer<unsigned> visits_;  // internal nodes: arrivals of the moments pass
+    DeviceBuffer<float4> com_;     // all nodes: centre of mass, mass
+    DeviceBuffer<float4> quad_;    // all nodes: qxx, qyy, qzz, qxy
+    DeviceBuffer<float4> quad2_;   // all nodes: qxz, qyz, open_r2, unused
+    DeviceBuffer<float4> cube_;    // all nodes: centre and half side of the enclosing octree cell
+    DeviceBuffer<unsigned char> cub_temp_;
+    DeviceBuffer<float4> frame_;   // [0]: lo (xyz), side (w); [1]: box lo; [2]: box hi
+    DeviceBuffer<float4> partial_boxes_;
+    DeviceBuffer<int> stacks_;     // walk stacks, one per resident warp
+    DeviceBuffer<unsigned> counters_;  // [0]: next group; [1]: error bits
+    int walk_warps_ = 0;
+    std::size_t cub_bytes_ = 0;
+    unsigned* host_flags_ = nullptr;  // pinned copy of counters_[1]
+    bool flags_pending_ = false;
+    Event flags_ready_{cudaEventDisableTiming};
+    Event t0_, t1_, t2_, t3_;
+    bool timing_pending_ = false;
+    TreeTimings last_;
+    int last_n_ = 0;
+
+public:
+    GpuTree() = default;
+    ~GpuTree();
+    GpuTree(const GpuTree&) = delete;
+    GpuTree& operator=(const GpuTree&) = delete;
+};
+
+}  // namespace nbody::cuda

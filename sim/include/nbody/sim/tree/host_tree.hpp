@@ -1,0 +1,40 @@
+#pragma once
+// The CPU tree code (threaded): Barnes-Hut octree over Morton-sorted bodies, monopole +
+// quadrupole moments computed bottom-up in double, and a walk per group of nearby bodies that
+// builds one interaction list (bodies of opened leaves, accepted cells) shared by the group.
+// The same opening criterion and cell arithmetic (multipole.hpp) as the GPU tree, whose test
+// oracle it is. Bodies keep their order: inputs and outputs are indexed as given.
+
+#include <cstddef>
+
+#include "nbody/sim/gravity.hpp"
+
+namespace nbody::tree {
+
+// What one force pass did; times in milliseconds of wall clock.
+struct TreeStats {
+    std::size_t nodes = 0, leaves = 0, groups = 0;
+    int depth = 0;                   // deepest level reached (root = 0; at most kMaxLevel)
+    std::size_t largest_leaf = 0;    // bodies in the fullest leaf (> leaf_size only where keys coincide)
+    double body_interactions = 0;    // body-body terms evaluated (including each body with itself)
+    double cell_interactions = 0;    // body-cell terms evaluated
+    double build_ms = 0, moments_ms = 0, walk_ms = 0;  // walk_ms includes the evaluation
+};
+
+// Accelerations of n bodies (x, y, z, m in input order) by the tree code with Plummer softening
+// eps2 = eps^2 (>= 0; a pair at zero separation with eps2 = 0 contributes nothing, as a body with
+// itself). Writes ax, ay, az in input order. Throws std::invalid_argument naming the first body
+// with a non-finite coordinate or mass, or when `params` are out of range (check_tree_params).
+// Real = float (the cpu backend) or double (the reference backend with --gravity tree).
+template <class Real>
+void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                        const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats = nullptr);
+
+extern template void tree_accelerations<float>(const float*, const float*, const float*, const float*,
+                                               std::size_t, float, const TreeParams&, float*, float*, float*,
+                                               TreeStats*);
+extern template void tree_accelerations<double>(const double*, const double*, const double*, const double*,
+                                                std::size_t, double, const TreeParams&, double*, double*, double*,
+                                                TreeStats*);
+
+}  // namespace nbody::tree

@@ -1,0 +1,396 @@
+// The CPU tree code. Cost per pass: keys O(N), sort O(N log N), build O(N) nodes with a binary
+// search per child, moments O(N), walk O(N/G * list) and evaluation O(N * list), list ~ log N.
+// The octree is built level by level (breadth first) from the sorted keys, so that the node array
+// read backwards is a bottom-up order for the moments: no recursion, no fixed-size stack anywhere.
+
+#include "nbody/sim/tree/host_tree.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nbody/sim/tree/multipole.hpp"
+#include "thread_pool.hpp"
+
+namespace nbody::tree {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+struct Node {
+    std::uint32_t begin = 0, end = 0;  // bodies [begin, end) in key order
+    std::uint32_t child = 0;           // first child (children are consecutive); 0: a leaf
+    std::uint8_t children = 0;
+    std::uint8_t level = 0;
+    double cx = 0, cy = 0, cz = 0, half = 0;  // geometric centre and half side
+};
+
+// The cells as the walk reads them (Real), one struct per node.
+template <class Real>
+struct WalkCell {
+    Real x, y, z;           // centre of mass
+    Real open_r2;           // (l / theta + delta)^2
+    Real lox, loy, loz, hix, hiy, hiz;  // the cell's cube
+    CellMoments<Real> mom;
+};
+
+template <class Real>
+void require_finite(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+        if (!std::isfinite(x[i]) || !std::isfinite(y[i]) || !std::isfinite(z[i]) || !std::isfinite(m[i]))
+            throw std::invalid_argument("tree code: body " + std::to_string(i) +
+                                        " has a non-finite position or mass (the system has diverged or "
+                                        "the input is invalid)");
+}
+
+// Scratch of one walking thread: the group's interaction list in structure-of-arrays form so the
+// body loop vectorises like the direct sum's.
+template <class Real>
+struct ListScratch {
+    std::vector<std::uint32_t> stack;
+    std::vector<Real> bx, by, bz, bm;
+    // Accepted cells: centre of mass, mass and quadrupole, one array per component.
+    std::vector<Real> cx, cy, cz, cm, qxx, qyy, qzz, qxy, qxz, qyz;
+    void clear() {
+        stack.clear();
+        for (auto* v : {&bx, &by, &bz, &bm, &cx, &cy, &cz, &cm, &qxx, &qyy, &qzz, &qxy, &qxz, &qyz}) v->clear();
+    }
+    void add_cell(Real x, Real y, Real z, const CellMoments<Real>& c) {
+        cx.push_back(x), cy.push_back(y), cz.push_back(z), cm.push_back(c.m);
+        qxx.push_back(c.qxx), qyy.push_back(c.qyy), qzz.push_back(c.qzz);
+        qxy.push_back(c.qxy), qxz.push_back(c.qxz), qyz.push_back(c.qyz);
+    }
+};
+
+// Pull of the list's cells, in eight lanes like the bodies (the loop vectorises).
+template <class Real>
+void accumulate_cells(const ListScratch<Real>& l, Real xi, Real yi, Real zi, Real eps2, Real& ax, Real& ay,
+                      Real& az) {
+    constexpr int kLanes = 8;
+    Real sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};
+    const std::size_t n = l.cx.size();
+    auto term = [&](std::size_t k, int lane) {
+        const CellMoments<Real> c{l.cm[k], l.qxx[k], l.qyy[k], l.qzz[k], l.qxy[k], l.qxz[k], l.qyz[k]};
+        accumulate_cell(l.cx[k] - xi, l.cy[k] - yi, l.cz[k] - zi, c, eps2, sx[lane], sy[lane], sz[lane]);
+    };
+    std::size_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (int k = 0; k < kLanes; ++k) term(j + k, k);
+    for (; j < n; ++j) term(j, 0);
+    for (int k = 0; k < kLanes; ++k) ax += sx[k], ay += sy[k], az += sz[k];
+}
+
+// Pull of the list's bodies on (xi, yi, zi); eight lanes of partial sums as in the direct sum.
+// With eps2 > 0 the body itself contributes exactly 0 (dx = 0); with eps2 = 0 (Guard) a term at
+// zero separation (itself, or a coincident body) is skipped, which costs the loop its vectorising.
+template <bool Guard, class Real>
+void accumulate_bodies(const ListScratch<Real>& l, Real xi, Real yi, Real zi, Real eps2, Real& ax, Real& ay,
+                       Real& az) {
+    constexpr int kLanes = 8;
+    Real sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};
+    const std::size_t n = l.bx.size();
+    const Real *x = l.bx.data(), *y = l.by.data(), *z = l.bz.data(), *m = l.bm.data();
+    std::size_t j = 0;
+    auto term = [&](std::size_t k, int lane) {
+        const Real dx = x[k] - xi, dy = y[k] - yi, dz = z[k] - zi;
+        const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
+        if (Guard && !(r2 > Real(0))) return;
+        const Real inv_r = Real(1) / std::sqrt(r2);
+        const Real s = m[k] * inv_r * inv_r * inv_r;
+        sx[lane] += dx * s;
+        sy[lane] += dy * s;
+        sz[lane] += dz * s;
+    };
+    for (; j + kLanes <= n; j += kLanes)
+        for (int k = 0; k < kLanes; ++k) term(j + k, k);
+    for (; j < n; ++j) term(j, 0);
+    for (int k = 0; k < kLanes; ++k) ax += sx[k], ay += sy[k], az += sz[k];
+}
+
+template <class Real>
+class HostTree {
+public:
+    HostTree(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, const TreeParams& p)
+        : x_(x), y_(y), z_(z), m_(m), n_(n), params_(p) {}
+
+    void build(TreeStats& stats) {
+        const auto t0 = Clock::now();
+        sort_bodies();
+        build_nodes();
+        stats.build_ms = ms_since(t0);
+        const auto t1 = Clock::now();
+        compute_moments();
+        stats.moments_ms = ms_since(t1);
+        stats.nodes = nodes_.size();
+        for (const Node& nd : nodes_) {
+            if (nd.children != 0) continue;
+            ++stats.leaves;
+            stats.largest_leaf = std::max<std::size_t>(stats.largest_leaf, nd.end - nd.begin);
+            stats.depth = std::max<int>(stats.depth, nd.level);
+        }
+    }
+
+    void walk(Real eps2, Real* ax, Real* ay, Real* az, TreeStats& stats) {
+        const auto t0 = Clock::now();
+        collect_groups();
+        stats.groups = groups_.size();
+        std::atomic<std::size_t> next{0};
+        std::atomic<std::uint64_t> body_terms{0}, cell_terms{0};
+        ThreadPool& pool = shared_thread_pool();
+        // One chunk per worker, each taking groups from a shared counter: groups near the centre of a
+        // galaxy have lists several times longer than those in the outskirts.
+        pool.parallel_for(2 * pool.size(), [&](std::size_t, std::size_t) {
+            ListScratch<Real> list;
+            std::uint64_t bt = 0, ct = 0;
+            for (std::size_t g; (g = next.fetch_add(1)) < groups_.size();) {
+                build_list(groups_[g], list);
+                evaluate(groups_[g], list, eps2, ax, ay, az);
+                const std::uint64_t members = groups_[g].second - groups_[g].first;
+                bt += members * list.bx.size();
+                ct += members * list.cx.size();
+            }
+            body_terms += bt;
+            cell_terms += ct;
+        });
+        stats.body_interactions = double(body_terms.load());
+        stats.cell_interactions = double(cell_terms.load());
+        stats.walk_ms = ms_since(t0);
+    }
+
+private:
+    // Morton keys on the bounding cube, bodies sorted by key (stable: equal keys keep input order).
+    void sort_bodies() {
+        double lo[3] = {x_[0], y_[0], z_[0]}, hi[3] = {x_[0], y_[0], z_[0]};
+        for (std::size_t i = 1; i < n_; ++i) {
+            const double p[3] = {x_[i], y_[i], z_[i]};
+            for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], p[a]), hi[a] = std::max(hi[a], p[a]);
+        }
+        double side = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+        // A point (N = 1, or every body at one place) gets a unit cube; otherwise a cube a little
+        // larger than the extent, so that no coordinate lands exactly on the top edge.
+        side = side > 0 ? side * (1 + 1e-6) : 1.0;
+        for (int a = 0; a < 3; ++a) lo_[a] = 0.5 * (lo[a] + hi[a]) - 0.5 * side;
+        side_ = side;
+        const double scale = double(kKeyCells) / side;
+        std::vector<std::uint64_t> keys(n_);
+        for (std::size_t i = 0; i < n_; ++i)
+            keys[i] = morton_key(grid_cell((x_[i] - lo_[0]) * scale), grid_cell((y_[i] - lo_[1]) * scale),
+                                 grid_cell((z_[i] - lo_[2]) * scale));
+        order_.resize(n_);
+        std::iota(order_.begin(), order_.end(), 0u);
+        std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+        keys_.resize(n_);
+        sx_.resize(n_), sy_.resize(n_), sz_.resize(n_), sm_.resize(n_);
+        for (std::size_t s = 0; s < n_; ++s) {
+            const std::uint32_t i = order_[s];
+            keys_[s] = keys[i];
+            sx_[s] = x_[i], sy_[s] = y_[i], sz_[s] = z_[i], sm_[s] = m_[i];
+        }
+    }
+
+    // Breadth first: a node is split into its non-empty octants unless it holds at most leaf_size
+    // bodies or all its keys are equal (bodies closer than the finest grid cell: the 21-level
+    // limit, reached only by coincident or nearly coincident bodies).
+    void build_nodes() {
+        nodes_.clear();
+        Node root;
+        root.begin = 0, root.end = static_cast<std::uint32_t>(n_);
+        root.cx = lo_[0] + 0.5 * side_, root.cy = lo_[1] + 0.5 * side_, root.cz = lo_[2] + 0.5 * side_;
+        root.half = 0.5 * side_;
+        nodes_.push_back(root);
+        for (std::size_t i = 0; i < nodes_.size(); ++i) {
+            const Node nd = nodes_[i];
+            if (nd.end - nd.begin <= std::uint32_t(params_.leaf_size) || keys_[nd.begin] == keys_[nd.end - 1]) continue;
+            const int shift = 3 * (kMaxLevel - 1 - nd.level);
+            auto digit = [&](std::uint64_t k) { return int((k >> shift) & 7); };
+            const auto first = static_cast<std::uint32_t>(nodes_.size());
+            std::uint8_t count = 0;
+            std::uint32_t pos = nd.begin;
+            for (int d = 0; d < 8 && pos < nd.end; ++d) {
+                const auto it = std::partition_point(keys_.begin() + pos, keys_.begin() + nd.end,
+                                                     [&](std::uint64_t k) { return digit(k) <= d; });
+                const auto end = static_cast<std::uint32_t>(it - keys_.begin());
+                if (end == pos) continue;
+                Node c;
+                c.begin = pos, c.end = end;
+                c.level = static_cast<std::uint8_t>(nd.level + 1);
+                c.half = 0.5 * nd.half;
+                c.cx = nd.cx + ((d & 4) ? c.half : -c.half);
+                c.cy = nd.cy + ((d & 2) ? c.half : -c.half);
+                c.cz = nd.cz + ((d & 1) ? c.half : -c.half);
+                nodes_.push_back(c);
+                ++count;
+                pos = end;
+            }
+            nodes_[i].child = first;
+            nodes_[i].children = count;
+        }
+    }
+
+    // Bottom-up in double: leaves sum their bodies, parents shift their children's moments to
+    // their own centre of mass (parallel axis). A massless cell gets its geometric centre.
+    void compute_moments() {
+        const std::size_t count = nodes_.size();
+        std::vector<double> mass(count), com(3 * count), quad(6 * count);
+        for (std::size_t k = count; k-- > 0;) {
+            const Node& nd = nodes_[k];
+            double M = 0, c[3] = {0, 0, 0}, q[6] = {0, 0, 0, 0, 0, 0};
+            auto add_point = [&](double m, double px, double py, double pz) {
+                M += m, c[0] += m * px, c[1] += m * py, c[2] += m * pz;
+            };
+            if (nd.children == 0) {
+                for (std::uint32_t s = nd.begin; s < nd.end; ++s) add_point(sm_[s], sx_[s], sy_[s], sz_[s]);
+            } else {
+                for (std::uint32_t ch = nd.child; ch < nd.child + nd.children; ++ch)
+                    add_point(mass[ch], com[3 * ch], com[3 * ch + 1], com[3 * ch + 2]);
+            }
+            if (M > 0) c[0] /= M, c[1] /= M, c[2] /= M;
+            else c[0] = nd.cx, c[1] = nd.cy, c[2] = nd.cz;
+            auto add_quad = [&](double m, double dx, double dy, double dz) {
+                const double r2 = dx * dx + dy * dy + dz * dz;
+                q[0] += m * (3 * dx * dx - r2), q[1] += m * (3 * dy * dy - r2), q[2] += m * (3 * dz * dz - r2);
+                q[3] += m * 3 * dx * dy, q[4] += m * 3 * dx * dz, q[5] += m * 3 * dy * dz;
+            };
+            if (nd.children == 0) {
+                for (std::uint32_t s = nd.begin; s < nd.end; ++s) add_quad(sm_[s], sx_[s] - c[0], sy_[s] - c[1], sz_[s] - c[2]);
+            } else {
+                for (std::uint32_t ch = nd.child; ch < nd.child + nd.children; ++ch) {
+                    add_quad(mass[ch], com[3 * ch] - c[0], com[3 * ch + 1] - c[1], com[3 * ch + 2] - c[2]);
+                    for (int a = 0; a < 6; ++a) q[a] += quad[6 * ch + a];
+                }
+            }
+            mass[k] = M;
+            for (int a = 0; a < 3; ++a) com[3 * k + a] = c[a];
+            for (int a = 0; a < 6; ++a) quad[6 * k + a] = q[a];
+        }
+        cells_.resize(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const Node& nd = nodes_[k];
+            const double* c = &com[3 * k];
+            const double delta = std::sqrt((c[0] - nd.cx) * (c[0] - nd.cx) + (c[1] - nd.cy) * (c[1] - nd.cy) +
+                                           (c[2] - nd.cz) * (c[2] - nd.cz));
+            const double r_open = 2 * nd.half / params_.theta + delta;
+            WalkCell<Real>& w = cells_[k];
+            w.x = Real(c[0]), w.y = Real(c[1]), w.z = Real(c[2]);
+            // Beyond float's range (theta -> 0 on a wide system) the cell simply always opens.
+            w.open_r2 = Real(std::min(r_open * r_open, double(std::numeric_limits<Real>::max())));
+            w.lox = Real(nd.cx - nd.half), w.loy = Real(nd.cy - nd.half), w.loz = Real(nd.cz - nd.half);
+            w.hix = Real(nd.cx + nd.half), w.hiy = Real(nd.cy + nd.half), w.hiz = Real(nd.cz + nd.half);
+            const double* q = &quad[6 * k];
+            w.mom = {Real(mass[k]), Real(q[0]), Real(q[1]), Real(q[2]), Real(q[3]), Real(q[4]), Real(q[5])};
+        }
+    }
+
+    // Groups: the largest cells with at most group_size bodies, in key order; a leaf holding more
+    // (coincident bodies) is cut into runs of group_size.
+    void collect_groups() {
+        groups_.clear();
+        const auto gs = static_cast<std::uint32_t>(params_.group_size);
+        std::vector<std::uint32_t> stack{0};
+        while (!stack.empty()) {
+            const Node& nd = nodes_[stack.back()];
+            stack.pop_back();
+            if (nd.end - nd.begin <= gs || nd.children == 0) {
+                for (std::uint32_t b = nd.begin; b < nd.end; b += gs) groups_.emplace_back(b, std::min(nd.end, b + gs));
+                continue;
+            }
+            for (std::uint32_t ch = nd.child + nd.children; ch-- > nd.child;) stack.push_back(ch);
+        }
+    }
+
+    // A cell is accepted as a multipole for the whole group when its centre of mass is farther
+    // than l / theta + delta from the group's bounding box and its cube does not overlap the box
+    // (so a group never sees itself through a multipole, whatever theta).
+    void build_list(const std::pair<std::uint32_t, std::uint32_t>& group, ListScratch<Real>& list) const {
+        list.clear();
+        Real lo[3] = {sx_[group.first], sy_[group.first], sz_[group.first]};
+        Real hi[3] = {lo[0], lo[1], lo[2]};
+        for (std::uint32_t s = group.first + 1; s < group.second; ++s) {
+            lo[0] = std::min(lo[0], sx_[s]), hi[0] = std::max(hi[0], sx_[s]);
+            lo[1] = std::min(lo[1], sy_[s]), hi[1] = std::max(hi[1], sy_[s]);
+            lo[2] = std::min(lo[2], sz_[s]), hi[2] = std::max(hi[2], sz_[s]);
+        }
+        list.stack.push_back(0);
+        while (!list.stack.empty()) {
+            const std::uint32_t k = list.stack.back();
+            list.stack.pop_back();
+            const WalkCell<Real>& c = cells_[k];
+            const bool overlaps = c.lox <= hi[0] && c.hix >= lo[0] && c.loy <= hi[1] && c.hiy >= lo[1] &&
+                                  c.loz <= hi[2] && c.hiz >= lo[2];
+            if (!overlaps && box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]) > c.open_r2) {
+                list.add_cell(c.x, c.y, c.z, c.mom);
+                continue;
+            }
+            const Node& nd = nodes_[k];
+            if (nd.children == 0) {
+                list.bx.insert(list.bx.end(), sx_.begin() + nd.begin, sx_.begin() + nd.end);
+                list.by.insert(list.by.end(), sy_.begin() + nd.begin, sy_.begin() + nd.end);
+                list.bz.insert(list.bz.end(), sz_.begin() + nd.begin, sz_.begin() + nd.end);
+                list.bm.insert(list.bm.end(), sm_.begin() + nd.begin, sm_.begin() + nd.end);
+                continue;
+            }
+            for (std::uint32_t ch = nd.child + nd.children; ch-- > nd.child;) list.stack.push_back(ch);
+        }
+    }
+
+    void evaluate(const std::pair<std::uint32_t, std::uint32_t>& group, const ListScratch<Real>& list, Real eps2,
+                  Real* ax, Real* ay, Real* az) const {
+        for (std::uint32_t s = group.first; s < group.second; ++s) {
+            const Real xi = sx_[s], yi = sy_[s], zi = sz_[s];
+            Real a[3] = {0, 0, 0};
+            if (eps2 > Real(0))
+                accumulate_bodies<false>(list, xi, yi, zi, eps2, a[0], a[1], a[2]);
+            else
+                accumulate_bodies<true>(list, xi, yi, zi, eps2, a[0], a[1], a[2]);
+            accumulate_cells(list, xi, yi, zi, eps2, a[0], a[1], a[2]);
+            const std::uint32_t i = order_[s];
+            ax[i] = a[0], ay[i] = a[1], az[i] = a[2];
+        }
+    }
+
+    const Real *x_, *y_, *z_, *m_;
+    std::size_t n_;
+    TreeParams params_;
+    double lo_[3] = {0, 0, 0}, side_ = 1;
+    std::vector<std::uint32_t> order_;  // key order -> input index
+    std::vector<std::uint64_t> keys_;
+    std::vector<Real> sx_, sy_, sz_, sm_;
+    std::vector<Node> nodes_;
+    std::vector<WalkCell<Real>> cells_;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> groups_;
+};
+
+}  // namespace
+
+template <class Real>
+void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                        const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats) {
+    if (std::string reason = check_tree_params(params); !reason.empty())
+        throw std::invalid_argument("tree code: " + reason);
+    if (!(eps2 >= 0)) throw std::invalid_argument("tree code: softening^2 must be >= 0");
+    if (n > std::numeric_limits<std::uint32_t>::max() / 2)
+        throw std::invalid_argument("tree code: " + std::to_string(n) + " bodies is above the CPU tree's limit of 2^31");
+    TreeStats local;
+    TreeStats& st = stats ? *stats : local;
+    st = TreeStats{};
+    if (n == 0) return;
+    require_finite(x, y, z, m, n);
+    HostTree<Real> tree(x, y, z, m, n, params);
+    tree.build(st);
+    tree.walk(eps2, ax, ay, az, st);
+}
+
+template void tree_accelerations<float>(const float*, const float*, const float*, const float*, std::size_t, float,
+                                        const TreeParams&, float*, float*, float*, TreeStats*);
+template void tree_accelerations<double>(const double*, const double*, const double*, const double*, std::size_t,
+                                         double, const TreeParams&, double*, double*, double*, TreeStats*);
+
+}  // namespace nbody::tree
