@@ -174,6 +174,12 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
             "symmetric: each unordered pair once with f_ji = -f_ij (half the work, float atomics: "
             "not bit-reproducible). Rates below always count N^2 interactions per step, so the "
             "symmetric modes show the rate the full kernel would need to match them.");
+        if (!kernel.origin.empty() && kernel.edited == kernel.started_with) {
+            // Why this config: the default table (and, for each pair once, that it is the same physics).
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.65f, 0.8f, 0.65f, 1.0f));
+            ImGui::TextWrapped("%s", kernel.origin.c_str());
+            ImGui::PopStyleColor();
+        }
         if (kernel.edited.pair_mode == PairMode::Full) {
             static const char* precisions[] = {"fp32", "fp32 + J-bag Kahan", "double-single", "fp64"};
             int precision = int(kernel.edited.precision);

@@ -87,6 +87,8 @@ Viewer::Viewer(const ViewOptions& o)
     }
     const std::string kernel_origin = apply_kernel_options(sim_.backend(), o.kernel, scene_.state.size());
     params_.kernel.edited = sim_.backend().kernel_config();
+    params_.kernel.started_with = params_.kernel.edited;
+    params_.kernel.origin = kernel_origin;
     sim_.load(scene_.state, scene_.params.dt);
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
