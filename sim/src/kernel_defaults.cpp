@@ -15,14 +15,19 @@ constexpr KernelConfig each_pair_once(KernelConfig full_tunables, int bodies_per
     return full_tunables;
 }
 
-// sm_90 (H100, H200), measured on the H200 (DEVICE.md, docs/PERFORMANCE.md section 12).
-// Below 4,096 bodies neither kernel fills 132 SMs and the every-pair kernel's balanced split wins.
-constexpr const char* kH200 = "docs/PERFORMANCE.md section 12 (H200 run 14)";
+// sm_90 (H100, H200), measured on the H200 (docs/PERFORMANCE.md section 12, run 14: pruned
+// every-pair sweeps and each-pair-once at 4K-1M, Plummer spheres and milky-way-andromeda.toml).
+// Below 8K neither kernel fills 132 SMs and the every-pair kernel's q-split wins (4K: 0.83e12
+// against 0.66e12); from 8K on each pair once wins (8K: 1.79e12 against 1.54e12), by 1.3x at 16K
+// and 1.4x from 64K on. The every-pair tunables are each N's best from the sweep.
+constexpr const char* kH200 = "docs/PERFORMANCE.md section 12, H200 run 14";
 constexpr std::array kRows{
-    KernelDefaultRow{9, 0, 0, every_pair(4, 256, 4, 2), kH200},
-    KernelDefaultRow{9, 0, 8192, each_pair_once(every_pair(4, 512, 4, 4), 4), kH200},
-    KernelDefaultRow{9, 0, 32768, each_pair_once(every_pair(32, 1024, 1, 2), 4), kH200},
-    KernelDefaultRow{9, 0, 196608, each_pair_once(every_pair(32, 1024, 1, 2), 8), kH200},
+    KernelDefaultRow{9, 0, 0, every_pair(16, 512, 4, 2), kH200},
+    KernelDefaultRow{9, 0, 6144, each_pair_once(every_pair(8, 1024, 8, 2), 4), kH200},
+    KernelDefaultRow{9, 0, 12288, each_pair_once(every_pair(8, 1024, 8, 4), 8), kH200},
+    KernelDefaultRow{9, 0, 24576, each_pair_once(every_pair(8, 1024, 4, 4), 8), kH200},
+    KernelDefaultRow{9, 0, 49152, each_pair_once(every_pair(8, 1024, 1, 4), 8), kH200},
+    KernelDefaultRow{9, 0, 524288, each_pair_once(every_pair(32, 1024, 1, 2), 8), kH200},
 };
 
 }  // namespace
