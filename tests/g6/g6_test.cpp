@@ -171,7 +171,7 @@ TEST(G6Driver, SameTrajectoriesAsTheBuiltInIntegratorFigureEight) {
     Bodies b{{1, 1, 1},
              {{x1, y1, 0}, {-x1, -y1, 0}, {0, 0, 0}},
              {{-vx3 / 2, -vy3 / 2, 0}, {-vx3 / 2, -vy3 / 2, 0}, {vx3, vy3, 0}}};
-    compare_driver(b, 6.3259139542252996, 0.01, 0.0);  // softening 0, an off-grid t_end
+    compare_driver(b, 2.3, 0.01, 0.0);  // softening 0; 2.3 is no multiple of dt_max: the final synchronising step too
 }
 
 }  // namespace
