@@ -17,6 +17,7 @@
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/scene.hpp"
+#include "hermite_run.hpp"
 #include "run_options.hpp"
 
 namespace nbody::app {
@@ -36,6 +37,8 @@ struct RunOptions {
     std::string backend = "auto";
     KernelOptions kernel;
     double progress_seconds = 2.0;
+    std::string integrator = "leapfrog";  // leapfrog | hermite4 (hermite_run.cpp)
+    std::optional<double> t_end, eta, dt_max;
 };
 
 // The system to integrate and the run parameters that came with it (scene or snapshot).
@@ -89,7 +92,20 @@ void write_output(const std::string& path, const Loaded& run, const State& state
         io::write_particles(path, state);
 }
 
-int run(const RunOptions& o) {
+int run(RunOptions o) {
+    if (o.integrator == "hermite4") {
+        HermiteRunOptions h{o.input, o.scene, o.output, o.bodies, o.t_end, o.softening};
+        h.eta = o.eta;
+        h.dt_max = o.dt_max;
+        if (o.dt) throw std::invalid_argument("--dt is leapfrog's step; hermite4 chooses its own steps (--eta, --dt-max)");
+        h.backend = o.backend;
+        if (o.kernel.precision) h.precision = *o.kernel.precision;
+        h.progress_seconds = o.progress_seconds;
+        return run_hermite(h);
+    }
+    if (o.integrator != "leapfrog")
+        throw std::invalid_argument("unknown --integrator '" + o.integrator + "' (supported: leapfrog, hermite4)");
+    if (o.eta || o.dt_max) throw std::invalid_argument("--eta and --dt-max belong to --integrator hermite4");
     if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0 (got " + std::to_string(o.steps) + ")");
     if (o.dt && (!(*o.dt > 0) || !std::isfinite(*o.dt)))
         throw std::invalid_argument("--dt must be > 0 (got " + std::to_string(*o.dt) + ")");
@@ -101,6 +117,12 @@ int run(const RunOptions& o) {
     Loaded loaded = load_input(o);
     State& state = loaded.state;
     state.validate();
+    if (o.t_end) {  // leapfrog: the whole steps of dt that reach t_end (the last may pass it by < dt)
+        const double span = (*o.t_end - state.time) / loaded.params.dt;
+        if (!(span >= 0) || !std::isfinite(span))
+            throw std::invalid_argument("--t-end must not be before the start time " + std::to_string(state.time));
+        o.steps = static_cast<long long>(std::ceil(span - 1e-9));
+    }
     if (o.steps == 0) {
         if (!o.output.empty()) write_output(o.output, loaded, state, loaded.precise);
         std::printf("converted %zu bodies%s%s\n", state.size(), o.output.empty() ? "" : " to ", o.output.c_str());
@@ -175,6 +197,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
                     "Plummer softening length epsilon; default: the scene's or snapshot's, else 0.01");
     cmd->add_option("--backend", options->backend, "reference | cpu | cuda | auto")->capture_default_str();
     add_kernel_options(*cmd, options->kernel);
+    cmd->add_option("--integrator", options->integrator,
+                    "leapfrog (shared step --dt, galaxies) or hermite4 (4th-order Hermite, block time steps, double; "
+                    "star clusters and few-body systems: needs --t-end)")
+        ->capture_default_str();
+    cmd->add_option("--t-end", options->t_end, "Run to this model time instead of a step count");
+    cmd->add_option("--eta", options->eta, "hermite4: Aarseth's time-step accuracy parameter (default 0.01)");
+    cmd->add_option("--dt-max", options->dt_max, "hermite4: largest block step, rounded down to a power of two (default 0.125)");
     cmd->callback([options, &exit_code] { exit_code = run(*options); });
 }
 

@@ -22,6 +22,7 @@
 #include "nbody/sim/ic/models.hpp"
 #include "nbody/sim/ic/orbit.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "nbody/sim/ic/star_cluster.hpp"
 #include "nbody/sim/scene.hpp"
 #include "random.hpp"
 
@@ -43,6 +44,7 @@ struct ComponentSpec {
     double max_radius = 0;        // 0: the model's default
     double toomre_q = 1.5;
     double virial_ratio = 0;      // cube
+    ic::StarClusterParams cluster;  // plummer: mass spectrum and binaries (ic/star_cluster.hpp)
 };
 
 struct GalaxySpec {
@@ -257,11 +259,23 @@ ComponentSpec read_component(Reader& r, Kind kind) {
         case Kind::Bulge:
         case Kind::Halo:
         case Kind::Plummer:
-            r.allow({"mass", "bodies", "scale_radius", "max_radius"});
+            r.allow({"mass", "bodies", "scale_radius", "max_radius", "mass_function", "min_mass", "max_mass",
+                     "binary_fraction", "binary_sma_min", "binary_sma_max"});
             c.mass = r.mass("mass");
             c.bodies = r.count("bodies");
             c.scale = r.positive("scale_radius");
             c.max_radius = r.positive_or("max_radius", 0.0);
+            c.cluster.mass_function = r.text_or("mass_function", "equal");
+            if (c.cluster.mass_function != "equal" && c.cluster.mass_function != "kroupa")
+                r.error("mass_function", "must be \"equal\" or \"kroupa\" (got \"" + c.cluster.mass_function + "\")");
+            c.cluster.min_mass = r.positive_or("min_mass", 0.08);
+            c.cluster.max_mass = r.positive_or("max_mass", 100.0);
+            if (c.cluster.max_mass <= c.cluster.min_mass) r.error("max_mass", "must exceed min_mass");
+            c.cluster.binary_fraction = r.non_negative_or("binary_fraction", 0.0);
+            if (c.cluster.binary_fraction > 1) r.error("binary_fraction", "must be in [0, 1]");
+            c.cluster.binary_sma_min = r.positive_or("binary_sma_min", 1e-4);
+            c.cluster.binary_sma_max = r.positive_or("binary_sma_max", 1e-2);
+            if (c.cluster.binary_sma_max < c.cluster.binary_sma_min) r.error("binary_sma_max", "must be >= binary_sma_min");
             break;
         case Kind::Cube:
             r.allow({"mass", "bodies", "side", "virial_ratio"});
@@ -467,6 +481,9 @@ State build_galaxy(const GalaxySpec& g, std::uint64_t seed, double softening) {
             // The Plummer sampler is exact for Newtonian gravity; with the run's softening the
             // sphere would start too hot (by 35% in 2T when eps equals its scale radius).
             if (softening > 0) ic::virialize_softened(s, softening, seed);
+            ic::StarClusterParams cluster = first.cluster;
+            cluster.seed = seed;
+            ic::dress_star_cluster(s, cluster);
             return s;
         }
         case Kind::Cube:

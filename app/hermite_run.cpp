@@ -1,0 +1,293 @@
+// `nbody run --integrator hermite4`: see hermite_run.hpp.
+
+#include "hermite_run.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nbody/sim/atomic_file.hpp"
+#include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/io/particle_files.hpp"
+#include "nbody/sim/io/snapshot.hpp"
+#include "nbody/sim/scene.hpp"
+
+namespace nbody::app {
+namespace {
+
+using hermite::Bodies;
+using hermite::HermiteIntegrator;
+
+std::string g17(double x) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", x);
+    return buf;
+}
+
+struct Input {
+    std::vector<double> m;
+    std::vector<Vec3d> x, v;
+    double time = 0;
+    std::optional<double> softening, eta, dt_max;
+    std::optional<Bodies> resume;   // a Hermite snapshot: the integrator's own state
+    std::string name, source;
+    State labels;                   // galaxy/component labels for the output (floats unused)
+};
+
+void widen(const State& s, Input& in) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        in.m.push_back(s.pos_mass[i].w);
+        in.x.push_back(xyz(s.pos_mass[i]));
+        in.v.push_back(xyz(s.velocity[i]));
+    }
+    in.time = s.time;
+    in.labels = s;
+}
+
+// CSV in double: header naming x,y,z,vx,vy,vz,m (any order, other columns ignored).
+void read_csv_double(const std::string& path, Input& in) {
+    std::ifstream f(path);
+    if (!f) throw std::runtime_error(path + ": cannot open");
+    std::string line;
+    if (!std::getline(f, line)) throw std::runtime_error(path + ": empty file; expected a header x,y,z,vx,vy,vz,m");
+    const char* names[7] = {"x", "y", "z", "vx", "vy", "vz", "m"};
+    int col[7] = {-1, -1, -1, -1, -1, -1, -1};
+    {
+        std::stringstream ss(line);
+        std::string h;
+        for (int c = 0; std::getline(ss, h, ','); ++c) {
+            while (!h.empty() && (h.back() == '\r' || h.back() == ' ')) h.pop_back();
+            while (!h.empty() && h.front() == ' ') h.erase(h.begin());
+            for (int k = 0; k < 7; ++k)
+                if (h == names[k]) col[k] = c;
+        }
+        for (int k = 0; k < 7; ++k)
+            if (col[k] < 0) throw std::runtime_error(path + ":1: no column '" + names[k] + "' (need x,y,z,vx,vy,vz,m)");
+    }
+    for (int line_no = 2; std::getline(f, line); ++line_no) {
+        if (line.empty() || line == "\r") continue;
+        std::vector<std::string> fields;
+        std::stringstream ss(line);
+        std::string field;
+        while (std::getline(ss, field, ',')) fields.push_back(field);
+        double val[7];
+        for (int k = 0; k < 7; ++k) {
+            if (col[k] >= int(fields.size()))
+                throw std::runtime_error(path + ":" + std::to_string(line_no) + ": too few fields");
+            std::string t = fields[std::size_t(col[k])];
+            while (!t.empty() && (t.back() == '\r' || t.back() == ' ')) t.pop_back();
+            std::size_t start = t.find_first_not_of(' ');
+            t = start == std::string::npos ? "" : t.substr(start);
+            const auto r = std::from_chars(t.data(), t.data() + t.size(), val[k]);
+            if (r.ec != std::errc() || r.ptr != t.data() + t.size())
+                throw std::runtime_error(path + ":" + std::to_string(line_no) + ": '" + t + "' in column " + names[k] +
+                                         " is not a number");
+        }
+        if (!(val[6] >= 0)) throw std::runtime_error(path + ":" + std::to_string(line_no) + ": negative mass");
+        in.x.push_back({val[0], val[1], val[2]});
+        in.v.push_back({val[3], val[4], val[5]});
+        in.m.push_back(val[6]);
+    }
+    if (in.m.empty()) throw std::runtime_error(path + ": no particles");
+    in.labels.resize(in.m.size());
+}
+
+constexpr const char* kArrays[] = {"hermite.ax", "hermite.ay", "hermite.az", "hermite.jx", "hermite.jy",
+                                   "hermite.jz", "hermite.pot", "hermite.level"};
+
+Input load(const HermiteRunOptions& o) {
+    if (o.input.empty() == o.scene.empty())
+        throw std::invalid_argument("give exactly one of --input FILE (csv, tipsy, nbsnap) and --scene FILE.toml");
+    if (o.bodies && *o.bodies < 1) throw std::invalid_argument("--bodies must be >= 1");
+    Input in;
+    if (!o.scene.empty()) {
+        Scene scene = load_scene(o.scene, o.bodies ? std::optional<std::size_t>(std::size_t(*o.bodies)) : std::nullopt);
+        widen(scene.state, in);
+        in.softening = scene.params.softening;
+        in.name = scene.name;
+        in.source = o.scene;
+        return in;
+    }
+    if (o.bodies) throw std::invalid_argument("--bodies scales a scene: use it with --scene");
+    switch (io::particle_format_for(o.input)) {
+        case io::ParticleFormat::Csv: read_csv_double(o.input, in); break;
+        case io::ParticleFormat::Tipsy: widen(io::read_particles(o.input), in); break;
+        case io::ParticleFormat::Snapshot: {
+            io::Snapshot snap = io::read_snapshot(o.input);
+            widen(snap.state, in);
+            in.softening = snap.params.softening;
+            in.name = snap.scene_name;
+            in.source = snap.scene_source;
+            if (snap.precise) {
+                in.x = snap.precise->position;
+                in.v = snap.precise->velocity;
+                in.m = snap.precise->mass;
+            }
+            for (auto [key, field] : {std::pair{"hermite.eta", &in.eta}, std::pair{"hermite.dt_max", &in.dt_max}})
+                if (const auto m = snap.metadata.find(key); m != snap.metadata.end()) *field = std::stod(m->second);
+            const auto it = snap.metadata.find(kHermiteIntegratorKey);
+            if (it != snap.metadata.end() && it->second == "hermite4" && snap.precise) {
+                const std::size_t n = in.m.size();
+                std::vector<const std::vector<double>*> arr;
+                for (const char* name : kArrays) {
+                    const auto a = snap.extra.find(name);
+                    if (a == snap.extra.end() || a->second.size() != n)
+                        throw std::runtime_error(o.input + ": a Hermite snapshot without its array '" + name + "' of " +
+                                                 std::to_string(n) + " values");
+                    arr.push_back(&a->second);
+                }
+                Bodies b;
+                b.resize(n);
+                b.mass = in.m, b.x = in.x, b.v = in.v;
+                for (std::size_t i = 0; i < n; ++i) {
+                    b.a[i] = {(*arr[0])[i], (*arr[1])[i], (*arr[2])[i]};
+                    b.jerk[i] = {(*arr[3])[i], (*arr[4])[i], (*arr[5])[i]};
+                    b.pot[i] = (*arr[6])[i];
+                    b.level[i] = int((*arr[7])[i]);
+                    b.t[i] = 0;
+                }
+                in.resume = std::move(b);
+            }
+            break;
+        }
+    }
+    return in;
+}
+
+// CSV with 17 significant digits: a double survives the round trip.
+void write_csv17(const std::string& path, const std::vector<double>& m, const std::vector<Vec3d>& x,
+                 const std::vector<Vec3d>& v) {
+    write_file_atomically(path, [&](std::ostream& out) {
+        out << "x,y,z,vx,vy,vz,m\n";
+        char buf[512];
+        for (std::size_t i = 0; i < m.size(); ++i) {
+            std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", x[i].x, x[i].y, x[i].z,
+                          v[i].x, v[i].y, v[i].z, m[i]);
+            out << buf;
+        }
+    });
+}
+
+void write_output(const std::string& path, const HermiteRunOptions& o, const Input& in, const HermiteIntegrator& h,
+                  const std::string& status) {
+    std::vector<Vec3d> x, v;
+    h.predicted(x, v);  // the state itself when synchronised (a normal end)
+    const Bodies& b = h.bodies();
+    const auto format = io::particle_format_for(path);
+    if (format == io::ParticleFormat::Csv) return write_csv17(path, b.mass, x, v);
+    PreciseState precise{x, v, b.mass};
+    State s = in.labels;
+    s.time = h.time();
+    precise.round_into(s);
+    if (format == io::ParticleFormat::Tipsy) return io::write_particles(path, s);
+    io::Snapshot snap;
+    snap.state = s;
+    snap.params.dt = h.params().dt_max;
+    snap.params.softening = h.params().softening;
+    snap.scene_name = in.name;
+    snap.scene_source = in.source;
+    snap.precise = precise;
+    snap.metadata["hermite.eta"] = g17(h.params().eta);
+    snap.metadata["hermite.dt_max"] = g17(h.params().dt_max);
+    if (!status.empty()) snap.metadata[io::kStatusKey] = status;
+    if (h.synchronised()) {  // only a synchronised state resumes exactly
+        snap.metadata[kHermiteIntegratorKey] = "hermite4";
+        std::vector<std::vector<double>> arr(8, std::vector<double>(b.size()));
+        for (std::size_t i = 0; i < b.size(); ++i) {
+            arr[0][i] = b.a[i].x, arr[1][i] = b.a[i].y, arr[2][i] = b.a[i].z;
+            arr[3][i] = b.jerk[i].x, arr[4][i] = b.jerk[i].y, arr[5][i] = b.jerk[i].z;
+            arr[6][i] = b.pot[i], arr[7][i] = double(b.level[i]);
+        }
+        for (int k = 0; k < 8; ++k) snap.extra[kArrays[k]] = std::move(arr[std::size_t(k)]);
+    }
+    io::write_snapshot(path, snap);
+}
+
+std::string histogram(const std::vector<std::size_t>& h, double dt_max) {
+    std::string s;
+    for (std::size_t k = 0; k < h.size(); ++k)
+        if (h[k] > 0) s += " " + std::to_string(k) + ":" + std::to_string(h[k]);
+    char buf[80];
+    std::snprintf(buf, sizeof buf, " (level k: step %g 2^-k)", dt_max);
+    return s + buf;
+}
+
+}  // namespace
+
+int run_hermite(const HermiteRunOptions& o) {
+    if (!o.t_end) throw std::invalid_argument("--integrator hermite4 runs to a model time: give --t-end T");
+    if (o.eta && (!(*o.eta > 0) || !std::isfinite(*o.eta)))
+        throw std::invalid_argument("--eta must be > 0 (got " + g17(*o.eta) + ")");
+    if (o.dt_max && (!(*o.dt_max > 0) || !std::isfinite(*o.dt_max)))
+        throw std::invalid_argument("--dt-max must be > 0 (got " + g17(*o.dt_max) + ")");
+    if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
+        throw std::invalid_argument("--softening must be >= 0 (got " + g17(*o.softening) + ")");
+    if (!o.output.empty()) (void)io::particle_format_for(o.output);
+    const hermite::EngineKind kind = o.backend == "reference" ? hermite::EngineKind::Cpu : hermite::parse_engine_kind(o.backend);
+
+    Input in = load(o);
+    hermite::HermiteParams p;
+    p.eta = o.eta ? *o.eta : in.eta.value_or(0.01);
+    p.dt_max = o.dt_max ? *o.dt_max : in.dt_max.value_or(0.125);
+    p.softening = o.softening ? *o.softening : in.softening.value_or(0.0);
+    hermite::EngineConfig config;
+    config.precision = o.precision;
+    std::string why;
+    HermiteIntegrator h(hermite::make_force_engine(kind, config, &why), p);
+    std::fprintf(stderr, "%s\n", why.c_str());
+    if (in.resume) {
+        h.resume(*in.resume, in.time);
+        std::fprintf(stderr, "resuming the Hermite run of %s at t = %s\n", o.input.c_str(), g17(in.time).c_str());
+    } else {
+        h.start(in.m, in.x, in.v, in.time);
+    }
+    if (!(*o.t_end >= h.time()))
+        throw std::invalid_argument("--t-end " + g17(*o.t_end) + " is before the start time " + g17(h.time()));
+    const double e0 = h.energy();
+
+    const auto start = std::chrono::steady_clock::now();
+    auto last = start;
+    try {
+        while (h.advance(*o.t_end)) {
+            const auto now = std::chrono::steady_clock::now();
+            if (std::chrono::duration<double>(now - last).count() >= o.progress_seconds) {
+                const double el = std::chrono::duration<double>(now - start).count();
+                std::fprintf(stderr, "  t = %.6g / %g, %llu blocks, %.3e force evaluations, %.1f s elapsed\n", h.time(),
+                             *o.t_end, (unsigned long long)h.stats().blocks, double(h.stats().body_steps), el);
+                last = now;
+            }
+        }
+        h.evolve(*o.t_end);
+    } catch (const hermite::HermiteError& e) {
+        std::fprintf(stderr, "nbody: %s\n", e.what());
+        if (!o.output.empty()) {
+            write_output(o.output, o, in, h,
+                         std::string("last good state (t = ") + g17(h.time()) + ", predicted to that time): " + e.what());
+            std::fprintf(stderr, "wrote the last good state (t = %s) to %s\n", g17(h.time()).c_str(), o.output.c_str());
+        }
+        return 1;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double e1 = h.energy();
+    if (!o.output.empty()) write_output(o.output, o, in, h, "");
+    const auto& s = h.stats();
+    std::printf("hermite4 (%s engine): %zu bodies to t = %.17g in %.3f s: %llu blocks, %llu force evaluations, "
+                "%.3g interactions/s\n",
+                std::string(h.engine().name()).c_str(), h.bodies().size(), h.time(), seconds,
+                (unsigned long long)s.blocks, (unsigned long long)s.body_steps, s.interactions / seconds);
+    std::printf("eta %g, dt_max %g, softening %g; block levels:%s\n", h.params().eta, h.params().dt_max,
+                h.params().softening, histogram(h.level_histogram(), h.params().dt_max).c_str());
+    std::printf("relative energy error: %.3e  (E0 = %.17g, E = %.17g)\n", e0 != 0 ? (e1 - e0) / std::abs(e0) : 0.0,
+                e0, e1);
+    if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
+    return 0;
+}
+
+}  // namespace nbody::app

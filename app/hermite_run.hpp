@@ -1,0 +1,29 @@
+#pragma once
+// `nbody run --integrator hermite4`: the 4th-order Hermite block-step integrator in double
+// (sim/include/nbody/sim/hermite/integrator.hpp) from a scene, particle file or snapshot to a model
+// time, with the state in double end to end (CSV read and written with 17 significant digits,
+// snapshots that resume the block-step run exactly).
+
+#include <optional>
+#include <string>
+
+namespace nbody::app {
+
+struct HermiteRunOptions {
+    std::string input, scene, output;
+    std::optional<long long> bodies;
+    std::optional<double> t_end;      // required
+    std::optional<double> softening;  // default: the scene's or snapshot's, else 0
+    std::optional<double> eta;        // default: a Hermite snapshot's, else 0.01
+    std::optional<double> dt_max;     // default: a Hermite snapshot's, else 0.125
+    std::string backend = "auto";     // reference | cpu -> the cpu engine; cuda; auto
+    std::string precision = "ds";     // cuda engine: ds | fp64
+    double progress_seconds = 2.0;
+};
+
+int run_hermite(const HermiteRunOptions& options);
+
+// Snapshot names of the Hermite per-body state (XARR arrays) and the run parameters (META).
+inline constexpr const char* kHermiteIntegratorKey = "nbody.integrator";
+
+}  // namespace nbody::app

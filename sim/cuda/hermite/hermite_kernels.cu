@@ -1,0 +1,301 @@
+// Hermite kernels: j-particle scatter and predictor, force + jerk + potential, partial-sum
+// reduction. See hermite_kernels.hpp.
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "../cuda_check.hpp"
+#include "hermite_kernels.hpp"
+
+namespace nbody::cuda::hermite {
+namespace {
+
+__global__ void scatter_kernel(JMemory j, const JUpdate* u, int count) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    const long long a = u[k].address;
+    j.xm[a] = u[k].xm;
+    j.vt[a] = u[k].vt;
+    j.a2[a] = u[k].a2;
+    j.j6[a] = u[k].j6;
+}
+
+// The same expression as nbody::hermite::predict_position / predict_velocity (host).
+__global__ void predict_kernel(JMemory j, int nj, double t, Precision precision, Predicted out) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nj) return;
+    const Real4 xm = j.xm[k], vt = j.vt[k], a2 = j.a2[k], j6 = j.j6[k];
+    const double dt = t - vt.w;
+    const double x = xm.x + dt * (vt.x + dt * (a2.x + dt * j6.x));
+    const double y = xm.y + dt * (vt.y + dt * (a2.y + dt * j6.y));
+    const double z = xm.z + dt * (vt.z + dt * (a2.z + dt * j6.z));
+    const double vx = vt.x + dt * (2.0 * a2.x + dt * 3.0 * j6.x);
+    const double vy = vt.y + dt * (2.0 * a2.y + dt * 3.0 * j6.y);
+    const double vz = vt.z + dt * (2.0 * a2.z + dt * 3.0 * j6.z);
+    const int id = int(a2.w);
+    if (precision == Precision::Ds) {
+        const float hx = float(x), hy = float(y), hz = float(z);
+        out.hi[k] = make_float4(hx, hy, hz, float(xm.w));
+        out.lo[k] = make_float4(float(x - double(hx)), float(y - double(hy)), float(z - double(hz)), __int_as_float(id));
+        out.vel[k] = make_float4(float(vx), float(vy), float(vz), 0.f);
+    } else {
+        out.pos64[k] = r4(x, y, z, xm.w);
+        out.vel64[k] = r4(vx, vy, vz, double(id));
+    }
+}
+
+// Far away and massless: a padding j contributes exactly 0 (r^2 ~ 1e36 stays finite in float).
+constexpr float kFar = 1e18f;
+
+template <int EXTRAS>
+struct Nearest {
+    float r2 = 3.0e38f;
+    int id = -1;
+    __device__ void see(float d2, int jid, bool self) {
+        if (EXTRAS >= kNearest && !self && d2 < r2) {
+            r2 = d2;
+            id = jid;
+        }
+    }
+};
+
+template <int EXTRAS>
+__device__ void record_neighbour(const NeighbourLists& lists, int i, float d2, float h2, int jid, bool self) {
+    if (EXTRAS >= kNeighbours && !self && d2 < h2) {
+        const int slot = atomicAdd(&lists.count[i], 1);
+        if (slot < lists.capacity) lists.ids[std::size_t(i) * lists.capacity + slot] = jid;
+    }
+}
+
+// Double-single positions: dx = (xj_hi - xi_hi) + (xj_lo - xi_lo) (Sapporo eq. 3), the rest float.
+// ~36 FP32 instructions per interaction (FLOP count convention: 60, Sapporo sec. 3).
+template <int BLOCK, int UNROLL, int EXTRAS>
+__global__ void __launch_bounds__(BLOCK) force_ds(Predicted j, int nj, IBatch ib, int ni, int ni_pad, float eps2,
+                                                  Partials part, NeighbourLists lists) {
+    __shared__ float4 s_hi[BLOCK], s_lo[BLOCK], s_v[BLOCK];
+    const int i = blockIdx.x * BLOCK + threadIdx.x;
+    const bool valid = i < ni;
+    float xh = kFar, yh = kFar, zh = kFar, xl = 0, yl = 0, zl = 0, vx = 0, vy = 0, vz = 0, h2 = 0;
+    int id = -1;
+    if (valid) {
+        const Real4 x = ib.x[i], v = ib.v[i];
+        xh = float(x.x), yh = float(x.y), zh = float(x.z);
+        xl = float(x.x - double(xh)), yl = float(x.y - double(yh)), zl = float(x.z - double(zh));
+        vx = float(v.x), vy = float(v.y), vz = float(v.z);
+        h2 = float(x.w);
+        id = int(v.w);
+    }
+    const int split = blockIdx.y, splits = gridDim.y;
+    const int j0 = int((long long)nj * split / splits), j1 = int((long long)nj * (split + 1) / splits);
+    double dax = 0, day = 0, daz = 0, djx = 0, djy = 0, djz = 0, dpot = 0;
+    Nearest<EXTRAS> nn;
+    for (int tile = j0; tile < j1; tile += BLOCK) {
+        const int k = tile + threadIdx.x;
+        if (k < j1) {
+            s_hi[threadIdx.x] = j.hi[k];
+            s_lo[threadIdx.x] = j.lo[k];
+            s_v[threadIdx.x] = j.vel[k];
+        } else {
+            s_hi[threadIdx.x] = make_float4(kFar, kFar, kFar, 0.f);
+            s_lo[threadIdx.x] = make_float4(0.f, 0.f, 0.f, __int_as_float(-2));
+            s_v[threadIdx.x] = make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+        __syncthreads();
+        float ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
+#pragma unroll UNROLL
+        for (int q = 0; q < BLOCK; ++q) {
+            const float4 hi = s_hi[q], lo = s_lo[q], vv = s_v[q];
+            const float dx = (hi.x - xh) + (lo.x - xl);
+            const float dy = (hi.y - yh) + (lo.y - yl);
+            const float dz = (hi.z - zh) + (lo.z - zl);
+            const float dvx = vv.x - vx, dvy = vv.y - vy, dvz = vv.z - vz;
+            const float d2 = dx * dx + dy * dy + dz * dz;
+            const int jid = __float_as_int(lo.w);
+            const bool self = jid == id;
+            const float rinv = self ? 0.f : rsqrtf(d2 + eps2);
+            const float rinv2 = rinv * rinv;
+            const float mr = hi.w * rinv;
+            const float mr3 = mr * rinv2;
+            const float rv = 3.f * (dx * dvx + dy * dvy + dz * dvz) * rinv2;
+            ax += mr3 * dx;
+            ay += mr3 * dy;
+            az += mr3 * dz;
+            jx += mr3 * (dvx - rv * dx);
+            jy += mr3 * (dvy - rv * dy);
+            jz += mr3 * (dvz - rv * dz);
+            pot -= mr;
+            nn.see(d2, jid, self);
+            if (valid) record_neighbour<EXTRAS>(lists, i, d2, h2, jid, self || jid == -2);
+        }
+        dax += ax, day += ay, daz += az, djx += jx, djy += jy, djz += jz, dpot += pot;
+        __syncthreads();
+    }
+    if (!valid) return;
+    const std::size_t o = std::size_t(split) * ni_pad + i;
+    part.acc_pot[o] = r4(dax, day, daz, dpot);
+    part.jerk_nn[o] = r4(djx, djy, djz, double(nn.r2));
+    part.nearest[o] = nn.id;
+}
+
+// Everything in double: the reference on the GPU (fp64 is half the fp32 rate on H100/H200, and
+// the reciprocal square root is a division and a square root).
+template <int BLOCK, int UNROLL, int EXTRAS>
+__global__ void __launch_bounds__(BLOCK) force_fp64(Predicted j, int nj, IBatch ib, int ni, int ni_pad, double eps2,
+                                                    Partials part, NeighbourLists lists) {
+    __shared__ Real4 s_x[BLOCK], s_v[BLOCK];
+    const int i = blockIdx.x * BLOCK + threadIdx.x;
+    const bool valid = i < ni;
+    Real4 xi = r4(1e18, 1e18, 1e18, 0), vi = r4(0, 0, 0, -1);
+    if (valid) xi = ib.x[i], vi = ib.v[i];
+    const int id = int(vi.w);
+    const int split = blockIdx.y, splits = gridDim.y;
+    const int j0 = int((long long)nj * split / splits), j1 = int((long long)nj * (split + 1) / splits);
+    double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
+    Nearest<EXTRAS> nn;
+    for (int tile = j0; tile < j1; tile += BLOCK) {
+        const int k = tile + threadIdx.x;
+        s_x[threadIdx.x] = k < j1 ? j.pos64[k] : r4(1e18, 1e18, 1e18, 0);
+        s_v[threadIdx.x] = k < j1 ? j.vel64[k] : r4(0, 0, 0, -2);
+        __syncthreads();
+#pragma unroll UNROLL
+        for (int q = 0; q < BLOCK; ++q) {
+            const Real4 xj = s_x[q], vj = s_v[q];
+            const double dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+            const double dvx = vj.x - vi.x, dvy = vj.y - vi.y, dvz = vj.z - vi.z;
+            const double d2 = dx * dx + dy * dy + dz * dz;
+            const int jid = int(vj.w);
+            const bool self = jid == id;
+            const double rinv = self ? 0.0 : 1.0 / sqrt(d2 + eps2);
+            const double rinv2 = rinv * rinv;
+            const double mr = xj.w * rinv;
+            const double mr3 = mr * rinv2;
+            const double rv = 3.0 * (dx * dvx + dy * dvy + dz * dvz) * rinv2;
+            ax += mr3 * dx;
+            ay += mr3 * dy;
+            az += mr3 * dz;
+            jx += mr3 * (dvx - rv * dx);
+            jy += mr3 * (dvy - rv * dy);
+            jz += mr3 * (dvz - rv * dz);
+            pot -= mr;
+            nn.see(float(d2), jid, self);
+            if (valid) record_neighbour<EXTRAS>(lists, i, float(d2), float(xi.w), jid, self || jid == -2);
+        }
+        __syncthreads();
+    }
+    if (!valid) return;
+    const std::size_t o = std::size_t(split) * ni_pad + i;
+    part.acc_pot[o] = r4(ax, ay, az, pot);
+    part.jerk_nn[o] = r4(jx, jy, jz, double(nn.r2));
+    part.nearest[o] = nn.id;
+}
+
+__global__ void reduce_kernel(Partials part, int ni, int ni_pad, int splits, Results out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= ni) return;
+    Real4 a = r4(0, 0, 0, 0), jn = r4(0, 0, 0, 3.0e38);
+    int nearest = -1;
+    for (int s = 0; s < splits; ++s) {  // fixed order: results do not depend on block timing
+        const std::size_t o = std::size_t(s) * ni_pad + i;
+        const Real4 p = part.acc_pot[o], q = part.jerk_nn[o];
+        a.x += p.x, a.y += p.y, a.z += p.z, a.w += p.w;
+        jn.x += q.x, jn.y += q.y, jn.z += q.z;
+        if (q.w < jn.w && part.nearest[o] >= 0) jn.w = q.w, nearest = part.nearest[o];
+    }
+    out.acc_pot[i] = a;
+    out.jerk_nn[i] = jn;
+    out.nearest[i] = nearest;
+}
+
+using Launch = void (*)(const Predicted&, int, const IBatch&, int, int, double, int, const Partials&,
+                        const NeighbourLists&, cudaStream_t);
+
+template <Precision P, int BLOCK, int UNROLL, int EXTRAS>
+void launch(const Predicted& j, int nj, const IBatch& ib, int ni, int ni_pad, double eps2, int j_split,
+            const Partials& part, const NeighbourLists& lists, cudaStream_t stream) {
+    const dim3 grid(unsigned(ni_pad / BLOCK), unsigned(j_split));
+    if constexpr (P == Precision::Ds)
+        force_ds<BLOCK, UNROLL, EXTRAS><<<grid, BLOCK, 0, stream>>>(j, nj, ib, ni, ni_pad, float(eps2), part, lists);
+    else
+        force_fp64<BLOCK, UNROLL, EXTRAS><<<grid, BLOCK, 0, stream>>>(j, nj, ib, ni, ni_pad, eps2, part, lists);
+}
+
+template <Precision P, int EXTRAS>
+Launch pick_shape(int block, int unroll) {
+    if constexpr (EXTRAS != kNoExtras) {
+        return block == 128 && unroll == 4 ? &launch<P, 128, 4, EXTRAS> : nullptr;
+    } else {
+    switch (block * 100 + unroll) {
+        case 6401: return &launch<P, 64, 1, EXTRAS>;
+        case 6404: return &launch<P, 64, 4, EXTRAS>;
+        case 6408: return &launch<P, 64, 8, EXTRAS>;
+        case 12801: return &launch<P, 128, 1, EXTRAS>;
+        case 12804: return &launch<P, 128, 4, EXTRAS>;
+        case 12808: return &launch<P, 128, 8, EXTRAS>;
+        case 25601: return &launch<P, 256, 1, EXTRAS>;
+        case 25604: return &launch<P, 256, 4, EXTRAS>;
+        case 25608: return &launch<P, 256, 8, EXTRAS>;
+        default: return nullptr;
+    }
+    }
+}
+
+template <Precision P>
+Launch pick_extras(int extras, int block, int unroll) {
+    switch (extras) {
+        case kNoExtras: return pick_shape<P, kNoExtras>(block, unroll);
+        case kNearest: return pick_shape<P, kNearest>(block, unroll);
+        case kNearest | kNeighbours: return pick_shape<P, kNeighbours>(block, unroll);
+        default: return nullptr;
+    }
+}
+
+}  // namespace
+
+std::string supported_variants() {
+    return "precision ds | fp64, block 64 | 128 | 256, unroll 1 | 4 | 8 (nearest neighbour or neighbour lists: "
+           "block 128, unroll 4 only)";
+}
+
+void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t stream) {
+    if (count <= 0) return;
+    scatter_kernel<<<unsigned((count + 127) / 128), 128, 0, stream>>>(j, updates, count);
+    CUDA_CHECK_LAUNCH();
+}
+
+void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream) {
+    if (nj <= 0) return;
+    predict_kernel<<<unsigned((nj + 255) / 256), 256, 0, stream>>>(j, nj, t, precision, out);
+    CUDA_CHECK_LAUNCH();
+}
+
+void hermite_force(const ForceVariant& v, const Predicted& j, int nj, const IBatch& i, int ni, double eps2,
+                   int j_split, const Partials& partials, const NeighbourLists& lists, cudaStream_t stream) {
+    const int extras = v.extras & kNeighbours ? (kNearest | kNeighbours) : v.extras;
+    const Launch f = v.precision == Precision::Ds ? pick_extras<Precision::Ds>(extras, v.block, v.unroll)
+                                                  : pick_extras<Precision::Fp64>(extras, v.block, v.unroll);
+    if (f == nullptr)
+        throw std::invalid_argument("Hermite force kernel: no variant with block " + std::to_string(v.block) +
+                                    ", unroll " + std::to_string(v.unroll) + ", extras " + std::to_string(v.extras) +
+                                    " (supported: " + supported_variants() + ")");
+    if (ni <= 0) return;
+    const int ni_pad = (ni + v.block - 1) / v.block * v.block;
+    f(j, nj, i, ni, ni_pad, eps2, std::max(1, j_split), partials, lists, stream);
+    CUDA_CHECK_LAUNCH();
+}
+
+void reduce_partials(const Partials& partials, int ni, int ni_pad, int j_split, const Results& out, cudaStream_t stream) {
+    if (ni <= 0) return;
+    reduce_kernel<<<unsigned((ni + 127) / 128), 128, 0, stream>>>(partials, ni, ni_pad, j_split, out);
+    CUDA_CHECK_LAUNCH();
+}
+
+int choose_j_split(int ni, int nj, int block, int sm_count) {
+    const int i_blocks = (ni + block - 1) / block;
+    const int resident = sm_count * (2048 / block);        // blocks the device holds at once
+    const int max_split = std::max(1, nj / (2 * block));   // at least two tiles per block
+    const int want = (resident + i_blocks - 1) / i_blocks;
+    return std::clamp(want, 1, max_split);
+}
+
+}  // namespace nbody::cuda::hermite

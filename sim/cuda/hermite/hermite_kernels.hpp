@@ -1,0 +1,95 @@
+#pragma once
+// Driver functions of the Hermite kernels (hermite_kernels.cu): plain functions on raw device
+// pointers, the only way host code reaches them.
+//
+//   scatter   writes a batch of updated j-particles (the corrected active bodies) into j-memory
+//   predict   every j-particle to time t in double (x + dt (v + dt (a2 + dt j6))), stored for the
+//             force kernel as double-single positions (hi + lo floats, Sapporo eq. 3) and float
+//             velocities, or as doubles (fp64)
+//   force     acceleration, jerk and potential on ni i-particles from nj j-particles. Each thread
+//             holds one i-particle; a block stages `block` j-particles at a time in shared memory.
+//             The grid is (i-blocks) x (j_split): the j-range is cut into j_split parts summed by
+//             separate blocks, so that a few hundred active bodies still fill 132 SMs (Sapporo
+//             fig. 4, across blocks). Per-thread sums are float within a tile and double across
+//             tiles; the j_split partials are added in double, in a fixed order, by `reduce`.
+// Compile-time variants: precision (ds, fp64) x block (64, 128, 256) x unroll (1, 4, 8) x extras
+// (none; nearest neighbour; nearest + neighbour lists), the last two only at block 128, unroll 4.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+namespace nbody::cuda::hermite {
+
+// Four doubles, 32-byte aligned (CUDA 13 deprecates double4 for its ambiguous alignment).
+struct alignas(32) Real4 {
+    double x, y, z, w;
+};
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline Real4 r4(double x, double y, double z, double w) { return {x, y, z, w}; }
+
+enum class Precision { Ds, Fp64 };
+enum Extras { kNoExtras = 0, kNearest = 1, kNeighbours = 2 };
+
+struct JMemory {            // SoA j-memory, double
+    Real4* xm;            // x, y, z, mass
+    Real4* vt;            // vx, vy, vz, t
+    Real4* a2;            // a/2, w: id (as a double)
+    Real4* j6;            // jerk/6
+};
+struct JUpdate {
+    Real4 xm, vt, a2, j6;
+    long long address;
+};
+struct Predicted {          // what the force kernel reads
+    float4* hi;             // ds: x, y, z high parts, mass
+    float4* lo;             // ds: x, y, z low parts, id (int bits)
+    float4* vel;            // ds: vx, vy, vz
+    Real4* pos64;         // fp64: x, y, z, mass
+    Real4* vel64;         // fp64: vx, vy, vz, id
+};
+struct IBatch {             // ni i-particles, double on the device
+    Real4* x;             // x, y, z, h2
+    Real4* v;             // vx, vy, vz, id
+};
+struct Partials {           // j_split x ni_pad
+    Real4* acc_pot;       // ax, ay, az, pot
+    Real4* jerk_nn;       // jx, jy, jz, nearest r^2
+    int* nearest;
+};
+struct Results {            // ni
+    Real4* acc_pot;
+    Real4* jerk_nn;
+    int* nearest;
+};
+struct NeighbourLists {
+    int* count;             // ni
+    int* ids;               // ni x capacity
+    int capacity;
+};
+
+struct ForceVariant {
+    Precision precision = Precision::Ds;
+    int block = 128, unroll = 4;
+    int extras = kNoExtras;
+};
+
+void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t stream);
+void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream);
+
+// j_split blocks share each i-block's j-range; partials must hold j_split * ni_pad entries where
+// ni_pad = ni rounded up to the block size. Throws std::invalid_argument listing the supported
+// variants for one that is not compiled.
+void hermite_force(const ForceVariant& variant, const Predicted& j, int nj, const IBatch& i, int ni, double eps2,
+                   int j_split, const Partials& partials, const NeighbourLists& lists, cudaStream_t stream);
+void reduce_partials(const Partials& partials, int ni, int ni_pad, int j_split, const Results& out, cudaStream_t stream);
+
+// The split that fills the device: enough blocks for every SM, at least two tiles per block.
+int choose_j_split(int ni, int nj, int block, int sm_count);
+
+std::string supported_variants();
+
+}  // namespace nbody::cuda::hermite

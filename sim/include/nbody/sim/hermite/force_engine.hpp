@@ -1,0 +1,112 @@
+#pragma once
+// The force engine of the Hermite integrator: a GRAPE-6 in software. It holds the j-particles
+// (the sources, in GRAPE-6's Taylor form), predicts them to a time t and returns, for a list of
+// i-particles (the sinks, predicted by the caller), the acceleration, jerk and potential from all
+// j-particles except the one with the i-particle's own id, the nearest neighbour and, on request,
+// the neighbours within a radius. The built-in integrator (integrator.hpp) and libg6.so
+// (g6/g6lib.h) both drive one of these, so their trajectories agree bit for bit.
+//
+// Two engines: `cpu` (double, the reference, threaded) and `cuda` (the j-prediction and the force
+// on the GPU, positions in double-single as in Sapporo eq. 3 or fp64; sim/cuda/hermite_kernels.cu).
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nbody/sim/types.hpp"
+
+namespace nbody::hermite {
+
+// A j-particle as GRAPE-6 stores it: position, velocity and the Taylor coefficients a/2 and j/6 at
+// its own time t. The predictor is x + dt (v + dt (a2 + dt j6)), v + dt (2 a2 + dt 3 j6).
+struct JParticle {
+    int id = -1;           // GRAPE-6 "index": an i-particle with this id does not feel it
+    double t = 0;          // time of x, v, a2, j6
+    double mass = 0;
+    Vec3d x, v, a2, j6;
+};
+
+struct IParticle {
+    int id = -1;
+    Vec3d x, v;            // predicted to the engine's time by the caller
+    double h2 = 0;         // neighbour sphere radius squared (0: no neighbours wanted)
+};
+
+struct IForce {
+    Vec3d acc, jerk;
+    double pot = 0;        // -sum m_j / sqrt(r^2 + eps^2)
+    int nearest = -1;      // id of the nearest j-particle (smallest r^2, softening ignored)
+    double nearest_r2 = 0;
+};
+
+// The predictor both sides use (the host for i-particles, the engine for j-particles): one
+// expression, so that a program calling libg6 and the built-in integrator round alike.
+inline Vec3d predict_position(const JParticle& p, double dt) {
+    return {p.x.x + dt * (p.v.x + dt * (p.a2.x + dt * p.j6.x)),
+            p.x.y + dt * (p.v.y + dt * (p.a2.y + dt * p.j6.y)),
+            p.x.z + dt * (p.v.z + dt * (p.a2.z + dt * p.j6.z))};
+}
+inline Vec3d predict_velocity(const JParticle& p, double dt) {
+    return {p.v.x + dt * (2.0 * p.a2.x + dt * 3.0 * p.j6.x),
+            p.v.y + dt * (2.0 * p.a2.y + dt * 3.0 * p.j6.y),
+            p.v.z + dt * (2.0 * p.a2.z + dt * 3.0 * p.j6.z)};
+}
+
+enum class EngineKind { Cpu, Cuda, Auto };
+// Parses "cpu", "cuda" or "auto"; throws std::invalid_argument listing them.
+EngineKind parse_engine_kind(std::string_view text);
+
+// Run-time variant of the CUDA engine's kernels (ignored by the cpu engine).
+struct EngineConfig {
+    std::string precision = "ds";  // ds (double-single positions, Sapporo eq. 3) | fp64
+    int block = 128;               // threads per block of the force kernel (64, 128, 256)
+    int unroll = 4;                // j-loop unroll (1, 4, 8); 128 x 4 fastest end to end on the H200 (docs/HERMITE.md)
+    int j_split = 0;               // blocks sharing one i-block's j-range (0: chosen to fill the GPU)
+    int max_neighbours = 256;      // per i-particle, as Sapporo's default
+};
+
+class ForceEngine {
+public:
+    virtual ~ForceEngine() = default;
+    ForceEngine() = default;
+    ForceEngine(const ForceEngine&) = delete;
+    ForceEngine& operator=(const ForceEngine&) = delete;
+
+    virtual std::string_view name() const = 0;
+
+    // Makes room for j-particles at addresses [0, n); existing ones are kept.
+    virtual void reserve(std::size_t n) = 0;
+    // Stores (or replaces) the j-particle at `address`; grows the memory when needed.
+    virtual void set_j(std::size_t address, const JParticle& p) = 0;
+    virtual std::size_t j_capacity() const = 0;
+
+    // Predicts j-particles [0, nj) to time t and computes the forces on `in` (softening eps2) into
+    // `out` (same size). With `neighbours`, also the neighbour lists (j ids with r^2 < h2, self
+    // excluded), read back with neighbours(); a list longer than max_neighbours is cut and
+    // flagged by neighbour_overflow().
+    virtual void compute(double t, std::size_t nj, std::span<const IParticle> in, double eps2,
+                         std::span<IForce> out, bool neighbours = false) = 0;
+
+    // Of the last compute() with neighbours; i indexes `in`.
+    virtual std::span<const int> neighbours(std::size_t i) const = 0;
+    virtual bool neighbour_overflow(std::size_t i) const = 0;
+
+    // Whether compute() finds each i-particle's nearest neighbour (IForce::nearest). The cpu engine
+    // always does; the cuda engine skips it unless asked (3 of ~36 instructions per interaction).
+    virtual void want_nearest(bool) {}
+
+    // Pairwise interactions computed so far (i x j, self pairs included), for rate figures.
+    virtual double interactions() const = 0;
+};
+
+// True when this build has the cuda engine and a device is usable; `why_not` gets the reason.
+bool cuda_engine_usable(std::string* why_not = nullptr);
+
+// `Auto`: cuda when a GPU is usable, else cpu. `why` (optional) receives a line saying which and why.
+std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config = {},
+                                               std::string* why = nullptr);
+
+}  // namespace nbody::hermite

@@ -1,0 +1,134 @@
+#pragma once
+// Fourth-order Hermite predictor-corrector (Makino & Aarseth 1992) with individual block time
+// steps, on a ForceEngine. Double precision throughout on the host.
+//
+// One block step at time t:
+//   1. the active bodies are those whose step ends at t (whole levels: see below);
+//   2. the engine predicts every j-body to t, the host predicts the active ones the same way;
+//   3. the engine returns a1, j1 (and the potential) on the active bodies at their predicted state;
+//   4. the corrector: from a0, j0, a1, j1 over dt, the 2nd and 3rd derivatives
+//        a2 = (-6 (a0 - a1) - dt (4 j0 + 2 j1)) / dt^2,   a3 = (12 (a0 - a1) + 6 dt (j0 + j1)) / dt^3
+//        x1 = xp + a2 dt^4/24 + a3 dt^5/120,              v1 = vp + a2 dt^3/6 + a3 dt^4/24
+//   5. a new step from Aarseth's criterion
+//        dt = sqrt(eta (|a1| |a2'| + |j1|^2) / (|j1| |a3| + |a2'|^2)),  a2' = a2 + dt a3,
+//      rounded down to dt_max 2^-k; a step may halve freely but only double when t is a multiple
+//      of the doubled step (the block structure). k beyond max_level is an error (underflow).
+// The first step of a body is eta_start |a| / |j|, rounded down likewise.
+//
+// Levels: every body of level k has step dt_max 2^-k and the same start time (its time is the
+// largest multiple of its step not after the current time), so a level is either wholly active or
+// wholly idle and the next block time is the earliest level end.
+//
+// Times are kept relative to an origin (the load time, or the last synchronisation at a t_end that
+// was not a multiple of dt_max): relative times are exact dyadic numbers, so "is a multiple of"
+// is exact. evolve(t_end) ends with every body at t_end: block steps up to the last block time
+// <= t_end, then, for the bodies still behind, one step of their own length to t_end.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nbody/sim/hermite/force_engine.hpp"
+#include "nbody/sim/types.hpp"
+
+namespace nbody::hermite {
+
+struct HermiteParams {
+    double eta = 0.01;        // Aarseth's accuracy parameter
+    double eta_start = 0.0;   // first-step parameter (0: eta / 2)
+    double dt_max = 0.125;    // largest step; rounded down to a power of two
+    int max_level = 40;       // smallest step dt_max 2^-max_level
+    double softening = 0.0;   // Plummer epsilon; 0 is allowed
+    bool shared_steps = false;  // every body on the smallest step the criterion asks for (for tests)
+};
+
+// The system in double: the integrator's whole state. a and jerk are those computed at the
+// predicted state of the body's last step (what the next corrector needs); level is the block level.
+struct Bodies {
+    std::vector<double> mass;
+    std::vector<Vec3d> x, v, a, jerk;
+    std::vector<double> pot;      // -sum m_j / r at the last force evaluation
+    std::vector<double> t;        // relative to the origin
+    std::vector<int> level;
+
+    std::size_t size() const { return mass.size(); }
+    void resize(std::size_t n);
+};
+
+// Bad input or a failed step: names the bodies, the time and the reason. The integrator keeps the
+// state of the last completed block.
+class HermiteError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct HermiteStats {
+    std::uint64_t blocks = 0;            // block steps taken
+    std::uint64_t body_steps = 0;        // i-particle force evaluations (the "force evaluations")
+    double interactions = 0;             // i x j pairs computed
+};
+
+class HermiteIntegrator {
+public:
+    HermiteIntegrator(std::unique_ptr<ForceEngine> engine, const HermiteParams& params);
+
+    // Starts a run from positions and velocities at time `time`: forces on every body, first steps.
+    void start(const std::vector<double>& mass, const std::vector<Vec3d>& x, const std::vector<Vec3d>& v, double time);
+    // Continues a run from a synchronised state (every t equal) saved with bodies() and time() (a, jerk, pot, level
+    // as they were): no force evaluation, so the continuation is bit for bit the one in memory.
+    void resume(const Bodies& bodies, double time);
+
+    // Block steps until every body is at t_end (>= time()).
+    void evolve(double t_end);
+    // One block step (the viewer's unit of work); returns the new current time.
+    double step_block();
+
+    double time() const { return origin_ + now_; }
+    // One block step if it ends at or before t_end (true), else nothing (false). A driver that
+    // reports progress loops on this and then calls evolve(t_end), which takes the same steps.
+    bool advance(double t_end);
+    // Every body is at time() (after start, resume or evolve; not in general after step_block).
+    bool synchronised() const;
+    const Bodies& bodies() const { return b_; }
+    // Positions and velocities of every body predicted to the current time (exact when synchronised).
+    void predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) const;
+
+    // Bodies per block level 0..max_level.
+    std::vector<std::size_t> level_histogram() const;
+    const HermiteStats& stats() const { return stats_; }
+    const HermiteParams& params() const { return p_; }
+    ForceEngine& engine() { return *engine_; }
+
+    // Total energy (kinetic + softened potential) of the synchronised state, in double on the host
+    // (O(N^2), threaded): independent of the engine's precision.
+    double energy() const;
+
+private:
+    double level_dt(int level) const;
+    void build_levels();
+    void upload(std::size_t i);
+    // Forces on `active` at relative time `t` from their predicted states; fills xp, vp, force_.
+    void evaluate(double t, const std::vector<int>& active);
+    // Corrects `active` (steps ending at t); levels are chosen when `choose_levels`.
+    void correct(double t, const std::vector<int>& active, bool choose_levels);
+    int level_for(double dt_crit, int old_level, double t) const;
+    [[noreturn]] void fail_force(double t, const std::vector<int>& active, std::size_t k) const;
+
+    std::unique_ptr<ForceEngine> engine_;
+    HermiteParams p_;
+    Bodies b_;
+    double origin_ = 0;   // absolute time of relative time 0
+    double now_ = 0;      // current block time, relative
+    std::vector<std::vector<int>> levels_;
+    std::vector<IParticle> ip_;
+    std::vector<IForce> force_;
+    HermiteStats stats_;
+};
+
+// Round down to a power of two (for dt_max); throws std::invalid_argument for x <= 0 or non-finite.
+double floor_power_of_two(double x);
+
+}  // namespace nbody::hermite

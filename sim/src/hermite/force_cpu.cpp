@@ -1,0 +1,142 @@
+// The cpu force engine: double precision, the reference every other engine is tested against.
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "nbody/sim/hermite/force_engine.hpp"
+#include "parallel.hpp"
+
+namespace nbody::hermite {
+
+#ifdef NBODY_HERMITE_CUDA
+// sim/cuda/hermite/engine_cuda.cpp
+std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config);
+bool cuda_engine_available(std::string* why_not);
+#else
+static bool cuda_engine_available(std::string* why_not) {
+    if (why_not) *why_not = "built without CUDA";
+    return false;
+}
+#endif
+
+namespace {
+
+class CpuForceEngine final : public ForceEngine {
+public:
+    std::string_view name() const override { return "cpu"; }
+
+    void reserve(std::size_t n) override {
+        if (n > j_.size()) j_.resize(n);
+    }
+    void set_j(std::size_t address, const JParticle& p) override {
+        if (address >= j_.size()) j_.resize(std::max(address + 1, j_.size() + j_.size() / 2));
+        j_[address] = p;
+    }
+    std::size_t j_capacity() const override { return j_.size(); }
+
+    void compute(double t, std::size_t nj, std::span<const IParticle> in, double eps2, std::span<IForce> out,
+                 bool want_neighbours) override {
+        if (nj > j_.size())
+            throw std::invalid_argument("force engine: " + std::to_string(nj) + " j-particles asked for, " +
+                                        std::to_string(j_.size()) + " stored");
+        if (out.size() != in.size()) throw std::invalid_argument("force engine: output size differs from input");
+        // Predict every j-particle once per call: O(nj), against O(ni nj) for the forces.
+        px_.resize(nj);
+        pv_.resize(nj);
+        for (std::size_t k = 0; k < nj; ++k) {
+            const double dt = t - j_[k].t;
+            px_[k] = predict_position(j_[k], dt);
+            pv_[k] = predict_velocity(j_[k], dt);
+        }
+        lists_.assign(want_neighbours ? in.size() : 0, {});
+        overflow_.assign(want_neighbours ? in.size() : 0, 0);
+        auto body = [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) out[i] = force_on(in[i], nj, eps2, want_neighbours ? &lists_[i] : nullptr);
+        };
+        // Threads only where the pass is long enough to pay for waking them (a few-body system
+        // steps millions of times with ni nj ~ 10).
+        if (double(in.size()) * double(nj) > 2e5)
+            parallel_for(in.size(), body);
+        else
+            body(0, in.size());
+        if (want_neighbours)
+            for (std::size_t i = 0; i < in.size(); ++i)
+                if (lists_[i].size() > std::size_t(max_neighbours_)) {
+                    lists_[i].resize(std::size_t(max_neighbours_));
+                    overflow_[i] = 1;
+                }
+        interactions_ += double(in.size()) * double(nj);
+    }
+
+    std::span<const int> neighbours(std::size_t i) const override {
+        if (i >= lists_.size()) return {};
+        return lists_[i];
+    }
+    bool neighbour_overflow(std::size_t i) const override { return i < overflow_.size() && overflow_[i]; }
+    double interactions() const override { return interactions_; }
+
+    explicit CpuForceEngine(int max_neighbours) : max_neighbours_(max_neighbours) {}
+
+private:
+    IForce force_on(const IParticle& p, std::size_t nj, double eps2, std::vector<int>* list) const {
+        IForce f;
+        double nearest_r2 = INFINITY;
+        for (std::size_t k = 0; k < nj; ++k) {
+            if (j_[k].id == p.id) continue;
+            const Vec3d dx = px_[k] - p.x;
+            const Vec3d dv = pv_[k] - p.v;
+            const double r2 = dot(dx, dx);
+            if (r2 < nearest_r2) {
+                nearest_r2 = r2;
+                f.nearest = j_[k].id;
+            }
+            if (list != nullptr && r2 < p.h2) list->push_back(j_[k].id);
+            const double s2 = r2 + eps2;
+            const double rinv = 1.0 / std::sqrt(s2);
+            const double rinv2 = rinv * rinv;
+            const double mr3 = j_[k].mass * rinv * rinv2;
+            const double alpha = 3.0 * dot(dx, dv) * rinv2;
+            f.acc += mr3 * dx;
+            f.jerk += mr3 * (dv - alpha * dx);
+            f.pot -= j_[k].mass * rinv;
+        }
+        f.nearest_r2 = f.nearest >= 0 ? nearest_r2 : 0.0;
+        return f;
+    }
+
+    std::vector<JParticle> j_;
+    std::vector<Vec3d> px_, pv_;
+    std::vector<std::vector<int>> lists_;
+    std::vector<char> overflow_;
+    int max_neighbours_;
+    double interactions_ = 0;
+};
+
+}  // namespace
+
+bool cuda_engine_usable(std::string* why_not) { return cuda_engine_available(why_not); }
+
+EngineKind parse_engine_kind(std::string_view text) {
+    if (text == "cpu" || text == "reference") return EngineKind::Cpu;
+    if (text == "cuda") return EngineKind::Cuda;
+    if (text == "auto") return EngineKind::Auto;
+    throw std::invalid_argument("unknown Hermite force engine '" + std::string(text) + "' (supported: cpu, cuda, auto)");
+}
+
+std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config, std::string* why) {
+    std::string reason;
+    const bool gpu = kind != EngineKind::Cpu && cuda_engine_available(&reason);
+    if (kind == EngineKind::Cuda && !gpu) throw std::runtime_error("cuda force engine unavailable: " + reason);
+#ifdef NBODY_HERMITE_CUDA
+    if (gpu) {
+        if (why) *why = "Hermite force engine: cuda";
+        return make_cuda_force_engine(config);
+    }
+#endif
+    if (why) *why = kind == EngineKind::Auto ? "Hermite force engine: cpu (" + reason + ")" : "Hermite force engine: cpu";
+    return std::make_unique<CpuForceEngine>(config.max_neighbours);
+}
+
+}  // namespace nbody::hermite

@@ -1,0 +1,352 @@
+// Fourth-order Hermite with block time steps: see integrator.hpp for the scheme.
+
+#include "nbody/sim/hermite/integrator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "parallel.hpp"
+
+namespace nbody::hermite {
+namespace {
+
+std::string fmt(double x) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", x);
+    return buf;
+}
+
+bool finite(const Vec3d& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+}  // namespace
+
+void Bodies::resize(std::size_t n) {
+    mass.resize(n);
+    x.resize(n);
+    v.resize(n);
+    a.resize(n);
+    jerk.resize(n);
+    pot.resize(n);
+    t.resize(n);
+    level.resize(n);
+}
+
+double floor_power_of_two(double x) {
+    if (!(x > 0) || !std::isfinite(x)) throw std::invalid_argument("a step must be a positive number (got " + fmt(x) + ")");
+    int e = 0;
+    const double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+    (void)m;
+    return std::ldexp(1.0, e - 1);
+}
+
+HermiteIntegrator::HermiteIntegrator(std::unique_ptr<ForceEngine> engine, const HermiteParams& params)
+    : engine_(std::move(engine)), p_(params) {
+    if (!engine_) throw std::invalid_argument("Hermite integrator: no force engine");
+    if (!(p_.eta > 0) || !std::isfinite(p_.eta)) throw std::invalid_argument("--eta must be > 0 (got " + fmt(p_.eta) + ")");
+    if (p_.eta_start == 0) p_.eta_start = p_.eta / 2;
+    if (!(p_.eta_start > 0)) throw std::invalid_argument("eta_start must be > 0");
+    p_.dt_max = floor_power_of_two(p_.dt_max);
+    if (p_.max_level < 0 || p_.max_level > 60)
+        throw std::invalid_argument("max_level must be in 0..60 (got " + std::to_string(p_.max_level) + ")");
+    if (!(p_.softening >= 0) || !std::isfinite(p_.softening))
+        throw std::invalid_argument("softening must be >= 0 (got " + fmt(p_.softening) + ")");
+}
+
+double HermiteIntegrator::level_dt(int level) const { return std::ldexp(p_.dt_max, -level); }
+
+static JParticle as_j(const Bodies& b, std::size_t i) {
+    JParticle p;
+    p.id = int(i);
+    p.t = b.t[i];
+    p.mass = b.mass[i];
+    p.x = b.x[i];
+    p.v = b.v[i];
+    p.a2 = b.a[i] * 0.5;
+    p.j6 = b.jerk[i] / 6.0;
+    return p;
+}
+
+void HermiteIntegrator::upload(std::size_t i) { engine_->set_j(i, as_j(b_, i)); }
+
+void HermiteIntegrator::start(const std::vector<double>& mass, const std::vector<Vec3d>& x,
+                              const std::vector<Vec3d>& v, double time) {
+    const std::size_t n = mass.size();
+    if (n == 0) throw std::invalid_argument("Hermite integrator: no bodies");
+    if (x.size() != n || v.size() != n) throw std::invalid_argument("Hermite integrator: array sizes differ");
+    if (n > std::size_t(INT32_MAX)) throw std::invalid_argument("Hermite integrator: too many bodies");
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!(mass[i] >= 0) || !std::isfinite(mass[i]))
+            throw HermiteError("body " + std::to_string(i) + " has an invalid mass " + fmt(mass[i]));
+        if (!finite(x[i]) || !finite(v[i]))
+            throw HermiteError("body " + std::to_string(i) + " has a non-finite position or velocity at t = " + fmt(time));
+    }
+    if (!std::isfinite(time)) throw std::invalid_argument("Hermite integrator: non-finite start time");
+    b_ = {};
+    b_.resize(n);
+    b_.mass = mass;
+    b_.x = x;
+    b_.v = v;
+    origin_ = time;
+    now_ = 0;
+    engine_->reserve(n);
+    for (std::size_t i = 0; i < n; ++i) upload(i);  // a = j = 0: the prediction to t = 0 is x, v
+    std::vector<int> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = int(i);
+    engine_->want_nearest(true);  // for the first-step fallback below
+    evaluate(0.0, all);
+    engine_->want_nearest(false);
+    for (std::size_t k = 0; k < n; ++k) {
+        b_.a[k] = force_[k].acc;
+        b_.jerk[k] = force_[k].jerk;
+        b_.pot[k] = force_[k].pot;
+    }
+    int shared_level = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double aa = norm(b_.a[i]), jj = norm(b_.jerk[i]);
+        double dt = jj > 0 ? p_.eta_start * aa / jj : INFINITY;
+        // A body at a point of symmetry (the middle of the figure eight) has a = 0 exactly: its
+        // first step comes from the orbital time about its nearest neighbour instead.
+        if (!(dt >= level_dt(p_.max_level)) && force_[i].nearest >= 0) {
+            const double r2 = force_[i].nearest_r2, m = b_.mass[i] + b_.mass[std::size_t(force_[i].nearest)];
+            if (r2 > 0 && m > 0) dt = p_.eta_start * std::sqrt(r2 * std::sqrt(r2) / m);
+        }
+        int k = 0;
+        while (k <= p_.max_level && level_dt(k) > dt) ++k;
+        if (k > p_.max_level)
+            throw HermiteError("step underflow: body " + std::to_string(i) + " needs a first step of " + fmt(dt) +
+                               " at t = " + fmt(time) + ", below dt_max 2^-" + std::to_string(p_.max_level) +
+                               " (the nearest body is " + std::to_string(force_[i].nearest) + " at r = " +
+                               fmt(std::sqrt(force_[i].nearest_r2)) + ")");
+        b_.level[i] = k;
+        shared_level = std::max(shared_level, k);
+    }
+    if (p_.shared_steps) std::fill(b_.level.begin(), b_.level.end(), shared_level);
+    for (std::size_t i = 0; i < n; ++i) upload(i);
+    build_levels();
+}
+
+void HermiteIntegrator::resume(const Bodies& bodies, double time) {
+    const std::size_t n = bodies.size();
+    if (n == 0) throw std::invalid_argument("Hermite resume: no bodies");
+    if (bodies.x.size() != n || bodies.v.size() != n || bodies.a.size() != n || bodies.jerk.size() != n ||
+        bodies.pot.size() != n || bodies.t.size() != n || bodies.level.size() != n)
+        throw std::invalid_argument("Hermite resume: array sizes differ");
+    for (std::size_t i = 0; i < n; ++i) {
+        if (bodies.t[i] != bodies.t[0])
+            throw std::invalid_argument("Hermite resume: the state is not synchronised (body " + std::to_string(i) + ")");
+        if (bodies.level[i] < 0 || bodies.level[i] > p_.max_level)
+            throw std::invalid_argument("Hermite resume: body " + std::to_string(i) + " has block level " +
+                                        std::to_string(bodies.level[i]) + " outside 0.." + std::to_string(p_.max_level));
+    }
+    b_ = bodies;
+    std::fill(b_.t.begin(), b_.t.end(), 0.0);  // times are relative to the new origin
+    origin_ = time;
+    now_ = 0;
+    engine_->reserve(n);
+    for (std::size_t i = 0; i < n; ++i) upload(i);
+    build_levels();
+}
+
+void HermiteIntegrator::build_levels() {
+    levels_.assign(std::size_t(p_.max_level) + 1, {});
+    for (std::size_t i = 0; i < b_.size(); ++i) levels_[std::size_t(b_.level[i])].push_back(int(i));
+}
+
+bool HermiteIntegrator::synchronised() const {
+    return std::all_of(b_.t.begin(), b_.t.end(), [&](double t) { return t == now_; });
+}
+
+void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
+    ip_.resize(active.size());
+    force_.resize(active.size());
+    for (std::size_t k = 0; k < active.size(); ++k) {
+        const std::size_t i = std::size_t(active[k]);
+        const JParticle p = as_j(b_, i);
+        ip_[k].id = int(i);
+        ip_[k].x = predict_position(p, t - p.t);
+        ip_[k].v = predict_velocity(p, t - p.t);
+        ip_[k].h2 = 0;
+    }
+    engine_->compute(t, b_.size(), ip_, p_.softening * p_.softening, force_);
+    for (std::size_t k = 0; k < active.size(); ++k)
+        if (!finite(force_[k].acc) || !finite(force_[k].jerk) || !std::isfinite(force_[k].pot)) {
+            engine_->want_nearest(true);  // again, to name the other body
+            engine_->compute(t, b_.size(), ip_, p_.softening * p_.softening, force_);
+            engine_->want_nearest(false);
+            fail_force(t, active, k);
+        }
+    stats_.body_steps += active.size();
+    stats_.interactions += double(active.size()) * double(b_.size());
+}
+
+void HermiteIntegrator::fail_force(double t, const std::vector<int>& active, std::size_t k) const {
+    const int i = active[k];
+    const IForce& f = force_[k];
+    std::ostringstream msg;
+    msg << "Hermite: the force on body " << i << " is not finite at t = " << fmt(origin_ + t);
+    if (f.nearest >= 0 && f.nearest_r2 == 0 && p_.softening == 0)
+        msg << ": bodies " << i << " and " << f.nearest << " are at zero separation with zero softening";
+    else if (f.nearest >= 0)
+        msg << " (nearest body " << f.nearest << " at r = " << fmt(std::sqrt(f.nearest_r2)) << "; a NaN in the input?)";
+    msg << "; the state of the last completed step (t = " << fmt(time()) << ") is kept";
+    throw HermiteError(msg.str());
+}
+
+int HermiteIntegrator::level_for(double dt_crit, int old_level, double t) const {
+    int k = 0;
+    while (k <= p_.max_level + 1 && level_dt(k) > dt_crit) ++k;
+    if (k < old_level) {
+        // Up by one level at most, and only where the doubled step starts on its own grid.
+        k = old_level - 1;
+        if (std::fmod(t, level_dt(k)) != 0) k = old_level;
+    }
+    return k;
+}
+
+void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool block_grid) {
+    struct New {
+        Vec3d x, v;
+        int level;
+    };
+    std::vector<New> nw(active.size());
+    int shared_level = 0;
+    for (std::size_t k = 0; k < active.size(); ++k) {
+        const std::size_t i = std::size_t(active[k]);
+        const double dt = t - b_.t[i];
+        const Vec3d a0 = b_.a[i], j0 = b_.jerk[i], a1 = force_[k].acc, j1 = force_[k].jerk;
+        const double dt2 = dt * dt, dt3 = dt2 * dt;
+        const Vec3d a2 = (-6.0 * (a0 - a1) - dt * (4.0 * j0 + 2.0 * j1)) / dt2;
+        const Vec3d a3 = (12.0 * (a0 - a1) + 6.0 * dt * (j0 + j1)) / dt3;
+        nw[k].x = ip_[k].x + a2 * (dt2 * dt2 / 24.0) + a3 * (dt2 * dt3 / 120.0);
+        nw[k].v = ip_[k].v + a2 * (dt3 / 6.0) + a3 * (dt2 * dt2 / 24.0);
+        if (!finite(nw[k].x) || !finite(nw[k].v))
+            throw HermiteError("Hermite: body " + std::to_string(i) + " has a non-finite corrected state at t = " +
+                               fmt(origin_ + t) + "; the state of the last completed step (t = " + fmt(time()) +
+                               ") is kept");
+        const Vec3d a2e = a2 + dt * a3;  // the 2nd derivative at the end of the step
+        const double s2 = norm(a2e), s3 = norm(a3), aa = norm(a1), jj = norm(j1);
+        const double num = aa * s2 + jj * jj, den = jj * s3 + s2 * s2;
+        const double dt_crit = den > 0 ? std::sqrt(p_.eta * num / den) : INFINITY;
+        nw[k].level = level_for(dt_crit, b_.level[i], block_grid ? t : 0.0);
+        shared_level = std::max(shared_level, nw[k].level);
+        if (nw[k].level > p_.max_level)
+            throw HermiteError("Hermite: step underflow at t = " + fmt(origin_ + t) + ": body " + std::to_string(i) +
+                               " needs a step of " + fmt(dt_crit) + ", below the smallest block step " +
+                               fmt(level_dt(p_.max_level)) + " (level " + std::to_string(p_.max_level) +
+                               "); its nearest body is " + std::to_string(force_[k].nearest) + " at r = " +
+                               fmt(std::sqrt(force_[k].nearest_r2)) + ". The state of the last completed step (t = " +
+                               fmt(time()) + ") is kept");
+    }
+    // All checks passed: commit.
+    for (std::size_t k = 0; k < active.size(); ++k) {
+        const std::size_t i = std::size_t(active[k]);
+        b_.x[i] = nw[k].x;
+        b_.v[i] = nw[k].v;
+        b_.a[i] = force_[k].acc;
+        b_.jerk[i] = force_[k].jerk;
+        b_.pot[i] = force_[k].pot;
+        b_.t[i] = t;
+        b_.level[i] = p_.shared_steps ? shared_level : nw[k].level;
+        upload(i);
+    }
+}
+
+double HermiteIntegrator::step_block() {
+    double t_next = INFINITY;
+    for (std::size_t k = 0; k < levels_.size(); ++k)
+        if (!levels_[k].empty()) t_next = std::min(t_next, b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)));
+    // Whole levels are active (integrator.hpp); ascending body order keeps runs reproducible.
+    std::vector<int> active;
+    for (std::size_t k = 0; k < levels_.size(); ++k)
+        if (!levels_[k].empty() && b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)) == t_next) {
+            active.insert(active.end(), levels_[k].begin(), levels_[k].end());
+            levels_[k].clear();
+        }
+    std::sort(active.begin(), active.end());
+    try {
+        evaluate(t_next, active);
+        correct(t_next, active, true);
+    } catch (...) {
+        for (int i : active) levels_[std::size_t(b_.level[std::size_t(i)])].push_back(i);  // nothing was committed
+        throw;
+    }
+    for (int i : active) levels_[std::size_t(b_.level[std::size_t(i)])].push_back(i);
+    now_ = t_next;
+    ++stats_.blocks;
+    return time();
+}
+
+bool HermiteIntegrator::advance(double t_end) {
+    double t_next = INFINITY;
+    for (std::size_t k = 0; k < levels_.size(); ++k)
+        if (!levels_[k].empty()) t_next = std::min(t_next, b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)));
+    if (!(t_next <= t_end - origin_)) return false;
+    step_block();
+    return true;
+}
+
+void HermiteIntegrator::evolve(double t_end) {
+    if (b_.size() == 0) throw std::logic_error("Hermite integrator: evolve before start");
+    const double rel_end = t_end - origin_;
+    if (!(rel_end >= now_)) throw std::invalid_argument("Hermite: t_end " + fmt(t_end) + " is before the current time " + fmt(time()));
+    while (advance(t_end)) {
+    }
+    if (synchronised() && now_ == rel_end) return;
+    // Synchronise: one step of its own length for every body still behind t_end.
+    std::vector<int> behind;
+    for (std::size_t i = 0; i < b_.size(); ++i)
+        if (b_.t[i] < rel_end) behind.push_back(int(i));
+    evaluate(rel_end, behind);
+    correct(rel_end, behind, false);
+    ++stats_.blocks;
+    origin_ = t_end;
+    now_ = 0;
+    std::fill(b_.t.begin(), b_.t.end(), 0.0);
+    for (std::size_t i = 0; i < b_.size(); ++i) upload(i);
+    build_levels();
+}
+
+void HermiteIntegrator::predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) const {
+    x.resize(b_.size());
+    v.resize(b_.size());
+    for (std::size_t i = 0; i < b_.size(); ++i) {
+        const JParticle p = as_j(b_, i);
+        x[i] = predict_position(p, now_ - p.t);
+        v[i] = predict_velocity(p, now_ - p.t);
+    }
+}
+
+std::vector<std::size_t> HermiteIntegrator::level_histogram() const {
+    std::vector<std::size_t> h(std::size_t(p_.max_level) + 1, 0);
+    for (int l : b_.level) ++h[std::size_t(l)];
+    return h;
+}
+
+double HermiteIntegrator::energy() const {
+    std::vector<Vec3d> x, v;
+    predicted(x, v);
+    const std::size_t n = x.size();
+    const double eps2 = p_.softening * p_.softening;
+    std::vector<double> phi(n, 0.0);
+    parallel_for(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            double s = 0;
+            for (std::size_t j = 0; j < n; ++j) {
+                if (j == i) continue;
+                const Vec3d d = x[j] - x[i];
+                s += b_.mass[j] / std::sqrt(dot(d, d) + eps2);
+            }
+            phi[i] = s;
+        }
+    });
+    double kinetic = 0, potential = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        kinetic += 0.5 * b_.mass[i] * dot(v[i], v[i]);
+        potential -= 0.5 * b_.mass[i] * phi[i];
+    }
+    return kinetic + potential;
+}
+
+}  // namespace nbody::hermite

@@ -1,0 +1,160 @@
+// The cuda Hermite force engine against the cpu reference (H200 suite; skipped without a GPU).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "nbody/sim/hermite/force_engine.hpp"
+#include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/ic/plummer.hpp"
+
+namespace nbody::hermite {
+namespace {
+
+#define REQUIRE_GPU()                                                                          \
+    do {                                                                                       \
+        std::string why_no_gpu;                                                                \
+        if (!cuda_engine_usable(&why_no_gpu)) GTEST_SKIP() << "no usable CUDA device: " << why_no_gpu; \
+    } while (0)
+
+struct Scenario {
+    std::vector<JParticle> j;
+    std::vector<IParticle> i;
+};
+
+// n j-particles of a Plummer sphere at times t - dt_k with random Taylor terms, and ni of them as
+// i-particles predicted to t (the host's job).
+Scenario make_setup(std::size_t n, std::size_t ni, double t, std::uint64_t seed, double h2 = 0) {
+    const State st = ic::make_plummer({.bodies = n, .seed = seed});
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    Scenario s;
+    for (std::size_t k = 0; k < n; ++k) {
+        JParticle p;
+        p.id = int(k);
+        p.t = t - std::ldexp(1.0, -int(3 + k % 6));
+        p.mass = st.pos_mass[k].w;
+        p.x = xyz(st.pos_mass[k]);
+        p.v = xyz(st.velocity[k]);
+        p.a2 = {u(rng) * 0.1, u(rng) * 0.1, u(rng) * 0.1};
+        p.j6 = {u(rng) * 0.01, u(rng) * 0.01, u(rng) * 0.01};
+        s.j.push_back(p);
+    }
+    for (std::size_t k = 0; k < ni; ++k) {
+        const JParticle& p = s.j[(k * 7919) % n];
+        s.i.push_back({p.id, predict_position(p, t - p.t), predict_velocity(p, t - p.t), h2});
+    }
+    return s;
+}
+
+std::vector<IForce> run(ForceEngine& e, const Scenario& s, double t, double eps2, bool neighbours = false) {
+    for (std::size_t k = 0; k < s.j.size(); ++k) e.set_j(k, s.j[k]);
+    std::vector<IForce> out(s.i.size());
+    e.compute(t, s.j.size(), s.i, eps2, out, neighbours);
+    return out;
+}
+
+struct Errors {
+    double acc = 0, jerk = 0, pot = 0;
+};
+Errors compare(const std::vector<IForce>& a, const std::vector<IForce>& ref) {
+    Errors e;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        e.acc = std::max(e.acc, norm(a[k].acc - ref[k].acc) / norm(ref[k].acc));
+        e.jerk = std::max(e.jerk, norm(a[k].jerk - ref[k].jerk) / norm(ref[k].jerk));
+        e.pot = std::max(e.pot, std::abs(a[k].pot - ref[k].pot) / std::abs(ref[k].pot));
+    }
+    return e;
+}
+
+TEST(HermiteCuda, ForceJerkPotentialMatchTheCpuReference) {
+    REQUIRE_GPU();
+    const double t = 0.75;
+    const Scenario s = make_setup(3001, 517, t, 3);
+    auto cpu = make_force_engine(EngineKind::Cpu);
+    for (double eps2 : {1e-4, 0.0}) {
+        const auto ref = run(*cpu, s, t, eps2);
+        for (const char* precision : {"ds", "fp64"})
+            for (int block : {64, 128, 256})
+                for (int unroll : {1, 4, 8})
+                    for (int split : {1, 7, 0}) {
+                        EngineConfig c{.precision = precision, .block = block, .unroll = unroll, .j_split = split};
+                        auto gpu = make_force_engine(EngineKind::Cuda, c);
+                        const Errors e = compare(run(*gpu, s, t, eps2), ref);
+                        const bool ds = std::string(precision) == "ds";
+                        SCOPED_TRACE(std::string(precision) + " block " + std::to_string(block) + " unroll " +
+                                     std::to_string(unroll) + " split " + std::to_string(split) + " eps2 " +
+                                     std::to_string(eps2));
+                        EXPECT_LT(e.acc, ds ? 2e-6 : 1e-13);
+                        EXPECT_LT(e.jerk, ds ? 1e-4 : 1e-12);
+                        EXPECT_LT(e.pot, ds ? 2e-6 : 1e-13);
+                        if (block == 128 && unroll == 4 && split == 0)
+                            std::printf("%s eps2 %g: max relative error acc %.2e jerk %.2e pot %.2e\n", precision, eps2,
+                                        e.acc, e.jerk, e.pot);
+                    }
+    }
+}
+
+TEST(HermiteCuda, NearestNeighbourAndNeighbourListsMatchTheCpu) {
+    REQUIRE_GPU();
+    const double t = 0.5;
+    const Scenario s = make_setup(2000, 300, t, 9, 0.05);
+    auto cpu = make_force_engine(EngineKind::Cpu);
+    auto gpu = make_force_engine(EngineKind::Cuda);
+    gpu->want_nearest(true);
+    const auto ref = run(*cpu, s, t, 1e-6, true);
+    const auto got = run(*gpu, s, t, 1e-6, true);
+    std::size_t listed = 0;
+    for (std::size_t k = 0; k < s.i.size(); ++k) {
+        EXPECT_EQ(got[k].nearest, ref[k].nearest) << k;
+        auto a = std::vector<int>(gpu->neighbours(k).begin(), gpu->neighbours(k).end());
+        auto b = std::vector<int>(cpu->neighbours(k).begin(), cpu->neighbours(k).end());
+        std::sort(b.begin(), b.end());
+        EXPECT_EQ(a, b) << k;
+        listed += a.size();
+    }
+    EXPECT_GT(listed, 100u);
+}
+
+TEST(HermiteCuda, UnsupportedVariantListsTheSupportedOnes) {
+    REQUIRE_GPU();
+    try {
+        make_force_engine(EngineKind::Cuda, {.block = 96});
+        FAIL() << "no error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("block 64 | 128 | 256"), std::string::npos) << e.what();
+    }
+}
+
+TEST(HermiteCuda, IntegratorOnTheGpuFollowsTheCpu) {
+    REQUIRE_GPU();
+    const State st = ic::make_plummer({.bodies = 1024, .seed = 4});
+    std::vector<double> m;
+    std::vector<Vec3d> x, v;
+    for (std::size_t k = 0; k < st.size(); ++k) {
+        m.push_back(st.pos_mass[k].w);
+        x.push_back(xyz(st.pos_mass[k]));
+        v.push_back(xyz(st.velocity[k]));
+    }
+    const HermiteParams p{.eta = 0.01, .softening = 1.0 / 1024};
+    HermiteIntegrator cpu(make_force_engine(EngineKind::Cpu), p), gpu(make_force_engine(EngineKind::Cuda), p);
+    cpu.start(m, x, v, 0);
+    gpu.start(m, x, v, 0);
+    const double e0 = gpu.energy();
+    cpu.evolve(0.25);
+    gpu.evolve(0.25);
+    double d = 0;
+    for (std::size_t k = 0; k < m.size(); ++k) d = std::max(d, norm(cpu.bodies().x[k] - gpu.bodies().x[k]));
+    gpu.evolve(1.0);
+    const double de = std::abs((gpu.energy() - e0) / e0);
+    std::printf("N = 1024: cpu vs cuda (ds) after t = 0.25: max |dx| = %.2e; cuda |dE/E| at t = 1: %.2e\n", d, de);
+    EXPECT_LT(d, 1e-5);
+    EXPECT_LT(de, 1e-7);
+}
+
+}  // namespace
+}  // namespace nbody::hermite

@@ -1,0 +1,141 @@
+// nbody_hermite_bench: the measurements of docs/HERMITE.md, run on the GPU machine.
+//   nbody_hermite_bench kernel N NI [REPS]        force kernel rate, every variant and j-split,
+//                                                  NI active i-particles against N j-particles
+//   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64]
+//                                                  equal-mass Plummer, block steps to T_END:
+//                                                  wall time, blocks, force evaluations, rate, dE/E
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../../sim/cuda/cuda_raii.hpp"
+#include "../../sim/cuda/hermite/hermite_kernels.hpp"
+#include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/ic/plummer.hpp"
+
+using namespace nbody;
+namespace k = nbody::cuda::hermite;
+using nbody::cuda::DeviceBuffer;
+using k::r4;
+using k::Real4;
+
+static int kernel_bench(int n, int ni, int reps) {
+    const State st = ic::make_plummer({.bodies = std::size_t(n), .seed = 1});
+    std::vector<Real4> xm(n), vt(n), a2(n), j6(n, r4(0, 0, 0, 0));
+    for (int i = 0; i < n; ++i) {
+        xm[i] = r4(st.pos_mass[i].x, st.pos_mass[i].y, st.pos_mass[i].z, st.pos_mass[i].w);
+        vt[i] = r4(st.velocity[i].x, st.velocity[i].y, st.velocity[i].z, 0);
+        a2[i] = r4(0, 0, 0, i);
+    }
+    DeviceBuffer<Real4> dxm(n), dvt(n), da2(n), dj6(n), p64(n), v64(n), ix(n), iv(n);
+    DeviceBuffer<float4> hi(n), lo(n), vel(n);
+    CUDA_CHECK(cudaMemcpy(dxm.get(), xm.data(), dxm.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dvt.get(), vt.data(), dvt.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(da2.get(), a2.data(), da2.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dj6.get(), j6.data(), dj6.bytes(), cudaMemcpyHostToDevice));
+    std::vector<Real4> hx(ni), hv(ni);
+    for (int i = 0; i < ni; ++i) {
+        const int s = int((long long)i * n / ni);
+        hx[i] = r4(xm[s].x, xm[s].y, xm[s].z, 0);
+        hv[i] = r4(vt[s].x, vt[s].y, vt[s].z, s);
+    }
+    CUDA_CHECK(cudaMemcpy(ix.get(), hx.data(), sizeof(Real4) * ni, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(iv.get(), hv.data(), sizeof(Real4) * ni, cudaMemcpyHostToDevice));
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int max_split = 1024;
+    DeviceBuffer<Real4> pa(std::size_t(ni + 256) * max_split), pj(std::size_t(ni + 256) * max_split);
+    DeviceBuffer<int> pn(std::size_t(ni + 256) * max_split), rn(ni);
+    DeviceBuffer<Real4> ra(ni), rj(ni);
+    cuda::Event start, stop;
+    for (k::Precision prec : {k::Precision::Ds, k::Precision::Fp64}) {
+        const k::Predicted pred{hi.get(), lo.get(), vel.get(), p64.get(), v64.get()};
+        k::predict_j({dxm.get(), dvt.get(), da2.get(), dj6.get()}, n, 0.0, prec, pred, nullptr);
+        for (int block : {64, 128, 256})
+            for (int unroll : {1, 4, 8}) {
+                if (prec == k::Precision::Fp64 && unroll != 4) continue;
+                const int auto_split = k::choose_j_split(ni, n, block, sms);
+                for (int split : {1, auto_split, auto_split * 2}) {
+                    if (split > max_split) continue;
+                    const int ni_pad = (ni + block - 1) / block * block;
+                    const k::ForceVariant v{prec, block, unroll, k::kNoExtras};
+                    const k::Partials part{pa.get(), pj.get(), pn.get()};
+                    auto once = [&] {
+                        k::hermite_force(v, pred, n, {ix.get(), iv.get()}, ni, 0.0, split, part, {}, nullptr);
+                        k::reduce_partials(part, ni, ni_pad, split, {ra.get(), rj.get(), rn.get()}, nullptr);
+                    };
+                    once();
+                    start.record(nullptr);
+                    for (int r = 0; r < reps; ++r) once();
+                    stop.record(nullptr);
+                    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+                    const double s = cuda::elapsed_ms(start, stop) * 1e-3 / reps;
+                    std::printf("kernel %s N %d active %d block %d unroll %d j_split %d%s: %.3f ms, %.3e interactions/s\n",
+                                prec == k::Precision::Ds ? "ds" : "fp64", n, ni, block, unroll, split,
+                                split == auto_split ? " (auto)" : "", s * 1e3, double(n) * ni / s);
+                }
+            }
+    }
+    return 0;
+}
+
+static int plummer(int n, double t_end, double eta, double eps, const std::string& engine, const std::string& prec) {
+    const State st = ic::make_plummer({.bodies = std::size_t(n), .seed = 42});
+    std::vector<double> m(n);
+    std::vector<Vec3d> x(n), v(n);
+    for (int i = 0; i < n; ++i) {
+        m[i] = 1.0 / n;  // equal masses, total 1
+        x[i] = xyz(st.pos_mass[i]);
+        v[i] = xyz(st.velocity[i]);
+    }
+    hermite::EngineConfig c;
+    c.precision = prec;
+    hermite::HermiteIntegrator h(hermite::make_force_engine(hermite::parse_engine_kind(engine), c),
+                                 {.eta = eta, .softening = eps});
+    const auto t0 = std::chrono::steady_clock::now();
+    h.start(m, x, v, 0);
+    const double e0 = h.energy();
+    const auto t1 = std::chrono::steady_clock::now();
+    double next_report = 1.0;
+    while (h.time() < t_end) {
+        const double target = std::min(t_end, next_report);
+        h.evolve(target);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+        std::printf("  t = %g: %.1f s, %llu blocks, %.3e force evaluations, %.3e interactions/s\n", h.time(), wall,
+                    (unsigned long long)h.stats().blocks, double(h.stats().body_steps), h.stats().interactions / wall);
+        std::fflush(stdout);
+        next_report += 1.0;
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    const double e1 = h.energy();
+    const auto& s = h.stats();
+    std::printf("plummer N %d eta %g eps %g t_end %g engine %s %s: %.2f s (start %.2f s), %llu blocks (mean %.1f bodies), "
+                "%.4e force evaluations, %.4e interactions, %.3e interactions/s = %.1f Gflop/s (60 flops), |dE/E| = %.3e\n",
+                n, eta, eps, t_end, engine.c_str(), prec.c_str(), wall,
+                std::chrono::duration<double>(t1 - t0).count(), (unsigned long long)s.blocks,
+                double(s.body_steps) / double(s.blocks), double(s.body_steps), s.interactions, s.interactions / wall,
+                s.interactions / wall * 60 / 1e9, std::abs((e1 - e0) / e0));
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        const std::string mode = argc > 1 ? argv[1] : "";
+        if (mode == "kernel" && argc >= 4) return kernel_bench(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? std::atoi(argv[4]) : 5);
+        if (mode == "plummer" && argc >= 6)
+            return plummer(std::atoi(argv[2]), std::atof(argv[3]), std::atof(argv[4]), std::atof(argv[5]),
+                           argc > 6 ? argv[6] : "cuda", argc > 7 ? argv[7] : "ds");
+        std::fprintf(stderr, "usage: %s kernel N NI [REPS] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64]\n", argv[0]);
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nbody_hermite_bench: %s\n", e.what());
+        return 1;
+    }
+}
