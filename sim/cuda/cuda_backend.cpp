@@ -435,7 +435,7 @@ CudaBackend::KernelResources CudaBackend::kernel_resources(const KernelConfig& c
         out.shared_bytes_per_block = r.static_shared_bytes + cuda::precision_shared_bytes(v.mode, c.block);
         return out;
     }
-    const cuda::ForceKernelResources r = cuda::force_kernel_resources(variant_of(c));
+    const cuda::ForceKernelResources r = cuda::force_kernel_resources(variant_of(c), c.block);
     KernelResources out;
     out.registers_per_thread = r.registers_per_thread;
     out.local_bytes_per_thread = r.local_bytes_per_thread;

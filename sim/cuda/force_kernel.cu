@@ -311,18 +311,25 @@ static_assert(kForceProductFlags == 7, "the instance lists below spell the produ
 // B = 8: kUnrollValuesB8 x kThreadsPerBodyValuesB8.
 #define NBODY_FORCE_B8(X, U) X(U, 1, 8, 7) X(U, 2, 8, 7) X(U, 4, 8, 7) X(U, 8, 8, 7)
 // Flag sets other than the product's: kForceExperimentVariants x kForceExperimentFlags.
-static_assert(kForceExperimentFlags.size() == 7 && kForceExperimentFlags[0] == 0 && kForceExperimentFlags[1] == 1 &&
+static_assert(kForceExperimentFlags.size() == 6 && kForceExperimentFlags[0] == 0 && kForceExperimentFlags[1] == 1 &&
                   kForceExperimentFlags[2] == 2 && kForceExperimentFlags[3] == 3 && kForceExperimentFlags[4] == 5 &&
-                  kForceExperimentFlags[5] == 15 && kForceExperimentFlags[6] == 23,
+                  kForceExperimentFlags[5] == 15,
               "NBODY_FORCE_EXPERIMENT spells kForceExperimentFlags");
 #define NBODY_FORCE_EXPERIMENT(X, U, Q, B) \
-    X(U, Q, B, 0) X(U, Q, B, 1) X(U, Q, B, 2) X(U, Q, B, 3) X(U, Q, B, 5) X(U, Q, B, 15) X(U, Q, B, 23)
+    X(U, Q, B, 0) X(U, Q, B, 1) X(U, Q, B, 2) X(U, Q, B, 3) X(U, Q, B, 5) X(U, Q, B, 15)
+// The 128-register companions (kForceRegisterCompanion*): the product's body under
+// __launch_bounds__(512, 1), launched instead of the product for blocks of 257..512 threads.
+static_assert(kForceProductFlags + kForceRegisters128 == 23, "the companions below spell flags 23");
+#define NBODY_FORCE_COMPANION_B(X, U, Q) X(U, Q, 2, 23) X(U, Q, 4, 23)
+#define NBODY_FORCE_COMPANION(X, U) NBODY_FORCE_COMPANION_B(X, U, 1) NBODY_FORCE_COMPANION_B(X, U, 2) \
+    NBODY_FORCE_COMPANION_B(X, U, 4)
 #define NBODY_FORCE_VARIANTS(X)                                                                      \
     NBODY_FORCE_Q(X, 1) NBODY_FORCE_Q(X, 2) NBODY_FORCE_Q(X, 4) NBODY_FORCE_Q(X, 8)                  \
     NBODY_FORCE_Q(X, 16) NBODY_FORCE_Q(X, 32) NBODY_FORCE_B8(X, 4) NBODY_FORCE_B8(X, 8)              \
     NBODY_FORCE_EXPERIMENT(X, 32, 2, 4) NBODY_FORCE_EXPERIMENT(X, 8, 2, 4)                           \
     NBODY_FORCE_EXPERIMENT(X, 8, 4, 4) NBODY_FORCE_EXPERIMENT(X, 16, 8, 2)                           \
-    NBODY_FORCE_EXPERIMENT(X, 4, 1, 1) NBODY_FORCE_EXPERIMENT(X, 16, 1, 4)
+    NBODY_FORCE_EXPERIMENT(X, 4, 1, 1) NBODY_FORCE_EXPERIMENT(X, 16, 1, 4)                           \
+    NBODY_FORCE_COMPANION(X, 8) NBODY_FORCE_COMPANION(X, 16) NBODY_FORCE_COMPANION(X, 32)
 
 // The kernel of flags F: the register-budget bits pick the launch bounds, the rest the body.
 template <int U, int Q, int B, int F>
@@ -369,6 +376,15 @@ int resolve_flags(const ForceVariant& v) {
                                 "' is not one of 0 .. 31 (bit 1: rotated tile, bit 2: single barrier, "
                                 "bit 4: uniform-mass tiles, bit 8: 64-register budget, bit 16: 128-register "
                                 "budget)");
+}
+
+// The flags an instance runs with at `block`: the product's become its 128-register companion's
+// where one exists and the block is small enough for it.
+int flags_for_block(const ForceVariant& v, int flags, int block) {
+    if (flags == kForceProductFlags && block > kForceCompanionMinBlock && block <= kForceCompanionMaxBlock &&
+        has_register_companion(v))
+        return flags | kForceRegisters128;
+    return flags;
 }
 
 ForceGrid resolve_grid(const ForceVariant& v) {
@@ -451,8 +467,18 @@ void require_force_instance(const ForceVariant& v) {
     (void)detail::select_force_kernel(v, flags);
 }
 
-ForceKernelResources force_kernel_resources(const ForceVariant& v) {
-    const detail::ForceKernelFn fn = detail::select_force_kernel(v, detail::resolve_flags(v));
+bool has_register_companion(const ForceVariant& v) {
+    return detail::contains(kForceCompanionUnroll, v.unroll) &&
+           detail::contains(kForceCompanionThreadsPerBody, v.threads_per_body) &&
+           detail::contains(kForceCompanionBodiesPerThread, v.bodies_per_thread);
+}
+
+int force_flags_at_block(const ForceVariant& v, int block) {
+    return detail::flags_for_block(v, detail::resolve_flags(v), block);
+}
+
+ForceKernelResources force_kernel_resources(const ForceVariant& v, int block) {
+    const detail::ForceKernelFn fn = detail::select_force_kernel(v, force_flags_at_block(v, block));
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(fn)));
     ForceKernelResources r;
@@ -518,7 +544,7 @@ void TileMasses::update(const float* masses, std::size_t n, std::size_t stride_f
 
 ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace) {
     ForcePlan plan;
-    plan.flags = detail::resolve_flags(v);
+    plan.flags = force_flags_at_block(v, block);
     const ForceGrid wanted = detail::resolve_grid(v);
     const detail::ForceKernelFn fn = detail::select_force_kernel(v, plan.flags);
     if (n <= 0) return plan;

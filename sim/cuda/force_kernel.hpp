@@ -78,8 +78,17 @@ inline constexpr int kForceRegisters64 = 8;
 inline constexpr int kForceRegisters128 = 16;
 inline constexpr int kForceAllExperimentBits = kForceAllFlags | kForceRegisters64 | kForceRegisters128;
 // Version 1 (0), the version-2 product (3), its parts (1, 2), the mass tiles with two barriers (5)
-// and the product under the two register budgets (15, 23).
-inline constexpr std::array<int, 7> kForceExperimentFlags{0, 1, 2, 3, 5, 15, 23};
+// and the product under the 64-register budget (15).
+inline constexpr std::array<int, 6> kForceExperimentFlags{0, 1, 2, 3, 5, 15};
+// The product under the 128-register budget (flags 23) measured 3-6 % faster than the product at
+// p = 512 on the H200 (docs/PERFORMANCE.md section 12): these (U, q, B) have such a companion,
+// which launch_force() runs in place of the product for blocks of 257..512 threads (it cannot run
+// 1024; at 256 and below it would leave too few warps per SM).
+inline constexpr std::array<int, 3> kForceCompanionUnroll{8, 16, 32};
+inline constexpr std::array<int, 3> kForceCompanionThreadsPerBody{1, 2, 4};
+inline constexpr std::array<int, 2> kForceCompanionBodiesPerThread{2, 4};
+inline constexpr int kForceCompanionMinBlock = 256;  // exclusive
+inline constexpr int kForceCompanionMaxBlock = 512;
 inline constexpr int kForceDefaultFlags = -1;  // kForceProductFlags unless NBODY_FORCE_FLAGS says otherwise
 
 struct ForceExperimentVariant {
@@ -115,9 +124,15 @@ struct ForceKernelResources {
     int max_dynamic_shared_bytes = 0;
     int ptx_version = 0, binary_version = 0;
 };
-// Throws std::invalid_argument for a variant without instance, std::runtime_error when the CUDA
-// runtime refuses (e.g. no kernel image for this device's architecture).
-ForceKernelResources force_kernel_resources(const ForceVariant& v);
+// Whether (U, q, B) has a 128-register companion, and the flags an instance launched with `block`
+// threads runs with (the companion's where it takes over). Host code, no device needed.
+bool has_register_companion(const ForceVariant& v);
+int force_flags_at_block(const ForceVariant& v, int block);
+
+// Of the instance that runs at `block`. Throws std::invalid_argument for a variant without
+// instance, std::runtime_error when the CUDA runtime refuses (e.g. no kernel image for this
+// device's architecture).
+ForceKernelResources force_kernel_resources(const ForceVariant& v, int block);
 
 // Dynamic shared memory a block of `block` threads may use: two tiles of float4 bodies (one
 // without kForceSingleBarrier). An upper bound, for the device-limit check.

@@ -186,10 +186,33 @@ TEST(CudaKernelVariants, ExperimentFlagsHaveInstancesForTheListedVariantsOnly) {
             cuda::require_force_instance(cuda::ForceVariant{16, 1, 4, flags});
             ADD_FAILURE() << "flags " << flags << " have an instance";
         } catch (const std::invalid_argument& e) {
-            EXPECT_NE(std::string(e.what()).find("only as 0, 1, 2, 3, 5, 15, 23"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("only as 0, 1, 2, 3, 5, 15"), std::string::npos) << e.what();
         }
     }
     EXPECT_NO_THROW(cuda::require_force_instance(cuda::ForceVariant{2, 1, 1, cuda::kForceProductFlags}));
+}
+
+// The 128-register companions (flags 23) take over from the product at blocks of 257..512 threads,
+// for the listed (U, q, B) only, and only for the product's flags. Host code: runs in CI.
+TEST(CudaKernelVariants, RegisterCompanionsRunAtBlocksUpTo512) {
+    const ScopedEnv env("NBODY_FORCE_FLAGS", nullptr);
+    const cuda::ForceVariant companion{16, 1, 4};
+    ASSERT_TRUE(cuda::has_register_companion(companion));
+    EXPECT_EQ(cuda::force_flags_at_block(companion, 512), cuda::kForceProductFlags | cuda::kForceRegisters128);
+    EXPECT_EQ(cuda::force_flags_at_block(companion, 288), cuda::kForceProductFlags | cuda::kForceRegisters128);
+    EXPECT_EQ(cuda::force_flags_at_block(companion, 256), cuda::kForceProductFlags);
+    EXPECT_EQ(cuda::force_flags_at_block(companion, 1024), cuda::kForceProductFlags);
+    const cuda::ForceVariant none{4, 8, 1};
+    EXPECT_FALSE(cuda::has_register_companion(none));
+    EXPECT_EQ(cuda::force_flags_at_block(none, 512), cuda::kForceProductFlags);
+    for (int u : cuda::kForceCompanionUnroll)
+        for (int q : cuda::kForceCompanionThreadsPerBody)
+            for (int b : cuda::kForceCompanionBodiesPerThread)
+                EXPECT_NO_THROW(cuda::require_force_instance(
+                    cuda::ForceVariant{u, q, b, cuda::kForceProductFlags | cuda::kForceRegisters128}));
+    // An A/B run that asks for version 2 (flags 3) keeps it at any block.
+    const cuda::ForceVariant v2{16, 1, 4, 3};
+    EXPECT_EQ(cuda::force_flags_at_block(v2, 512), 3);
 }
 
 // The uniform-mass tile table: (m, 1/m) for full tiles of one usable mass, (0, 0) for mixed,
