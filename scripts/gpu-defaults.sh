@@ -13,7 +13,7 @@ set -uo pipefail
 
 BUILD=${BUILD:-build-device}
 OUT=${OUT:-$PWD/gpu-defaults-out}
-STAGES=${STAGES:-tests ab sweep scene default}
+STAGES=${STAGES:-tests ab sweep scene default}  # also: companions viewer
 mkdir -p "$OUT"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -84,6 +84,28 @@ if want default; then
     bench default 200 --bodies 16K,64K,256K,1M --repeats 3
     bench default-full 200 --bodies 16K,64K,256K,1M --pairs full --repeats 3
     bench default-scene 120 --scene "$SCENE" --bodies 256K --repeats 3
+fi
+
+if want companions; then
+    stage "p = 512 with the 128-register companions against p = 1024, Plummer and the scene"
+    bench comp-64K 120 --bodies 64K --unroll 8,16,32 --block 512,1024 --threads-per-body 1,2,4 \
+        --bodies-per-thread 2,4 --repeats 3 --min-ms 10
+    bench comp-256K 200 --bodies 256K --unroll 8,16,32 --block 512 --threads-per-body 1,2,4 --bodies-per-thread 2,4 \
+        --repeats 3
+    bench comp-1M 150 --bodies 1M --unroll 16,32 --block 512 --threads-per-body 1 --bodies-per-thread 2,4 \
+        --repeats 2 --steps 2
+    bench comp-scene 150 --scene "$SCENE" --bodies 256K --unroll 16,32 --block 512 --threads-per-body 1 \
+        --bodies-per-thread 2,4 --repeats 3
+    bench sym-bb-1M 100 --bodies 1M --pairs symmetric-bb --bodies-per-lane 8 --repeats 2 --steps 2
+fi
+
+if want viewer; then
+    stage "headless viewer, default options, one step per frame, 1920x1080, milky-way-andromeda.toml"
+    for n in 65536 262144; do
+        timeout 90 "$NBODY" view --headless --scene "$SCENE" --bodies $n --steps-per-frame 1 --frames 200 --no-ui \
+            --size 1920x1080 >"$work/view-$n.log" 2>&1
+        echo "N=$n: exit $?"; grep -E "kernel|fps_report|frames 2" "$work/view-$n.log" | cut -c1-300
+    done
 fi
 
 tar czf "$OUT/defaults.tgz" -C "$work" .
