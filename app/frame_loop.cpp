@@ -25,6 +25,7 @@
 #include "nbody/render/particle_renderer.hpp"
 #include "recorder.hpp"
 #include "recorder_ffmpeg.hpp"
+#include "progress_line.hpp"
 #include "recorder_interrupt.hpp"
 #include "ui_panels.hpp"
 #include "viewer_options.hpp"
@@ -33,6 +34,7 @@
 #include "viewer_scenes.hpp"
 #include "viewer_sim.hpp"
 #include "viewer_autotune.hpp"
+#include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "viewer_stats.hpp"
 #include "viewer_surface.hpp"
@@ -145,18 +147,8 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
     std::fflush(stdout);
 }
 
-std::string format_duration(double seconds) {
-    const long long s = std::llround(std::max(seconds, 0.0));
-    char buf[32];
-    if (s >= 3600)
-        std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-    else
-        std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
-    return buf;
-}
-
-// `nbody record`'s progress on stderr: rewritten in place on a terminal, a line every tenth of
-// the run otherwise (logs and test output stay readable).
+// `nbody record`'s progress on stderr: rewritten in place on a terminal, a line every 2 s
+// otherwise (logs and test output stay readable).
 class Progress {
   public:
     explicit Progress(long long total)
@@ -167,9 +159,8 @@ class Progress {
         const bool last = done >= total_;
         if (tty_) {
             if (!last && seconds_between(last_print_, now) < 0.2) return;
-        } else {
-            const long long step = std::max<long long>(1, total_ / 10);
-            if (!last && done / step == printed_ / step) return;
+        } else if (!last && seconds_between(last_print_, now) < 2.0) {
+            return;  // logs: a line every 2 s
         }
         printed_ = done;
         last_print_ = now;
@@ -177,7 +168,7 @@ class Progress {
         const double fps = elapsed > 0 ? double(done) / elapsed : 0.0;
         const double eta = fps > 0 ? double(total_ - done) / fps : 0.0;
         std::fprintf(stderr, "%sframe %lld/%lld  %.1f frames/s  elapsed %s  ETA %s%s", tty_ ? "\r\033[K" : "",
-                     done, total_, fps, format_duration(elapsed).c_str(), format_duration(eta).c_str(),
+                     done, total_, fps, format_hms(elapsed).c_str(), format_hms(eta).c_str(),
                      tty_ && !last ? "" : "\n");
         std::fflush(stderr);
     }
@@ -303,7 +294,19 @@ int run_viewer(const ViewOptions& o) {
     // would compete with the frame loop for the CPU.
     constexpr std::size_t kAutoEnergyMaxN = 65536;
     params.sim.auto_energy = ui != nullptr && !record_run;
-    auto start_energy = [&]() { energy.start(sim.snapshot(), params.sim.step.softening); };
+    // The energy snapshot doubles as the viewer's NaN/Inf guard (every few seconds): a state that
+    // went non-finite pauses the simulation with a notice; the window, the UI and R (reset) go on.
+    auto start_energy = [&]() {
+        State now = sim.snapshot();
+        if (const auto body = first_non_finite(now)) {
+            params.sim.paused = true;
+            say("the simulation became non-finite (NaN/Inf, first at body " + std::to_string(*body) +
+                    "): paused. R resets; a smaller dt or a larger softening avoids it",
+                true);
+            return;
+        }
+        energy.start(std::move(now), params.sim.step.softening);
+    };
     if (params.sim.auto_energy && scene.state.size() <= kAutoEnergyMaxN)
         energy.start(scene.state, params.sim.step.softening);
     // Fallback notices stay on screen for a while after they appear (and in the Debug panel).
@@ -737,7 +740,7 @@ int run_viewer(const ViewOptions& o) {
     }
     if (interrupted) {
         std::fprintf(stderr, "nbody: interrupted after %lld frame%s\n", frame, frame == 1 ? "" : "s");
-        return 130;
+        return 128 + interrupted;  // 130 for SIGINT, 143 for SIGTERM
     }
     if (frame_limit > 0 && frame < frame_limit) {
         std::fprintf(stderr, "nbody: the window was closed after %lld of %lld frames%s\n", frame, frame_limit,

@@ -27,6 +27,7 @@ public:
     // Only the reference backend (double) has a precise state; the cpu backend's is its floats.
     std::optional<PreciseState> store_precise() const override;
     void load_precise(const State& state, const PreciseState& precise) override;
+    std::optional<std::size_t> first_non_finite() const override;  // scans its own arrays
 
     // Full-precision access, for tests such as time reversibility that float storage would spoil.
     std::vector<Vec3d> positions() const;
