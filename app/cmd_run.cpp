@@ -130,6 +130,10 @@ int run(const RunOptions& o) {
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + std::to_string(*o.softening) + ")");
     if (!(o.max_energy_error > 0)) throw std::invalid_argument("--max-energy-error must be > 0");
+    // Ctrl-C and SIGTERM from here on set a flag polled between batches of steps (one that comes
+    // while the system is being built stops the run before its first step); a second one ends the
+    // process (and removes a half-written output's temporary file).
+    InterruptGuard interrupts;
     // Before any work: the output can be written (and is not the input, unless --overwrite).
     if (!o.output.empty()) check_outputs({{"--out", o.output, particle_output_kind(o.output)}}, {o.input, o.scene}, o.overwrite);
     const BackendKind kind = parse_backend_kind(o.backend);
@@ -167,9 +171,6 @@ int run(const RunOptions& o) {
     const StepParams params = loaded.params;
     const Diagnostics before = compute_diagnostics(state, params.softening);
 
-    // Ctrl-C and SIGTERM set a flag polled between batches; a second one ends the process (and
-    // removes a half-written output's temporary file).
-    InterruptGuard interrupts;
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
     const auto start = std::chrono::steady_clock::now();

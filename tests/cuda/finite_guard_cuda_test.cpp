@@ -13,6 +13,7 @@
 
 #ifdef NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#include <vector_functions.h>
 
 #include <limits>
 #include <vector>

@@ -33,7 +33,7 @@ TEST(FiniteGuard, FirstNonFiniteNamesTheFirstBadBody) {
     EXPECT_EQ(first_non_finite(s), 42u);
 }
 
-TEST(FiniteGuard, BackendsReportTheFirstBadBodyAfterABlowUp) {
+TEST(FiniteGuard, BackendsReportABlowUp) {
     for (BackendKind kind : {BackendKind::Cpu, BackendKind::Reference}) {
         State s = ic::make_plummer({.bodies = 300, .seed = 2});
         s.pos_mass[200] = s.pos_mass[100];  // two bodies at one point: 0/0 with softening 0
@@ -41,7 +41,9 @@ TEST(FiniteGuard, BackendsReportTheFirstBadBodyAfterABlowUp) {
         b->load(s);
         EXPECT_FALSE(b->first_non_finite());
         b->step({1e-3, 0.0}, 1);
-        EXPECT_EQ(b->first_non_finite(), 100u) << to_string(kind);
+        // Bodies 100 and 200 go NaN in the first kick; the force pass at the drifted positions
+        // then spreads NaN to every body, so the first is body 0.
+        EXPECT_EQ(b->first_non_finite(), 0u) << to_string(kind);
     }
 }
 
