@@ -1,5 +1,6 @@
 #include "run_options.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,32 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options) {
                    "CUDA kernel arithmetic: fp32 (default, direct sum), fp32-jbag (Chamomile partial sums), "
                    "ds (double-single positions, Sapporo) or fp64; the last three with --pairs full, "
                    "unroll 4/8, threads/body 1-8, bodies/thread 1-4 (fp64: 1)");
+}
+
+CLI::Validator whole_number(long long min, long long max) {
+    const std::string range = std::to_string(min) + " to " + std::to_string(max);
+    return CLI::Validator(
+        [min, max, range](std::string& text) -> std::string {
+            long long v = 0;
+            const char* begin = text.data();
+            const char* end = text.data() + text.size();
+            if (begin != end && *begin == '+') ++begin;
+            const auto [stop, ec] = std::from_chars(begin, end, v);
+            if (ec == std::errc::result_out_of_range) return "'" + text + "' is beyond the supported range (" + range + ")";
+            if (ec != std::errc() || stop != end) return "'" + text + "' is not a whole number";
+            if (v < min || v > max) return "'" + text + "' is outside " + range;
+            return "";
+        },
+        "INT in [" + range + "]", "whole_number");
+}
+
+std::string backend_name_for(BackendKind kind) {
+    if (kind == BackendKind::Auto) return cuda_available() ? "cuda" : "cpu";
+    return std::string(to_string(kind));
+}
+
+Precision requested_precision(const KernelOptions& options) {
+    return options.precision ? parse_precision(*options.precision) : Precision::Fp32;
 }
 
 namespace {

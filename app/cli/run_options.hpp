@@ -38,6 +38,19 @@ struct KernelOptions {
 
 void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 
+// A CLI11 check for a whole number in [min, max]: "99999999999999999999" for a long long is
+// refused with the range instead of being clamped, and "1e3" or "12abc" are refused as not whole
+// numbers. Attach with ->check(whole_number(1, ...)).
+CLI::Validator whole_number(long long min, long long max);
+
+// The backend `kind` will be, by name ("reference", "cpu", "cuda"; auto: cuda when usable), for
+// estimates made before it is created.
+std::string backend_name_for(BackendKind kind);
+
+// The precision the kernel options ask for (fp32 when none), for estimates made before the
+// backend exists.
+Precision requested_precision(const KernelOptions& options);
+
 // Sets the kernel config a command runs `bodies` bodies with. The cuda backend starts from the
 // fastest measured config for its GPU and N (nbody/sim/kernel_defaults.hpp); with no kernel option
 // given, an auto-tune result cached for this GPU and N wins over it. The given tunables go on top;

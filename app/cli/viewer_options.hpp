@@ -40,8 +40,17 @@ struct ViewOptions {
     std::string command = "view";
 };
 
-// "1920x1080" -> {1920, 1080}; throws CLI::ValidationError naming `option` otherwise.
+// Frame sizes the viewer and the recorder take, per side in pixels.
+inline constexpr int kMinSide = 16, kMaxSide = 16384;
+// --bodies of view and record (the kernels index bodies with int).
+inline constexpr long long kMaxBodiesOption = 1LL << 30;
+
+// "1920x1080" -> {1920, 1080}; throws CLI::ValidationError naming `option` otherwise, with the
+// supported range when the numbers are outside it.
 std::pair<int, int> parse_size_option(const std::string& text, const std::string& option);
+// Every output of view / record (--screenshot, --record, --out, --mp4) checked before anything
+// starts (output_paths.hpp), and the memory for --bodies. Throws with the problem.
+void check_view_outputs(const ViewOptions& options, bool overwrite);
 // "galaxy" | "component" | "speed" | "plain"; throws CLI::ValidationError naming `option`.
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option);
 

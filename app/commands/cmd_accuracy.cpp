@@ -31,10 +31,12 @@
 
 #include "accuracy_tree.hpp"
 #include "autotune.hpp"
+#include "output_paths.hpp"
 #include "commands.hpp"
 #include "nbody/sim/atomic_file.hpp"
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/direct_sum_backend.hpp"
+#include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 
 #ifdef NBODY_HAVE_CUDA
@@ -82,6 +84,7 @@ struct AccuracyOptions {
     std::size_t sample = 4096;
     bool no_direct = false;
     bool bodies_given = false;
+    bool overwrite = false;
 };
 
 // "16384", "16K", "1M" (K = 1024).
@@ -333,17 +336,26 @@ int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes,
             cuda->load(state);
             const auto t0 = std::chrono::steady_clock::now();
             auto last = t0;
-            long long done = 0;
-            while (done < steps) {
-                const long long batch = std::min<long long>(steps - done, 50);
-                cuda->step(ep, static_cast<int>(batch));
-                done += batch;
+            // The NaN/Inf guard checks after every batch (one device reduction).
+            GuardedRun guarded(*cuda, state, ep);
+            while (guarded.step() < steps) {
+                const long long batch = std::min<long long>(steps - guarded.step(), 50);
+                if (!guarded.advance(static_cast<int>(batch))) break;
+                const long long done = guarded.step();
                 if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > 2.0) {
-                    cuda->synchronize();
-                    std::fprintf(stderr, "[%6.1f s] energy run %s: step %lld / %lld\n",
-                                 seconds_since(t_start), std::string(to_string(p)).c_str(), done, steps);
+                    const double elapsed = seconds_since(t0);
+                    std::fprintf(stderr, "[%6.1f s] energy run %s: step %lld / %lld, ETA %.0f s\n",
+                                 seconds_since(t_start), std::string(to_string(p)).c_str(), done, steps,
+                                 elapsed * double(steps - done) / double(done));
                     last = std::chrono::steady_clock::now();
                 }
+            }
+            if (guarded.event()) {
+                er.valid = false;
+                er.reason = "the state became non-finite: " + guarded.event()->describe(steps);
+                std::fprintf(stderr, "energy run %s: %s\n", std::string(to_string(p)).c_str(), er.reason.c_str());
+                energies.push_back(er);
+                continue;
             }
             cuda->synchronize();
             er.seconds = seconds_since(t0);
@@ -568,6 +580,7 @@ int run_tree_accuracy(const AccuracyOptions& o) {
 int run_accuracy(const AccuracyOptions& o) {
     if (parse_gravity(o.gravity) == Gravity::Tree) return run_tree_accuracy(o);
     // Every option is checked before any work, so mistakes cost nothing.
+    check_outputs({{"--json", o.json, OutputKind::Json}}, {}, o.overwrite);
     if (o.bodies.empty()) throw std::invalid_argument("--bodies: give at least one N");
     std::vector<std::size_t> sizes;
     for (const std::string& b : o.bodies) sizes.push_back(parse_count(b, "--bodies"));
@@ -653,7 +666,8 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--block", o->block, "Kernel block size for every mode");
     cmd->add_option("--threads-per-body", o->threads_per_body, "Kernel threads per body for every mode");
     cmd->add_option("--bodies-per-thread", o->bodies_per_thread, "Kernel bodies per thread for every mode");
-    cmd->add_option("--json", o->json, "Write every figure to this JSON file");
+    cmd->add_option("--json", o->json, "Write every figure to this JSON file (checked before the measurements)");
+    add_overwrite_flag(*cmd, o->overwrite);
     cmd->add_option("--gravity", o->gravity,
                     "direct: the precision modes above; tree: the tree code's force error (median, 99th "
                     "percentile, max on a random sample against a double direct sum) and step time per --theta")

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotune.hpp"
+#include "output_paths.hpp"
 #include "commands.hpp"
 #include "nbody/sim/atomic_file.hpp"
 #include "nbody/sim/backend.hpp"
@@ -78,6 +79,7 @@ struct BenchOptions {
     std::string cache;  // auto-tune cache; empty = default path
     GravityOptions gravity;  // --gravity tree times the tree code (interactions/s still counts N^2)
     bool no_cache = false;
+    bool overwrite = false;
 };
 
 // "16384", "64K", "1M" (binary: K = 1024).
@@ -384,6 +386,10 @@ BenchSystem make_bench_system(const BenchOptions& o, std::size_t n) {
 }
 
 int bench(const BenchOptions& o) {
+    // The outputs first: a sweep of minutes must not end in a file that cannot be written.
+    check_outputs({{"--json", o.json, OutputKind::Json},
+                   {"--cache", o.autotune && !o.no_cache ? o.cache : std::string(), OutputKind::Json}},
+                  {}, o.overwrite);
     if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
     if (o.warmup < 0) throw std::invalid_argument("--warmup must be >= 0");
     if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0 (0: automatic)");
@@ -669,7 +675,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--softening", options->softening, "Plummer softening, > 0 (default: the scene's, else 0.01)");
     cmd->add_option("--seed", options->seed, "Seed of the Plummer sphere")->capture_default_str();
     add_gravity_options(*cmd, options->gravity);
-    cmd->add_option("--json", options->json, "Write one record per run to this JSON file");
+    cmd->add_option("--json", options->json, "Write one record per run to this JSON file (checked before the runs)");
+    add_overwrite_flag(*cmd, options->overwrite);
     cmd->callback([options, &exit_code] { exit_code = bench(*options); });
 }
 

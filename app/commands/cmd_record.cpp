@@ -2,6 +2,7 @@
 // the viewer's own renderer and frame loop (run_viewer), so what is recorded is what `view` shows.
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -52,8 +53,11 @@ void add_record_command(CLI::App& app, int& exit_code) {
                                        "--mp4 when ffmpeg is installed");
     cmd->add_option("--scene", a->view.scene,
                     "Scene file (scenes/*.toml); default: the built-in galaxy collision");
-    cmd->add_option("--bodies,-n", a->bodies, "Number of bodies (default: the scene's)");
-    cmd->add_option("--frames", a->frames, "Frames to record (frame 0 is the initial state)")->required();
+    cmd->add_option("--bodies,-n", a->bodies, "Number of bodies (default: the scene's)")
+        ->check(whole_number(0, kMaxBodiesOption));
+    cmd->add_option("--frames", a->frames, "Frames to record (frame 0 is the initial state)")
+        ->required()
+        ->check(whole_number(1, std::numeric_limits<long long>::max()));
     cmd->add_option("--steps-per-frame", a->steps_per_frame,
                     "Simulation steps between consecutive frames (default: the scene's steps per frame)");
     cmd->add_option("--size", a->size, "Frame size WxH in pixels")->capture_default_str();
@@ -66,9 +70,10 @@ void add_record_command(CLI::App& app, int& exit_code) {
         "Also write this H.264 MP4 (pipes the frames to ffmpeg; without ffmpeg the PNGs are still "
         "written). Odd sizes lose their last row/column in the MP4 (yuv420p needs even sizes)");
     cmd->add_option("--fps", a->fps, "Frame rate of the MP4")->capture_default_str();
-    cmd->add_flag(
-        "--overwrite", a->overwrite,
-        "Replace frames (and the MP4) of an earlier recording; frames beyond this one's end are removed");
+    cmd->add_flag("--overwrite", a->overwrite,
+                  "Replace an earlier recording (its frames and MP4): the new one is built beside it and swapped in "
+                  "at the end, so an interrupted run leaves the old one or the new one, never a mix; also allows "
+                  "replacing a file of another kind, or an input, as in every command");
     cmd->add_option("--backend", a->backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
         ->capture_default_str();
     cmd->add_flag("--ui", a->ui, "Include the panels in the frames (default: the particles alone)");
@@ -116,6 +121,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
         r.encoder_threads = a->encoders;
         o.record = r;
         if (a->steps_per_frame > 0) o.steps_per_frame = a->steps_per_frame;
+        check_view_outputs(o, a->overwrite);
         exit_code = run_viewer(o);
     });
 }

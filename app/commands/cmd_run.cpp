@@ -1,10 +1,17 @@
 // `nbody run`: integrate a system headless and write the final state.
+//
+// Nothing a user asked for is lost: every output is checked before the run starts (output_paths),
+// the memory for N is estimated before it is allocated, Ctrl-C / SIGTERM stop after the steps in
+// progress and write the state reached, and a state that turns non-finite stops the run at the
+// step it happened, keeping the last finite state.
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -14,10 +21,15 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/csv.hpp"
 #include "nbody/sim/diagnostics.hpp"
+#include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/snapshot.hpp"
+#include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
 #include "hermite_run.hpp"
+#include "output_paths.hpp"
+#include "progress_line.hpp"
+#include "recorder_interrupt.hpp"
 #include "run_options.hpp"
 
 namespace nbody::app {
@@ -25,6 +37,7 @@ namespace {
 
 constexpr double kDefaultDt = 1e-3;
 constexpr double kDefaultSoftening = 0.01;
+constexpr long long kMaxBodies = 1LL << 30;  // the kernels index bodies with int
 
 struct RunOptions {
     std::string input;
@@ -36,26 +49,24 @@ struct RunOptions {
     std::optional<double> softening;  // likewise
     std::string backend = "auto";
     KernelOptions kernel;
+    bool overwrite = false;
+    double max_energy_error = 1e-2;  // a larger relative energy error is reported as a warning
     double progress_seconds = 2.0;
     std::string integrator = "leapfrog";  // leapfrog | hermite4 (hermite_run.cpp)
     std::optional<double> t_end, eta, dt_max;
+    double batch_seconds = 0.1;      // steps go in batches of about this long (interrupt latency)
 };
 
 // The system to integrate and the run parameters that came with it (scene or snapshot).
 struct Loaded {
     State state;
-    std::optional<PreciseState> precise;  // a snapshot's double state, loaded where the backend has one
+    std::optional<PreciseState> precise;  // the file's double state, loaded where the backend has one
     StepParams params{kDefaultDt, kDefaultSoftening};
     int steps_per_frame = 1;
     std::string name, source;
 };
 
 Loaded load_input(const RunOptions& o) {
-    if (o.input.empty() == o.scene.empty())
-        throw std::invalid_argument("give exactly one of --input FILE (csv, tipsy, nbsnap) and --scene FILE.toml");
-    if (o.bodies && *o.bodies < 1) throw std::invalid_argument("--bodies must be >= 1");
-    if (o.bodies && o.scene.empty())
-        throw std::invalid_argument("--bodies scales a scene: use it with --scene (a particle file has its own N)");
     Loaded in;
     if (!o.scene.empty()) {
         Scene scene = load_scene(o.scene, o.bodies ? std::optional<std::size_t>(std::size_t(*o.bodies)) : std::nullopt);
@@ -73,24 +84,44 @@ Loaded load_input(const RunOptions& o) {
         in.source = snap.scene_source;
         in.precise = std::move(snap.precise);
     } else {
-        in.state = io::read_particles(o.input);
+        in.state = io::read_particles(o.input, &in.precise);
     }
     if (o.dt) in.params.dt = *o.dt;
     if (o.softening) in.params.softening = *o.softening;
     return in;
 }
 
-// Snapshots keep the run parameters, so a run continued from one steps exactly as the original.
-// The double state, where the backend has one, goes in too, so that every backend restores exactly.
-void write_output(const std::string& path, const Loaded& run, const State& state,
-                  const std::optional<PreciseState>& precise) {
-    if (io::particle_format_for(path) == io::ParticleFormat::Snapshot) {
-        io::Snapshot snap{state, run.params, run.steps_per_frame, run.name, run.source};
-        snap.precise = precise;
-        io::write_snapshot(path, snap);
-    } else
-        io::write_particles(path, state);
+// Bytes the output will take (for the free-space check): a little over the real size.
+std::uint64_t expected_output_bytes(const std::string& path, std::size_t n, bool precise) {
+    switch (particle_output_kind(path)) {
+        case OutputKind::Csv: return 1024 + std::uint64_t(n) * (precise ? 180 : 110);
+        case OutputKind::Snapshot: return 1024 + std::uint64_t(n) * (35 + (precise ? 56 : 0));
+        default: return 1024 + std::uint64_t(n) * 48;
+    }
 }
+
+// Snapshots keep the run parameters (and the double state), so a run continued from one steps
+// exactly as the original; `status` marks a state that is not the run's planned end.
+void write_output(const std::string& path, const Loaded& run, const State& state,
+                  const std::optional<PreciseState>& precise, const std::string& status = "") {
+    const PreciseState* p = precise ? &*precise : nullptr;
+    switch (io::particle_format_for(path)) {
+        case io::ParticleFormat::Snapshot: {
+            io::Snapshot snap{state, run.params, run.steps_per_frame, run.name, run.source};
+            snap.precise = precise;
+            if (!status.empty()) snap.metadata[io::kStatusKey] = status;
+            io::write_snapshot(path, snap);
+            return;
+        }
+        case io::ParticleFormat::Csv:
+            write_csv(path, state, p, status);
+            return;
+        default:
+            io::write_particles(path, state, p);
+    }
+}
+
+const char* signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT (Ctrl-C)" : "a signal"; }
 
 int run(RunOptions o) {
     if (o.integrator == "hermite4") {
@@ -106,17 +137,40 @@ int run(RunOptions o) {
     if (o.integrator != "leapfrog")
         throw std::invalid_argument("unknown --integrator '" + o.integrator + "' (supported: leapfrog, hermite4)");
     if (o.eta || o.dt_max) throw std::invalid_argument("--eta and --dt-max belong to --integrator hermite4");
-    if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0 (got " + std::to_string(o.steps) + ")");
+    if (o.input.empty() == o.scene.empty())
+        throw std::invalid_argument("give exactly one of --input FILE (csv, tipsy, nbsnap) and --scene FILE.toml");
+    if (o.bodies && o.scene.empty())
+        throw std::invalid_argument("--bodies scales a scene: use it with --scene (a particle file has its own N)");
     if (o.dt && (!(*o.dt > 0) || !std::isfinite(*o.dt)))
         throw std::invalid_argument("--dt must be > 0 (got " + std::to_string(*o.dt) + ")");
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + std::to_string(*o.softening) + ")");
-    if (!o.output.empty()) (void)io::particle_format_for(o.output);  // an unknown extension fails before the run
+    if (!(o.max_energy_error > 0)) throw std::invalid_argument("--max-energy-error must be > 0");
+    // Ctrl-C and SIGTERM from here on set a flag polled between batches of steps (one that comes
+    // while the system is being built stops the run before its first step); a second one ends the
+    // process (and removes a half-written output's temporary file).
+    InterruptGuard interrupts;
+    // Before any work: the output can be written (and is not the input, unless --overwrite).
+    if (!o.output.empty()) check_outputs({{"--out", o.output, particle_output_kind(o.output)}}, {o.input, o.scene}, o.overwrite);
     const BackendKind kind = parse_backend_kind(o.backend);
+
+    // The backend before the system, so that N can be checked against its memory first.
+    std::unique_ptr<Backend> backend;
+    if (o.steps > 0 || o.t_end) backend = make_backend(kind, std::cerr);
+    const std::string backend_name = backend ? std::string(backend->name()) : "cpu";
+    const Precision precision = backend ? requested_precision(o.kernel) : Precision::Fp32;
+    if (o.bodies) check_memory_for(std::uint64_t(*o.bodies), backend_name, precision);
 
     Loaded loaded = load_input(o);
     State& state = loaded.state;
     state.validate();
+    check_memory_for(state.size(), backend_name, precision);
+    const bool precise_output = loaded.precise.has_value() || backend_name == "reference" ||
+                                precision == Precision::Ds || precision == Precision::Fp64;
+    if (!o.output.empty())
+        check_outputs({{"--out", o.output, particle_output_kind(o.output),
+                        expected_output_bytes(o.output, state.size(), precise_output)}},
+                      {}, true);
     if (o.t_end) {  // leapfrog: the whole steps of dt that reach t_end (the last may pass it by < dt)
         const double span = (*o.t_end - state.time) / loaded.params.dt;
         if (!(span >= 0) || !std::isfinite(span))
@@ -129,7 +183,7 @@ int run(RunOptions o) {
         return 0;
     }
 
-    std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
+    // The kernel config depends on N (the default table): set once the system is known.
     if (const std::string kernel = apply_kernel_options(*backend, o.kernel, state.size()); !kernel.empty())
         std::cerr << "nbody: " << kernel << "\n";
     if (loaded.precise)
@@ -139,29 +193,68 @@ int run(RunOptions o) {
     const StepParams params = loaded.params;
     const Diagnostics before = compute_diagnostics(state, params.softening);
 
+    GuardedRun guarded(*backend, state, params);
+    ProgressLine progress("step", o.steps, o.progress_seconds);
     const auto start = std::chrono::steady_clock::now();
-    auto last_report = start;
-    // Steps go in batches so that a progress line can be printed on long runs without
-    // synchronising the device every step.
-    long long done = 0;
-    while (done < o.steps) {
-        const long long batch = std::min<long long>(o.steps - done, std::max<long long>(1, o.steps / 100));
-        backend->step(params, static_cast<int>(batch));
-        done += batch;
+    auto last_checkpoint = start;
+    long long batch = 1;  // grows to about batch_seconds of work: short enough to stop quickly
+    int interrupted = 0;
+    while (guarded.step() < o.steps) {
+        if ((interrupted = InterruptGuard::requested()) != 0) break;
+        const long long count = std::min(batch, o.steps - guarded.step());
+        const auto t0 = std::chrono::steady_clock::now();
+        if (!guarded.advance(static_cast<int>(count))) break;
         const auto now = std::chrono::steady_clock::now();
-        if (std::chrono::duration<double>(now - last_report).count() >= o.progress_seconds && done < o.steps) {
-            const double elapsed = std::chrono::duration<double>(now - start).count();
-            std::fprintf(stderr, "  step %lld / %lld (%.0f%%), %.1f s elapsed, ~%.1f s left\n", done, o.steps,
-                         100.0 * double(done) / double(o.steps), elapsed,
-                         elapsed * double(o.steps - done) / double(done));
-            last_report = now;
+        const double took = std::chrono::duration<double>(now - t0).count();
+        const double per_step = took / double(count);
+        batch = std::clamp<long long>(per_step > 0 ? static_cast<long long>(o.batch_seconds / per_step) : batch * 2, 1,
+                                      std::min<long long>(batch * 4, std::numeric_limits<int>::max()));
+        // The fallback state for the NaN guard: a host copy, so every few seconds only.
+        if (std::chrono::duration<double>(now - last_checkpoint).count() >= o.progress_seconds) {
+            guarded.checkpoint();
+            last_checkpoint = now;
         }
+        progress.update(guarded.step());
     }
+    const long long done = guarded.step();
     backend->store(state);
+    const std::optional<PreciseState> precise = backend->store_precise();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const Diagnostics after = compute_diagnostics(state, params.softening);
-    if (!o.output.empty()) write_output(o.output, loaded, state, backend->store_precise());
 
+    if (const auto& event = guarded.event()) {
+        const std::string what = event->describe(o.steps);
+        char status[256];
+        std::snprintf(status, sizeof status, "last finite state: step %lld of %lld, t = %.17g; %s", done, o.steps,
+                      backend->time(), what.c_str());
+        if (!o.output.empty()) write_output(o.output, loaded, state, precise, status);
+        std::fprintf(stderr,
+                     "nbody: error: the simulation became non-finite: %s (dt %g, softening %g: two bodies too "
+                     "close for this softening, or a time step too large)\n",
+                     what.c_str(), params.dt, params.softening);
+        if (!o.output.empty())
+            std::fprintf(stderr, "nbody: the last finite state (step %lld, t = %g) was written to %s, marked as such\n",
+                         done, backend->time(), o.output.c_str());
+        return 1;
+    }
+    if (!o.output.empty()) {
+        std::string status;
+        if (interrupted) {
+            char text[160];
+            std::snprintf(text, sizeof text, "interrupted by %s at step %lld of %lld, t = %.17g", signal_name(interrupted),
+                          done, o.steps, backend->time());
+            status = text;
+        }
+        write_output(o.output, loaded, state, precise, status);
+    }
+    if (interrupted == 0) interrupted = InterruptGuard::requested();  // during the write
+    if (interrupted) {
+        std::fprintf(stderr, "nbody: interrupted by %s after step %lld of %lld (t = %g)%s%s\n", signal_name(interrupted),
+                     done, o.steps, backend->time(), o.output.empty() ? "" : "; the state reached was written to ",
+                     o.output.c_str());
+        return 128 + interrupted;
+    }
+
+    const Diagnostics after = compute_diagnostics(state, params.softening);
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
     for (std::size_t i = 0; i < state.size(); ++i)
         momentum_scale += state.pos_mass[i].w * norm(xyz(state.velocity[i]));
@@ -175,6 +268,11 @@ int run(RunOptions o) {
     std::printf("momentum drift: |dP| = %.3e  (%.3e relative to sum |m v|)\n", momentum_drift,
                 momentum_scale > 0 ? momentum_drift / momentum_scale : 0.0);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
+    if (!(std::abs(energy_error) <= o.max_energy_error))
+        std::fprintf(stderr,
+                     "nbody: warning: the relative energy error %.3g is above %g (--max-energy-error): the result "
+                     "is not trustworthy; try a smaller --dt or a larger --softening\n",
+                     energy_error, o.max_energy_error);
     return 0;
 }
 
@@ -187,15 +285,22 @@ void add_run_command(CLI::App& app, int& exit_code) {
                     "Particle file, by extension: .csv (header x,y,z,vx,vy,vz,m), .tipsy/.std/.bin (TIPSY), "
                     ".nbsnap (snapshot: also restores dt and softening)");
     cmd->add_option("--scene", options->scene, "Scene file (scenes/*.toml) instead of --input");
-    cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies, keeping its proportions");
+    cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies, keeping its proportions")
+        ->check(whole_number(1, kMaxBodies));
     cmd->add_option("--out,-o", options->output,
-                    "Write the final state here; format by extension (.csv, .tipsy, .nbsnap keeps dt and softening)");
+                    "Write the final state here; format by extension (.csv, .tipsy, .nbsnap keeps dt and "
+                    "softening); checked before the run starts");
     cmd->add_option("--steps", options->steps, "Leapfrog steps to take (0: only convert the input)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(whole_number(0, std::numeric_limits<long long>::max()));
     cmd->add_option("--dt", options->dt, "Time step, internal units (G = 1); default: the scene's or snapshot's, else 0.001");
     cmd->add_option("--softening", options->softening,
                     "Plummer softening length epsilon; default: the scene's or snapshot's, else 0.01");
     cmd->add_option("--backend", options->backend, "reference | cpu | cuda | auto")->capture_default_str();
+    cmd->add_option("--max-energy-error", options->max_energy_error,
+                    "Warn when the relative energy error at the end is above this")
+        ->capture_default_str();
+    add_overwrite_flag(*cmd, options->overwrite);
     add_kernel_options(*cmd, options->kernel);
     cmd->add_option("--integrator", options->integrator,
                     "leapfrog (shared step --dt, galaxies) or hermite4 (4th-order Hermite, block time steps, double; "
@@ -204,6 +309,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--t-end", options->t_end, "Run to this model time instead of a step count");
     cmd->add_option("--eta", options->eta, "hermite4: Aarseth's time-step accuracy parameter (default 0.01)");
     cmd->add_option("--dt-max", options->dt_max, "hermite4: largest block step, rounded down to a power of two (default 0.125)");
+    cmd->footer(
+        "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C or SIGTERM stops after the "
+        "steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "
+        "130 / 143. If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
+        "finite state to --out (marked as such) and exits 1.");
     cmd->callback([options, &exit_code] { exit_code = run(*options); });
 }
 

@@ -5,8 +5,11 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "commands.hpp"
+#include "nbody/sim/memory_check.hpp"
+#include "output_paths.hpp"
 #include "nbody/render/glfw_window.hpp"
 #include "viewer_options.hpp"
 
@@ -14,10 +17,31 @@ namespace nbody::app {
 
 std::pair<int, int> parse_size_option(const std::string& text, const std::string& option) {
     std::smatch m;
-    const std::regex wxh(R"((\d{1,5})x(\d{1,5}))");
+    const std::regex wxh(R"((\d+)x(\d+))");
+    const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
     if (!std::regex_match(text, m, wxh))
-        throw CLI::ValidationError(option, "expected WIDTHxHEIGHT, e.g. 1920x1080 (got '" + text + "')");
-    return {std::stoi(m[1].str()), std::stoi(m[2].str())};
+        throw CLI::ValidationError(option, "expected WIDTHxHEIGHT, e.g. 1920x1080 (got '" + shown + "')");
+    // The limit is stated here, not left to a pattern that would call 20000x20000 malformed.
+    const auto side = [](const std::string& digits) { return digits.size() > 6 ? 1000000 : std::stoi(digits); };
+    const int w = side(m[1].str()), h = side(m[2].str());
+    if (w < kMinSide || h < kMinSide || w > kMaxSide || h > kMaxSide)
+        throw CLI::ValidationError(option, "'" + shown + "' is outside the supported sizes " +
+                                               std::to_string(kMinSide) + "x" + std::to_string(kMinSide) + " to " +
+                                               std::to_string(kMaxSide) + "x" + std::to_string(kMaxSide));
+    return {w, h};
+}
+
+void check_view_outputs(const ViewOptions& o, bool overwrite) {
+    std::vector<OutputRequest> outputs;
+    if (o.screenshot) outputs.push_back({"--screenshot", *o.screenshot, OutputKind::Png});
+    if (o.record_folder) outputs.push_back({"--record", *o.record_folder, OutputKind::Folder});
+    if (o.record) {
+        outputs.push_back({"--out", o.record->folder.string(), OutputKind::Folder});
+        if (o.record->mp4) outputs.push_back({"--mp4", *o.record->mp4, OutputKind::Mp4});
+    }
+    check_outputs(outputs, {o.scene.value_or("")}, overwrite);
+    if (o.bodies)
+        check_memory_for(*o.bodies, backend_name_for(o.backend), requested_precision(o.kernel), /*viewer=*/true);
 }
 
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option) {
@@ -39,12 +63,16 @@ void add_view_command(CLI::App& app, int& exit_code) {
                     "Scene file (scenes/*.toml); default: the built-in galaxy collision");
     cmd->add_option("--backend", *backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
         ->capture_default_str();
-    cmd->add_option("--bodies,-n", *bodies, "Number of bodies (default: the scene's)");
+    cmd->add_option("--bodies,-n", *bodies, "Number of bodies (default: the scene's)")
+        ->check(whole_number(0, kMaxBodiesOption));
     cmd->add_flag("--headless", options->headless,
                   "Render offscreen through EGL (no display needed); renders --frames frames (default 1)");
     cmd->add_option("--frames", options->frames, "Render this many frames, then exit 0 (window or headless)");
     cmd->add_option("--screenshot", options->screenshot,
-                    "Write the last frame to this PNG (needs --frames or --headless)");
+                    "Write the last frame to this PNG (needs --frames or --headless); checked before the "
+                    "viewer starts");
+    auto overwrite = std::make_shared<bool>(false);
+    add_overwrite_flag(*cmd, *overwrite);
     cmd->add_flag("--no-ui", options->no_ui, "No panels (screenshots of the particles alone)");
     cmd->add_option(
         "--record", options->record_folder,
@@ -69,7 +97,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
         "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report "
         "line).");
 
-    cmd->callback([options, backend, size, bodies, no_vsync, colour, &exit_code]() {
+    cmd->callback([options, backend, size, bodies, no_vsync, colour, overwrite, &exit_code]() {
         ViewOptions o = *options;
         o.vsync = !*no_vsync;
         if (!colour->empty()) o.colour = parse_colour_option(*colour, "--colour");
@@ -79,6 +107,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
         std::tie(o.width, o.height) = parse_size_option(*size, "--size");
         if (o.screenshot && !o.frames && !o.headless)
             throw CLI::ValidationError("--screenshot", "needs --frames K in window mode (or use --headless)");
+        check_view_outputs(o, *overwrite);
         try {
             exit_code = run_viewer(o);
         } catch (const render::NoDisplayError& e) {

@@ -1,5 +1,7 @@
 #include "progress.hpp"
 
+#include "progress_line.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,16 +9,6 @@
 #include <cstdio>
 
 namespace nbody::app {
-
-std::string format_duration(double seconds) {
-    const long long s = std::llround(std::max(seconds, 0.0));
-    char buf[32];
-    if (s >= 3600)
-        std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-    else
-        std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
-    return buf;
-}
 
 Progress::Progress(long long total) : total_(total), tty_(isatty(fileno(stderr)) != 0), start_(Clock::now()) {}
 
@@ -28,9 +20,8 @@ void Progress::update(long long done) {
     };
     if (tty_) {
         if (!last && seconds(last_print_, now) < 0.2) return;
-    } else {
-        const long long step = std::max<long long>(1, total_ / 10);
-        if (!last && done / step == printed_ / step) return;
+    } else if (!last && seconds(last_print_, now) < 2.0) {
+        return;  // logs: a line every 2 s
     }
     printed_ = done;
     last_print_ = now;
@@ -38,7 +29,7 @@ void Progress::update(long long done) {
     const double fps = elapsed > 0 ? double(done) / elapsed : 0.0;
     const double eta = fps > 0 ? double(total_ - done) / fps : 0.0;
     std::fprintf(stderr, "%sframe %lld/%lld  %.1f frames/s  elapsed %s  ETA %s%s", tty_ ? "\r\033[K" : "", done,
-                 total_, fps, format_duration(elapsed).c_str(), format_duration(eta).c_str(),
+                 total_, fps, format_hms(elapsed).c_str(), format_hms(eta).c_str(),
                  tty_ && !last ? "" : "\n");
     std::fflush(stderr);
 }

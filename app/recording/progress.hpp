@@ -1,6 +1,6 @@
 #pragma once
-// `nbody record`'s progress on stderr: rewritten in place on a terminal, a line every tenth of
-// the run otherwise (logs and test output stay readable).
+// `nbody record`'s progress on stderr: rewritten in place on a terminal, a line every 2 s
+// otherwise (logs and test output stay readable).
 
 #include <chrono>
 #include <string>
@@ -19,8 +19,5 @@ class Progress {
     bool tty_;
     Clock::time_point start_, last_print_{};
 };
-
-// "1:05", "2:03:04".
-std::string format_duration(double seconds);
 
 }  // namespace nbody::app

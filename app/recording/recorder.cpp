@@ -1,6 +1,12 @@
 #include "recorder.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
@@ -125,9 +131,32 @@ Recorder::Recorder(RecordingSettings settings, int width, int height)
     }
 
     prepare_folder(settings_.folder, "output folder");
-    if (!settings_.overwrite) {
+    frames_folder_ = settings_.folder;
+    {
         const auto found = existing_frames(settings_.folder);
-        if (!found.empty())
+        if (!found.empty() && settings_.overwrite) {
+            // Replacing a recording: the new frames go to a folder beside it, swapped in at the end,
+            // so that a kill at any moment leaves the old sequence or the new one, never a mix.
+            const fs::path folder = settings_.folder.has_filename() ? settings_.folder : settings_.folder.parent_path();
+            frames_folder_ = folder.parent_path() /
+                             ("." + folder.filename().string() + ".recording-" + std::to_string(::getpid()));
+            // Staging folders of killed runs (their pid gone) are removed: the recording they held
+            // never replaced anything.
+            const std::string prefix = "." + folder.filename().string() + ".recording-";
+            std::error_code ec;
+            for (fs::directory_iterator it(folder.parent_path().empty() ? fs::path(".") : folder.parent_path(), ec), end;
+                 !ec && it != end; it.increment(ec)) {
+                const std::string name = it->path().filename().string();
+                if (name.rfind(prefix, 0) != 0) continue;
+                const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+                std::error_code rm;
+                if (pid > 0 && (pid == ::getpid() || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH)))
+                    fs::remove_all(it->path(), rm);
+            }
+            prepare_folder(frames_folder_, "staging folder");
+            staged_ = true;
+        }
+        if (!found.empty() && !settings_.overwrite)
             throw std::runtime_error(
                 "'" + found.front().second.string() + "' already exists (" + std::to_string(found.size()) +
                 " frame file" + (found.size() > 1 ? "s" : "") +
@@ -262,7 +291,7 @@ void Recorder::png_worker() {
             if (first_failed_ >= 0 && job->frame.tag > first_failed_) continue;
         }
         const long long index = job->frame.tag;
-        const fs::path path = settings_.folder / frame_file_name(index);
+        const fs::path path = frames_folder_ / frame_file_name(index);
         try {
             const std::vector<std::uint8_t> png = render::encode_png_pixels(
                 job->frame.pixels.get(), channels(job->frame.format), width_, height_,
@@ -329,6 +358,33 @@ RecorderStatus Recorder::status() const {
     return s;
 }
 
+long long Recorder::swap_in_staged(long long frames_written) {
+    const fs::path target = settings_.folder;
+    long long stale = 0;
+    for (const auto& [index, path] : existing_frames(target)) stale += index >= frames_written;
+    // renameat2(RENAME_EXCHANGE) swaps the two folders in one step; where the file system lacks
+    // it, two renames (a kill between them leaves both folders beside each other, still unmixed).
+    if (::renameat2(AT_FDCWD, frames_folder_.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) {
+        const fs::path aside = frames_folder_.string() + ".old";
+        std::error_code ec;
+        fs::rename(target, aside, ec);
+        if (!ec) fs::rename(frames_folder_, target, ec);
+        if (ec) throw std::runtime_error("cannot move the new recording into " + target.string() + ": " + ec.message());
+        fs::rename(aside, frames_folder_, ec);
+    }
+    // The old recording is now in frames_folder_: files in it that are not frames (the user's)
+    // move to the new one; the old frames go.
+    std::error_code ec;
+    for (fs::directory_iterator it(frames_folder_, ec), end; !ec && it != end; it.increment(ec)) {
+        static const std::regex frame(R"(frame_\d{6,}\.png)");
+        const std::string name = it->path().filename().string();
+        std::error_code move_ec;
+        if (!std::regex_match(name, frame) && !fs::exists(target / name, move_ec))
+            fs::rename(it->path(), target / name, move_ec);
+    }
+    return stale;
+}
+
 RecordingSummary Recorder::finish() {
     if (summary_) return *summary_;
     finished_ = true;
@@ -352,7 +408,7 @@ RecordingSummary Recorder::finish() {
             std::error_code ec;
             for (std::size_t i = std::size_t(first_failed_); i < written_flags_.size(); ++i)
                 if (written_flags_[i] &&
-                    fs::remove(settings_.folder / frame_file_name(static_cast<long long>(i)), ec))
+                    fs::remove(frames_folder_ / frame_file_name(static_cast<long long>(i)), ec))
                     --written_;
         }
     }
@@ -368,12 +424,19 @@ RecordingSummary Recorder::finish() {
         }
         ffmpeg_.reset();  // a failed movie: kills ffmpeg if needed and removes the temporary file
     }
-    // --overwrite: frames beyond this recording's last belong to an older one; left in place
-    // they would play on after this movie's end.
-    if (settings_.overwrite) {
+    // --overwrite of an earlier recording: swap the new sequence in (or, if a frame failed, keep
+    // the old one and drop the new).
+    if (staged_) {
+        try {
+            if (summary.error.empty())
+                summary.stale_removed = swap_in_staged(summary.frames_written);
+            else
+                summary.error += "; the earlier recording in " + settings_.folder.string() + " was kept";
+        } catch (const std::exception& e) {
+            summary.error = e.what();
+        }
         std::error_code ec;
-        for (const auto& [index, path] : existing_frames(settings_.folder))
-            if (index >= summary.frames_written && fs::remove(path, ec)) ++summary.stale_removed;
+        fs::remove_all(frames_folder_, ec);
     }
     summary.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
     summary.wait_seconds = wait_seconds_;

@@ -9,7 +9,9 @@
 // counted, and the UI shows it.
 //
 // Nothing half-written: each PNG goes to a temporary name and is renamed when complete
-// (write_file_atomically); the MP4 likewise (FfmpegPipe). If a frame cannot be written (folder
+// (write_file_atomically); the MP4 likewise (FfmpegPipe), after it has been checked. Replacing an
+// earlier recording (overwrite) builds the new one in a folder beside it and swaps the two at the
+// end, so a kill leaves the old sequence or the new one, never a mix. If a frame cannot be written (folder
 // gone, disk full), recording stops, frames already written after the failed one are removed so
 // the sequence has no gap, and the error says which frame and why.
 
@@ -132,8 +134,14 @@ class Recorder {
     void mp4_worker();
     void fail(long long index, const std::string& message);
     void stop_workers();
+    // Swaps the staged recording into settings_.folder; returns the old frames beyond the new end.
+    long long swap_in_staged(long long frames_written);
 
     RecordingSettings settings_;
+    // Where the frames are written: settings_.folder, or a staging folder beside it when an earlier
+    // recording is being replaced (--overwrite), swapped in by finish().
+    std::filesystem::path frames_folder_;
+    bool staged_ = false;
     int width_, height_;
     std::chrono::steady_clock::time_point started_;
     // Before the queues and threads: destroyed after them, once every frame has been given back.

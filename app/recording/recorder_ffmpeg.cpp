@@ -30,7 +30,121 @@ bool executable_file(const std::string& path) {
 
 std::string errno_text(int e) { return std::strerror(e); }
 
+std::uint64_t big_endian(const unsigned char* p, int bytes) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+    return v;
+}
+
+// The top-level boxes of an ISO media file: size (u32, 1 = a u64 follows, 0 = to the end) + type.
+std::string check_boxes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "cannot open it";
+    std::error_code ec;
+    const std::uint64_t size = fs::file_size(path, ec);
+    if (ec) return "cannot read its size";
+    bool ftyp = false, moov = false, mdat = false;
+    std::uint64_t at = 0;
+    while (at < size) {
+        unsigned char h[16];
+        in.seekg(std::streamoff(at));
+        if (size - at < 8 || !in.read(reinterpret_cast<char*>(h), 8)) return "it ends inside a box header at byte " + std::to_string(at);
+        std::uint64_t box = big_endian(h, 4);
+        const std::string type(reinterpret_cast<const char*>(h + 4), 4);
+        if (box == 1) {
+            if (size - at < 16 || !in.read(reinterpret_cast<char*>(h + 8), 8)) return "it ends inside a box header";
+            box = big_endian(h + 8, 8);
+        } else if (box == 0) {
+            box = size - at;
+        }
+        if (box < 8 || box > size - at)
+            return "box '" + type + "' at byte " + std::to_string(at) + " claims " + std::to_string(box) +
+                   " bytes, past the end of the file (" + std::to_string(size) + " bytes): it was cut short";
+        ftyp |= type == "ftyp";
+        moov |= type == "moov";
+        mdat |= type == "mdat";
+        at += box;
+    }
+    if (!ftyp) return "it has no 'ftyp' box (not an MP4)";
+    if (!mdat) return "it has no 'mdat' box (no video data)";
+    if (!moov) return "it has no 'moov' box (the index ffmpeg writes last is missing: a full disk?); it cannot be played";
+    return "";
+}
+
+std::optional<std::string> find_ffprobe(const std::string& ffmpeg) {
+    if (const char* env = std::getenv("NBODY_FFPROBE")) {
+        if (!*env || !executable_file(env)) return std::nullopt;
+        return std::string(env);
+    }
+    const std::string beside = (fs::path(ffmpeg).parent_path() / "ffprobe").string();
+    if (executable_file(beside)) return beside;
+    const char* path = std::getenv("PATH");
+    if (!path) return std::nullopt;
+    std::istringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/ffprobe";
+        if (executable_file(candidate)) return candidate;
+    }
+    return std::nullopt;
+}
+
+// Runs `args` with stdout captured (stderr to /dev/null); returns the output, nothing on failure.
+std::optional<std::string> capture_output(std::vector<std::string> args) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = ::posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    std::string out;
+    if (rc == 0) {
+        char buf[4096];
+        for (;;) {
+            const ssize_t n = ::read(fds[0], buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            out.append(buf, std::size_t(n));
+        }
+    }
+    ::close(fds[0]);
+    if (rc != 0) return std::nullopt;
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+    return out;
+}
+
 }  // namespace
+
+std::string verify_mp4(const std::string& path, long long expected_frames, const std::string& ffmpeg,
+                       std::string* checked_with) {
+    if (checked_with) *checked_with = "boxes";
+    if (std::string problem = check_boxes(path); !problem.empty()) return problem;
+    const auto ffprobe = find_ffprobe(ffmpeg);
+    if (!ffprobe) return "";
+    if (checked_with) *checked_with = "boxes + ffprobe";
+    const auto out = capture_output({*ffprobe, "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                                     "stream=nb_read_packets", "-of", "csv=p=0", path});
+    if (!out) return "ffprobe cannot read it";
+    long long frames = -1;
+    try {
+        frames = std::stoll(*out);
+    } catch (const std::exception&) {
+        return "ffprobe reports no frame count ('" + out->substr(0, 80) + "')";
+    }
+    if (frames != expected_frames)
+        return "it holds " + std::to_string(frames) + " frames, not the " + std::to_string(expected_frames) + " sent";
+    return "";
+}
 
 std::optional<std::string> find_ffmpeg() {
     if (const char* env = std::getenv("NBODY_FFMPEG")) {
@@ -55,7 +169,7 @@ Mp4Size mp4_size(int width, int height) {
 
 FfmpegPipe::FfmpegPipe(const std::string& ffmpeg, const std::string& output, int width, int height,
                        int channels, int fps)
-    : output_(output), frame_bytes_(std::size_t(width) * std::size_t(height) * std::size_t(channels)) {
+    : ffmpeg_(ffmpeg), output_(output), frame_bytes_(std::size_t(width) * std::size_t(height) * std::size_t(channels)) {
     if (channels != 3 && channels != 4)
         throw std::invalid_argument("FfmpegPipe: " + std::to_string(channels) + " channels; supported: 3, 4");
     if (width < 2 || height < 2) throw std::runtime_error("an MP4 needs frames of at least 2x2 pixels");
@@ -198,6 +312,24 @@ std::string FfmpegPipe::finish() {
         fs::remove(log_path_, ec);
         log_path_.clear();
         throw std::runtime_error(message);
+    }
+    // Exit 0 is not enough: ffmpeg reports a failed trailer write (a full disk) and still exits
+    // 0. With -loglevel error anything it printed is an error; the file itself is checked too.
+    std::string problem;
+    {
+        std::ifstream log(log_path_);
+        const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+        if (text.find_first_not_of(" \r\n") != std::string::npos) problem = "ffmpeg reported errors: " + log_tail();
+    }
+    if (problem.empty()) {
+        const std::string bad = verify_mp4(temporary_, frames_, ffmpeg_);
+        if (!bad.empty()) problem = "the MP4 ffmpeg wrote is damaged: " + bad;
+    }
+    if (!problem.empty()) {
+        fs::remove(temporary_, ec);
+        fs::remove(log_path_, ec);
+        log_path_.clear();
+        throw std::runtime_error(problem + " (" + output_ + " was not written)");
     }
     fs::rename(temporary_, output_, ec);
     if (ec) {

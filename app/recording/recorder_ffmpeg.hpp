@@ -25,6 +25,16 @@ struct Mp4Size {
 };
 Mp4Size mp4_size(int width, int height);
 
+// Checks a finished MP4 before it is renamed into place: ffmpeg can exit 0 after failing to write
+// its trailer (a full disk), leaving a file with no index ("moov" box) that nothing can play.
+// Returns the problem, or "" when the file is sound:
+//   - the top-level boxes must cover the file exactly and include "ftyp", "moov" and "mdat";
+//   - with `ffprobe` (found next to `ffmpeg`, or on PATH; $NBODY_FFPROBE overrides, empty: none)
+//     the number of video frames it reads must be `expected_frames`.
+// `checked_with` gets what was used ("boxes" or "boxes + ffprobe").
+std::string verify_mp4(const std::string& path, long long expected_frames, const std::string& ffmpeg,
+                       std::string* checked_with = nullptr);
+
 class FfmpegPipe {
   public:
     // Starts `ffmpeg` reading width x height frames of `channels` bytes per pixel (3: rgb24,
@@ -41,8 +51,10 @@ class FfmpegPipe {
     // Writes one frame (width * height * channels bytes). Throws std::runtime_error with ffmpeg's own
     // message when ffmpeg has gone away (it closed the pipe).
     void write(const std::uint8_t* rgb, std::size_t bytes);
-    // Closes ffmpeg's input, waits for it to finish the file and renames it into place. Throws
-    // with ffmpeg's message when it failed. Returns the final path.
+    // Closes ffmpeg's input, waits for it to finish the file, checks it (ffmpeg's log must be
+    // free of errors, and verify_mp4()) and renames it into place. Throws with the reason (and
+    // ffmpeg's message) when it failed; the bad file is removed, never renamed. Returns the final
+    // path.
     std::string finish();
 
     const std::string& output() const { return output_; }
@@ -53,7 +65,7 @@ class FfmpegPipe {
     std::string log_tail() const;  // the end of ffmpeg's stderr, for error messages
     void abandon() noexcept;
 
-    std::string output_, temporary_, log_path_;
+    std::string ffmpeg_, output_, temporary_, log_path_;
     int fd_ = -1;  // write end of ffmpeg's stdin
     pid_t pid_ = -1;
     std::size_t frame_bytes_ = 0;

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "nbody/sim/atomic_file.hpp"
+
 namespace nbody::app {
 
 namespace {
@@ -14,6 +16,7 @@ extern "C" void on_stop_signal(int sig) {
     // Second request: give the signal its default action (terminate) from now on. Only
     // async-signal-safe calls here.
     if (g_requested.exchange(sig) != 0) {
+        remove_pending_temporary_files();  // no partial *.tmpPID left behind
         std::signal(sig, SIG_DFL);
         std::raise(sig);
     }

@@ -3,6 +3,8 @@
 
 #include "viewer.hpp"
 
+#include "nbody/sim/finite_guard.hpp"
+
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
@@ -188,7 +190,19 @@ void Viewer::say(const std::string& text, bool is_error) {
     toast_until_ = Clock::now() + std::chrono::seconds(4);
 }
 
-void Viewer::start_energy() { energy_.start(sim_.snapshot(), params_.sim.step.softening); }
+// The energy snapshot doubles as the viewer's NaN/Inf guard (every few seconds): a state that went
+// non-finite pauses the simulation with a notice; the window, the UI and R (reset) go on.
+void Viewer::start_energy() {
+    State now = sim_.snapshot();
+    if (const auto body = first_non_finite(now)) {
+        params_.sim.paused = true;
+        say("the simulation became non-finite (NaN/Inf, first at body " + std::to_string(*body) +
+                "): paused. R resets; a smaller dt or a larger softening avoids it",
+            true);
+        return;
+    }
+    energy_.start(std::move(now), params_.sim.step.softening);
+}
 
 void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
     next.state.validate();

@@ -106,7 +106,7 @@ int Viewer::finish() {
         return 1;
     if (interrupted_) {
         std::fprintf(stderr, "nbody: interrupted after %lld frame%s\n", frame_, frame_ == 1 ? "" : "s");
-        return 130;
+        return 128 + interrupted_;  // 130 for SIGINT, 143 for SIGTERM
     }
     if (frame_limit_ > 0 && frame_ < frame_limit_) {
         std::fprintf(stderr, "nbody: the window was closed after %lld of %lld frames%s\n", frame_, frame_limit_,

@@ -5,6 +5,10 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -19,12 +23,48 @@ namespace nbody::render {
 
 namespace {
 
+// Why `path` cannot be a TrueType / OpenType font, or "" when its table directory is sound.
+// ImGui asserts (aborting the program) on a file stb_truetype cannot parse, so a font named by
+// the user is checked first: the sfnt tag and every table inside the file.
+std::string font_file_problem(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "cannot be opened";
+    const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto u32 = [&](std::size_t at) {
+        return (std::uint32_t(std::uint8_t(data[at])) << 24) | (std::uint32_t(std::uint8_t(data[at + 1])) << 16) |
+               (std::uint32_t(std::uint8_t(data[at + 2])) << 8) | std::uint32_t(std::uint8_t(data[at + 3]));
+    };
+    if (data.size() < 12) return "is too short for a font";
+    const std::uint32_t tag = u32(0);
+    if (tag != 0x00010000u && tag != 0x74727565u /* true */ && tag != 0x4F54544Fu /* OTTO */)
+        return "is not a TrueType/OpenType font (no sfnt header)";
+    const std::size_t tables = (std::size_t(std::uint8_t(data[4])) << 8) | std::uint8_t(data[5]);
+    if (tables == 0 || 12 + 16 * tables > data.size()) return "has a damaged table directory";
+    bool has_cmap = false, has_head = false;
+    for (std::size_t t = 0; t < tables; ++t) {
+        const std::size_t rec = 12 + 16 * t;
+        const std::uint64_t offset = u32(rec + 8), length = u32(rec + 12);
+        if (offset + length > data.size()) return "is truncated (a table runs past the end of the file)";
+        has_cmap |= data.compare(rec, 4, "cmap") == 0;
+        has_head |= data.compare(rec, 4, "head") == 0;
+    }
+    if (!has_cmap || !has_head) return "lacks the cmap/head tables a font needs";
+    return "";
+}
+
 // A proportional TTF reads better than ImGui's built-in 13 px bitmap font, especially scaled:
-// the one in assets/fonts (DejaVu Sans), else the system's. NBODY_UI_FONT overrides.
+// the one in assets/fonts (DejaVu Sans), else the system's. NBODY_UI_FONT overrides; one that is
+// not a usable font falls back to the built-in font with a notice on stderr.
 std::string find_ui_font() {
     std::error_code ec;
-    if (const char* env = std::getenv("NBODY_UI_FONT"); env && std::filesystem::is_regular_file(env, ec))
-        return env;
+    if (const char* env = std::getenv("NBODY_UI_FONT"); env && *env) {
+        std::string problem = std::filesystem::is_directory(env, ec)    ? "is a folder"
+                              : !std::filesystem::exists(env, ec)       ? "does not exist"
+                                                                        : font_file_problem(env);
+        if (problem.empty()) return env;
+        std::fprintf(stderr, "nbody: NBODY_UI_FONT '%s' %s; using the built-in font\n", env, problem.c_str());
+        return {};
+    }
     if (const auto bundled = find_asset("fonts/DejaVuSans.ttf"); !bundled.empty()) return bundled.string();
     for (const char* candidate :
          {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",

@@ -12,6 +12,7 @@
 #include "cuda_check.hpp"
 #include "cuda_probe.hpp"
 #include "cuda_raii.hpp"
+#include "finite_check.hpp"
 #include "force_kernel.hpp"
 #include "precision_state.hpp"
 #include "symmetric_kernel.hpp"
@@ -95,6 +96,7 @@ struct CudaBackend::Impl {
     double acc_softening = 0;
     // ds / fp64: the digits beyond the float4 buffers (precision_state.hpp says how they follow them).
     cuda::PrecisionState precise;
+    cuda::FiniteCheck finite_check;  // the NaN/Inf guard's reduction scratch
     // After step_device() the current positions live in the caller's buffer, not in pos[cur].
     bool positions_external = false;
     double time = 0;
@@ -552,6 +554,16 @@ void CudaBackend::load_positions(const std::vector<Vec3d>& positions) {
     m.use_device();
     m.precise.upload_positions(m.config.precision, positions, m.pos[m.cur].get(), m.vel.get(), m.stream.get());
     m.acc_valid = false;
+}
+
+std::optional<std::size_t> CudaBackend::first_non_finite() const {
+    Impl& m = *impl_;  // the reduction's scratch is not part of the observable state
+    m.require_loaded("first_non_finite");
+    m.require_own_positions("first_non_finite");
+    m.use_device();
+    const std::size_t first = m.finite_check.first_non_finite(m.pos[m.cur].get(), m.vel.get(), m.n, m.stream.get());
+    if (first >= m.n) return std::nullopt;
+    return first;
 }
 
 std::optional<PreciseState> CudaBackend::store_precise() const {

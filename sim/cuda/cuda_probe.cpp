@@ -54,4 +54,16 @@ bool cuda_probe(std::string* why_not) {
     return why.empty();
 }
 
+bool cuda_memory_info(std::size_t* free_bytes, std::size_t* total_bytes) {
+    if (!cuda_probe(nullptr)) return false;
+    std::size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (free_bytes) *free_bytes = f;
+    if (total_bytes) *total_bytes = t;
+    return true;
+}
+
 }  // namespace nbody

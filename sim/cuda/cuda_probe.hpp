@@ -1,6 +1,7 @@
 #pragma once
 // Is a CUDA device usable? Plain C++ (no CUDA headers), for the backend factory.
 
+#include <cstddef>
 #include <string>
 
 namespace nbody {
@@ -10,5 +11,8 @@ namespace nbody {
 // null): "no CUDA driver ...", "no CUDA device ...", "... no kernel image for sm_XY ...".
 // Never throws; cheap enough to call more than once (the runtime initialises once).
 bool cuda_probe(std::string* why_not);
+
+// Free and total memory of device 0 in bytes (cudaMemGetInfo); false when no device is usable.
+bool cuda_memory_info(std::size_t* free_bytes, std::size_t* total_bytes);
 
 }  // namespace nbody

@@ -1,5 +1,6 @@
 #include "nbody/sim/atomic_file.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,12 +11,54 @@
 #include <unistd.h>
 
 namespace nbody {
+namespace {
+
+// Paths of the temporaries being written, for remove_pending_temporary_files(). A slot is taken
+// (state 0 -> 1), filled, published (1 -> 2), and released (2 -> 0); a signal handler only reads
+// slots in state 2, whose path is complete.
+struct PendingSlot {
+    std::atomic<int> state{0};
+    char path[4096];
+};
+PendingSlot g_pending[16];
+
+class PendingTemporary {
+  public:
+    explicit PendingTemporary(const std::string& path) {
+        if (path.size() >= sizeof(PendingSlot::path)) return;
+        for (PendingSlot& s : g_pending) {
+            int expected = 0;
+            if (s.state.compare_exchange_strong(expected, 1)) {
+                std::memcpy(s.path, path.c_str(), path.size() + 1);
+                s.state.store(2);
+                slot_ = &s;
+                return;
+            }
+        }
+    }
+    ~PendingTemporary() {
+        if (slot_) slot_->state.store(0);
+    }
+    PendingTemporary(const PendingTemporary&) = delete;
+    PendingTemporary& operator=(const PendingTemporary&) = delete;
+
+  private:
+    PendingSlot* slot_ = nullptr;
+};
+
+}  // namespace
+
+void remove_pending_temporary_files() noexcept {
+    for (PendingSlot& s : g_pending)
+        if (s.state.load() == 2) ::unlink(s.path);
+}
 
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
     namespace fs = std::filesystem;
     // Same folder as the target so that rename() is atomic (one filesystem); the pid keeps two
     // writers of the same name from sharing a temporary.
     const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    const PendingTemporary pending(tmp);
     try {
         {
             std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -114,6 +114,16 @@ void DirectSumBackend<Real>::set_gravity(const GravityConfig& config) {
 }
 
 template <class Real>
+std::optional<std::size_t> DirectSumBackend<Real>::first_non_finite() const {
+    for (std::size_t i = 0; i < size(); ++i) {
+        const Real values[7] = {x_[i], y_[i], z_[i], m_[i], vx_[i], vy_[i], vz_[i]};
+        for (Real v : values)
+            if (!std::isfinite(v)) return i;
+    }
+    return std::nullopt;
+}
+
+template <class Real>
 void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
     const std::size_t n = size();
     if (gravity_.gravity == Gravity::Tree) {

@@ -2,6 +2,7 @@
 // before anything is generated, so a bad file costs nothing and leaves nothing behind; every
 // message names the file, the key path as written in the file and the line.
 
+#include <cctype>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -559,6 +560,13 @@ std::string read_file(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": scene file does not exist");
     if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a folder, not a scene file");
+    // A particle file given where a scene (TOML) is expected would otherwise fail as a TOML
+    // syntax error on its first line, which says nothing about the real mistake.
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".csv" || ext == ".tipsy" || ext == ".std" || ext == ".bin" || ext == ".nbsnap")
+        throw std::runtime_error(path + ": is a particle file (" + ext + "), not a scene file (.toml); give it as "
+                                 "`nbody run --input " + path + "`" + (ext == ".nbsnap" ? " or `nbody view --scene " + path + "`" : std::string()));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error(path + ": cannot open scene file for reading");
     std::ostringstream ss;

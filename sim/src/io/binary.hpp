@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -91,6 +92,9 @@ private:
 };
 
 inline std::string read_whole_file(const std::string& path, const char* what) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw std::runtime_error(path + ": is a folder, not a " + std::string(what) + " file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error(path + ": cannot open " + std::string(what) + " for reading");
     std::ostringstream ss;

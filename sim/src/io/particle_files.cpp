@@ -30,22 +30,32 @@ std::string_view to_string(ParticleFormat format) {
     return "?";
 }
 
-State read_particles(const std::string& path) {
-    switch (particle_format_for(path)) {
-        case ParticleFormat::Csv: return read_csv(path);
+State read_particles(const std::string& path, std::optional<PreciseState>* precise) {
+    const ParticleFormat format = particle_format_for(path);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw std::runtime_error(path + ": is a folder, not a " + std::string(to_string(format)) + " file");
+    if (precise) precise->reset();
+    switch (format) {
+        case ParticleFormat::Csv: return read_csv(path, precise);
         case ParticleFormat::Tipsy: return read_tipsy(path);
-        case ParticleFormat::Snapshot: return read_snapshot(path).state;
+        case ParticleFormat::Snapshot: {
+            Snapshot snap = read_snapshot(path);
+            if (precise) *precise = std::move(snap.precise);
+            return std::move(snap.state);
+        }
     }
     throw std::logic_error("unreachable");
 }
 
-void write_particles(const std::string& path, const State& state) {
+void write_particles(const std::string& path, const State& state, const PreciseState* precise) {
     switch (particle_format_for(path)) {
-        case ParticleFormat::Csv: write_csv(path, state); return;
+        case ParticleFormat::Csv: write_csv(path, state, precise); return;
         case ParticleFormat::Tipsy: write_tipsy(path, state); return;
         case ParticleFormat::Snapshot: {
             Snapshot snap;
             snap.state = state;
+            if (precise) snap.precise = *precise;
             write_snapshot(path, snap);
             return;
         }

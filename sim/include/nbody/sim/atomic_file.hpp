@@ -13,4 +13,9 @@ namespace nbody {
 // temporary file is removed on failure.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
+// Removes the temporary files of the write_file_atomically() calls in progress (up to 16 at
+// once are tracked, from any thread). Async-signal-safe (only unlink): for a signal handler that
+// is about to end the process, so that no partial `*.tmpPID` is left behind.
+void remove_pending_temporary_files() noexcept;
+
 }  // namespace nbody

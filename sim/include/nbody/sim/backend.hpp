@@ -60,6 +60,11 @@ public:
     // Accelerations at the current positions, in double, for tests and the accuracy report.
     virtual std::vector<Vec3d> accelerations(double softening) = 0;
 
+    // The NaN/Inf guard's check: the first body whose position, mass or velocity is not finite,
+    // or std::nullopt. Cheap next to a step (O(N)); the cuda backend reduces on the device and
+    // copies back one integer. The default stores the state to the host and scans it.
+    virtual std::optional<std::size_t> first_non_finite() const;
+
     // Simulation time reached (load() sets it from the state).
     virtual double time() const = 0;
 

@@ -52,6 +52,11 @@ public:
     // In ds and fp64 the double positions and velocities are uploaded after load(state)
     // (load_positions()); in fp32 modes the floats of `state` are stepped.
     void load_precise(const State& state, const PreciseState& precise) override;
+    // One CUB reduction over the current float4 positions and velocities (finite_check.cu), one
+    // integer copied back; waits for the stream. In ds and fp64 the float4 buffers are kept
+    // current too, so they show a non-finite double as well (a double beyond float's range
+    // counts as non-finite here).
+    std::optional<std::size_t> first_non_finite() const override;
 
     // Throws std::invalid_argument with the reason when the device cannot run `config`; the
     // running configuration and the state are left untouched then.

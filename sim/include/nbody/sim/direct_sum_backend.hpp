@@ -29,6 +29,7 @@ public:
     // Only the reference backend (double) has a precise state; the cpu backend's is its floats.
     std::optional<PreciseState> store_precise() const override;
     void load_precise(const State& state, const PreciseState& precise) override;
+    std::optional<std::size_t> first_non_finite() const override;  // scans its own arrays
 
     // --gravity tree runs the CPU tree code (tree/host_tree.hpp) in this backend's precision.
     void set_gravity(const GravityConfig& config) override;
