@@ -147,7 +147,7 @@ TEST(Outputs, NotEnoughFreeSpaceIsRefusedUpFront) {
     const bool mounted = ::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=64k") == 0;
     if (!mounted) GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno) << "); the disk-full path of "
                                << "writes is covered by the recorder's ulimit test and IoSnapshot.FailedWriteLeavesNoFile";
-    const auto r = run_nbody("run --scene " + scene("plummer.toml") + " --bodies 20000 --steps 1 --backend cpu --out " +
+    const auto r = run_nbody("run --scene " + scene("plummer.toml") + " --bodies 5000 --steps 1 --backend cpu --out " +
                              q((small / "o.csv").string()));
     // The file would not fit: refused before the run, nothing left in the folder.
     EXPECT_EQ(r.exit_code, 1) << r.output;
