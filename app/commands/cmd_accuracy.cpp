@@ -82,6 +82,7 @@ struct AccuracyOptions {
     int leaf_size = 16, group_size = 64;
     std::string scene, backend = "auto";
     std::size_t sample = 4096;
+    int tree_steps = 3;
     bool no_direct = false;
     bool bodies_given = false;
     bool overwrite = false;
@@ -572,6 +573,7 @@ int run_tree_accuracy(const AccuracyOptions& o) {
     t.scene = o.scene, t.backend = o.backend;
     t.sample = o.sample, t.seed = o.seed;
     t.repeats = o.repeats;
+    t.steps = o.tree_steps;
     t.compare_direct = !o.no_direct;
     t.json = o.json;
     return tree_accuracy(t, std::cout);
@@ -680,6 +682,8 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--scene", o->scene, "Tree: scene scaled to each --bodies (default: milky-way-andromeda.toml)");
     cmd->add_option("--backend", o->backend, "Tree: cpu | cuda | auto")->capture_default_str();
     cmd->add_option("--sample", o->sample, "Tree: bodies compared with the direct sum")->capture_default_str();
+    cmd->add_option("--steps", o->tree_steps, "Tree: leapfrog steps per timed batch (--repeats batches, median)")
+        ->capture_default_str();
     cmd->add_flag("--no-direct", o->no_direct, "Tree: skip the direct solver's row");
     cmd->callback([o, cmd, &exit_code] {
         o->bodies_given = cmd->count("--bodies") > 0;

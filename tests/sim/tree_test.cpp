@@ -140,10 +140,12 @@ State points(const std::vector<Vec3d>& where, float mass = 1.0f) {
 }
 
 void expect_matches_direct(const State& s, double eps, double tol) {
+    // Uniform lines, sheets and cubes have no dense core to dominate the force: errors are larger
+    // than in a galaxy at the same theta, so theta 0.7 gets ten times the tolerance.
     for (double theta : {0.3, 0.7}) {
         const auto tree = forces<CpuBackend>(s, tree_config(theta, 4, 16), eps);
         for (const Vec3d& a : tree) ASSERT_TRUE(std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z));
-        EXPECT_LT(relative_force_errors(tree, exact(s, eps)).p99, tol) << "theta " << theta;
+        EXPECT_LT(relative_force_errors(tree, exact(s, eps)).p99, theta < 0.5 ? tol : 10 * tol) << "theta " << theta;
     }
 }
 
