@@ -175,8 +175,7 @@ void write_csv17(const std::string& path, const std::vector<double>& m, const st
     });
 }
 
-void write_output(const std::string& path, const HermiteRunOptions& o, const Input& in, const HermiteIntegrator& h,
-                  const std::string& status) {
+void write_output(const std::string& path, const Input& in, const HermiteIntegrator& h, const std::string& status) {
     std::vector<Vec3d> x, v;
     h.predicted(x, v);  // the state itself when synchronised (a normal end)
     const Bodies& b = h.bodies();
@@ -268,7 +267,7 @@ int run_hermite(const HermiteRunOptions& o) {
     } catch (const hermite::HermiteError& e) {
         std::fprintf(stderr, "nbody: %s\n", e.what());
         if (!o.output.empty()) {
-            write_output(o.output, o, in, h,
+            write_output(o.output, in, h,
                          std::string("last good state (t = ") + g17(h.time()) + ", predicted to that time): " + e.what());
             std::fprintf(stderr, "wrote the last good state (t = %s) to %s\n", g17(h.time()).c_str(), o.output.c_str());
         }
@@ -276,7 +275,7 @@ int run_hermite(const HermiteRunOptions& o) {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double e1 = h.energy();
-    if (!o.output.empty()) write_output(o.output, o, in, h, "");
+    if (!o.output.empty()) write_output(o.output, in, h, "");
     const auto& s = h.stats();
     std::printf("hermite4 (%s engine): %zu bodies to t = %.17g in %.3f s: %llu blocks, %llu force evaluations, "
                 "%.3g interactions/s\n",

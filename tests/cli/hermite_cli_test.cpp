@@ -78,13 +78,13 @@ TEST(HermiteCli, ZeroSeparationNamesTheBodiesAndTheTime) {
 }
 
 TEST(HermiteCli, ClearErrors) {
-    auto r = run_nbody("run --integrator hermite4 --scene " + test::source_dir() + "/scenes/figure-eight.toml");
+    auto r = run_nbody("run --integrator hermite4 --scene " + test::source_dir() + "/scenes/few-body/figure-eight.toml");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.output.find("--t-end"), std::string::npos) << r.output;
-    r = run_nbody("run --integrator rk4 --scene " + test::source_dir() + "/scenes/figure-eight.toml --t-end 1");
+    r = run_nbody("run --integrator rk4 --scene " + test::source_dir() + "/scenes/few-body/figure-eight.toml --t-end 1");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.output.find("leapfrog, hermite4"), std::string::npos) << r.output;
-    r = run_nbody("run --integrator hermite4 --eta -1 --scene " + test::source_dir() + "/scenes/figure-eight.toml --t-end 1");
+    r = run_nbody("run --integrator hermite4 --eta -1 --scene " + test::source_dir() + "/scenes/few-body/figure-eight.toml --t-end 1");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.output.find("--eta"), std::string::npos) << r.output;
 }
@@ -92,7 +92,7 @@ TEST(HermiteCli, ClearErrors) {
 TEST(HermiteCli, FewBodyScenesRun) {
     for (const char* scene : {"figure-eight", "pythagorean-three-body"}) {
         const auto r = run_nbody(std::string("run --integrator hermite4 --backend cpu --scene ") + test::source_dir() +
-                                 "/scenes/" + scene + ".toml --t-end 1");
+                                 "/scenes/few-body/" + scene + ".toml --t-end 1");
         EXPECT_EQ(r.exit_code, 0) << scene << ": " << r.output;
         EXPECT_NE(r.output.find("relative energy error"), std::string::npos) << r.output;
     }
