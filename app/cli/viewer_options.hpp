@@ -25,7 +25,7 @@ struct ViewOptions {
     bool vsync = true;
     std::optional<int> steps_per_frame;
     std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
-    bool hide_halo = false;
+    bool show_halo = false;  // dark-matter particles are hidden unless asked for (--show-halo)
     KernelOptions kernel;
 
     // `nbody record`: record every frame (frame 0 is the initial state, then steps_per_frame

@@ -81,7 +81,8 @@ void add_record_command(CLI::App& app, int& exit_code) {
         "--colour", a->colour,
         "Colour by galaxy | component | speed | plain (default: galaxy, or component for a single "
         "galaxy)");
-    cmd->add_flag("--hide-halo", a->view.hide_halo, "Do not draw dark-halo particles");
+    cmd->add_flag("--show-halo", a->view.show_halo, "Draw the dark-matter halo particles too (hidden by default)");
+    cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
     cmd->add_option("--encoders", a->encoders,
                     "PNG encoder threads (default: one per hardware thread but one)");
     add_kernel_options(*cmd, a->view.kernel);

@@ -85,7 +85,9 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--colour", *colour,
                     "Colour by galaxy | component | speed | plain (default: galaxy, or component "
                     "for a single galaxy)");
-    cmd->add_flag("--hide-halo", options->hide_halo, "Do not draw dark-halo particles");
+    cmd->add_flag("--show-halo", options->show_halo,
+                  "Draw the dark-matter halo particles too (a faint haze; hidden by default, toggle in Rendering)");
+    cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
     auto no_vsync = std::make_shared<bool>(false);
     cmd->add_flag("--no-vsync", *no_vsync, "Do not wait for the display's refresh (window mode)");
     add_kernel_options(*cmd, options->kernel);

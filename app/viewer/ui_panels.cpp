@@ -85,9 +85,9 @@ void report_extent(float* bottom, float* height) {
     if (height) *height = ImGui::GetWindowSize().y;
 }
 
-// Panels size themselves to their content (nothing is ever cut off behind a scroll bar) and
-// stay where draw_ui anchors them.
-constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove;
+// Panels size themselves to their content (nothing is ever cut off behind a scroll bar); draw_ui
+// places them for the first frames and after View > Reset layout, then they go where they are dragged.
+constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_AlwaysAutoResize;
 
 // Wrapped text in an auto-sized window must wrap at a fixed width, or the window and the text
 // would each wait for the other to decide.
@@ -100,6 +100,18 @@ void wrapped(const ImVec4& colour, const std::string& text, float width_em = 21.
 }
 
 }  // namespace
+
+std::string time_text(double t, const UnitSystem& units) {
+    char buf[64];
+    const double myr = t * units.time_unit_myr;
+    if (!(units.time_unit_myr > 0))
+        std::snprintf(buf, sizeof buf, "t = %.2f (N-body units)", t);
+    else if (std::abs(myr) >= 1000.0)
+        std::snprintf(buf, sizeof buf, "t = %.3f Gyr", myr * 1e-3);
+    else
+        std::snprintf(buf, sizeof buf, "t = %.1f Myr", myr);
+    return buf;
+}
 
 std::string si(double value) {
     static const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
@@ -364,6 +376,10 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::EndDisabled();
     tooltip("Rebuilds the scene with this many bodies (the simulation restarts).");
 
+    // Every physical quantity with its unit: internal units (G = 1), and the physical value where
+    // the scene has one.
+    const UnitSystem& units = ctx.scene.units;
+    const bool physical = units.time_unit_myr > 0;
     ImGui::PushItemWidth(em() * 5.5f);
     float dt = float(sim.step.dt), eps = float(sim.step.softening);
     if (ImGui::DragFloat("dt", &dt, std::max(dt * 0.01f, 1e-6f), 1e-6f, 10.0f, "%.5f",
@@ -371,15 +387,36 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
         sim.step.dt = dt;
     tooltip("Time step in internal units (G = 1). Applied from the next step.");
     ImGui::SameLine();
+    if (physical)
+        ImGui::TextColored(kDim, "x %s = %.3g Myr", units.time.c_str(), dt * units.time_unit_myr);
+    else
+        ImGui::TextColored(kDim, "N-body time units");
     if (ImGui::DragFloat("softening", &eps, std::max(eps * 0.01f, 1e-5f), 0.0f, 100.0f, "%.4f",
                          ImGuiSliderFlags_Logarithmic))
         sim.step.softening = eps;
     tooltip(
         "Plummer softening length epsilon. Changing it changes the potential energy, so the "
         "energy error restarts from a new reference.");
-    ImGui::SetNextItemWidth(em() * 14.5f);
-    ImGui::SliderInt("steps/frame", &sim.steps_per_frame, 1, 64, "%d", ImGuiSliderFlags_Logarithmic);
+    ImGui::SameLine();
+    ImGui::TextColored(kDim, "%s", physical ? units.length.c_str() : "N-body length units");
     ImGui::PopItemWidth();
+    // Playback: a fixed number of steps per frame, or model time per second of wall clock (the
+    // viewer then takes as many steps as the frame's duration asks for).
+    ImGui::Checkbox("##rate_on", &sim.fixed_rate);
+    tooltip("On: play at a fixed model time per second, whatever the frame rate. Off: a fixed number of "
+            "steps per frame.");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em() * 12.5f);
+    if (sim.fixed_rate) {
+        const double unit = physical ? units.time_unit_myr : 1.0;
+        float shown = float(sim.model_time_per_second * unit);
+        if (ImGui::DragFloat("speed", &shown, std::max(shown * 0.01f, 1e-4f), 1e-4f, 1e6f,
+                             physical ? "%.3g Myr / s" : "%.3g time units / s", ImGuiSliderFlags_Logarithmic))
+            sim.model_time_per_second = std::max(double(shown) / unit, 1e-9);
+    } else {
+        ImGui::SliderInt("steps/frame", &sim.steps_per_frame, 1, 64, "%d steps / frame",
+                         ImGuiSliderFlags_Logarithmic);
+    }
 
     if (ImGui::Button(sim.paused ? "Resume" : "Pause", ImVec2(em() * 5.0f, 0))) sim.paused = !sim.paused;
     ImGui::SameLine();
@@ -390,8 +427,7 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::SameLine();
     if (ImGui::Button("Reset")) requests.reset = true;
     ImGui::SameLine();
-    ImGui::TextColored(kDim, "t = %.3f (%.1f Myr)", ctx.sim.time(),
-                       ctx.sim.time() * ctx.scene.units.time_unit_myr);
+    ImGui::TextColored(kDim, "%s", time_text(ctx.sim.time(), ctx.scene.units).c_str());
 
     ImGui::Separator();
     const EnergyMonitor& energy = ctx.energy;
@@ -485,7 +521,9 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
             "Each particle gets a fixed brightness and a slight red or blue shift, so a galaxy "
             "reads as a population of stars rather than a flat tint. 0: all alike.");
     }
-    ImGui::Checkbox("Hide halo", &r.hide_halo);
+    bool show_halo = !r.hide_halo;
+    if (ImGui::Checkbox("Dark matter", &show_halo)) r.hide_halo = !show_halo;
+    tooltip("Draw the dark-matter halo particles as a faint haze (hidden by default: they would hide the disks).");
     if (!r.hide_halo) {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(em() * 5.0f);
@@ -509,6 +547,36 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
         "conserved), so it is extrapolated from the initial state: no copy from the GPU.");
     ImGui::SameLine();
     if (ImGui::SmallButton("Reset camera")) requests.reset_camera = true;
+    // Presets: the orbit plane is the scene's x-y plane (scene files put encounters there); the
+    // disk views use the chosen galaxy's disk spin, measured from the particles.
+    if (ImGui::SmallButton("Orbit plane")) requests.camera_preset = CameraPreset::OrbitalPlane;
+    tooltip("Look down onto the plane of the galaxies' orbit.");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Edge-on")) requests.camera_preset = CameraPreset::EdgeOn;
+    tooltip("Look along the orbit plane.");
+    const int galaxies = std::max(ctx.galaxies, 1);
+    camera.preset_galaxy = std::clamp(camera.preset_galaxy, 0, galaxies - 1);
+    if (ImGui::SmallButton("Disk face-on")) requests.camera_preset = CameraPreset::FaceOnDisk;
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Disk edge-on")) requests.camera_preset = CameraPreset::EdgeOnDisk;
+    if (galaxies > 1) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(em() * 4.5f);
+        int shown = camera.preset_galaxy + 1;
+        if (ImGui::InputInt("##pg", &shown, 1, 1)) camera.preset_galaxy = std::clamp(shown - 1, 0, galaxies - 1);
+        tooltip("The galaxy (1, 2, ...) whose disk the two disk views look at.");
+        ImGui::SetNextItemWidth(em() * 10.0f);
+        int follow = camera.follow_galaxy + 1;
+        std::string names = "nothing";
+        names.push_back('\0');
+        for (int k = 0; k < galaxies; ++k) {
+            names += "galaxy " + std::to_string(k + 1);
+            names.push_back('\0');
+        }
+        if (ImGui::Combo("Follow", &follow, names.c_str())) camera.follow_galaxy = follow - 1;
+        tooltip("Keep this galaxy's centre of mass at the screen centre (its position is read from the "
+                "simulation a few times a second).");
+    }
     if (ImGui::Button("Screenshot (F)")) requests.screenshot = true;
     ImGui::SameLine();
     if (ImGui::Button("Reload shaders")) requests.reload_shaders = true;
@@ -649,9 +717,9 @@ void draw_overlay(const PanelContext& ctx, const ViewerParams& params) {
                                    ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoInputs;
     if (ImGui::Begin("##status", nullptr, flags)) {
-        ImGui::Text("%s  |  N = %zu  |  %.*s  |  t = %.1f Myr  |  %s%s", ctx.scene.name.c_str(),
+        ImGui::Text("%s  |  N = %zu  |  %.*s  |  %s  |  %s%s", ctx.scene.name.c_str(),
                     ctx.sim.size(), int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data(),
-                    ctx.sim.time() * ctx.scene.units.time_unit_myr, fps_text(ctx.perf.fps()).c_str(),
+                    time_text(ctx.sim.time(), ctx.scene.units).c_str(), fps_text(ctx.perf.fps()).c_str(),
                     params.sim.paused ? "  |  PAUSED" : "");
         if (ctx.sim.path() == TransferPath::HostCopy)
             ImGui::TextColored(kWarn, "CUDA-GL interop unavailable: positions are copied through the host");
@@ -662,6 +730,62 @@ void draw_overlay(const PanelContext& ctx, const ViewerParams& params) {
     ImGui::End();
 }
 }  // namespace
+
+// A scale bar (a round length that is about 120 pixels at the camera's target), the colour legend
+// (one swatch per galaxy when colouring by galaxy) and the backend badge, bottom left, in the
+// background draw list: under the panels.
+void draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    const float pad = em() * 0.6f;
+    const ImU32 text = IM_COL32(225, 228, 235, 230), dim = IM_COL32(160, 166, 180, 220);
+    float y = io.DisplaySize.y - pad - ImGui::GetFontSize();
+
+    // Backend badge: always on screen, GPU green, CPU amber.
+    const std::string backend(ctx.sim.backend().name());
+    const bool gpu = backend == "cuda";
+    const std::string badge = gpu ? "GPU (CUDA)" : "CPU (" + backend + ")";
+    const ImVec2 bs = ImGui::CalcTextSize(badge.c_str());
+    const ImVec2 bmin(io.DisplaySize.x - pad - bs.x - pad, y - pad * 0.3f);
+    draw->AddRectFilled(bmin, ImVec2(io.DisplaySize.x - pad, y + bs.y + pad * 0.3f),
+                        gpu ? IM_COL32(30, 110, 60, 200) : IM_COL32(140, 95, 20, 200), em() * 0.3f);
+    draw->AddText(ImVec2(bmin.x + pad * 0.5f, y), IM_COL32(255, 255, 255, 255), badge.c_str());
+
+    // Scale bar.
+    const float px_per_unit = ctx.camera.focal_pixels(io.DisplaySize.y) / std::max(ctx.camera.distance(), 1e-6f);
+    if (px_per_unit > 0 && std::isfinite(px_per_unit)) {
+        const double want = 120.0 / px_per_unit;
+        const double decade = std::pow(10.0, std::floor(std::log10(want)));
+        double len = decade;
+        for (double f : {2.0, 5.0, 10.0})
+            if (decade * f <= want) len = decade * f;
+        const float w = float(len * px_per_unit);
+        const bool physical = ctx.scene.units.time_unit_myr > 0;
+        char label[64];
+        std::snprintf(label, sizeof label, "%g %s", len, physical ? ctx.scene.units.length.c_str() : "length units");
+        const float x = pad, bar_y = y + ImGui::GetFontSize() * 0.5f;
+        draw->AddLine(ImVec2(x, bar_y), ImVec2(x + w, bar_y), text, 2.0f);
+        draw->AddLine(ImVec2(x, bar_y - 4), ImVec2(x, bar_y + 4), text, 2.0f);
+        draw->AddLine(ImVec2(x + w, bar_y - 4), ImVec2(x + w, bar_y + 4), text, 2.0f);
+        draw->AddText(ImVec2(x + w + pad * 0.6f, y), text, label);
+        y -= ImGui::GetFontSize() * 1.5f;
+    }
+
+    // Legend.
+    if (params.render.colour_mode == render::ColourMode::Galaxy && ctx.galaxies > 1) {
+        float x = pad;
+        for (int k = 0; k < ctx.galaxies && k < 8; ++k) {
+            const glm::vec3 c = render::galaxy_colour(k);
+            const ImU32 col = IM_COL32(int(255 * std::pow(c.r, 1 / 2.2f)), int(255 * std::pow(c.g, 1 / 2.2f)),
+                                       int(255 * std::pow(c.b, 1 / 2.2f)), 255);
+            const float s = ImGui::GetFontSize() * 0.7f;
+            draw->AddRectFilled(ImVec2(x, y + s * 0.2f), ImVec2(x + s, y + s * 1.2f), col, 2.0f);
+            const std::string name = "galaxy " + std::to_string(k + 1);
+            draw->AddText(ImVec2(x + s + pad * 0.4f, y), dim, name.c_str());
+            x += s + pad * 1.4f + ImGui::CalcTextSize(name.c_str()).x;
+        }
+    }
+}
 
 void draw_help_panel(bool* open) {
     const ImGuiIO& io = ImGui::GetIO();
@@ -689,6 +813,10 @@ void draw_help_panel(bool* open) {
 void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
     if (ImGui::BeginMainMenuBar()) {
         if (ImGui::BeginMenu("View")) {
+            if (ImGui::MenuItem("Reset layout")) visible.layout_frames = 0;
+            ImGui::SetNextItemWidth(em() * 8.0f);
+            ImGui::SliderFloat("UI scale", &visible.ui_scale, 0.6f, 2.5f, "%.2f");
+            ImGui::Separator();
             ImGui::MenuItem("Kernel", nullptr, &visible.kernel);
             ImGui::MenuItem("Simulation", nullptr, &visible.simulation);
             ImGui::MenuItem("Rendering", nullptr, &visible.rendering);
@@ -726,15 +854,28 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
         ImGui::TextColored(kDim, "%s", right);
         ImGui::EndMainMenuBar();
     }
-    // Panels are anchored: Kernel top left, Rendering top right with Simulation under it, Debug
-    // bottom left. Re-placed every frame, so they follow window resizes and each other's growth
-    // (auto-sized windows change size with their content); collapse or close (or H) to clear the view.
-    const ImGuiIO& io = ImGui::GetIO();
-    const ImGuiCond cond = ImGuiCond_Always;
+    // The default layout: Kernel (collapsed) top left with Simulation under it, Rendering top
+    // right, Recording (collapsed) under whichever column is shorter, Debug bottom left; the
+    // middle of the window stays free. Placed for the first few frames (auto-sized panels learn
+    // their size from a frame of content) and after View > Reset layout or a resize; in between,
+    // the panels stay where they are dragged. Collapse, close (or H) to clear the view.
+    ImGuiIO& io = ImGui::GetIO();
+    if (visible.base_font_scale <= 0) visible.base_font_scale = io.FontGlobalScale;
+    io.FontGlobalScale = visible.base_font_scale * std::clamp(visible.ui_scale, 0.5f, 3.0f);
+    if (io.DisplaySize.x != visible.layout_width || io.DisplaySize.y != visible.layout_height) {
+        visible.layout_frames = 0;
+        visible.layout_width = io.DisplaySize.x;
+        visible.layout_height = io.DisplaySize.y;
+    }
+    const bool place = visible.layout_frames < 4;
+    if (place) ++visible.layout_frames;
+    const ImGuiCond cond = place ? ImGuiCond_Always : ImGuiCond_Once;
+
     const float margin = em() * 0.5f, top = ImGui::GetFrameHeight() + margin;
     float left_y = top;
     if (visible.kernel) {
         ImGui::SetNextWindowPos(ImVec2(margin, top), cond);
+        ImGui::SetNextWindowCollapsed(true, ImGuiCond_Once);  // for tuning a GPU: out of the way until opened
         draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel, &left_y);
         left_y += margin;
     }
@@ -745,15 +886,15 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
         right_y += margin;
     }
     if (visible.simulation) {
-        // Under Rendering when it fits there (its height is last frame's), else under Kernel.
+        // Under Kernel when it fits there (its height is last frame's), else under Rendering.
         const bool fits_right = right_y + visible.simulation_height <= io.DisplaySize.y - margin;
         const bool fits_left = left_y + visible.simulation_height <= io.DisplaySize.y - margin;
-        if (fits_right || !fits_left) {
-            ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
-            right_y += visible.simulation_height + margin;
-        } else {
+        if (fits_left || !fits_right) {
             ImGui::SetNextWindowPos(ImVec2(margin, left_y), cond);
             left_y += visible.simulation_height + margin;
+        } else {
+            ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
+            right_y += visible.simulation_height + margin;
         }
         draw_simulation_panel(params.sim, requests, ctx, &visible.simulation, &visible.simulation_height);
     }
@@ -774,6 +915,7 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
     }
     if (params.show_help) draw_help_panel(&params.show_help);
     draw_overlay(ctx, params);
+    draw_annotations(ctx, params);
     draw_recording_indicator(ctx);
 }
 

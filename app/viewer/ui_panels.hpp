@@ -41,6 +41,7 @@ struct PanelContext {
     const std::string& context_description;  // "GLFW window" or the EGL device
     const render::OrbitCamera& camera;
     float auto_speed_scale = 1;
+    int galaxies = 1;  // distinct galaxy labels in the scene
     const std::vector<std::string>& messages;         // fallbacks and errors, newest last
     const std::vector<std::string>& recent_messages;  // those still shown on screen
     std::string toast;                                // a short-lived message (screenshot saved), or empty
@@ -51,6 +52,13 @@ struct PanelContext {
 struct PanelVisibility {
     bool kernel = true, simulation = true, rendering = true, recording = true;
     float simulation_height = 0;  // last frame's, for placing it
+    // draw_ui places the panels while this is below a few frames (auto-sized panels learn their
+    // size from a frame of content), then leaves them where the user drags them. Reset layout and
+    // a resized window set it back to 0.
+    int layout_frames = 0;
+    float layout_width = 0, layout_height = 0;  // the display size the layout was made for
+    float ui_scale = 1.0f;                      // View > UI scale, on top of the display's own
+    float base_font_scale = 0;                  // ImGui's FontGlobalScale before ui_scale
 };
 
 // The whole UI for one frame: menu bar, panels, status overlay, help.
@@ -74,6 +82,9 @@ void draw_help_panel(bool* open);
 
 // "1.41 T", "28.2 G": value with an SI prefix, three significant digits.
 std::string si(double value);
+// "t = 51.0 Myr", "t = 1.25 Gyr" where the scene has physical units; "t = 12.35 (N-body units)"
+// otherwise.
+std::string time_text(double t, const UnitSystem& units);
 // "4.2 fps", "61 fps".
 std::string fps_text(double fps);
 // "0 B", "12.0 MiB".

@@ -71,15 +71,15 @@ Viewer::Viewer(const ViewOptions& o)
     if (params_.sim.steps_per_frame < 1) throw std::invalid_argument("--steps-per-frame must be >= 1");
     if (record_settings_) record_settings_->steps_per_frame = params_.sim.steps_per_frame;
     params_.sim.bodies = int(scene_.state.size());
+    params_.sim.model_time_per_second = 60.0 * params_.sim.steps_per_frame * params_.sim.step.dt;
     params_.show_ui = !o.no_ui;
     params_.render.colour_mode = o.colour.value_or(natural_colour_mode(scene_.state));
-    params_.render.hide_halo = o.hide_halo;
+    params_.render.hide_halo = !o.show_halo;
     params_.recording.folder = default_recording_folder();
     params_.recording.steps_per_frame = params_.sim.steps_per_frame;
 
     // The galaxy scenes hold 65K bodies: seconds per step on a CPU. Without a GPU, and unless N
     // was asked for, show a smaller version of the same scene (same proportions).
-    constexpr std::size_t kHostViewerBodies = 8192;
     if (!o.bodies && sim_.backend().name() != "cuda" && scene_.state.size() > kHostViewerBodies) {
         std::cerr << "nbody: the " << sim_.backend().name() << " backend would take seconds per step at N = "
                   << scene_.state.size() << "; showing " << kHostViewerBodies << " bodies (choose with --bodies)\n";
@@ -98,6 +98,7 @@ Viewer::Viewer(const ViewOptions& o)
 
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     com_.anchor(scene_.state);
+    galaxy_count_ = count_galaxies(scene_.state);
     if (!o.no_ui) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
     scenes_ = list_scene_choices();
 
@@ -149,7 +150,7 @@ int Viewer::run() {
 
         const bool final_frame = frame_limit_ > 0 && frame_ + 1 >= frame_limit_;
         act_on_requests(requests, target);
-        const bool capture_frame = step(requests);
+        const bool capture_frame = step(requests, dt_frame);
         draw(target, capture_frame, dt_frame);
         if (requests.screenshot || (final_frame && o_.screenshot)) save_screenshot(target, final_frame);
 
@@ -213,11 +214,14 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     if (params_.sim.auto_energy && scene_.state.size() <= kAutoEnergyMaxN)
         energy_.start(scene_.state, params_.sim.step.softening);
     com_.anchor(scene_.state);
+    galaxy_count_ = count_galaxies(scene_.state);
+    params_.camera.follow_galaxy = -1;
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     if (new_scene) {
         params_.render.colour_mode = natural_colour_mode(scene_.state);
         params_.sim.step = scene_.params;
         params_.sim.steps_per_frame = scene_.steps_per_frame;
+        params_.sim.model_time_per_second = 60.0 * scene_.steps_per_frame * scene_.params.dt;
         perf_.clear_steps();
     }
     params_.sim.bodies = int(scene_.state.size());

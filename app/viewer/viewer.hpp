@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "centre_of_mass.hpp"
+#include "viewer_camera.hpp"
 #include "nbody/render/gpu_timer.hpp"
 #include "nbody/render/imgui_layer.hpp"
 #include "nbody/render/particle_renderer.hpp"
@@ -62,7 +63,8 @@ class Viewer {
 
     // --- the parts of a frame, in order ----------------------------------------------------
     void act_on_requests(const Requests& requests, const render::DrawTarget& target);  // viewer_requests.cpp
-    bool step(const Requests& requests);  // viewer_step.cpp; true when this frame is recorded
+    bool step(const Requests& requests, double dt_frame);  // viewer_step.cpp; true when this frame is recorded
+    int steps_this_frame(double dt_frame);  // steps/frame, or what the playback speed asks for
     void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame);  // viewer_draw.cpp
     void save_screenshot(const render::DrawTarget& target, bool final_shot);          // viewer_draw.cpp
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
@@ -75,6 +77,8 @@ class Viewer {
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
     // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on.
     void replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera);
+    // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
+    std::optional<std::size_t> host_cap(const std::string& path);
     void save_snapshot();
     void load_snapshot();
     void toggle_recording(const render::DrawTarget& target);
@@ -83,6 +87,8 @@ class Viewer {
     void capture(const render::DrawTarget& target, bool capture_frame);
     void update_recording_view(bool capture_frame, bool ui_in_frame);
     void draw_panels(const render::DrawTarget& target, double dt_frame, bool ui_in_frame);
+    void apply_camera_preset(CameraPreset preset);  // viewer_camera.cpp
+    void aim_camera();                              // follow the centre of mass or a galaxy
 
     // --- what the run was asked to do ---------------------------------------------------------
     const ViewOptions o_;
@@ -105,6 +111,9 @@ class Viewer {
     ViewerParams params_;
     Requests pending_;  // raised by the UI during a frame, acted on at the start of the next
     CentreOfMassTrack com_;
+    double playback_debt_ = 0;
+    int galaxy_count_ = 1;
+    GalaxyTrack galaxy_track_;  // the followed galaxy, refreshed a few times a second  // model time the fixed playback speed owes (less than one step)
     PerfStats perf_;
     EnergyMonitor energy_;
     PanelVisibility visible_;
@@ -135,6 +144,10 @@ class Viewer {
 std::string default_recording_folder();
 // `nbody record`'s opening line on stderr: frames, size, folder, steps, MP4.
 void announce_recording(const RecordingSettings& settings, long long frames, int width, int height);
+
+// Without a GPU the galaxy scenes (65K bodies) would take seconds per step: the viewer shows them
+// at this N unless N was asked for (start-up, and scenes picked from the list).
+inline constexpr std::size_t kHostViewerBodies = 8192;
 
 // Energy is for the Simulation panel: above this N the O(N^2) sum would compete with the frame
 // loop for the CPU.

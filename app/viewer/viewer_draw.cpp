@@ -29,7 +29,7 @@ std::string timestamped_png_name() {
 void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double dt_frame) {
     {
         const HostStageTimer timing(profile_, HostStage::Draw);
-        if (params_.camera.follow_centre_of_mass) camera_.set_target(com_.at(sim_.time()));
+        aim_camera();
         renderer_.draw(sim_.buffers(), camera_, params_.render, target, gpu_timing_);
     }
     const bool ui_in_frame = recorder_ && recorder_->settings().include_ui;
@@ -70,6 +70,7 @@ void Viewer::draw_panels(const render::DrawTarget& target, double dt_frame, bool
                            surface_->description(),
                            camera_,
                            renderer_.auto_speed_scale(),
+                           galaxy_count_,
                            messages,
                            recent,
                            Clock::now() < toast_until_ ? toast_ : std::string(),

@@ -14,6 +14,9 @@ namespace nbody::app {
 struct SimulationParams {
     StepParams step;  // dt and softening, applied from the next step on
     int steps_per_frame = 1;
+    // Playback at a fixed model time per wall-clock second instead of fixed steps per frame.
+    bool fixed_rate = false;
+    double model_time_per_second = 0;  // internal time units per second
     bool paused = false;
     int bodies = 0;           // N the panel shows; applying it rebuilds the scene
     bool auto_energy = true;  // recompute energy every few seconds (only N <= 65536)
@@ -30,8 +33,12 @@ struct KernelParams {
     std::string origin;              // where started_with came from (apply_kernel_options)
 };
 
+enum class CameraPreset { OrbitalPlane, EdgeOn, FaceOnDisk, EdgeOnDisk };
+
 struct CameraParams {
     bool follow_centre_of_mass = false;
+    int follow_galaxy = -1;  // keep galaxy k's centre of mass at the screen centre; -1: off
+    int preset_galaxy = 0;   // the galaxy the disk presets look at
 };
 
 // The Recording panel's choices; they take effect when a recording starts.
@@ -60,6 +67,7 @@ struct Requests {
     bool save_snapshot = false;             // to SimulationParams::snapshot_path
     bool load_snapshot = false;             // from SimulationParams::snapshot_path
     std::optional<std::string> load_scene;  // a path, or "" for the built-in scene
+    std::optional<CameraPreset> camera_preset;
 };
 
 struct ViewerParams {

@@ -2,6 +2,7 @@
 // Recording panel and the REC indicator show.
 
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -28,7 +29,12 @@ std::string default_recording_folder() {
     const std::time_t now = std::time(nullptr);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-    return std::string("nbody-frames-") + stamp;
+    const std::string base = std::string("nbody-frames-") + stamp;
+    std::string name = base;
+    std::error_code ec;
+    for (int k = 2; std::filesystem::exists(name, ec) || std::filesystem::exists(name + ".mp4", ec); ++k)
+        name = base + "-" + std::to_string(k);
+    return name;
 }
 
 void announce_recording(const RecordingSettings& s, long long frames, int width, int height) {
@@ -54,8 +60,14 @@ RecordingSummary Viewer::stop_recording() {
     recording_view_.last_result = describe_summary(r);
     recording_view_.last_result_is_error = !r.error.empty() || !r.mp4_error.empty();
     recording_failed_ |= recording_view_.last_result_is_error;
-    if (!record_run_)
+    if (!record_run_) {
         say(recording_view_.last_result, recording_view_.last_result_is_error);  // record prints its own
+        // The next take gets a folder of its own (and its own MP4 name) unless the user picks one.
+        if (params_.recording.folder == r.folder.string()) {
+            params_.recording.folder = default_recording_folder();
+            params_.recording.mp4_file.clear();
+        }
+    }
     return r;
 }
 
@@ -75,7 +87,11 @@ void Viewer::toggle_recording(const render::DrawTarget& target) {
         start_recording(settings, target.width, target.height);
         say("recording into " + r.folder, false);
     } catch (const std::exception& e) {
-        recording_view_.last_result = std::string("cannot record: ") + e.what();
+        // The recorder speaks to the command line; in the window the switch is a checkbox.
+        std::string why = e.what();
+        if (const auto at = why.find("(--overwrite)"); at != std::string::npos)
+            why.replace(at, 13, "(tick Overwrite)");
+        recording_view_.last_result = "cannot record: " + why;
         recording_view_.last_result_is_error = true;
         recording_failed_ = true;
         say(recording_view_.last_result, true);

@@ -1,6 +1,7 @@
 // Acting on the one-shot requests that keys and panel buttons raised during the last frame:
 // another scene or N, a kernel configuration, the auto-tuner, snapshots, the recording.
 
+#include <algorithm>
 #include <iostream>
 
 #include "nbody/sim/io/snapshot.hpp"
@@ -11,7 +12,7 @@ namespace nbody::app {
 
 void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget& target) {
     const HostStageTimer timing(profile_, HostStage::Events);
-    if (requests.load_scene) replace_system(*requests.load_scene, std::nullopt, false);
+    if (requests.load_scene) replace_system(*requests.load_scene, host_cap(*requests.load_scene), false);
     if (requests.apply_bodies) replace_system(scene_path_, std::size_t(params_.sim.bodies), true);
     if (requests.reset) replace_system(scene_path_, std::nullopt, true);
     if (requests.apply_kernel) {
@@ -32,6 +33,7 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
     if (requests.save_snapshot) save_snapshot();
     if (requests.load_snapshot) load_snapshot();
     if (requests.reset_camera) camera_.reset(scene_.camera);
+    if (requests.camera_preset) apply_camera_preset(*requests.camera_preset);
     if (requests.reload_shaders) {
         const std::string error = renderer_.reload_shaders();
         say(error.empty() ? "shaders reloaded" : error, !error.empty());
@@ -50,6 +52,17 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
     } catch (const std::exception& e) {
         say(std::string("energy computation failed: ") + e.what(), true);
     }
+}
+
+std::optional<std::size_t> Viewer::host_cap(const std::string& path) {
+    if (sim_.backend().name() == "cuda") return std::nullopt;
+    const auto choice = std::find_if(scenes_.begin(), scenes_.end(), [&](const SceneChoice& c) { return c.path == path; });
+    const std::size_t n = choice == scenes_.end() ? 0 : choice->bodies;
+    if (path.empty() || n <= kHostViewerBodies) return std::nullopt;
+    say("the " + std::string(sim_.backend().name()) + " backend would take seconds per step at N = " +
+            std::to_string(n) + ": showing " + std::to_string(kHostViewerBodies) + " bodies (N in the Simulation panel)",
+        false);
+    return kHostViewerBodies;
 }
 
 void Viewer::save_snapshot() {

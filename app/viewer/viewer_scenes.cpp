@@ -1,6 +1,7 @@
 #include "viewer_scenes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
@@ -31,23 +32,83 @@ std::vector<SceneChoice> list_scene_choices() {
             seen.push_back(file);
             std::string label = e.name.empty() ? fs::path(e.path).stem().string() : e.name;
             if (e.bodies > 0) label += " (" + std::to_string(e.bodies) + ")";
-            choices.push_back({label, e.path, e.description, e.error});
+            choices.push_back({label, e.path, e.description, e.error, e.bodies});
         }
     }
     return choices;
 }
 
+CameraSpec frame_camera(const State& state) {
+    CameraSpec camera;
+    double m = 0;
+    Vec3d c;
+    for (const auto& p : state.pos_mass) {
+        m += p.w;
+        c += xyz(p) * double(p.w);
+    }
+    if (!(m > 0)) return camera;
+    c = c / m;
+    std::vector<std::pair<double, double>> radius_mass;  // (distance from c, mass)
+    radius_mass.reserve(state.size());
+    for (const auto& p : state.pos_mass) radius_mass.emplace_back(norm(xyz(p) - c), p.w);
+    std::sort(radius_mass.begin(), radius_mass.end());
+    double enclosed = 0, r90 = 0;
+    for (const auto& [r, w] : radius_mass) {
+        enclosed += w;
+        r90 = r;
+        if (enclosed >= 0.9 * m) break;
+    }
+    // A 45-degree field of view shows a sphere of radius r whole from about 2.6 r.
+    camera.distance = std::max(2.8 * r90, 1e-6);
+    camera.azimuth_deg = 30.0;
+    camera.elevation_deg = 30.0;
+    camera.target = c;
+    return camera;
+}
+
+namespace {
+
+// A particle file has no units, time step or camera: N-body units, a camera that frames it, and
+// dt and softening from its size (1/200 of a crossing time at the half-mass radius; a softening
+// of a fiftieth of that radius over N^(1/3), about the mean spacing's scale).
+Scene particles_scene(const std::string& path, State state) {
+    Scene scene;
+    scene.name = fs::path(path).filename().string();
+    scene.description = "particles from " + path;
+    scene.source = path;
+    scene.camera = frame_camera(state);
+    scene.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0};
+    double m = 0;
+    for (const auto& p : state.pos_mass) m += p.w;
+    const double r = std::max(scene.camera.distance / 2.8 * 0.6, 1e-6);  // about the half-mass radius
+    const double n = double(std::max<std::size_t>(state.size(), 1));
+    scene.params.softening = 0.5 * r / std::cbrt(n);
+    scene.params.dt = m > 0 ? 0.005 * std::sqrt(r * r * r / m) : 1e-3;
+    scene.steps_per_frame = 1;
+    scene.state = std::move(state);
+    return scene;
+}
+
+}  // namespace
+
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
     if (path.empty()) return default_scene(bodies);
-    if (fs::path(path).extension() != ".nbsnap") return load_scene(path, bodies);
-    // A saved simulation: exactly as it was (scaling it would not be the same run).
-    if (bodies) throw std::invalid_argument("--bodies cannot rescale a snapshot (" + path + ")");
+    const std::string ext = fs::path(path).extension().string();
+    if (ext == ".toml") return load_scene(path, bodies);
+    // A particle file or a saved simulation: exactly as it was (scaling it would not be the same run).
+    io::ParticleFormat format;
+    try {
+        format = io::particle_format_for(path);
+    } catch (const std::exception&) {
+        throw std::runtime_error(path + ": unknown file type '" + ext +
+                                 "' (a scene is a .toml scene file, or particles: .csv, .tipsy/.std/.bin, .nbsnap)");
+    }
+    if (bodies) throw std::invalid_argument("--bodies cannot rescale a particle file or snapshot (" + path + ")");
+    if (format != io::ParticleFormat::Snapshot) return particles_scene(path, io::read_particles(path));
     io::Snapshot snap = io::read_snapshot(path);
-    Scene scene;
-    scene.name = snap.scene_name.empty() ? fs::path(path).stem().string() : snap.scene_name;
+    Scene scene = particles_scene(path, std::move(snap.state));
+    if (!snap.scene_name.empty()) scene.name = snap.scene_name;
     scene.description = "snapshot " + path;
-    scene.source = path;
-    scene.state = std::move(snap.state);
     scene.params = snap.params;
     scene.steps_per_frame = snap.steps_per_frame;
     return scene;

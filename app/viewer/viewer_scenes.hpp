@@ -15,6 +15,7 @@ struct SceneChoice {
     std::string path;   // empty: the built-in collision
     std::string description;
     std::string error;  // why the file cannot be used (the picker shows it, disabled)
+    std::size_t bodies = 0;  // N the file states (0: not known)
 };
 
 // The built-in scene first, then scenes/*.toml next to the executable and in the source tree
@@ -22,7 +23,12 @@ struct SceneChoice {
 // cannot be read is skipped.
 std::vector<SceneChoice> list_scene_choices();
 
-// Builds the scene at `path` (empty: built-in) with `bodies` particles when given. Throws
+// A camera that frames `state`: aimed at its centre of mass, far enough back to show the sphere
+// holding 90% of its mass, looking down at 30 degrees.
+CameraSpec frame_camera(const State& state);
+
+// Builds the scene at `path` (empty: built-in; .toml: a scene file; .csv, .tipsy/.std/.bin,
+// .nbsnap: particles, framed by frame_camera, in N-body units) with `bodies` particles when given. Throws
 // std::runtime_error naming the file and the problem.
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies);
 

@@ -1,15 +1,32 @@
 // Stepping the simulation for one frame, and the energy monitor's periodic snapshot.
 
+#include <algorithm>
+#include <cmath>
+
 #include "viewer.hpp"
 
 namespace nbody::app {
 
-bool Viewer::step(const Requests& requests) {
+int Viewer::steps_this_frame(double dt_frame) {
+    const SimulationParams& s = params_.sim;
+    if (!s.fixed_rate || !(s.model_time_per_second > 0) || !(s.step.dt > 0)) {
+        playback_debt_ = 0;
+        return s.steps_per_frame;
+    }
+    // A slow frame is not paid back in full (at most a quarter second of it): on a machine that
+    // cannot keep up, catching up would make every next frame slower still.
+    playback_debt_ += s.model_time_per_second * std::min(dt_frame, 0.25);
+    const int steps = int(std::min(std::floor(playback_debt_ / s.step.dt), 4096.0));
+    playback_debt_ = std::min(playback_debt_ - steps * s.step.dt, s.step.dt);
+    return steps;
+}
+
+bool Viewer::step(const Requests& requests, double dt_frame) {
     // While recording, every recorded frame is the same number of steps after the one before
     // (the first shows the state the recording started from); paused, nothing is recorded
     // except what a single step (N) advances.
     bool capture_frame = false;
-    int steps = params_.sim.paused ? (requests.single_step ? 1 : 0) : params_.sim.steps_per_frame;
+    int steps = params_.sim.paused ? (requests.single_step ? 1 : 0) : steps_this_frame(dt_frame);
     if (recorder_) {
         capture_frame = !params_.sim.paused || requests.single_step || first_recorded_frame_;
         steps = capture_frame && !first_recorded_frame_ ? recorder_->settings().steps_per_frame : 0;

@@ -21,6 +21,14 @@ void OrbitCamera::reset(const CameraSpec& spec) {
     elevation_deg_ = std::clamp(static_cast<float>(spec.elevation_deg), -kMaxElevation, kMaxElevation);
 }
 
+void OrbitCamera::look_from(const glm::vec3& from) {
+    const float len = glm::length(from);
+    if (!(len > 0)) return;
+    const glm::vec3 d = from / len;
+    azimuth_deg_ = glm::degrees(std::atan2(d.y, d.x));
+    elevation_deg_ = std::clamp(glm::degrees(std::asin(std::clamp(d.z, -1.0f, 1.0f))), -kMaxElevation, kMaxElevation);
+}
+
 void OrbitCamera::orbit(float dx, float dy) {
     azimuth_deg_ = std::fmod(azimuth_deg_ - 0.25f * dx, 360.0f);
     elevation_deg_ = std::clamp(elevation_deg_ + 0.25f * dy, -kMaxElevation, kMaxElevation);

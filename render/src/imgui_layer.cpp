@@ -103,7 +103,9 @@ void apply_style(float scale) {
     c[ImGuiCol_Header] = ImVec4(0.20f, 0.30f, 0.48f, 0.60f);
     c[ImGuiCol_HeaderHovered] = ImVec4(0.28f, 0.42f, 0.66f, 0.80f);
     c[ImGuiCol_HeaderActive] = ImVec4(0.33f, 0.50f, 0.80f, 1.00f);
-    c[ImGuiCol_SliderGrab] = ImVec4(0.98f, 0.66f, 0.30f, 0.90f);
+    // A thin, translucent grab: the value printed on the slider stays readable behind it.
+    style.GrabMinSize = 6.0f;
+    c[ImGuiCol_SliderGrab] = ImVec4(0.98f, 0.66f, 0.30f, 0.45f);
     c[ImGuiCol_SliderGrabActive] = ImVec4(1.00f, 0.76f, 0.42f, 1.00f);
     c[ImGuiCol_CheckMark] = ImVec4(0.98f, 0.66f, 0.30f, 1.00f);
     c[ImGuiCol_PlotLines] = ImVec4(0.98f, 0.66f, 0.30f, 1.00f);

@@ -11,8 +11,17 @@ namespace nbody::render {
 
 namespace {
 
-// Glow pyramid depth: the widest ring is 2^6 = 64 pixels of blur, about a tenth of a 720p frame.
-constexpr int kGlowLevels = 6;
+// Glow pyramid depth at 720 lines: the widest ring is 2^6 = 64 pixels of blur, about a tenth of
+// the frame. Other heights get as many levels as keep that fraction (glow_levels()), so a
+// 640x360 preview and a 1080p movie show the same glow.
+constexpr int kGlowLevels720 = 6;
+// The frame height at which sprite sizes are given: other heights scale them, so that a particle
+// covers the same fraction of any frame.
+constexpr float kReferenceHeight = 720.0f;
+// Sprites narrower than this (physical pixels) are drawn this wide and dimmed: the light a
+// Gaussian sprite leaves on the pixel grid then varies by 1% with its sub-pixel position (58% at
+// 1.5 px), so slowly moving particles do not twinkle and frames do not flicker.
+constexpr float kMinSpritePixels = 3.0f;
 // Particles at which one sprite's peak light is 1 before exposure: fewer particles each carry
 // more light, so the picture keeps about the same brightness at any N.
 constexpr float kReferenceCount = 16384.0f;
@@ -38,6 +47,13 @@ const glm::vec3 kPlainColour{1.0f, 0.86f, 0.70f};
 
 }  // namespace
 
+glm::vec3 galaxy_colour(int k) { return kGalaxyColours[std::size_t(k) % kGalaxyColours.size()]; }
+
+int glow_levels(int height) {
+    const double levels = kGlowLevels720 + std::log2(std::max(height, 1) / double(kReferenceHeight));
+    return std::clamp(int(std::lround(levels)), 2, 10);
+}
+
 float typical_speed(const State& state) {
     if (state.velocity.empty()) return 1.0f;
     std::vector<float> speeds(state.velocity.size());
@@ -53,6 +69,7 @@ float typical_speed(const State& state) {
 ParticleRenderer::ParticleRenderer() {
     particles_ = ShaderProgram::load({"particles.vert", "particles.frag"});
     glow_ = ShaderProgram::load({"fullscreen.vert", "glow.frag"});
+    glow_down_ = ShaderProgram::load({"fullscreen.vert", "glow_down.frag"});
     tonemap_ = ShaderProgram::load({"fullscreen.vert", "tonemap.frag"});
 
     particle_vao_ = create_vertex_array();
@@ -84,9 +101,11 @@ std::string ParticleRenderer::reload_shaders() {
     try {
         ShaderProgram particles = ShaderProgram::load({"particles.vert", "particles.frag"});
         ShaderProgram glow = ShaderProgram::load({"fullscreen.vert", "glow.frag"});
+        ShaderProgram glow_down = ShaderProgram::load({"fullscreen.vert", "glow_down.frag"});
         ShaderProgram tonemap = ShaderProgram::load({"fullscreen.vert", "tonemap.frag"});
         particles_ = std::move(particles);
         glow_ = std::move(glow);
+        glow_down_ = std::move(glow_down);
         tonemap_ = std::move(tonemap);
         colour_map_loaded_ = -1;
         return {};
@@ -114,9 +133,11 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
                             const RenderSettings& settings, const DrawTarget& target, GpuFrameTimer* timer) {
     const int width = std::max(target.width, 1);
     const int height = std::max(target.height, 1);
-    const float scale = std::max(target.pixel_scale, 0.25f);
-    const int levels = settings.glow > 0 ? kGlowLevels + 1 : 1;
-    accumulation_.ensure(width, height, settings.float32_target ? GL_RGBA32F : GL_RGBA16F, levels);
+    // Sizes are given for a 720-line frame: a taller one draws them proportionally wider (a HiDPI
+    // window's framebuffer is taller by its pixel scale, so that is covered too).
+    const float scale = float(height) / kReferenceHeight;
+    const int glow = settings.glow > 0 ? glow_levels(height) : 0;
+    accumulation_.ensure(width, height, settings.float32_target ? GL_RGBA32F : GL_RGBA16F);
     update_colour_map(settings.colour_map);
 
     // Pass 1: add every particle's light into the float target.
@@ -158,7 +179,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
         p.set("u_projection", camera.projection(aspect));
         p.set("u_point_size", settings.point_size * scale);
         p.set("u_reference_distance", settings.size_with_distance ? camera.distance() : 0.0f);
-        p.set("u_min_size", 1.5f * scale);
+        p.set("u_min_size", kMinSpritePixels);
         p.set("u_intensity", intensity);
         p.set("u_colour_mode", int(settings.colour_mode));
         p.set("u_hide_halo", int(settings.hide_halo));
@@ -184,10 +205,10 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     glDisable(GL_PROGRAM_POINT_SIZE);
     NBODY_GL_CHECK_STATE("drawing particles");
 
-    if (levels > 1) {
+    if (glow > 0) {
         timing.reset();
         timing.emplace(timer, GpuStage::Glow);
-        build_glow(width, height);
+        build_glow(width, height, glow);
     }
 
     // Pass 2: tone map onto the output.
@@ -201,11 +222,11 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     t.set("u_exposure", 1.0f);
     // Each pyramid level adds about the local mean brightness once: divide by their number so
     // that glow 1 adds about as much light again as the particles themselves.
-    t.set("u_glow", levels > 1 ? settings.glow / float(kGlowLevels) : 0.0f);
+    t.set("u_glow", glow > 0 ? settings.glow / float(glow) : 0.0f);
     t.set("u_background", settings.background);
     glBindTextureUnit(0, accumulation_.texture());
-    if (levels > 1) {
-        const RenderTarget& top = glow_levels_[1];
+    if (glow > 0) {
+        const RenderTarget& top = glow_up_[1];
         t.set("u_glow_texel", glm::vec2(1.0f / float(top.width()), 1.0f / float(top.height())));
         glBindTextureUnit(1, top.texture());
     } else {
@@ -222,30 +243,47 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     NBODY_GL_CHECK_STATE("tone mapping");
 }
 
-void ParticleRenderer::build_glow(int width, int height) {
+// Down: the float target -> level 1 (half size) -> ... -> level `levels` (glow_down.frag).
+// Up: from the smallest level, each level's own light plus the enlarged level below (glow.frag).
+// The tone mapper reads up[1]. Levels are sized by halving with rounding up and read by uv, so
+// odd sizes lose no row or column.
+void ParticleRenderer::build_glow(int width, int height, int levels) {
     const GLenum format = accumulation_.format();
-    glGenerateTextureMipmap(accumulation_.texture());
-    glow_levels_.resize(kGlowLevels);
-    auto level_size = [](int size, int level) { return std::max(1, size >> level); };
-    for (int level = 1; level < kGlowLevels; ++level)
-        glow_levels_[level].ensure(level_size(width, level), level_size(height, level), format);
+    glow_down_levels_.resize(levels + 1);
+    glow_up_.resize(levels + 1);
+    auto level_size = [](int size, int level) { return std::max(1, (size + (1 << level) - 1) >> level); };
+    for (int level = 1; level <= levels; ++level) {
+        glow_down_levels_[level].ensure(level_size(width, level), level_size(height, level), format);
+        if (level < levels) glow_up_[level].ensure(level_size(width, level), level_size(height, level), format);
+    }
+    glBindVertexArray(empty_vao_.id());
+    auto texel = [](int w, int h) { return glm::vec2(1.0f / float(w), 1.0f / float(h)); };
+
+    const ShaderProgram& d = glow_down_;
+    d.set("u_source", 0);
+    d.use();
+    for (int level = 1; level <= levels; ++level) {
+        const bool first = level == 1;
+        const GLuint source = first ? accumulation_.texture() : glow_down_levels_[level - 1].texture();
+        d.set("u_source_texel", first ? texel(width, height)
+                                      : texel(glow_down_levels_[level - 1].width(), glow_down_levels_[level - 1].height()));
+        glBindTextureUnit(0, source);
+        const RenderTarget& out = glow_down_levels_[level];
+        glBindFramebuffer(GL_FRAMEBUFFER, out.framebuffer());
+        glViewport(0, 0, out.width(), out.height());
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    }
 
     const ShaderProgram& g = glow_;
-    g.set("u_accum", 0);
+    g.set("u_down", 0);
     g.set("u_lower", 1);
-    glBindTextureUnit(0, accumulation_.texture());
-    glBindVertexArray(empty_vao_.id());
     g.use();
-    // From the smallest level up; the smallest reads the target's own last mipmap as its "lower".
-    for (int level = kGlowLevels - 1; level >= 1; --level) {
-        const RenderTarget& out = glow_levels_[level];
-        const bool smallest = level == kGlowLevels - 1;
-        const int lower_w = smallest ? level_size(width, level + 1) : glow_levels_[level + 1].width();
-        const int lower_h = smallest ? level_size(height, level + 1) : glow_levels_[level + 1].height();
-        g.set("u_accum_level", float(level));
-        g.set("u_lower_lod", smallest ? float(level + 1) : 0.0f);
-        g.set("u_lower_texel", glm::vec2(1.0f / float(lower_w), 1.0f / float(lower_h)));
-        glBindTextureUnit(1, smallest ? accumulation_.texture() : glow_levels_[level + 1].texture());
+    for (int level = levels - 1; level >= 1; --level) {
+        const RenderTarget& lower = level + 1 == levels ? glow_down_levels_[levels] : glow_up_[level + 1];
+        const RenderTarget& out = glow_up_[level];
+        g.set("u_lower_texel", texel(lower.width(), lower.height()));
+        glBindTextureUnit(0, glow_down_levels_[level].texture());
+        glBindTextureUnit(1, lower.texture());
         glBindFramebuffer(GL_FRAMEBUFFER, out.framebuffer());
         glViewport(0, 0, out.width(), out.height());
         glDrawArrays(GL_TRIANGLES, 0, 3);

@@ -79,11 +79,9 @@ TEST(SceneFiles, EachScaledSceneRunsTenSteps) {
     }
 }
 
-TEST(SceneFiles, BodiesScalingKeepsProportionsAndMasses) {
-    const Scene full = load_scene(kScenes + "/milky-way-andromeda.toml");
-    const Scene small = load_scene(kScenes + "/milky-way-andromeda.toml", 1000);
-    ASSERT_EQ(small.state.size(), 1000u);
-    std::map<std::pair<int, int>, std::pair<double, double>> count, mass;  // (galaxy, component) -> (full, small)
+// Counts and masses per (galaxy, component) of a full and a scaled scene.
+using PartTable = std::map<std::pair<int, int>, std::pair<double, double>>;
+void tabulate(const Scene& full, const Scene& small, PartTable& count, PartTable& mass) {
     for (std::size_t i = 0; i < full.state.size(); ++i) {
         auto k = std::make_pair(int(full.state.galaxy[i]), int(full.state.component[i]));
         count[k].first += 1;
@@ -94,9 +92,41 @@ TEST(SceneFiles, BodiesScalingKeepsProportionsAndMasses) {
         count[k].second += 1;
         mass[k].second += small.state.pos_mass[i].w;
     }
+}
+
+// reduced_halo_share: scaled down, the halos give up bodies first (fewer, heavier particles);
+// every component keeps its mass, and scaling up ignores the key.
+TEST(SceneFiles, ReducedScenesGiveTheDisksMoreBodies) {
+    const std::string file = kScenes + "/milky-way-andromeda.toml";
+    const Scene full = load_scene(file);
+    const Scene small = load_scene(file, 8192);
+    ASSERT_EQ(small.state.size(), 8192u);
+    PartTable count, mass;
+    tabulate(full, small, count, mass);
+    double disk_full = 0, disk_small = 0;
+    for (const auto& [k, c] : count) {
+        EXPECT_NEAR(mass[k].second, mass[k].first, 1e-3 * mass[k].first) << "galaxy " << k.first << " component " << k.second;
+        if (k.second == int(Component::Disk)) {
+            disk_full += c.first;
+            disk_small += c.second;
+        }
+    }
+    // Same proportions would give the disks 8192/65536 of theirs; the halos' smaller share gives more.
+    EXPECT_GT(disk_small, 1.5 * disk_full * 8192.0 / 65536.0);
+    std::cout << "[ measured ] milky-way-andromeda at 8192: " << disk_small << " disk bodies (" << disk_full * 8192.0 / 65536.0
+              << " with the file's proportions)\n";
+}
+
+TEST(SceneFiles, BodiesScalingKeepsProportionsAndMasses) {
+    // Antennae: no reduced_halo_share, so scaling down keeps every share.
+    const Scene full = load_scene(kScenes + "/antennae.toml");
+    const Scene small = load_scene(kScenes + "/antennae.toml", 1000);
+    ASSERT_EQ(small.state.size(), 1000u);
+    PartTable count, mass;  // (galaxy, component) -> (full, small)
+    tabulate(full, small, count, mass);
     EXPECT_EQ(count.size(), 6u);  // two galaxies, three components each
     for (const auto& [k, c] : count) {
-        EXPECT_NEAR(c.second, c.first * 1000.0 / 65536.0, 1.0) << "galaxy " << k.first << " component " << k.second;
+        EXPECT_NEAR(c.second, c.first * 1000.0 / double(full.state.size()), 1.0) << "galaxy " << k.first << " component " << k.second;
         EXPECT_NEAR(mass[k].second, mass[k].first, 1e-3 * mass[k].first);
     }
     // Growing works too, and the scene's parameters are kept.

@@ -67,6 +67,10 @@ struct SceneSpec {
     StepParams params;
     int steps_per_frame = 1;
     std::uint64_t seed = 1;
+    // Scaled below its N, a halo's share of the bodies is multiplied by this (then renormalised):
+    // fewer, heavier dark-matter particles leave more bodies to the disks, whose tails are what
+    // one looks at. 1: every component keeps its share.
+    double reduced_halo_share = 1.0;
     CameraSpec camera;
     std::vector<GalaxySpec> galaxies;
 };
@@ -364,7 +368,8 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
     if (!scene) top.required("scene", "a [scene] table");
     {
         Reader r(*scene, "scene", file);
-        r.allow({"name", "description", "bodies", "units", "dt", "softening", "steps_per_frame", "seed"});
+        r.allow({"name", "description", "bodies", "units", "dt", "softening", "steps_per_frame", "seed",
+                 "reduced_halo_share"});
         s.name = r.text("name");
         s.description = r.text_or("description", "");
         const toml::node& nb = r.required("bodies", "an integer, the number of bodies N");
@@ -392,6 +397,11 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
         const std::int64_t spf = r.integer("steps_per_frame", sp);
         if (spf < 1 || spf > 100000) r.error("steps_per_frame", "must be between 1 and 100000 (got " + std::to_string(spf) + ")", &sp);
         s.steps_per_frame = int(spf);
+        if (const toml::node* n = r.node("reduced_halo_share")) {
+            const double v = r.number("reduced_halo_share");
+            if (!(v > 0 && v <= 1)) r.error("reduced_halo_share", "must be in (0, 1] (got " + fmt(v) + ")", n);
+            s.reduced_halo_share = v;
+        }
         if (const toml::node* n = r.node("seed")) {
             const std::int64_t v = r.integer("seed", *n);
             if (v < 0) r.error("seed", "must be >= 0", n);
@@ -435,23 +445,28 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
 void scale(SceneSpec& s, std::size_t target) {
     if (target == 0) fail(s.source, "--bodies", "N = 0: a scene needs at least one body");
     std::vector<ComponentSpec*> scalable;
-    std::size_t fixed = 0, current = 0;
+    std::size_t fixed = 0;
     for (auto& g : s.galaxies)
         for (auto& c : g.components) {
             if (c.kind == Kind::Point) ++fixed;
-            else if (c.bodies > 0) {
+            else if (c.bodies > 0)
                 scalable.push_back(&c);
-                current += c.bodies;
-            }
         }
     if (target < fixed + scalable.size())
         fail(s.source, "--bodies", std::to_string(target) + " bodies are too few: this scene needs at least " +
                                        std::to_string(fixed + scalable.size()) + " (one per component)");
     const std::size_t want = target - fixed;
+    // Reduced: halos weigh less in the apportionment (SceneSpec::reduced_halo_share).
+    const bool reduced = target < s.bodies;
+    auto weight = [&](const ComponentSpec* c) {
+        return double(c->bodies) * (reduced && c->kind == Kind::Halo ? s.reduced_halo_share : 1.0);
+    };
+    double total_weight = 0;
+    for (const ComponentSpec* c : scalable) total_weight += weight(c);
     std::vector<std::pair<double, ComponentSpec*>> remainders;
     std::size_t given = 0;
     for (ComponentSpec* c : scalable) {
-        const double exact = double(c->bodies) * double(want) / double(current);
+        const double exact = weight(c) * double(want) / total_weight;
         std::size_t n = std::max<std::size_t>(1, std::size_t(exact));
         remainders.emplace_back(exact - double(n), c);
         c->bodies = n;

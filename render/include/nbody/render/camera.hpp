@@ -30,6 +30,9 @@ class OrbitCamera {
     void turn(float degrees);
 
     void set_target(const glm::vec3& target) { target_ = target; }
+    // Looks at the target from direction `from` (any length; the elevation is clamped short of
+    // the poles), keeping the distance.
+    void look_from(const glm::vec3& from);
     const glm::vec3& target() const { return target_; }
     float distance() const { return distance_; }
     float azimuth_deg() const { return azimuth_deg_; }

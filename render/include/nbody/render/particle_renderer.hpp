@@ -31,7 +31,7 @@ struct RenderSettings {
     ColourMode colour_mode = ColourMode::Galaxy;
     ColorMap colour_map = ColorMap::Inferno;
     float speed_scale = 0.0f;  // speed mapped to the top of the colour map; 0: automatic
-    bool hide_halo = false;
+    bool hide_halo = true;          // dark matter is not drawn unless asked for: it hides the disks
     float halo_brightness = 0.12f;  // dark matter is dark: a faint haze that shows the halo's extent
     bool float32_target = false;    // RGBA32F instead of RGBA16F
     glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
@@ -64,10 +64,11 @@ class ParticleRenderer {
   private:
     void update_colour_map(ColorMap map);
 
-    void build_glow(int width, int height);
+    void build_glow(int width, int height, int levels);
 
     ShaderProgram particles_;
-    ShaderProgram glow_;
+    ShaderProgram glow_;       // one level on the way up
+    ShaderProgram glow_down_;  // one level on the way down
     ShaderProgram tonemap_;
     GlVertexArray particle_vao_;
     GlVertexArray empty_vao_;
@@ -77,9 +78,18 @@ class ParticleRenderer {
     // is off): sampling a unit with no texture is defined by the spec, but not worth trusting.
     GlTexture black_;
     RenderTarget accumulation_;
-    std::vector<RenderTarget> glow_levels_;  // [L]: 1/2^L of the target's size; [0] unused
+    // [L]: 1/2^L of the target's size (rounded up); [0] unused. The up chain's smallest level is
+    // the down chain's.
+    std::vector<RenderTarget> glow_down_levels_, glow_up_;
     float auto_speed_scale_ = 1.0f;
 };
+
+// The hue galaxy `k` is drawn in when colouring by galaxy (linear RGB), for legends.
+glm::vec3 galaxy_colour(int k);
+
+// Glow pyramid levels for a frame `height` pixels tall: 6 at 720, one more per doubling, so the
+// glow covers the same fraction of any frame.
+int glow_levels(int height);
 
 // 95th percentile of the particles' speeds: a colour-map scale that outliers do not dominate.
 float typical_speed(const State& state);
