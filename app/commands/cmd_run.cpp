@@ -125,7 +125,13 @@ const char* signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : sig == SI
 
 int run(RunOptions o) {
     if (o.integrator == "hermite4") {
-        HermiteRunOptions h{o.input, o.scene, o.output, o.bodies, o.t_end, o.softening};
+        HermiteRunOptions h;
+        h.input = o.input;
+        h.scene = o.scene;
+        h.output = o.output;
+        h.bodies = o.bodies;
+        h.t_end = o.t_end;
+        h.softening = o.softening;
         h.eta = o.eta;
         h.dt_max = o.dt_max;
         if (o.dt) throw std::invalid_argument("--dt is leapfrog's step; hermite4 chooses its own steps (--eta, --dt-max)");
