@@ -58,7 +58,7 @@ int forces(const ForcesOptions& o) {
     state.validate();
 
     std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
-    apply_kernel_options(*backend, o.kernel);
+    (void)apply_kernel_options(*backend, o.kernel, state.size());
     backend->load(state);
     const auto start = std::chrono::steady_clock::now();
     const std::vector<Vec3d> acc = backend->accelerations(softening);
