@@ -101,6 +101,16 @@ void wrapped(const ImVec4& colour, const std::string& text, float width_em = 21.
 
 }  // namespace
 
+// A combo over the names of an enum whose values are 0 .. K-1.
+template <typename Enum, std::size_t K>
+bool enum_combo(const char* label, Enum& value, const char* const (&names)[K]) {
+    int index = int(value);
+    ImGui::SetNextItemWidth(em() * 13.0f);
+    if (!ImGui::Combo(label, &index, names, int(K))) return false;
+    value = Enum(index);
+    return true;
+}
+
 std::string time_text(double t, const UnitSystem& units) {
     char buf[64];
     const double myr = t * units.time_unit_myr;
@@ -174,13 +184,7 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
 #endif
         static const char* pair_modes[] = {"full: every pair", "symmetric: each pair once",
                                            "symmetric, bounding-box grid"};
-        int pair = int(kernel.edited.pair_mode);
-        ImGui::SetNextItemWidth(em() * 13.0f);
-        bool changed = false;
-        if (ImGui::Combo("Pairs", &pair, pair_modes, 3)) {
-            kernel.edited.pair_mode = PairMode(pair);
-            changed = true;
-        }
+        bool changed = enum_combo("Pairs", kernel.edited.pair_mode, pair_modes);
         tooltip(
             "full: every ordered pair, N^2 evaluations, bit-reproducible.\n"
             "symmetric: each unordered pair once with f_ji = -f_ij (half the work, float atomics: "
@@ -194,12 +198,7 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
         }
         if (kernel.edited.pair_mode == PairMode::Full) {
             static const char* precisions[] = {"fp32", "fp32 + J-bag Kahan", "double-single", "fp64"};
-            int precision = int(kernel.edited.precision);
-            ImGui::SetNextItemWidth(em() * 13.0f);
-            if (ImGui::Combo("Precision", &precision, precisions, 4)) {
-                kernel.edited.precision = Precision(precision);
-                changed = true;
-            }
+            changed |= enum_combo("Precision", kernel.edited.precision, precisions);
             tooltip(
                 "fp32: the plain direct sum. J-bag: per-tile partial sums added with Kahan "
                 "compensation (Hamada & Iitaka 2007). double-single: Sapporo's split positions "

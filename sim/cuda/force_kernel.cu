@@ -100,23 +100,31 @@ __device__ __forceinline__ bool enter_tile_unit(const float2* tile_mass, int til
     return uniform;
 }
 
-// One tile, k < groups. A tile of one mass (block-uniform `unit_masses`) runs its own copy of the
-// unrolled loop: twice the code of the instance, one FMUL less per interaction.
-template <int U, int Q, int B, bool Rot, bool MassTiles>
-__device__ __forceinline__ void interact_tile(const float4* lane_tile, int groups, const float3 (&xi)[B],
-                                              float3 (&ai)[B], float eps2, bool unit_masses) {
-    int k;
-    if (MassTiles && unit_masses)
-        k = interact_unrolled<U, Q, B, Rot, true>(lane_tile, groups, xi, ai, eps2);
-    else
-        k = interact_unrolled<U, Q, B, Rot, false>(lane_tile, groups, xi, ai, eps2);
-    // Only when U does not divide p/Q (small blocks with large U or Q). The general term is exact
-    // for unit masses too (1 * x = x), so one remainder loop serves both.
+// The j-values k .. groups-1 that the unrolled loop left: only when U does not divide p/Q (small
+// blocks with large U or Q).
+template <int Q, int B, bool Rot, bool UnitMass>
+__device__ __forceinline__ void interact_remainder(const float4* lane_tile, int k, int groups, const float3 (&xi)[B],
+                                                   float3 (&ai)[B], float eps2) {
 #pragma unroll 1
     for (; k < groups; ++k) {
         const float4 pj = lane_tile[k * Q];
 #pragma unroll
-        for (int b = 0; b < B; ++b) accumulate<Rot, false>(xi[b], pj, eps2, ai[b]);
+        for (int b = 0; b < B; ++b) accumulate<Rot, UnitMass>(xi[b], pj, eps2, ai[b]);
+    }
+}
+
+// One tile, k < groups. A tile of one mass (block-uniform `unit_masses`) runs its own copy of the
+// unrolled loop: twice the code of the instance, one FMUL less per interaction. Its sums are in
+// units of the tile's mass, so its remainder must ignore m_j too (the tile holds the true masses).
+template <int U, int Q, int B, bool Rot, bool MassTiles>
+__device__ __forceinline__ void interact_tile(const float4* lane_tile, int groups, const float3 (&xi)[B],
+                                              float3 (&ai)[B], float eps2, bool unit_masses) {
+    if (MassTiles && unit_masses) {
+        const int k = interact_unrolled<U, Q, B, Rot, true>(lane_tile, groups, xi, ai, eps2);
+        interact_remainder<Q, B, Rot, true>(lane_tile, k, groups, xi, ai, eps2);
+    } else {
+        const int k = interact_unrolled<U, Q, B, Rot, false>(lane_tile, groups, xi, ai, eps2);
+        interact_remainder<Q, B, Rot, false>(lane_tile, k, groups, xi, ai, eps2);
     }
 }
 

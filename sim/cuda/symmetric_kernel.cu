@@ -54,24 +54,36 @@ constexpr int step_unroll() {
     return B >= 8 ? 4 : 32 / B;
 }
 
-// One pair, both sides, counted only when `take`: w^3 := 0 makes both updates add exactly 0 (d is
-// finite). One extra FSEL; a run-time `take` is used only on diagonal tiles.
-__device__ __forceinline__ void pair_masked(const float4& pi, float3& ai, const float4& pj, float3& aj,
-                                            float eps2, bool take) {
+// The separation of a pair and w^3 = 1 / (r^2 + eps^2)^(3/2); w^3 := 0 when not `take` makes both
+// updates add exactly 0 (d is finite). One extra FSEL; a run-time `take` is used only on diagonal
+// tiles.
+struct PairTerm {
+    float dx, dy, dz, w3;
+};
+__device__ __forceinline__ PairTerm pair_term(const float4& pi, const float4& pj, float eps2, bool take) {
     const float dx = pj.x - pi.x;
     const float dy = pj.y - pi.y;
     const float dz = pj.z - pi.z;
     const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
     const float w = rsqrtf(r2);
-    const float w3 = take ? (w * w) * w : 0.0f;
-    const float si = pj.w * w3;
-    const float sj = pi.w * w3;
-    ai.x = fmaf(dx, si, ai.x);
-    ai.y = fmaf(dy, si, ai.y);
-    ai.z = fmaf(dz, si, ai.z);
-    aj.x = fmaf(-dx, sj, aj.x);
-    aj.y = fmaf(-dy, sj, aj.y);
-    aj.z = fmaf(-dz, sj, aj.z);
+    return {dx, dy, dz, take ? (w * w) * w : 0.0f};
+}
+
+// a_i += s_i d, a_j -= s_j d: the pair's two sides, six FFMA.
+__device__ __forceinline__ void add_both_sides(const PairTerm& t, float si, float3& ai, float sj, float3& aj) {
+    ai.x = fmaf(t.dx, si, ai.x);
+    ai.y = fmaf(t.dy, si, ai.y);
+    ai.z = fmaf(t.dz, si, ai.z);
+    aj.x = fmaf(-t.dx, sj, aj.x);
+    aj.y = fmaf(-t.dy, sj, aj.y);
+    aj.z = fmaf(-t.dz, sj, aj.z);
+}
+
+// One pair, both sides, counted only when `take`.
+__device__ __forceinline__ void pair_masked(const float4& pi, float3& ai, const float4& pj, float3& aj,
+                                            float eps2, bool take) {
+    const PairTerm t = pair_term(pi, pj, eps2, take);
+    add_both_sides(t, pj.w * t.w3, ai, pi.w * t.w3, aj);
 }
 
 // One pair, both sides. 16 FP32 + 1 MUFU (see the table above): the constant `take` folds away.
@@ -83,18 +95,8 @@ __device__ __forceinline__ void pair(const float4& pi, float3& ai, const float4&
 // take w^3 d, and are scaled by m_j and m_i once per tile. 14 FP32 + 1 MUFU: the two FMULs of
 // s_i = m_j w^3 and s_j = m_i w^3 are gone (docs/SYMMETRIC.md, uniform-mass tiles).
 __device__ __forceinline__ void pair_unit(const float4& pi, float3& ai, const float4& pj, float3& aj, float eps2) {
-    const float dx = pj.x - pi.x;
-    const float dy = pj.y - pi.y;
-    const float dz = pj.z - pi.z;
-    const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-    const float w = rsqrtf(r2);
-    const float w3 = (w * w) * w;
-    ai.x = fmaf(dx, w3, ai.x);
-    ai.y = fmaf(dy, w3, ai.y);
-    ai.z = fmaf(dz, w3, ai.z);
-    aj.x = fmaf(-dx, w3, aj.x);
-    aj.y = fmaf(-dy, w3, aj.y);
-    aj.z = fmaf(-dz, w3, aj.z);
+    const PairTerm t = pair_term(pi, pj, eps2, true);
+    add_both_sides(t, t.w3, ai, t.w3, aj);
 }
 
 // Every lane must reach this (full mask): callers keep all 32 lanes on the same path.

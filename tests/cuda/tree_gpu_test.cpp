@@ -23,6 +23,7 @@
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/scene.hpp"
 #include "test_support.hpp"
+#include "tree_test_support.hpp"
 
 namespace nbody {
 namespace {
@@ -33,23 +34,11 @@ namespace {
         if (!cuda_available(&why_no_gpu)) GTEST_SKIP() << "no usable CUDA device: " << why_no_gpu; \
     } while (0)
 
-GravityConfig tree(double theta, int leaf = 16, int group = 64) { return {Gravity::Tree, TreeParams{theta, leaf, group}}; }
+GravityConfig tree(double theta, int leaf = 16, int group = 64) { return test::tree_config(theta, leaf, group); }
 
-std::vector<Vec3d> exact(const State& s, double eps) {
-    std::vector<std::size_t> all(s.size());
-    std::iota(all.begin(), all.end(), std::size_t(0));
-    return direct_accelerations(s, all, eps);
-}
-
-template <class B>
-std::vector<Vec3d> forces(const State& s, const GravityConfig& g, double eps) {
-    B backend;
-    backend.load(s);
-    backend.set_gravity(g);
-    return backend.accelerations(eps);
-}
-
-State plummer(std::size_t n, std::uint64_t seed = 3) { return ic::make_plummer({.bodies = n, .seed = seed}); }
+using test::exact;
+using test::forces;
+State plummer(std::size_t n, std::uint64_t seed = 3) { return test::plummer_sphere(n, seed); }
 
 State points(const std::vector<Vec3d>& where) {
     State s;

@@ -122,6 +122,13 @@ Bodies read_output(const std::string& text) {
     return b;
 }
 
+// The example driver: $G6_HERMITE_EXECUTABLE where set (a build run on another machine), else the
+// one this build made.
+std::string g6_hermite_executable() {
+    const char* env = std::getenv("G6_HERMITE_EXECUTABLE");
+    return env && *env ? env : G6_HERMITE_EXECUTABLE;
+}
+
 void compare_driver(const Bodies& in, double t_end, double eta, double eps) {
     test::TempDir dir;
     std::ostringstream csv;
@@ -134,7 +141,7 @@ void compare_driver(const Bodies& in, double t_end, double eta, double eps) {
     }
     test::write_text(dir.file("in.csv"), csv.str());
     std::snprintf(buf, sizeof buf, " %.17g %.17g %.17g 0.125 > ", t_end, eta, eps);
-    const auto r = test::run_command("G6_ENGINE=cpu " + std::string(G6_HERMITE_EXECUTABLE) + " " + dir.file("in.csv") +
+    const auto r = test::run_command("G6_ENGINE=cpu " + g6_hermite_executable() + " " + dir.file("in.csv") +
                                      buf + dir.file("out.csv"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const Bodies out = read_output(test::read_text(dir.file("out.csv")));

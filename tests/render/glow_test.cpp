@@ -11,6 +11,7 @@
 
 #include "nbody/render/camera.hpp"
 #include "nbody/render/egl_context.hpp"
+#include "shared_egl_context.hpp"
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/render/particle_renderer.hpp"
@@ -18,29 +19,6 @@
 
 namespace nbody::render {
 namespace {
-
-EglContext* context(std::string* why_not) {
-    static std::unique_ptr<EglContext> ctx;
-    static std::string error;
-    static bool tried = false;
-    if (!tried) {
-        tried = true;
-        try {
-            ctx = std::make_unique<EglContext>();
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-    }
-    *why_not = error;
-    if (ctx) ctx->make_current();
-    return ctx.get();
-}
-
-#define REQUIRE_EGL()                                                                  \
-    do {                                                                               \
-        std::string why;                                                               \
-        if (!context(&why)) GTEST_SKIP() << "no headless EGL context: " << why;        \
-    } while (0)
 
 double mean_luminance(const Image& image) {
     double sum = 0;

@@ -12,6 +12,7 @@
 
 #include "nbody/render/camera.hpp"
 #include "nbody/render/egl_context.hpp"
+#include "shared_egl_context.hpp"
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/render/frame_reader.hpp"
 #include "nbody/render/gl_check.hpp"
@@ -24,29 +25,6 @@
 
 namespace nbody::render {
 namespace {
-
-EglContext* context(std::string* why_not) {
-    static std::unique_ptr<EglContext> ctx;
-    static std::string error;
-    static bool tried = false;
-    if (!tried) {
-        tried = true;
-        try {
-            ctx = std::make_unique<EglContext>();
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-    }
-    if (why_not) *why_not = error;
-    if (ctx) ctx->make_current();
-    return ctx.get();
-}
-
-#define REQUIRE_EGL()                                                           \
-    do {                                                                        \
-        std::string why;                                                        \
-        if (!context(&why)) GTEST_SKIP() << "no headless EGL context: " << why; \
-    } while (0)
 
 // A target whose every pixel is different and known: (x, y, x ^ y) in the low bits.
 RenderTarget patterned_target(int w, int h) {

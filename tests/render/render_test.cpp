@@ -12,6 +12,7 @@
 
 #include "nbody/render/camera.hpp"
 #include "nbody/render/egl_context.hpp"
+#include "shared_egl_context.hpp"
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/render/gl_check.hpp"
 #include "nbody/render/particle_buffers.hpp"
@@ -22,31 +23,6 @@
 
 namespace nbody::render {
 namespace {
-
-// One EGL context for the whole test program: contexts are cheap, but Mesa and NVIDIA both
-// keep per-display state, and one context is what the viewer uses.
-EglContext* shared_context(std::string* why_not) {
-    static std::unique_ptr<EglContext> context;
-    static std::string error;
-    static bool tried = false;
-    if (!tried) {
-        tried = true;
-        try {
-            context = std::make_unique<EglContext>();
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-    }
-    if (why_not) *why_not = error;
-    if (context) context->make_current();
-    return context.get();
-}
-
-#define REQUIRE_EGL()                                                                  \
-    do {                                                                               \
-        std::string why;                                                               \
-        if (!shared_context(&why)) GTEST_SKIP() << "no headless EGL context: " << why; \
-    } while (0)
 
 float luminance(const Image& image, int x, int y) {
     const std::uint8_t* p = image.pixel(x, y);

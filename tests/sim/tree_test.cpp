@@ -20,29 +20,15 @@
 #include "nbody/sim/tree/host_tree.hpp"
 #include "nbody/sim/tree/multipole.hpp"
 #include "test_support.hpp"
+#include "tree_test_support.hpp"
 
 namespace nbody {
 namespace {
 
-GravityConfig tree_config(double theta, int leaf = 16, int group = 64) {
-    return {Gravity::Tree, TreeParams{theta, leaf, group}};
-}
-
-template <class B>
-std::vector<Vec3d> forces(const State& s, const GravityConfig& g, double eps) {
-    B backend;
-    backend.load(s);
-    backend.set_gravity(g);
-    return backend.accelerations(eps);
-}
-
-std::vector<Vec3d> exact(const State& s, double eps) {
-    std::vector<std::size_t> all(s.size());
-    std::iota(all.begin(), all.end(), std::size_t(0));
-    return direct_accelerations(s, all, eps);
-}
-
-State plummer(std::size_t n, std::uint64_t seed = 3) { return ic::make_plummer({.bodies = n, .seed = seed}); }
+using test::tree_config;
+using test::forces;
+using test::exact;
+State plummer(std::size_t n, std::uint64_t seed = 3) { return test::plummer_sphere(n, seed); }
 
 TEST(TreeLimit, ThetaToZeroIsTheDirectSumInDouble) {
     const State s = plummer(3000);

@@ -60,6 +60,38 @@ struct Nearest {
     }
 };
 
+// Sums of one i-body's acceleration, jerk and potential over its j-bodies, in float (ds) or double
+// (fp64): the same expressions for both, so the two precisions differ only in rounding.
+__device__ inline float inverse_distance(float r2) { return rsqrtf(r2); }
+__device__ inline double inverse_distance(double r2) { return 1.0 / sqrt(r2); }
+
+template <typename T>
+struct ForceJerkSums {
+    T ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
+    // rinv = 0 drops the term (the i-body itself).
+    __device__ void add(T dx, T dy, T dz, T dvx, T dvy, T dvz, T mass, T rinv) {
+        const T rinv2 = rinv * rinv;
+        const T mr = mass * rinv;
+        const T mr3 = mr * rinv2;
+        const T rv = T(3) * (dx * dvx + dy * dvy + dz * dvz) * rinv2;
+        ax += mr3 * dx;
+        ay += mr3 * dy;
+        az += mr3 * dz;
+        jx += mr3 * (dvx - rv * dx);
+        jy += mr3 * (dvy - rv * dy);
+        jz += mr3 * (dvz - rv * dz);
+        pot -= mr;
+    }
+};
+
+// The j-range [first, last) of split `split` of `splits` (blockIdx.y of the force kernels).
+struct JRange {
+    int first, last;
+};
+__device__ inline JRange split_range(int nj, int split, int splits) {
+    return {int((long long)nj * split / splits), int((long long)nj * (split + 1) / splits)};
+}
+
 template <int EXTRAS>
 __device__ void record_neighbour(const NeighbourLists& lists, int i, float d2, float h2, int jid, bool self) {
     if (EXTRAS >= kNeighbours && !self && d2 < h2) {
@@ -86,8 +118,8 @@ __global__ void __launch_bounds__(BLOCK) force_ds(Predicted j, int nj, IBatch ib
         h2 = float(x.w);
         id = int(v.w);
     }
-    const int split = blockIdx.y, splits = gridDim.y;
-    const int j0 = int((long long)nj * split / splits), j1 = int((long long)nj * (split + 1) / splits);
+    const int split = blockIdx.y;
+    const auto [j0, j1] = split_range(nj, split, gridDim.y);
     double dax = 0, day = 0, daz = 0, djx = 0, djy = 0, djz = 0, dpot = 0;
     Nearest<EXTRAS> nn;
     for (int tile = j0; tile < j1; tile += BLOCK) {
@@ -102,33 +134,21 @@ __global__ void __launch_bounds__(BLOCK) force_ds(Predicted j, int nj, IBatch ib
             s_v[threadIdx.x] = make_float4(0.f, 0.f, 0.f, 0.f);
         }
         __syncthreads();
-        float ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
+        ForceJerkSums<float> t;  // one tile in float, accumulated in double below
 #pragma unroll UNROLL
         for (int q = 0; q < BLOCK; ++q) {
             const float4 hi = s_hi[q], lo = s_lo[q], vv = s_v[q];
             const float dx = (hi.x - xh) + (lo.x - xl);
             const float dy = (hi.y - yh) + (lo.y - yl);
             const float dz = (hi.z - zh) + (lo.z - zl);
-            const float dvx = vv.x - vx, dvy = vv.y - vy, dvz = vv.z - vz;
             const float d2 = dx * dx + dy * dy + dz * dz;
             const int jid = __float_as_int(lo.w);
             const bool self = jid == id;
-            const float rinv = self ? 0.f : rsqrtf(d2 + eps2);
-            const float rinv2 = rinv * rinv;
-            const float mr = hi.w * rinv;
-            const float mr3 = mr * rinv2;
-            const float rv = 3.f * (dx * dvx + dy * dvy + dz * dvz) * rinv2;
-            ax += mr3 * dx;
-            ay += mr3 * dy;
-            az += mr3 * dz;
-            jx += mr3 * (dvx - rv * dx);
-            jy += mr3 * (dvy - rv * dy);
-            jz += mr3 * (dvz - rv * dz);
-            pot -= mr;
+            t.add(dx, dy, dz, vv.x - vx, vv.y - vy, vv.z - vz, hi.w, self ? 0.f : inverse_distance(d2 + eps2));
             nn.see(d2, jid, self);
             if (valid) record_neighbour<EXTRAS>(lists, i, d2, h2, jid, self || jid == -2);
         }
-        dax += ax, day += ay, daz += az, djx += jx, djy += jy, djz += jz, dpot += pot;
+        dax += t.ax, day += t.ay, daz += t.az, djx += t.jx, djy += t.jy, djz += t.jz, dpot += t.pot;
         __syncthreads();
     }
     if (!valid) return;
@@ -149,9 +169,9 @@ __global__ void __launch_bounds__(BLOCK) force_fp64(Predicted j, int nj, IBatch 
     Real4 xi = r4(1e18, 1e18, 1e18, 0), vi = r4(0, 0, 0, -1);
     if (valid) xi = ib.x[i], vi = ib.v[i];
     const int id = int(vi.w);
-    const int split = blockIdx.y, splits = gridDim.y;
-    const int j0 = int((long long)nj * split / splits), j1 = int((long long)nj * (split + 1) / splits);
-    double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
+    const int split = blockIdx.y;
+    const auto [j0, j1] = split_range(nj, split, gridDim.y);
+    ForceJerkSums<double> sums;
     Nearest<EXTRAS> nn;
     for (int tile = j0; tile < j1; tile += BLOCK) {
         const int k = tile + threadIdx.x;
@@ -162,22 +182,10 @@ __global__ void __launch_bounds__(BLOCK) force_fp64(Predicted j, int nj, IBatch 
         for (int q = 0; q < BLOCK; ++q) {
             const Real4 xj = s_x[q], vj = s_v[q];
             const double dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
-            const double dvx = vj.x - vi.x, dvy = vj.y - vi.y, dvz = vj.z - vi.z;
             const double d2 = dx * dx + dy * dy + dz * dz;
             const int jid = int(vj.w);
             const bool self = jid == id;
-            const double rinv = self ? 0.0 : 1.0 / sqrt(d2 + eps2);
-            const double rinv2 = rinv * rinv;
-            const double mr = xj.w * rinv;
-            const double mr3 = mr * rinv2;
-            const double rv = 3.0 * (dx * dvx + dy * dvy + dz * dvz) * rinv2;
-            ax += mr3 * dx;
-            ay += mr3 * dy;
-            az += mr3 * dz;
-            jx += mr3 * (dvx - rv * dx);
-            jy += mr3 * (dvy - rv * dy);
-            jz += mr3 * (dvz - rv * dz);
-            pot -= mr;
+            sums.add(dx, dy, dz, vj.x - vi.x, vj.y - vi.y, vj.z - vi.z, xj.w, self ? 0.0 : inverse_distance(d2 + eps2));
             nn.see(float(d2), jid, self);
             if (valid) record_neighbour<EXTRAS>(lists, i, float(d2), float(xi.w), jid, self || jid == -2);
         }
@@ -185,8 +193,8 @@ __global__ void __launch_bounds__(BLOCK) force_fp64(Predicted j, int nj, IBatch 
     }
     if (!valid) return;
     const std::size_t o = std::size_t(split) * ni_pad + i;
-    part.acc_pot[o] = r4(ax, ay, az, pot);
-    part.jerk_nn[o] = r4(jx, jy, jz, double(nn.r2));
+    part.acc_pot[o] = r4(sums.ax, sums.ay, sums.az, sums.pot);
+    part.jerk_nn[o] = r4(sums.jx, sums.jy, sums.jz, double(nn.r2));
     part.nearest[o] = nn.id;
 }
 
