@@ -632,7 +632,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->delimiter(',');
     cmd->add_option("--pairs", options->pairs,
                     "pair modes to time: full (every pair), symmetric (each pair once, lambda map), "
-                    "symmetric-bb (bounding-box grid); default full, all three with --sweep")
+                    "symmetric-bb (bounding-box grid); default: the mode of the default config at each N (the table of docs/PERFORMANCE.md section 12), all three with --sweep")
         ->delimiter(',');
     cmd->add_option("--bodies-per-lane", options->bodies_per_lane,
                     "symmetric kernels: i-bodies per lane (1,2,4,8)")

@@ -107,7 +107,12 @@ void write_output(const std::string& path, const Loaded& run, const State& state
     const PreciseState* p = precise ? &*precise : nullptr;
     switch (io::particle_format_for(path)) {
         case io::ParticleFormat::Snapshot: {
-            io::Snapshot snap{state, run.params, run.steps_per_frame, run.name, run.source};
+            io::Snapshot snap;
+            snap.state = state;
+            snap.params = run.params;
+            snap.steps_per_frame = run.steps_per_frame;
+            snap.scene_name = run.name;
+            snap.scene_source = run.source;
             snap.precise = precise;
             if (!status.empty()) snap.metadata[io::kStatusKey] = status;
             io::write_snapshot(path, snap);
@@ -121,7 +126,6 @@ void write_output(const std::string& path, const Loaded& run, const State& state
     }
 }
 
-const char* signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT (Ctrl-C)" : "a signal"; }
 
 int run(RunOptions o) {
     if (o.integrator == "hermite4") {

@@ -18,6 +18,8 @@
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/scene.hpp"
+#include "progress_line.hpp"
+#include "recorder_interrupt.hpp"
 
 namespace nbody::app {
 namespace {
@@ -218,6 +220,16 @@ std::string histogram(const std::vector<std::size_t>& h, double dt_max) {
     return s + buf;
 }
 
+// A progress line: model time reached, work done, and the time left if the rate of model time
+// per second holds (block steps shrink in dense phases, so it is an estimate).
+void report_progress(const HermiteIntegrator& h, double t_start, double t_end, double elapsed) {
+    const double fraction = t_end > t_start ? (h.time() - t_start) / (t_end - t_start) : 1.0;
+    const std::string left = fraction > 0 ? ", about " + format_hms(elapsed * (1.0 - fraction) / fraction) + " left" : "";
+    std::fprintf(stderr, "  t = %.6g / %g (%.1f %%), %llu blocks, %.3e force evaluations, %s elapsed%s\n", h.time(), t_end,
+                 100.0 * fraction, (unsigned long long)h.stats().blocks, double(h.stats().body_steps),
+                 format_hms(elapsed).c_str(), left.c_str());
+}
+
 }  // namespace
 
 int run_hermite(const HermiteRunOptions& o) {
@@ -251,19 +263,22 @@ int run_hermite(const HermiteRunOptions& o) {
         throw std::invalid_argument("--t-end " + g17(*o.t_end) + " is before the start time " + g17(h.time()));
     const double e0 = h.energy();
 
+    // Ctrl-C and SIGTERM stop after the block step in progress; the state reached is written.
+    InterruptGuard interrupts;
+    const double t_start = h.time();
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
+    int interrupted = 0;
     try {
         while (h.advance(*o.t_end)) {
+            if ((interrupted = InterruptGuard::requested()) != 0) break;
             const auto now = std::chrono::steady_clock::now();
             if (std::chrono::duration<double>(now - last).count() >= o.progress_seconds) {
-                const double el = std::chrono::duration<double>(now - start).count();
-                std::fprintf(stderr, "  t = %.6g / %g, %llu blocks, %.3e force evaluations, %.1f s elapsed\n", h.time(),
-                             *o.t_end, (unsigned long long)h.stats().blocks, double(h.stats().body_steps), el);
+                report_progress(h, t_start, *o.t_end, std::chrono::duration<double>(now - start).count());
                 last = now;
             }
         }
-        h.evolve(*o.t_end);
+        if (!interrupted) h.evolve(*o.t_end);
     } catch (const hermite::HermiteError& e) {
         std::fprintf(stderr, "nbody: %s\n", e.what());
         if (!o.output.empty()) {
@@ -272,6 +287,14 @@ int run_hermite(const HermiteRunOptions& o) {
             std::fprintf(stderr, "wrote the last good state (t = %s) to %s\n", g17(h.time()).c_str(), o.output.c_str());
         }
         return 1;
+    }
+    if (interrupted) {
+        const std::string status = std::string("interrupted by ") + signal_name(interrupted) + " at t = " +
+                                   g17(h.time()) + " of " + g17(*o.t_end) + " (predicted to that time)";
+        if (!o.output.empty()) write_output(o.output, in, h, status);
+        std::fprintf(stderr, "nbody: %s%s%s\n", status.c_str(),
+                     o.output.empty() ? "" : "; the state reached was written to ", o.output.c_str());
+        return 128 + interrupted;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double e1 = h.energy();

@@ -50,4 +50,6 @@ InterruptGuard::~InterruptGuard() {
 
 int InterruptGuard::requested() { return g_requested.load(); }
 
+const char* signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT (Ctrl-C)" : "a signal"; }
+
 }  // namespace nbody::app

@@ -29,4 +29,7 @@ class InterruptGuard {
     }, old_term_{}, old_pipe_{}, old_xfsz_{};
 };
 
+// "SIGINT (Ctrl-C)", "SIGTERM": the signal a stop message names.
+const char* signal_name(int sig);
+
 }  // namespace nbody::app

@@ -67,9 +67,13 @@ std::optional<std::size_t> Viewer::host_cap(const std::string& path) {
 
 void Viewer::save_snapshot() {
     try {
-        State now = sim_.snapshot();
-        io::write_snapshot(params_.sim.snapshot_path,
-                           {std::move(now), params_.sim.step, params_.sim.steps_per_frame, scene_.name, scene_path_});
+        io::Snapshot snap;
+        snap.state = sim_.snapshot();
+        snap.params = params_.sim.step;
+        snap.steps_per_frame = params_.sim.steps_per_frame;
+        snap.scene_name = scene_.name;
+        snap.scene_source = scene_path_;
+        io::write_snapshot(params_.sim.snapshot_path, snap);
         say("snapshot saved to " + params_.sim.snapshot_path, false);
     } catch (const std::exception& e) {
         say(std::string("snapshot not saved: ") + e.what(), true);

@@ -9,8 +9,9 @@ constexpr KernelConfig every_pair(int unroll, int block, int q, int b) {
     return KernelConfig{.unroll = unroll, .block = block, .threads_per_body = q, .bodies_per_thread = b};
 }
 
-constexpr KernelConfig each_pair_once(KernelConfig full_tunables, int bodies_per_lane) {
-    full_tunables.pair_mode = PairMode::Symmetric;
+constexpr KernelConfig each_pair_once(KernelConfig full_tunables, int bodies_per_lane,
+                                      PairMode map = PairMode::Symmetric) {
+    full_tunables.pair_mode = map;
     full_tunables.bodies_per_lane = bodies_per_lane;
     return full_tunables;
 }
@@ -19,15 +20,19 @@ constexpr KernelConfig each_pair_once(KernelConfig full_tunables, int bodies_per
 // every-pair sweeps and each-pair-once at 4K-1M, Plummer spheres and milky-way-andromeda.toml).
 // Below 8K neither kernel fills 132 SMs and the every-pair kernel's q-split wins (4K: 0.83e12
 // against 0.66e12); from 8K on each pair once wins (8K: 1.79e12 against 1.54e12), by 1.3x at 16K
-// and 1.4x from 64K on. The every-pair tunables are each N's best from the sweep.
+// and 1.4x from 64K on. The every-pair tunables are each N's best from the sweep. From 256K the
+// bounding-box grid beats the lambda map at B = 8 (256K 3.403 against 3.315e12, 1M 3.429 against
+// 3.335e12, runs 14 and 15): its exit test costs less than the map's arithmetic once tiles are many.
+// Every pair at 1M: U8 p1024 q1 B4 2.381e12, ahead of run 14's U32 p1024 q1 B2 (2.321e12; run 16).
 constexpr const char* kH200 = "docs/PERFORMANCE.md section 12, H200 run 14";
+constexpr const char* kH200BoundingBox = "docs/PERFORMANCE.md section 12.4, H200 runs 14-16";
 constexpr std::array kRows{
     KernelDefaultRow{9, 0, 0, every_pair(16, 512, 4, 2), kH200},
     KernelDefaultRow{9, 0, 6144, each_pair_once(every_pair(8, 1024, 8, 2), 4), kH200},
     KernelDefaultRow{9, 0, 12288, each_pair_once(every_pair(8, 1024, 8, 4), 8), kH200},
     KernelDefaultRow{9, 0, 24576, each_pair_once(every_pair(8, 1024, 4, 4), 8), kH200},
     KernelDefaultRow{9, 0, 49152, each_pair_once(every_pair(8, 1024, 1, 4), 8), kH200},
-    KernelDefaultRow{9, 0, 524288, each_pair_once(every_pair(32, 1024, 1, 2), 8), kH200},
+    KernelDefaultRow{9, 0, 196608, each_pair_once(every_pair(8, 1024, 1, 4), 8, PairMode::SymmetricBoundingBox), kH200BoundingBox},
 };
 
 }  // namespace

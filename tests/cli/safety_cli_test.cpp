@@ -323,6 +323,35 @@ TEST(Signals, RunWritesTheStateReachedAndExits130Or143) {
     }
 }
 
+// The Hermite integrator's run loop too: a progress line with the time left, then Ctrl-C stops
+// after the block step in progress and writes the state reached, marked as such.
+TEST(Signals, HermiteRunWritesTheStateReachedAndExits130) {
+    TempDir dir;
+    const std::string log = dir.file("log.txt"), out = dir.file("o.nbsnap");
+    const pid_t pid = spawn_nbody({"run", "--integrator", "hermite4", "--scene", scene("star-cluster-kroupa.toml"),
+                                   "--bodies", "1024", "--t-end", "100000", "--backend", "cpu", "--out", out},
+                                  log);
+    ASSERT_GT(pid, 0);
+    const auto t0 = Clock::now();
+    while (seconds_since(t0) < 30 && read_text(log).find(" left") == std::string::npos)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::string before = read_text(log);
+    EXPECT_TRUE(std::regex_search(before, std::regex(R"(t = \S+ / 100000 \(.*%\).*elapsed, about .* left)"))) << before;
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    const int status = wait_for(pid, 30);
+    const std::string text = read_text(log);
+    ASSERT_NE(status, -1) << "did not stop:\n" << text;
+    ASSERT_TRUE(WIFEXITED(status)) << text;
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << text;
+    EXPECT_NE(text.find("the state reached was written to"), std::string::npos) << text;
+    const io::Snapshot snap = io::read_snapshot(out);
+    ASSERT_TRUE(snap.metadata.count(io::kStatusKey));
+    EXPECT_NE(snap.metadata.at(io::kStatusKey).find("interrupted by SIGINT"), std::string::npos)
+        << snap.metadata.at(io::kStatusKey);
+    EXPECT_GT(snap.state.time, 0.0);
+    EXPECT_TRUE(temporaries(dir.path()).empty());
+}
+
 // A run from a double state (reference backend) writes 17 significant digits and reads them back
 // in double: 5 steps + CSV + 5 steps equals 10 steps bit for bit.
 TEST(DoubleState, CsvFromTheReferenceBackendContinuesExactly) {
