@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "viewer_gravity.hpp"
 #include "viewer_input.hpp"
 
 #if NBODY_HAVE_CUDA
@@ -158,6 +159,44 @@ std::string bytes_text(double bytes) {
     return buf;
 }
 
+// The gravity solver: the all-pairs kernel or the tree code (docs/TREE.md), switched live.
+void draw_gravity_section(KernelParams& kernel, Requests& requests, const PanelContext& ctx) {
+    static const char* solvers[] = {"direct (every pair)", "tree (Barnes-Hut)"};
+    bool changed = enum_combo("Gravity", kernel.gravity.gravity, solvers);
+    tooltip(
+        "direct: the all-pairs kernel, exact up to rounding. tree: monopole + quadrupole cells opened "
+        "by theta; far faster at large N, with a force error theta controls. Positions and "
+        "velocities are kept when you switch.");
+    if (kernel.gravity.gravity == Gravity::Tree) {
+        TreeParams& t = kernel.gravity.tree;
+        float theta = float(t.theta);
+        ImGui::SetNextItemWidth(em() * 13.0f);
+        if (ImGui::SliderFloat("theta", &theta, 0.1f, 1.2f, "%.2f")) {
+            t.theta = double(theta);
+            changed = true;
+        }
+        tooltip("Opening angle: a cell is used whole when it looks smaller than theta from a group. Smaller is "
+                "more accurate and slower.");
+        ImGui::PushItemWidth(em() * 6.0f);
+        const int max_group = ctx.sim.tunable() ? 128 : kMaxGroupSize;  // the GPU walk's limit
+        changed |= ImGui::SliderInt("group", &t.group_size, 1, max_group);
+        tooltip("Bodies that share one tree walk and one interaction list.");
+        ImGui::SameLine();
+        const int max_leaf = ctx.sim.tunable() ? 64 : kMaxLeafSize;
+        changed |= ImGui::SliderInt("leaf", &t.leaf_size, 1, max_leaf);
+        tooltip("A cell with at most this many bodies is not split further.");
+        ImGui::PopItemWidth();
+        if (const std::string times = tree_timing_text(ctx.sim); !times.empty()) wrapped(kDim, "Tree: " + times);
+    }
+    if (changed) requests.apply_gravity = true;
+    if (!kernel.gravity_reason.empty()) wrapped(kError, "Not applied: " + kernel.gravity_reason);
+    if (ImGui::Button("Force error")) requests.estimate_force_error = true;
+    tooltip("Compares the running solver's accelerations with a double-precision direct sum on 256 random "
+            "bodies (one extra force pass; a fraction of a second at 1M bodies).");
+    ImGui::SameLine();
+    wrapped(kDim, kernel.force_error.empty() ? std::string("(not measured yet)") : kernel.force_error);
+}
+
 void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelContext& ctx, bool* open,
                        float* bottom) {
     if (!ImGui::Begin("Kernel", open, kPanelFlags)) {
@@ -254,6 +293,8 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
         wrapped(kDim, "The " + std::string(ctx.sim.backend().name()) +
                           " backend has no tunable kernel (start with --backend cuda on a GPU).");
     }
+    ImGui::Separator();
+    draw_gravity_section(kernel, requests, ctx);
 
     ImGui::Separator();
     if (ImGui::BeginTable("rates", 2, ImGuiTableFlags_SizingStretchProp)) {
@@ -874,7 +915,9 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
     float left_y = top;
     if (visible.kernel) {
         ImGui::SetNextWindowPos(ImVec2(margin, top), cond);
-        ImGui::SetNextWindowCollapsed(true, ImGuiCond_Once);  // for tuning a GPU: out of the way until opened
+        // For tuning a GPU: out of the way until opened, unless the run started on the tree code,
+        // whose theta and force error live here.
+        ImGui::SetNextWindowCollapsed(params.kernel.gravity.gravity != Gravity::Tree, ImGuiCond_Once);
         draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel, &left_y);
         left_y += margin;
     }

@@ -91,6 +91,7 @@ Viewer::Viewer(const ViewOptions& o)
     params_.kernel.edited = sim_.backend().kernel_config();
     params_.kernel.started_with = params_.kernel.edited;
     params_.kernel.origin = kernel_origin;
+    params_.kernel.gravity = sim_.backend().gravity();  // --gravity, --theta, ... as applied
     sim_.load(scene_.state, scene_.params.dt);
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";

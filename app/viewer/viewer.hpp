@@ -68,6 +68,7 @@ class Viewer {
     void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame);  // viewer_draw.cpp
     void save_screenshot(const render::DrawTarget& target, bool final_shot);          // viewer_draw.cpp
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
+    void print_tree_report();
     int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
 
     // --- helpers -------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/gravity.hpp"
 #include "nbody/sim/kernel_config.hpp"
 
 namespace nbody::app {
@@ -31,6 +32,9 @@ struct KernelParams {
     bool autotune_ok = true;
     KernelConfig started_with;       // the config chosen at start (default table, cache or options)
     std::string origin;              // where started_with came from (apply_kernel_options)
+    GravityConfig gravity;           // the solver the panel shows (direct, or tree with its tunables)
+    std::string gravity_reason;      // why `gravity` was refused; empty when it is running
+    std::string force_error;         // the last force-error estimate against the direct sum
 };
 
 enum class CameraPreset { OrbitalPlane, EdgeOn, FaceOnDisk, EdgeOnDisk };
@@ -58,6 +62,8 @@ struct Requests {
     bool screenshot = false;
     bool quit = false;
     bool apply_kernel = false;  // KernelParams::edited changed
+    bool apply_gravity = false;  // KernelParams::gravity changed
+    bool estimate_force_error = false;  // compare the solver's forces with the direct sum on a sample
     bool apply_bodies = false;  // SimulationParams::bodies changed
     bool compute_energy = false;
     bool reset_camera = false;

@@ -6,6 +6,7 @@
 
 #include "nbody/render/gl.hpp"
 #include "viewer.hpp"
+#include "viewer_gravity.hpp"
 
 namespace nbody::app {
 
@@ -76,6 +77,20 @@ int print_record_summary(const RecordingSummary& r, int mp4_fps, bool interrupte
 
 }  // namespace
 
+// Under --gravity tree a scripted run also says what the tree cost and what theta bought: the
+// same figures as the Kernel panel (viewer_gravity.hpp).
+void Viewer::print_tree_report() {
+    std::printf("  gravity: %s; tree: %s\n", sim_.backend().gravity().to_string().c_str(),
+                tree_timing_text(sim_).c_str());
+    try {
+        std::printf("  force error against the direct sum, %s\n",
+                    force_error_text(sim_, params_.sim.step.softening).c_str());
+    } catch (const std::exception& e) {
+        std::printf("  force error against the direct sum: not measured (%s)\n", e.what());
+    }
+    std::fflush(stdout);
+}
+
 int Viewer::finish() {
     // Everything queued has run: the timings are complete and honest.
     glFinish();
@@ -100,6 +115,7 @@ int Viewer::finish() {
         totals_.frames = std::max<long long>(frame_ - 1, 0);
         totals_.seconds = loop_seconds;
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu);
+        if (sim_.backend().gravity().gravity == Gravity::Tree) print_tree_report();
     }
     if (record_run_ && record_summary_ &&
         print_record_summary(*record_summary_, record_settings_->mp4_fps, interrupted_ != 0) != 0)

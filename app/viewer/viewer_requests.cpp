@@ -7,6 +7,7 @@
 #include "nbody/sim/io/snapshot.hpp"
 #include "viewer.hpp"
 #include "viewer_autotune.hpp"
+#include "viewer_gravity.hpp"
 
 namespace nbody::app {
 
@@ -19,6 +20,22 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
         params_.kernel.invalid_reason = sim_.apply_kernel_config(params_.kernel.edited);
         if (params_.kernel.invalid_reason.empty())
             std::cerr << "nbody: kernel " << params_.kernel.edited.to_string() << "\n";
+    }
+    if (requests.apply_gravity) {
+        params_.kernel.gravity_reason = apply_gravity(sim_, params_.kernel.gravity);
+        if (params_.kernel.gravity_reason.empty()) {
+            std::cerr << "nbody: gravity " << params_.kernel.gravity.to_string() << "\n";
+            params_.kernel.force_error.clear();  // it described the previous solver
+        } else {
+            params_.kernel.gravity = sim_.backend().gravity();
+        }
+    }
+    if (requests.estimate_force_error) {
+        try {
+            params_.kernel.force_error = force_error_text(sim_, params_.sim.step.softening);
+        } catch (const std::exception& e) {
+            say(std::string("force error estimate failed: ") + e.what(), true);
+        }
     }
     if (requests.autotune) {
         const ViewerAutotuneOutcome r = autotune_viewer(sim_, params_.sim.step);

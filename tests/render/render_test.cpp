@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <string>
 
 #include "nbody/render/camera.hpp"
@@ -312,6 +313,34 @@ TEST(ParticleBuffers, UploadSwapsAndKeepsThePreviousPositions) {
     EXPECT_EQ(back[2].x, 2.0f);
     EXPECT_EQ(back[2].y, 7.0f);
     EXPECT_THROW(buffers.upload(std::vector<Vec4f>(2), 2.0), std::invalid_argument);
+}
+
+// The viewer on the tree code (--gravity tree): a scripted run reports the tree's phases and the
+// force error against the direct sum (the Kernel panel's figures), and theta moves the error.
+TEST(ViewerExecutable, TreeGravityReportsItsCostAndForceError) {
+    double median[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+        const auto r = test::run_nbody(std::string("view --headless --backend cpu --bodies 2048 --frames 2 --no-ui ") +
+                                       "--size 160x100 --gravity tree --theta " + (k == 0 ? "0.3" : "0.9"));
+        if (r.exit_code != 0 && r.output.find("cannot create a headless OpenGL") != std::string::npos)
+            GTEST_SKIP() << "no headless EGL: " << r.output;
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_NE(r.output.find(k == 0 ? "gravity: tree theta=0.3" : "gravity: tree theta=0.9"), std::string::npos)
+            << r.output;
+        EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(tree: build [0-9.]+ ms, moments [0-9.]+ ms, walk [0-9.]+ ms)")))
+            << r.output;
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(r.output, m,
+                                      std::regex(R"(force error against the direct sum, 256 bodies: median ([0-9.e+-]+), )")))
+            << r.output;
+        median[k] = std::stod(m[1].str());
+    }
+    EXPECT_GT(median[0], 0.0);
+    EXPECT_LT(median[0], 1e-3) << "theta 0.3";
+    EXPECT_GT(median[1], 2.0 * median[0]) << "a larger theta opens fewer cells: a larger error";
+    // The direct solver reports no tree.
+    const auto r = test::run_nbody("view --headless --backend cpu --bodies 512 --frames 2 --no-ui --size 160x100");
+    if (r.exit_code == 0) EXPECT_EQ(r.output.find("gravity: tree"), std::string::npos) << r.output;
 }
 
 // The viewer executable, headless: a PNG that is neither missing nor blank.

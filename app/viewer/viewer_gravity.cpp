@@ -1,0 +1,80 @@
+#include "viewer_gravity.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "nbody/sim/direct_sum_backend.hpp"
+#include "nbody/sim/force_error.hpp"
+#if NBODY_HAVE_CUDA
+#include "nbody/sim/cuda_backend.hpp"
+#endif
+
+namespace nbody::app {
+
+std::string apply_gravity(SimulationDriver& sim, const GravityConfig& config) {
+    try {
+        sim.backend().set_gravity(config);  // the running choice is kept when this throws
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
+namespace {
+
+struct TreePhases {
+    double build_ms = 0, moments_ms = 0, walk_ms = 0;
+    std::size_t nodes = 0, bytes = 0;
+};
+
+TreePhases tree_phases(const SimulationDriver& sim) {
+#if NBODY_HAVE_CUDA
+    if (const CudaBackend* cuda = sim.cuda()) {
+        const CudaBackend::TreeTimes t = cuda->tree_times();
+        return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, t.bytes};
+    }
+#endif
+    if (const auto* cpu = dynamic_cast<const DirectSumBackend<float>*>(&sim.backend())) {
+        const tree::TreeStats& t = cpu->last_tree_stats();
+        return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, 0};
+    }
+    if (const auto* ref = dynamic_cast<const DirectSumBackend<double>*>(&sim.backend())) {
+        const tree::TreeStats& t = ref->last_tree_stats();
+        return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, 0};
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string tree_timing_text(const SimulationDriver& sim) {
+    if (sim.backend().gravity().gravity != Gravity::Tree) return {};
+    const TreePhases t = tree_phases(sim);
+    if (t.nodes == 0) return {};
+    char buf[160];
+    int len = std::snprintf(buf, sizeof buf, "build %.2f ms, moments %.2f ms, walk %.2f ms; %.3gk nodes", t.build_ms,
+                            t.moments_ms, t.walk_ms, double(t.nodes) * 1e-3);
+    if (t.bytes > 0 && len > 0 && std::size_t(len) < sizeof buf)
+        std::snprintf(buf + len, sizeof buf - std::size_t(len), ", %.0f MiB", double(t.bytes) / (1024.0 * 1024.0));
+    return buf;
+}
+
+std::string force_error_text(SimulationDriver& sim, double softening, std::size_t sample) {
+    const auto start = std::chrono::steady_clock::now();
+    const State now = sim.snapshot();  // also hands the newest positions to the backend (interop)
+    const std::vector<std::size_t> which = sample_bodies(now.size(), sample, 1);
+    const std::vector<Vec3d> reference = direct_accelerations(now, which, softening);
+    const std::vector<Vec3d> all = sim.backend().accelerations(softening);
+    std::vector<Vec3d> sampled(which.size());
+    for (std::size_t k = 0; k < which.size(); ++k) sampled[k] = all[which[k]];
+    const ForceErrorStats e = relative_force_errors(sampled, reference);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%zu bodies: median %.1e, p99 %.1e, max %.1e (%.2f s)", e.count, e.median, e.p99,
+                  e.max, seconds);
+    return buf;
+}
+
+}  // namespace nbody::app
