@@ -16,7 +16,9 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/snapshot.hpp"
+#include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
+#include "output_paths.hpp"
 #include "run_options.hpp"
 
 namespace nbody::app {
@@ -28,6 +30,7 @@ struct ForcesOptions {
     std::optional<double> softening;
     std::string backend = "auto";
     KernelOptions kernel;
+    bool overwrite = false;
 };
 
 int forces(const ForcesOptions& o) {
@@ -40,6 +43,9 @@ int forces(const ForcesOptions& o) {
         throw std::invalid_argument("--softening must be >= 0");
     const GravityConfig gravity = o.kernel.gravity.config();  // bad options fail before any loading
     const BackendKind kind = parse_backend_kind(o.backend);
+    // Memory for a scaled scene first (a refused N leaves no folder behind), then the output.
+    if (o.bodies) check_memory_for(std::uint64_t(*o.bodies), backend_name_for(kind), requested_precision(o.kernel));
+    check_outputs({{"--out", o.output, OutputKind::Csv}}, {o.input, o.scene}, o.overwrite);
 
     State state;
     double softening = 0.01;  // as `nbody run` when neither the input nor the options say
@@ -56,6 +62,7 @@ int forces(const ForcesOptions& o) {
     }
     if (o.softening) softening = *o.softening;
     state.validate();
+    check_memory_for(state.size(), backend_name_for(kind), requested_precision(o.kernel));
 
     std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
     (void)apply_kernel_options(*backend, o.kernel, state.size());
@@ -86,11 +93,12 @@ void add_forces_command(CLI::App& app, int& exit_code) {
         "forces", "Write each body's acceleration (CSV ax,ay,az, input order) from one force pass");
     cmd->add_option("--input,-i", options->input, "Particle file: .csv, .tipsy/.std/.bin (TIPSY) or .nbsnap");
     cmd->add_option("--scene", options->scene, "Scene file (scenes/*.toml) instead of --input");
-    cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies");
+    cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies")->check(whole_number(1, 1LL << 30));
     cmd->add_option("--out,-o", options->output, "CSV file to write (header ax,ay,az; one row per body, input order)");
     cmd->add_option("--softening", options->softening,
                     "Plummer softening; default: the scene's or snapshot's, else 0.01");
     cmd->add_option("--backend", options->backend, "reference | cpu | cuda | auto")->capture_default_str();
+    add_overwrite_flag(*cmd, options->overwrite);
     add_kernel_options(*cmd, options->kernel);
     cmd->callback([options, &exit_code] { exit_code = forces(*options); });
 }

@@ -126,9 +126,24 @@ void write_output(const std::string& path, const Loaded& run, const State& state
     }
 }
 
+// The energy is summed over N^2/2 pairs in double on the host, at start and end: seconds to
+// minutes from N = 100,000 (5e9 pairs took 171 s on a busy 2-core machine). A note on stderr says
+// so, so that a quiet stretch at the start or end of a large run is not taken for a hang.
+void announce_energy_cost(std::size_t n) {
+    const double pairs = 0.5 * double(n) * double(n);
+    if (pairs > 2e9) std::fprintf(stderr, "nbody: computing the energy on the host (%.2g pairs)...\n", pairs);
+}
+
 
 int run(RunOptions o) {
+    // Before any work, for both integrators: the output can be written (and is not the input,
+    // unless --overwrite).
+    const auto check_output = [&o] {
+        if (!o.output.empty())
+            check_outputs({{"--out", o.output, particle_output_kind(o.output)}}, {o.input, o.scene}, o.overwrite);
+    };
     if (o.integrator == "hermite4") {
+        check_output();
         HermiteRunOptions h;
         h.input = o.input;
         h.scene = o.scene;
@@ -142,6 +157,7 @@ int run(RunOptions o) {
         h.backend = o.backend;
         if (o.kernel.precision) h.precision = *o.kernel.precision;
         h.progress_seconds = o.progress_seconds;
+        h.max_energy_error = o.max_energy_error;
         return run_hermite(h);
     }
     if (o.integrator != "leapfrog")
@@ -160,16 +176,19 @@ int run(RunOptions o) {
     // while the system is being built stops the run before its first step); a second one ends the
     // process (and removes a half-written output's temporary file).
     InterruptGuard interrupts;
-    // Before any work: the output can be written (and is not the input, unless --overwrite).
-    if (!o.output.empty()) check_outputs({{"--out", o.output, particle_output_kind(o.output)}}, {o.input, o.scene}, o.overwrite);
     const BackendKind kind = parse_backend_kind(o.backend);
+    const bool stepping = o.steps > 0 || o.t_end.has_value();
+    // A refused N leaves nothing behind: checked before the output's folder is created.
+    if (o.bodies)
+        check_memory_for(std::uint64_t(*o.bodies), stepping ? backend_name_for(kind) : "cpu",
+                         stepping ? requested_precision(o.kernel) : Precision::Fp32);
+    check_output();
 
     // The backend before the system, so that N can be checked against its memory first.
     std::unique_ptr<Backend> backend;
-    if (o.steps > 0 || o.t_end) backend = make_backend(kind, std::cerr);
+    if (stepping) backend = make_backend(kind, std::cerr);
     const std::string backend_name = backend ? std::string(backend->name()) : "cpu";
     const Precision precision = backend ? requested_precision(o.kernel) : Precision::Fp32;
-    if (o.bodies) check_memory_for(std::uint64_t(*o.bodies), backend_name, precision);
 
     Loaded loaded = load_input(o);
     State& state = loaded.state;
@@ -189,6 +208,12 @@ int run(RunOptions o) {
     }
     if (o.steps == 0) {
         if (!o.output.empty()) write_output(o.output, loaded, state, loaded.precise);
+        // A Ctrl-C while reading or writing still says so: the file is whole, the exit status 130.
+        if (const int sig = InterruptGuard::requested(); sig != 0) {
+            std::fprintf(stderr, "nbody: interrupted by %s%s%s\n", signal_name(sig),
+                         o.output.empty() ? "" : "; the input was converted in full to ", o.output.c_str());
+            return 128 + sig;
+        }
         std::printf("converted %zu bodies%s%s\n", state.size(), o.output.empty() ? "" : " to ", o.output.c_str());
         return 0;
     }
@@ -201,7 +226,11 @@ int run(RunOptions o) {
     else
         backend->load(state);
     const StepParams params = loaded.params;
-    const Diagnostics before = compute_diagnostics(state, params.softening);
+    // The energy at the start is N^2/2 pairs on the host: skipped when a Ctrl-C came while the
+    // system was loading (the run stops before its first step), announced when it takes long.
+    const bool stop_before_start = InterruptGuard::requested() != 0;
+    if (!stop_before_start) announce_energy_cost(state.size());
+    const Diagnostics before = stop_before_start ? Diagnostics{} : compute_diagnostics(state, params.softening);
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
@@ -264,6 +293,7 @@ int run(RunOptions o) {
         return 128 + interrupted;
     }
 
+    announce_energy_cost(state.size());
     const Diagnostics after = compute_diagnostics(state, params.softening);
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
     for (std::size_t i = 0; i < state.size(); ++i)
@@ -278,6 +308,7 @@ int run(RunOptions o) {
     std::printf("momentum drift: |dP| = %.3e  (%.3e relative to sum |m v|)\n", momentum_drift,
                 momentum_scale > 0 ? momentum_drift / momentum_scale : 0.0);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
+    std::fflush(stdout);  // the warning after the figures it is about, in a log too
     if (!(std::abs(energy_error) <= o.max_energy_error))
         std::fprintf(stderr,
                      "nbody: warning: the relative energy error %.3g is above %g (--max-energy-error): the result "

@@ -32,6 +32,9 @@ std::pair<int, int> parse_size_option(const std::string& text, const std::string
 }
 
 void check_view_outputs(const ViewOptions& o, bool overwrite) {
+    // A refused N leaves nothing behind: checked before any output folder is created.
+    if (o.bodies)
+        check_memory_for(*o.bodies, backend_name_for(o.backend), requested_precision(o.kernel), /*viewer=*/true);
     std::vector<OutputRequest> outputs;
     if (o.screenshot) outputs.push_back({"--screenshot", *o.screenshot, OutputKind::Png});
     if (o.record_folder) outputs.push_back({"--record", *o.record_folder, OutputKind::Folder});
@@ -40,8 +43,6 @@ void check_view_outputs(const ViewOptions& o, bool overwrite) {
         if (o.record->mp4) outputs.push_back({"--mp4", *o.record->mp4, OutputKind::Mp4});
     }
     check_outputs(outputs, {o.scene.value_or("")}, overwrite);
-    if (o.bodies)
-        check_memory_for(*o.bodies, backend_name_for(o.backend), requested_precision(o.kernel), /*viewer=*/true);
 }
 
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option) {

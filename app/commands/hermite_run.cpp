@@ -306,9 +306,15 @@ int run_hermite(const HermiteRunOptions& o) {
                 (unsigned long long)s.blocks, (unsigned long long)s.body_steps, s.interactions / seconds);
     std::printf("eta %g, dt_max %g, softening %g; block levels:%s\n", h.params().eta, h.params().dt_max,
                 h.params().softening, histogram(h.level_histogram(), h.params().dt_max).c_str());
-    std::printf("relative energy error: %.3e  (E0 = %.17g, E = %.17g)\n", e0 != 0 ? (e1 - e0) / std::abs(e0) : 0.0,
-                e0, e1);
+    const double energy_error = e0 != 0 ? (e1 - e0) / std::abs(e0) : 0.0;
+    std::printf("relative energy error: %.3e  (E0 = %.17g, E = %.17g)\n", energy_error, e0, e1);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
+    std::fflush(stdout);  // the warning after the figures it is about, in a log too
+    if (!(std::abs(energy_error) <= o.max_energy_error))
+        std::fprintf(stderr,
+                     "nbody: warning: the relative energy error %.3g is above %g (--max-energy-error): the result "
+                     "is not trustworthy; try a smaller --eta\n",
+                     energy_error, o.max_energy_error);
     return 0;
 }
 

@@ -19,6 +19,7 @@ struct HermiteRunOptions {
     std::string backend = "auto";     // reference | cpu -> the cpu engine; cuda; auto
     std::string precision = "ds";     // cuda engine: ds | fp64
     double progress_seconds = 2.0;
+    double max_energy_error = 1e-2;  // a larger relative energy error is reported as a warning
 };
 
 int run_hermite(const HermiteRunOptions& options);

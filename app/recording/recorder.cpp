@@ -43,6 +43,22 @@ std::vector<std::pair<long long, fs::path>> existing_frames(const fs::path& fold
     return found;
 }
 
+// What a run killed outright (SIGKILL, a crash) leaves is named `prefix` + its pid: a staging
+// folder, an unfinished MP4. Those in `folder` whose pid is no longer running are removed.
+void remove_leftovers_of_dead_runs(const fs::path& folder, const std::string& prefix) {
+    std::error_code ec;
+    for (fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() <= prefix.size() || name.rfind(prefix, 0) != 0) continue;
+        char* rest = nullptr;
+        const long pid = std::strtol(name.c_str() + prefix.size(), &rest, 10);
+        if (*rest != '\0') continue;  // not ours: prefix + digits only
+        std::error_code rm;
+        if (pid > 0 && (pid == ::getpid() || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH))) fs::remove_all(it->path(), rm);
+    }
+}
+
 // Creates `folder` if needed and proves it can take a file; throws with the reason otherwise.
 void prepare_folder(const fs::path& folder, const char* what) {
     std::error_code ec;
@@ -142,17 +158,7 @@ Recorder::Recorder(RecordingSettings settings, int width, int height)
                              ("." + folder.filename().string() + ".recording-" + std::to_string(::getpid()));
             // Staging folders of killed runs (their pid gone) are removed: the recording they held
             // never replaced anything.
-            const std::string prefix = "." + folder.filename().string() + ".recording-";
-            std::error_code ec;
-            for (fs::directory_iterator it(folder.parent_path().empty() ? fs::path(".") : folder.parent_path(), ec), end;
-                 !ec && it != end; it.increment(ec)) {
-                const std::string name = it->path().filename().string();
-                if (name.rfind(prefix, 0) != 0) continue;
-                const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-                std::error_code rm;
-                if (pid > 0 && (pid == ::getpid() || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH)))
-                    fs::remove_all(it->path(), rm);
-            }
+            remove_leftovers_of_dead_runs(folder.parent_path(), "." + folder.filename().string() + ".recording-");
             prepare_folder(frames_folder_, "staging folder");
             staged_ = true;
         }
@@ -166,6 +172,8 @@ Recorder::Recorder(RecordingSettings settings, int width, int height)
 
     if (settings_.mp4) {
         const fs::path movie = *settings_.mp4;
+        // The unfinished MP4 of a run killed outright (SIGKILL, a crash) is no use to anyone.
+        remove_leftovers_of_dead_runs(movie.parent_path(), movie.filename().string() + ".tmp");
         std::error_code ec;
         if (fs::exists(movie, ec) && !settings_.overwrite)
             throw std::runtime_error(

@@ -175,6 +175,7 @@ FfmpegPipe::FfmpegPipe(const std::string& ffmpeg, const std::string& output, int
     if (width < 2 || height < 2) throw std::runtime_error("an MP4 needs frames of at least 2x2 pixels");
     if (fps < 1) throw std::runtime_error("the MP4 frame rate must be at least 1");
     temporary_ = output + ".tmp" + std::to_string(::getpid());
+    pending_ = std::make_unique<PendingTemporary>(temporary_);
 
     // ffmpeg's stderr goes to a file: read back for the message when something fails, and a
     // pipe nobody drains could fill up and stall ffmpeg.

@@ -7,9 +7,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "nbody/sim/atomic_file.hpp"
 
 namespace nbody::app {
 
@@ -66,6 +69,8 @@ class FfmpegPipe {
     void abandon() noexcept;
 
     std::string ffmpeg_, output_, temporary_, log_path_;
+    // The temporary MP4 is removed by a second Ctrl-C's handler too (InterruptGuard).
+    std::unique_ptr<PendingTemporary> pending_;
     int fd_ = -1;  // write end of ffmpeg's stdin
     pid_t pid_ = -1;
     std::size_t frame_bytes_ = 0;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 namespace nbody {
-namespace {
+namespace detail {
 
 // Paths of the temporaries being written, for remove_pending_temporary_files(). A slot is taken
 // (state 0 -> 1), filled, published (1 -> 2), and released (2 -> 0); a signal handler only reads
@@ -20,36 +20,32 @@ struct PendingSlot {
     std::atomic<int> state{0};
     char path[4096];
 };
-PendingSlot g_pending[16];
 
-class PendingTemporary {
-  public:
-    explicit PendingTemporary(const std::string& path) {
-        if (path.size() >= sizeof(PendingSlot::path)) return;
-        for (PendingSlot& s : g_pending) {
-            int expected = 0;
-            if (s.state.compare_exchange_strong(expected, 1)) {
-                std::memcpy(s.path, path.c_str(), path.size() + 1);
-                s.state.store(2);
-                slot_ = &s;
-                return;
-            }
-        }
-    }
-    ~PendingTemporary() {
-        if (slot_) slot_->state.store(0);
-    }
-    PendingTemporary(const PendingTemporary&) = delete;
-    PendingTemporary& operator=(const PendingTemporary&) = delete;
+}  // namespace detail
 
-  private:
-    PendingSlot* slot_ = nullptr;
-};
-
+namespace {
+detail::PendingSlot g_pending[16];
 }  // namespace
 
+PendingTemporary::PendingTemporary(const std::string& path) {
+    if (path.size() >= sizeof(detail::PendingSlot::path)) return;
+    for (detail::PendingSlot& s : g_pending) {
+        int expected = 0;
+        if (s.state.compare_exchange_strong(expected, 1)) {
+            std::memcpy(s.path, path.c_str(), path.size() + 1);
+            s.state.store(2);
+            slot_ = &s;
+            return;
+        }
+    }
+}
+
+PendingTemporary::~PendingTemporary() {
+    if (slot_) slot_->state.store(0);
+}
+
 void remove_pending_temporary_files() noexcept {
-    for (PendingSlot& s : g_pending)
+    for (detail::PendingSlot& s : g_pending)
         if (s.state.load() == 2) ::unlink(s.path);
 }
 

@@ -101,6 +101,34 @@ TEST(Outputs, TheInputIsReplacedOnlyWithOverwrite) {
     EXPECT_TRUE(temporaries(dir.path()).empty());
 }
 
+// The same rule in the commands that write particle-sized outputs without `run`'s leapfrog:
+// `run --integrator hermite4` (checked before its run) and `forces`.
+TEST(Outputs, HermiteAndForcesFollowTheSameRule) {
+    TempDir dir;
+    write_csv(dir.file("in.csv"), ic::make_plummer({.bodies = 32, .seed = 4}));
+    const std::string before = read_text(dir.file("in.csv"));
+    const std::string hermite = "run --integrator hermite4 --t-end 0.01 --backend cpu --input " + q(dir.file("in.csv"));
+    const std::string forces = "forces --backend cpu --input " + q(dir.file("in.csv"));
+    for (const std::string& cmd : {hermite, forces}) {
+        SCOPED_TRACE(cmd);
+        auto r = run_nbody(cmd + " --out " + q(dir.file("in.csv")));
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        EXPECT_TRUE(has(r, "--out '" + dir.file("in.csv") + "' is an input of this command")) << r.output;
+        EXPECT_EQ(read_text(dir.file("in.csv")), before);
+        // A missing folder is created up front, a folder named as the file refused.
+        r = run_nbody(cmd + " --out " + q(dir.file("new/dir/o.csv")));
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_TRUE(fs::exists(dir.file("new/dir/o.csv")));
+        r = run_nbody(cmd + " --out " + q(dir.file("new")));
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        EXPECT_TRUE(has(r, "is a folder")) << r.output;
+    }
+    // forces takes --overwrite like every command.
+    const auto r = run_nbody(forces + " --overwrite --out " + q(dir.file("in.csv")));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_text(dir.file("in.csv")).rfind("ax,ay,az\n", 0), 0u);
+}
+
 TEST(Outputs, AFileOfAnotherKindIsReplacedOnlyWithOverwrite) {
     TempDir dir;
     write_text(dir.file("notes.csv"), "[scene]\nname = \"my notes\"\n");  // TOML text under a .csv name
@@ -217,6 +245,15 @@ TEST(EnergyWarning, ALargeEnergyErrorIsReported) {
     r = run_nbody("run --scene " + scene("plummer.toml") + " --bodies 128 --steps 5 --backend cpu");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_FALSE(has(r, "warning")) << r.output;
+    // The Hermite integrator too: the same pair with a coarse eta, against a tight limit.
+    r = run_nbody("run --integrator hermite4 --input " + q(dir.file("pair.csv")) +
+                  " --softening 0.001 --eta 0.3 --t-end 1 --backend cpu --max-energy-error 1e-12");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(has(r, "warning: the relative energy error")) << r.output;
+    r = run_nbody("run --integrator hermite4 --input " + q(dir.file("pair.csv")) +
+                  " --softening 0.001 --t-end 1 --backend cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_FALSE(has(r, "warning")) << r.output;
 }
 
 TEST(Counts, ValuesBeyondTheirTypesAreRefusedNotClamped) {
@@ -247,6 +284,15 @@ TEST(Memory, TooManyBodiesAreRefusedWithTheNumbersBeforeAllocating) {
     EXPECT_TRUE(has(r, "are available; use fewer bodies")) << r.output;
     EXPECT_FALSE(has(r, "bad_alloc")) << r.output;
     EXPECT_LT(seconds_since(t0), 20.0);
+    // Refused before the output's folder is made: nothing is left behind.
+    TempDir dir;
+    for (const std::string cmd : {"run --steps 1 --out " + q(dir.file("a/o.csv")), "record --frames 2 --out " + q(dir.file("b")),
+                                  "forces --out " + q(dir.file("c/f.csv"))}) {
+        const auto refused = run_nbody(cmd + " --scene " + scene("plummer.toml") + " --bodies 1000000000 --backend cpu");
+        EXPECT_EQ(refused.exit_code, 1) << cmd << "\n" << refused.output;
+        EXPECT_TRUE(has(refused, "N = 1000000000 needs about")) << cmd << "\n" << refused.output;
+    }
+    EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
 // Starts `nbody args...` with stdout and stderr to `log`; returns the pid.
@@ -350,6 +396,47 @@ TEST(Signals, HermiteRunWritesTheStateReachedAndExits130) {
         << snap.metadata.at(io::kStatusKey);
     EXPECT_GT(snap.state.time, 0.0);
     EXPECT_TRUE(temporaries(dir.path()).empty());
+}
+
+// True once `pid` catches SIGINT (bit 2 of SigCgt in /proc/PID/status): its handler is in place.
+bool catches_sigint(pid_t pid) {
+    const std::string status = read_text("/proc/" + std::to_string(pid) + "/status");
+    const std::size_t at = status.find("SigCgt:");
+    return at != std::string::npos && (std::stoull(status.substr(at + 7), nullptr, 16) & (1ull << (SIGINT - 1))) != 0;
+}
+
+// Ctrl-C before the first step (while a large system is built) stops at once: the initial energy
+// (N^2/2 pairs, about 10 s here) is not computed, the state is written as "step 0 of 5"; and a
+// conversion (--steps 0) interrupted while it reads or writes still writes its file whole and says
+// it was interrupted (exit 130, not 0), with no temporary left.
+TEST(Signals, ACtrlCBeforeTheFirstStepOrDuringAConversionIsHonoured) {
+    for (const char* steps : {"5", "0"}) {
+        SCOPED_TRACE(std::string("--steps ") + steps);
+        TempDir dir;
+        const std::string log = dir.file("log.txt"), out = dir.file(std::string(steps) == "0" ? "o.csv" : "o.nbsnap");
+        const pid_t pid = spawn_nbody({"run", "--scene", scene("plummer.toml"), "--bodies", "150000", "--steps", steps,
+                                       "--backend", "cpu", "--out", out},
+                                      log);
+        ASSERT_GT(pid, 0);
+        const auto t0 = Clock::now();
+        while (!catches_sigint(pid) && seconds_since(t0) < 10) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        ASSERT_EQ(::kill(pid, SIGINT), 0);
+        const int status = wait_for(pid, 60);
+        const std::string text = read_text(log);
+        ASSERT_NE(status, -1) << "did not stop:\n" << text;
+        ASSERT_TRUE(WIFEXITED(status)) << text;
+        EXPECT_EQ(WEXITSTATUS(status), 130) << text;
+        EXPECT_TRUE(has({0, text}, "interrupted by SIGINT")) << text;
+        EXPECT_FALSE(has({0, text}, "computing the energy")) << text;
+        EXPECT_TRUE(temporaries(dir.path()).empty());
+        if (std::string(steps) == "0") {
+            EXPECT_EQ(read_csv(out).size(), 150000u);
+        } else {
+            const io::Snapshot snap = io::read_snapshot(out);
+            EXPECT_NE(snap.metadata.at(io::kStatusKey).find("at step 0 of 5"), std::string::npos)
+                << snap.metadata.at(io::kStatusKey);
+        }
+    }
 }
 
 // A run from a double state (reference backend) writes 17 significant digits and reads them back
