@@ -54,8 +54,9 @@ std::string tree_timing_text(const SimulationDriver& sim) {
     const TreePhases t = tree_phases(sim);
     if (t.nodes == 0) return {};
     char buf[160];
-    int len = std::snprintf(buf, sizeof buf, "build %.2f ms, moments %.2f ms, walk %.2f ms; %.3gk nodes", t.build_ms,
-                            t.moments_ms, t.walk_ms, double(t.nodes) * 1e-3);
+    const bool millions = t.nodes >= 1000000;
+    int len = std::snprintf(buf, sizeof buf, "build %.2f ms, moments %.2f ms, walk %.2f ms; %.3g%s nodes", t.build_ms,
+                            t.moments_ms, t.walk_ms, double(t.nodes) * (millions ? 1e-6 : 1e-3), millions ? "M" : "k");
     if (t.bytes > 0 && len > 0 && std::size_t(len) < sizeof buf)
         std::snprintf(buf + len, sizeof buf - std::size_t(len), ", %.0f MiB", double(t.bytes) / (1024.0 * 1024.0));
     return buf;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+// Device buffers and the tree's own kernels are used directly: nothing to build without CUDA.
+#ifdef NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
 #include <cmath>
@@ -293,3 +295,5 @@ TEST(GpuTreeMeasure, DocsTable) {
 
 }  // namespace
 }  // namespace nbody
+
+#endif  // NBODY_HAVE_CUDA
