@@ -1,5 +1,6 @@
 #include "run_options.hpp"
 
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <stdexcept>
@@ -138,6 +139,15 @@ std::string apply_kernel_options(Backend& backend, const KernelOptions& options,
     backend.set_gravity(options.gravity.config());
     if (origin.empty()) return origin;
     return "kernel " + config.to_string() + (options.any() ? " (options on top of the " : " (") + origin + ")";
+}
+
+void warn_about_energy_error(double relative_error, double limit, const char* remedy) {
+    std::fflush(stdout);
+    if (!(std::abs(relative_error) <= limit))
+        std::fprintf(stderr,
+                     "nbody: warning: the relative energy error %.3g is above %g (--max-energy-error): the result "
+                     "is not trustworthy; %s\n",
+                     relative_error, limit, remedy);
 }
 
 }  // namespace nbody::app

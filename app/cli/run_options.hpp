@@ -61,4 +61,8 @@ Precision requested_precision(const KernelOptions& options);
 // from (empty for backends without a kernel config).
 std::string apply_kernel_options(Backend& backend, const KernelOptions& options, std::size_t bodies);
 
+// After a run's figures on stdout (flushed first, so that a log shows them in order): a warning on
+// stderr when |relative_error| exceeds --max-energy-error, naming what to change (`remedy`).
+void warn_about_energy_error(double relative_error, double limit, const char* remedy);
+
 }  // namespace nbody::app

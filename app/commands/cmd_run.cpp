@@ -308,12 +308,7 @@ int run(RunOptions o) {
     std::printf("momentum drift: |dP| = %.3e  (%.3e relative to sum |m v|)\n", momentum_drift,
                 momentum_scale > 0 ? momentum_drift / momentum_scale : 0.0);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
-    std::fflush(stdout);  // the warning after the figures it is about, in a log too
-    if (!(std::abs(energy_error) <= o.max_energy_error))
-        std::fprintf(stderr,
-                     "nbody: warning: the relative energy error %.3g is above %g (--max-energy-error): the result "
-                     "is not trustworthy; try a smaller --dt or a larger --softening\n",
-                     energy_error, o.max_energy_error);
+    warn_about_energy_error(energy_error, o.max_energy_error, "try a smaller --dt or a larger --softening");
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/scene.hpp"
 #include "progress_line.hpp"
+#include "run_options.hpp"
 #include "recorder_interrupt.hpp"
 
 namespace nbody::app {
@@ -309,12 +310,7 @@ int run_hermite(const HermiteRunOptions& o) {
     const double energy_error = e0 != 0 ? (e1 - e0) / std::abs(e0) : 0.0;
     std::printf("relative energy error: %.3e  (E0 = %.17g, E = %.17g)\n", energy_error, e0, e1);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
-    std::fflush(stdout);  // the warning after the figures it is about, in a log too
-    if (!(std::abs(energy_error) <= o.max_energy_error))
-        std::fprintf(stderr,
-                     "nbody: warning: the relative energy error %.3g is above %g (--max-energy-error): the result "
-                     "is not trustworthy; try a smaller --eta\n",
-                     energy_error, o.max_energy_error);
+    warn_about_energy_error(energy_error, o.max_energy_error, "try a smaller --eta");
     return 0;
 }
 
