@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "nbody/sim/io/particle_files.hpp"
@@ -89,6 +91,28 @@ Scene particles_scene(const std::string& path, State state) {
     return scene;
 }
 
+// The scene file a snapshot was run from (its recorded source), for the camera and units that
+// only the scene knows: as recorded, next to the snapshot, or in the scene folders. Built at a
+// small N: only its header is wanted. Nothing when the source is not a scene file or is gone.
+std::optional<Scene> source_scene(const std::string& snapshot_path, const std::string& source) {
+    const fs::path recorded(source);
+    if (recorded.extension() != ".toml") return std::nullopt;
+    std::vector<fs::path> candidates{recorded, fs::path(snapshot_path).parent_path() / recorded.filename()};
+    for (const std::string& dir : scene_directories()) candidates.push_back(fs::path(dir) / recorded.filename());
+    for (const fs::path& c : candidates) {
+        std::error_code ec;
+        if (!fs::is_regular_file(c, ec)) continue;
+        try {
+            Scene scene = load_scene(c.string(), 4096);
+            scene.source = c.string();
+            return scene;
+        } catch (const std::exception&) {
+            // A file of that name that is not this scene any more: try the next place.
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
@@ -111,6 +135,12 @@ Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
     scene.description = "snapshot " + path;
     scene.params = snap.params;
     scene.steps_per_frame = snap.steps_per_frame;
+    if (const std::optional<Scene> from = source_scene(path, snap.scene_source)) {
+        scene.camera = from->camera;
+        scene.units = from->units;
+        scene.description = "snapshot " + path + " of " + from->name;
+        std::cerr << "nbody: " << path << ": camera and units of the scene it was run from, " << from->source << "\n";
+    }
     return scene;
 }
 

@@ -43,5 +43,28 @@ TEST(ViewerSnapshot, OpensASavedSimulationAndRefusesADamagedOne) {
     EXPECT_NE(r.output.find("checksum"), std::string::npos) << r.output;
 }
 
+// A snapshot written by `nbody run --scene` is viewed with that scene's camera and units (a
+// particle file alone would get a framing camera and N-body units); when the scene file is gone it
+// still opens, framed.
+TEST(ViewerSnapshot, KeepsTheCameraAndUnitsOfTheSceneItWasRunFrom) {
+    test::TempDir dir;
+    const std::string scene = test::source_dir() + "/scenes/milky-way-andromeda.toml";
+    auto r = test::run_nbody("run --scene " + scene + " --bodies 2048 --steps 1 --backend cpu --out " +
+                             dir.file("mw.nbsnap"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string view = "view --headless --backend cpu --no-ui --size 160x90 --frames 1 --scene ";
+    r = test::run_nbody(view + dir.file("mw.nbsnap"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("camera and units of the scene it was run from"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("milky-way-andromeda.toml"), std::string::npos) << r.output;
+
+    io::Snapshot snap = io::read_snapshot(dir.file("mw.nbsnap"));
+    snap.scene_source = dir.file("gone.toml");
+    io::write_snapshot(dir.file("orphan.nbsnap"), snap);
+    r = test::run_nbody(view + dir.file("orphan.nbsnap"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("camera and units of the scene"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace nbody
