@@ -138,7 +138,10 @@ std::string apply_kernel_options(Backend& backend, const KernelOptions& options,
     backend.set_kernel_config(config);
     backend.set_gravity(options.gravity.config());
     if (origin.empty()) return origin;
-    return "kernel " + config.to_string() + (options.any() ? " (options on top of the " : " (") + origin + ")";
+    const std::string used = backend.gravity().gravity == Gravity::Tree
+                                 ? " [held for --gravity direct: the tree code computes the forces now]"
+                                 : "";
+    return "kernel " + config.to_string() + (options.any() ? " (options on top of the " : " (") + origin + ")" + used;
 }
 
 void warn_about_energy_error(double relative_error, double limit, const char* remedy) {
