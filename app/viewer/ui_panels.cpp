@@ -23,9 +23,8 @@ const ImVec4 kError(1.00f, 0.42f, 0.38f, 1.0f);
 const ImVec4 kGood(0.45f, 0.90f, 0.55f, 1.0f);
 const ImVec4 kDim(0.62f, 0.66f, 0.74f, 1.0f);
 
-void help_marker(const char* text) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(?)");
+// Shows `text` while the last item is hovered.
+void tooltip(const char* text) {
     if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
@@ -35,14 +34,11 @@ void help_marker(const char* text) {
     }
 }
 
-void tooltip(const char* text) {
-    if (ImGui::IsItemHovered()) {
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
-        ImGui::TextUnformatted(text);
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
-    }
+// A "(?)" beside the last item that shows `text` when hovered.
+void help_marker(const char* text) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    tooltip(text);
 }
 
 // A combo over `values`; returns true when the choice changed.

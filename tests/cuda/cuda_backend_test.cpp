@@ -19,6 +19,7 @@
 #include "nbody/sim/direct_sum_backend.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/scene.hpp"
+#include "require_gpu.hpp"
 #include "test_support.hpp"
 
 #ifdef NBODY_HAVE_CUDA
@@ -69,14 +70,6 @@ State plummer(std::size_t n, std::uint64_t seed = 1) {
     p.seed = seed;
     return ic::make_plummer(p);
 }
-
-bool gpu_usable(std::string* why) { return cuda_available(why); }
-
-#define REQUIRE_GPU()                                                          \
-    do {                                                                       \
-        std::string why_no_gpu;                                                \
-        if (!gpu_usable(&why_no_gpu)) GTEST_SKIP() << "no usable CUDA device: " << why_no_gpu; \
-    } while (0)
 
 // A small owner for test buffers allocated straight with cudaMalloc, as an interop caller would.
 struct DeviceArray {
@@ -335,11 +328,7 @@ TEST(CudaAvailability, AutoFallsBackToCpuWithANotice) {
 // ---------------------------------------------------------------------------------------------
 // Force kernel against the double reference: every (U, q, B) instance at every block size.
 
-std::vector<Vec3d> reference_accelerations(const State& s, double softening) {
-    ReferenceBackend ref;
-    ref.load(s);
-    return ref.accelerations(softening);
-}
+using test::reference_accelerations;
 
 const std::vector<Vec3d>& reference_accelerations_4096(double softening) {
     static const std::vector<Vec3d> ref = reference_accelerations(plummer(4096), softening);

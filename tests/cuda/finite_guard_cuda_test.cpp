@@ -10,6 +10,7 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "require_gpu.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -28,12 +29,6 @@ namespace nbody {
 namespace {
 
 #ifdef NBODY_HAVE_CUDA
-
-#define REQUIRE_GPU()                                                                              \
-    do {                                                                                           \
-        std::string why_no_gpu;                                                                    \
-        if (!cuda_available(&why_no_gpu)) GTEST_SKIP() << "no usable CUDA device: " << why_no_gpu; \
-    } while (0)
 
 // The reduction itself (FiniteCheck, finite_check.cu) on buffers with chosen bad entries: the
 // first, one in the middle, the last of a partial block; NaN or Inf in any component.

@@ -9,6 +9,7 @@
 #include "nbody/sim/direct_sum_backend.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/kernel_config.hpp"
+#include "require_gpu.hpp"
 #include "test_support.hpp"
 
 #ifdef NBODY_HAVE_CUDA
@@ -34,12 +35,6 @@ TEST(PairMode, NamesRoundTripAndUnknownOnesListTheChoices) {
 }
 
 #ifdef NBODY_HAVE_CUDA
-
-#define REQUIRE_GPU()                                                            \
-    do {                                                                         \
-        std::string why;                                                         \
-        if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why; \
-    } while (0)
 
 class SymmetricThroughBackend : public ::testing::TestWithParam<std::tuple<PairMode, int>> {};
 

@@ -28,6 +28,7 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/direct_sum_backend.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "require_gpu.hpp"
 #include "test_support.hpp"
 
 #ifdef NBODY_HAVE_CUDA
@@ -58,12 +59,6 @@ double bound(Precision p) {
 }
 
 std::string name(Precision p) { return std::string(to_string(p)); }
-
-#define REQUIRE_GPU()                                                                              \
-    do {                                                                                           \
-        std::string why_no_gpu;                                                                    \
-        if (!cuda_available(&why_no_gpu)) GTEST_SKIP() << "no usable CUDA device: " << why_no_gpu; \
-    } while (0)
 
 State plummer(std::size_t n, std::uint64_t seed = 1) {
     ic::PlummerParams p;

@@ -62,9 +62,7 @@ nbody::State plummer(std::size_t n, std::uint64_t seed = 42) {
 }
 
 std::vector<nbody::Vec3d> reference_accelerations(const nbody::State& s) {
-    nbody::ReferenceBackend ref;
-    ref.load(s);
-    return ref.accelerations(kSoftening);
+    return nbody::test::reference_accelerations(s, kSoftening);
 }
 
 static_assert(sizeof(nbody::Vec4f) == sizeof(float4), "Vec4f must match float4");

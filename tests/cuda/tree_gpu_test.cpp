@@ -24,17 +24,12 @@
 #include "nbody/sim/force_error.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/scene.hpp"
+#include "require_gpu.hpp"
 #include "test_support.hpp"
 #include "tree_test_support.hpp"
 
 namespace nbody {
 namespace {
-
-#define REQUIRE_GPU()                                                                            \
-    do {                                                                                         \
-        std::string why_no_gpu;                                                                  \
-        if (!cuda_available(&why_no_gpu)) GTEST_SKIP() << "no usable CUDA device: " << why_no_gpu; \
-    } while (0)
 
 GravityConfig tree(double theta, int leaf = 16, int group = 64) { return test::tree_config(theta, leaf, group); }
 

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <sys/wait.h>
 
+#include "nbody/sim/direct_sum_backend.hpp"
+
 namespace nbody::test {
 
 TempDir::TempDir() {
@@ -75,6 +77,12 @@ double max_relative_error(const std::vector<Vec3d>& a, const std::vector<Vec3d>&
         if (!(err <= worst)) worst = err;  // NaN propagates as the worst
     }
     return worst;
+}
+
+std::vector<Vec3d> reference_accelerations(const State& state, double softening) {
+    ReferenceBackend ref;
+    ref.load(state);
+    return ref.accelerations(softening);
 }
 
 }  // namespace nbody::test

@@ -45,4 +45,8 @@ std::string read_text(const std::string& path);
 // Max over bodies of |a - ref| / |ref| (Chamomile eq. 3).
 double max_relative_error(const std::vector<Vec3d>& a, const std::vector<Vec3d>& reference);
 
+// Every body's acceleration from the double-precision reference backend (the truth the other
+// backends are tested against), Plummer softening `softening`.
+std::vector<Vec3d> reference_accelerations(const State& state, double softening);
+
 }  // namespace nbody::test
