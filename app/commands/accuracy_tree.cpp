@@ -52,7 +52,20 @@ struct Row {
     double theta = 0;
     ForceErrorStats error;
     double ms = 0;
+    double body_terms = 0, cell_terms = 0;  // per body, where the backend counts them (GPU tree)
 };
+
+// The tree's interaction list per body of the last pass (0 where not counted).
+void list_per_body(const Backend& backend, Row& r) {
+#ifdef NBODY_HAVE_CUDA
+    if (const auto* cuda = dynamic_cast<const CudaBackend*>(&backend)) {
+        const CudaBackend::TreeTimes t = cuda->tree_times();
+        r.body_terms = t.body_terms, r.cell_terms = t.cell_terms;
+    }
+#else
+    (void)backend, (void)r;
+#endif
+}
 
 }  // namespace
 
@@ -89,12 +102,17 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
             for (std::size_t k = 0; k < which.size(); ++k) sampled[k] = all[which[k]];
             Row r{label, g.gravity == Gravity::Tree ? g.tree.theta : 0.0, relative_force_errors(sampled, reference), 0};
             r.ms = step_ms(*backend, params, o.steps, o.repeats);
+            if (g.gravity == Gravity::Tree) list_per_body(*backend, r);
             rows.push_back(r);
-            char line[200];
-            std::snprintf(line, sizeof line, "  %-6s %6s  error median %.2e  p99 %.2e  max %.2e   step %9.3f ms\n",
-                          label.c_str(), g.gravity == Gravity::Tree ? std::to_string(g.tree.theta).substr(0, 5).c_str() : "-",
-                          r.error.median, r.error.p99, r.error.max, r.ms);
-            out << line << std::flush;
+            char line[260];
+            int len = std::snprintf(line, sizeof line, "  %-6s %6s  error median %.2e  p99 %.2e  max %.2e   step %9.3f ms",
+                                    label.c_str(),
+                                    g.gravity == Gravity::Tree ? std::to_string(g.tree.theta).substr(0, 5).c_str() : "-",
+                                    r.error.median, r.error.p99, r.error.max, r.ms);
+            if (r.body_terms + r.cell_terms > 0 && len > 0)
+                std::snprintf(line + len, sizeof line - std::size_t(len), "   list per body %.0f bodies + %.0f cells",
+                              r.body_terms, r.cell_terms);
+            out << line << "\n" << std::flush;
         };
         if (o.compare_direct) measure({}, "direct");
         for (double t : o.thetas) measure({Gravity::Tree, {t, o.leaf_size, o.group_size}}, "tree");
@@ -112,7 +130,9 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
                                {"error_median", r.error.median},
                                {"error_p99", r.error.p99},
                                {"error_max", r.error.max},
-                               {"step_ms", r.ms}});
+                               {"step_ms", r.ms},
+                               {"list_bodies_per_body", r.body_terms},
+                               {"list_cells_per_body", r.cell_terms}});
     }
     if (!o.json.empty()) {
         write_file_atomically(o.json, [&](std::ostream& f) { f << records.dump(2) << "\n"; });

@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "nbody/sim/gravity.hpp"
+
 namespace nbody::app {
 
 struct TreeAccuracyOptions {
     std::vector<std::size_t> sizes{65536};
     std::vector<double> thetas{0.3, 0.5, 0.7};
-    int leaf_size = 16, group_size = 64;
+    int leaf_size = TreeParams{}.leaf_size, group_size = TreeParams{}.group_size;  // the solver's defaults
     std::string scene;            // empty: the default scene (milky-way-andromeda.toml)
     std::string backend = "auto";
     std::size_t sample = 4096;    // bodies compared with the direct sum

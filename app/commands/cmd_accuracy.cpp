@@ -79,7 +79,7 @@ struct AccuracyOptions {
     // --gravity tree: the tree report (accuracy_tree.hpp) instead of the precision modes.
     std::string gravity = "direct";
     std::vector<double> thetas{0.3, 0.5, 0.7};
-    int leaf_size = 16, group_size = 64;
+    int leaf_size = TreeParams{}.leaf_size, group_size = TreeParams{}.group_size;  // the solver's defaults
     std::string scene, backend = "auto";
     std::size_t sample = 4096;
     int tree_steps = 3;

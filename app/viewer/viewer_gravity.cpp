@@ -27,24 +27,23 @@ namespace {
 struct TreePhases {
     double build_ms = 0, moments_ms = 0, walk_ms = 0;
     std::size_t nodes = 0, bytes = 0;
+    double body_terms = 0, cell_terms = 0;  // per body
 };
 
 TreePhases tree_phases(const SimulationDriver& sim) {
 #if NBODY_HAVE_CUDA
     if (const CudaBackend* cuda = sim.cuda()) {
         const CudaBackend::TreeTimes t = cuda->tree_times();
-        return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, t.bytes};
+        return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, t.bytes, t.body_terms, t.cell_terms};
     }
 #endif
-    if (const auto* cpu = dynamic_cast<const DirectSumBackend<float>*>(&sim.backend())) {
-        const tree::TreeStats& t = cpu->last_tree_stats();
-        return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, 0};
-    }
-    if (const auto* ref = dynamic_cast<const DirectSumBackend<double>*>(&sim.backend())) {
-        const tree::TreeStats& t = ref->last_tree_stats();
-        return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, 0};
-    }
-    return {};
+    const tree::TreeStats* host = nullptr;
+    if (const auto* cpu = dynamic_cast<const DirectSumBackend<float>*>(&sim.backend())) host = &cpu->last_tree_stats();
+    if (const auto* ref = dynamic_cast<const DirectSumBackend<double>*>(&sim.backend())) host = &ref->last_tree_stats();
+    if (host == nullptr) return {};
+    const double n = double(std::max<std::size_t>(sim.backend().size(), 1));
+    return {host->build_ms, host->moments_ms,  host->walk_ms, host->nodes, 0, host->body_interactions / n,
+            host->cell_interactions / n};
 }
 
 }  // namespace
@@ -53,12 +52,15 @@ std::string tree_timing_text(const SimulationDriver& sim) {
     if (sim.backend().gravity().gravity != Gravity::Tree) return {};
     const TreePhases t = tree_phases(sim);
     if (t.nodes == 0) return {};
-    char buf[160];
+    char buf[240];
     const bool millions = t.nodes >= 1000000;
     int len = std::snprintf(buf, sizeof buf, "build %.2f ms, moments %.2f ms, walk %.2f ms; %.3g%s nodes", t.build_ms,
                             t.moments_ms, t.walk_ms, double(t.nodes) * (millions ? 1e-6 : 1e-3), millions ? "M" : "k");
     if (t.bytes > 0 && len > 0 && std::size_t(len) < sizeof buf)
-        std::snprintf(buf + len, sizeof buf - std::size_t(len), ", %.0f MiB", double(t.bytes) / (1024.0 * 1024.0));
+        len += std::snprintf(buf + len, sizeof buf - std::size_t(len), ", %.0f MiB", double(t.bytes) / (1024.0 * 1024.0));
+    if (t.body_terms + t.cell_terms > 0 && len > 0 && std::size_t(len) < sizeof buf)
+        std::snprintf(buf + len, sizeof buf - std::size_t(len), "; list per body %.0f bodies + %.0f cells", t.body_terms,
+                      t.cell_terms);
     return buf;
 }
 

@@ -505,7 +505,8 @@ GravityConfig CudaBackend::gravity() const { return impl_->gravity; }
 
 CudaBackend::TreeTimes CudaBackend::tree_times() const {
     const cuda::TreeTimings t = impl_->tree.timings();
-    return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, impl_->tree.bytes()};
+    return {t.build_ms,     t.moments_ms,   t.walk_ms,   t.nodes, impl_->tree.bytes(),
+            t.body_terms, t.cell_terms, t.nodes_tested_per_group, t.groups};
 }
 
 void CudaBackend::check_tree_errors() const {

@@ -1,7 +1,13 @@
 #include "nbody/sim/diagnostics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nbody/sim/hermite/force_engine.hpp"
 
 #include "thread_pool.hpp"
 
@@ -16,7 +22,7 @@ double kinetic_energy(const State& state) {
     return t;
 }
 
-double potential_energy(const State& state, double softening) {
+double potential_energy_on_host(const State& state, double softening) {
     const std::size_t n = state.size();
     const double eps2 = softening * softening;
     // Rows are unequal in length (triangle), so hand the pool interleaved rows: row i and n-1-i.
@@ -42,6 +48,50 @@ double potential_energy(const State& state, double softening) {
         total += local;
     });
     return total;
+}
+
+bool potential_on_gpu(std::size_t n) { return n >= kGpuPotentialFrom && hermite::cuda_engine_usable(); }
+
+// Every body is both a j-particle (the source, at t = 0, so the prediction is the identity) and an
+// i-particle with the same id, which the engine skips: pot_i = -sum_{j != i} m_j / r_ij.
+double potential_energy_on_gpu(const State& state, double softening) {
+    std::string why_not;
+    if (!hermite::cuda_engine_usable(&why_not)) throw std::runtime_error("potential on the GPU: " + why_not);
+    hermite::EngineConfig config;
+    config.precision = "fp64";
+    const auto engine = hermite::make_force_engine(hermite::EngineKind::Cuda, config);
+    const std::size_t n = state.size();
+    engine->reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        hermite::JParticle j;
+        j.id = int(i);
+        j.mass = state.pos_mass[i].w;
+        j.x = {state.pos_mass[i].x, state.pos_mass[i].y, state.pos_mass[i].z};
+        engine->set_j(i, j);
+    }
+    // i-particles in chunks: bounded host memory, each chunk a full-GPU launch.
+    constexpr std::size_t kChunk = std::size_t(1) << 16;
+    std::vector<hermite::IParticle> in;
+    std::vector<hermite::IForce> out;
+    double total = 0;
+    for (std::size_t begin = 0; begin < n; begin += kChunk) {
+        const std::size_t count = std::min(kChunk, n - begin);
+        in.resize(count);
+        out.resize(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const Vec4f& p = state.pos_mass[begin + k];
+            in[k].id = int(begin + k);
+            in[k].x = {p.x, p.y, p.z};
+        }
+        engine->compute(0.0, n, in, softening * softening, out);
+        for (std::size_t k = 0; k < count; ++k) total += double(state.pos_mass[begin + k].w) * out[k].pot;
+    }
+    return 0.5 * total;
+}
+
+double potential_energy(const State& state, double softening) {
+    return potential_on_gpu(state.size()) ? potential_energy_on_gpu(state, softening)
+                                          : potential_energy_on_host(state, softening);
 }
 
 Diagnostics compute_diagnostics(const State& state, double softening) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/ic/plummer.hpp"
@@ -154,6 +155,21 @@ TEST(HermiteCuda, IntegratorOnTheGpuFollowsTheCpu) {
     std::printf("N = 1024: cpu vs cuda (ds) after t = 0.25: max |dx| = %.2e; cuda |dE/E| at t = 1: %.2e\n", d, de);
     EXPECT_LT(d, 1e-5);
     EXPECT_LT(de, 1e-7);
+}
+
+// The energy diagnostics of large runs sum the potential on the GPU with this engine (fp64): the
+// same figure as the host's double sum, to rounding.
+TEST(HermiteCuda, PotentialEnergyOnTheGpuMatchesTheHostSum) {
+    REQUIRE_GPU();
+    ic::PlummerParams params;
+    params.bodies = 20000;
+    params.seed = 5;
+    const State s = ic::make_plummer(params);
+    const double host = potential_energy_on_host(s, 0.01);
+    const double gpu = potential_energy_on_gpu(s, 0.01);
+    EXPECT_LT(std::abs(gpu - host), 1e-12 * std::abs(host)) << "host " << host << " gpu " << gpu;
+    EXPECT_TRUE(potential_on_gpu(kGpuPotentialFrom));
+    EXPECT_FALSE(potential_on_gpu(kGpuPotentialFrom - 1));
 }
 
 }  // namespace

@@ -3,11 +3,12 @@
 // holds a contiguous range of sorted bodies, so a node with at most leaf_size bodies is read as a
 // leaf by the walk whatever lies below it: the radix tree needs no leaf buckets of its own.
 //
-// Opening criterion, as the CPU octree's: each radix node lies inside the octree cell of its
-// common key prefix (side l, centre c); the node is accepted for a group when its centre of mass
-// is farther than l / theta + |com - c| from the group's bounding box and that cell does not
-// overlap the box. The radix node holds a subset of the cell's bodies, so the GPU criterion is at
-// least as strict as the CPU one at the same theta.
+// Opening criterion, as the CPU octree's: a node is measured by the cube about the centre c of its
+// bodies' bounding box with the box's longest side l; it is accepted for a group when its centre
+// of mass is farther than l / theta + |com - c| from the group's bounding box and that cube does
+// not overlap the box. Groups are the largest nodes with at most group_size bodies (as the CPU
+// tree's cells), so a group is spatially compact: consecutive runs of the Morton order were not,
+// where the curve jumps, and cost 4x the walk time at 1M (docs/TREE.md).
 //
 // Cost (N bodies, list length L ~ a few thousand): keys, sort, gather, build and moments are
 // O(N) passes over memory (a few ms at 1M on an H200); the walk is N * L interactions of 12 FP32
@@ -17,6 +18,8 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -35,10 +38,8 @@ namespace {
 
 using nbody::tree::box_distance2;
 using nbody::tree::CellMoments;
-using nbody::tree::compact_bits;
 using nbody::tree::grid_cell;
 using nbody::tree::kKeyCells;
-using nbody::tree::kMaxLevel;
 using nbody::tree::morton_key;
 
 constexpr unsigned kFull = 0xffffffffu;
@@ -121,20 +122,10 @@ __global__ void keys_kernel(const float4* pos, int n, const float4* frame, unsig
     order[i] = i;
 }
 
-// The octree cell (centre, half side) of level `level` that contains key `key`.
-__device__ float4 cell_of(unsigned long long key, int level, const float4& f) {
-    const unsigned long long prefix = key >> (3 * (kMaxLevel - level));
-    const float cells = float(1u << level);
-    const float size = f.w / cells;
-    const unsigned ix = compact_bits(prefix >> 2), iy = compact_bits(prefix >> 1), iz = compact_bits(prefix);
-    return make_float4(f.x + (float(ix) + 0.5f) * size, f.y + (float(iy) + 0.5f) * size,
-                       f.z + (float(iz) + 0.5f) * size, 0.5f * size);
-}
-
-// Leaves: bodies gathered into key order, their one-body moments and level-21 cells.
-__global__ void gather_kernel(const float4* pos, const int* order, const unsigned long long* keys, int n,
-                              const float4* frame, float theta, float4* sorted, int2* range, float4* com, float4* quad,
-                              float4* quad2, float4* cube) {
+// Leaves: bodies gathered into key order, their one-body moments and boxes (a point: such a node
+// is accepted as soon as it lies outside a group's box, its monopole being exact).
+__global__ void gather_kernel(const float4* pos, const int* order, int n, float4* sorted, int2* range, float4* com,
+                              float4* quad, float4* quad2, float4* cube, float4* box_lo, float4* box_hi) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= n) return;
     const float4 p = pos[order[s]];
@@ -143,11 +134,10 @@ __global__ void gather_kernel(const float4* pos, const int* order, const unsigne
     range[node] = make_int2(s, s);
     com[node] = p;
     quad[node] = make_float4(0, 0, 0, 0);
-    const float4 c = cell_of(keys[s], kMaxLevel, frame[0]);
-    cube[node] = c;
-    const float dx = p.x - c.x, dy = p.y - c.y, dz = p.z - c.z;
-    const float r = 2.0f * c.w / theta + sqrtf(dx * dx + dy * dy + dz * dz);
-    quad2[node] = make_float4(0, 0, r * r, 0);
+    box_lo[node] = p;
+    box_hi[node] = p;
+    cube[node] = make_float4(p.x, p.y, p.z, 0.0f);
+    quad2[node] = make_float4(0, 0, 0, 0);  // opening radius 0
 }
 
 // Length of the common prefix of sorted keys i and j in bits (equal keys: 64 + that of the
@@ -160,8 +150,8 @@ __device__ __forceinline__ int common_prefix(const unsigned long long* keys, int
 }
 
 // Karras (2012), fig. 4: internal node i finds its range and split in O(log n) steps.
-__global__ void radix_tree_kernel(const unsigned long long* keys, int n, const float4* frame, int2* children,
-                                  int2* range, int* parent, unsigned* visits, float4* cube) {
+__global__ void radix_tree_kernel(const unsigned long long* keys, int n, int2* children, int2* range, int* parent,
+                                  unsigned* visits) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n - 1) return;
     const int d = common_prefix(keys, n, i, i + 1) - common_prefix(keys, n, i, i - 1) >= 0 ? 1 : -1;
@@ -188,15 +178,12 @@ __global__ void radix_tree_kernel(const unsigned long long* keys, int n, const f
     parent[right] = i;
     visits[i] = 0;
     if (i == 0) parent[0] = -1;
-    // Keys are 63 bits in 64: the top bit is common to all and not part of the octree prefix.
-    const int level = dnode >= 64 ? kMaxLevel : min((dnode - 1) / 3, kMaxLevel);
-    cube[i] = cell_of(keys[first], level, frame[0]);
 }
 
 // Bottom-up moments (Karras' scheme): a thread per leaf climbs; the second child to arrive at a
 // node combines both children and goes on, so every node is computed once, after its children.
 __global__ void moments_kernel(int n, float theta, const int2* children, const int* parent, unsigned* visits,
-                               float4* com, float4* quad, float4* quad2, const float4* cube) {
+                               float4* com, float4* quad, float4* quad2, float4* cube, float4* box_lo, float4* box_hi) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= n) return;
     int node = parent[n - 1 + s];
@@ -208,7 +195,16 @@ __global__ void moments_kernel(int n, float theta, const int2* children, const i
         const float4 a = __ldcg(com + ch.x), b = __ldcg(com + ch.y);
         const float4 qa = __ldcg(quad + ch.x), qb = __ldcg(quad + ch.y);
         const float4 qa2 = __ldcg(quad2 + ch.x), qb2 = __ldcg(quad2 + ch.y);
-        const float4 c = cube[node];
+        const float4 la = __ldcg(box_lo + ch.x), lb = __ldcg(box_lo + ch.y);
+        const float4 ha = __ldcg(box_hi + ch.x), hb = __ldcg(box_hi + ch.y);
+        const float4 lo = make_float4(fminf(la.x, lb.x), fminf(la.y, lb.y), fminf(la.z, lb.z), 0.0f);
+        const float4 hi = make_float4(fmaxf(ha.x, hb.x), fmaxf(ha.y, hb.y), fmaxf(ha.z, hb.z), 0.0f);
+        box_lo[node] = lo;
+        box_hi[node] = hi;
+        // The criterion's cube: about the centre of the bodies' bounding box, half its longest side.
+        const float4 c = make_float4(0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y), 0.5f * (lo.z + hi.z),
+                                     0.5f * fmaxf(hi.x - lo.x, fmaxf(hi.y - lo.y, hi.z - lo.z)));
+        cube[node] = c;
         const float m = a.w + b.w;
         float cx = c.x, cy = c.y, cz = c.z;
         if (m > 0) {
@@ -234,6 +230,22 @@ __global__ void moments_kernel(int n, float theta, const int2* children, const i
     }
 }
 
+// Groups from the tree: the largest nodes with at most group_size bodies. Their ranges partition
+// the sorted bodies, so each is marked by its first body; a CUB select lists the starts in order.
+__global__ void mark_groups_kernel(const int2* range, const int* parent, int nodes, int group_size,
+                                   unsigned char* starts_here) {
+    const int node = blockIdx.x * blockDim.x + threadIdx.x;
+    if (node >= nodes) return;
+    const int2 r = range[node];
+    if (r.y - r.x + 1 > group_size) return;
+    const int up = parent[node];
+    if (up >= 0) {
+        const int2 pr = range[up];
+        if (pr.y - pr.x + 1 <= group_size) return;
+    }
+    starts_here[r.x] = 1;
+}
+
 struct WalkParams {
     const float4* sorted;
     const int* order;
@@ -245,13 +257,21 @@ struct WalkParams {
     const float4* quad2;
     const float4* cube;
     float eps2;
-    int leaf_size, group_size, groups;
+    int leaf_size;
+    // Group g is sorted bodies [group_start[g], group_start[g + 1]) (the last ends at n); their
+    // number is *group_count.
+    const int* group_start;
+    const int* group_count;
     float4* acc;
     float4* vel;
     float half_dt;
     int* stacks;
     unsigned* counters;  // [0] next group, [1] error bits, [2] deepest stack
+    unsigned long long* stats;  // WalkStats: summed over the groups of the pass
 };
+
+// What one pass's walks did, summed over groups (the cost model of docs/TREE.md).
+enum WalkStat { kBodyTerms, kCellTerms, kNodesTested, kGroups, kWalkStats };
 
 struct WarpShared {
     float4 tile[64];  // body list: a tile of 32 is evaluated as soon as it is full
@@ -272,7 +292,7 @@ __device__ __forceinline__ void eval_cells(const WarpShared& w, const float3 (&x
     }
 }
 
-// One warp per group of `group_size` consecutive sorted bodies, B per lane. The walk pops up to 32
+// One warp per group (a node of at most group_size sorted bodies), B per lane. The walk pops up to 32
 // nodes at a time (one per lane), sorts them into accepted cells, leaves (their bodies join the
 // body list) and nodes to open (children pushed), and evaluates the lists 32 entries at a time.
 template <int U, int B>
@@ -283,13 +303,15 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
     int* stack = p.stacks + (std::size_t(blockIdx.x) * kWarpsPerBlock + warp) * kStackCapacity;
     const unsigned lower = (1u << lane) - 1u;
     int deepest = 0;
+    const int groups = __ldg(p.group_count);
 
     for (;;) {
         int g = 0;
         if (lane == 0) g = int(atomicAdd(p.counters, 1u));
         g = __shfl_sync(kFull, g, 0);
-        if (g >= p.groups) break;
-        const int begin = g * p.group_size, end = min(p.n, begin + p.group_size);
+        if (g >= groups) break;
+        const int begin = __ldg(p.group_start + g), end = g + 1 < groups ? __ldg(p.group_start + g + 1) : p.n;
+        unsigned long long listed_bodies = 0, listed_cells = 0, tested = 0;
         float3 xi[B], ai[B];
         bool valid[B];
         float lo[3], hi[3];
@@ -299,7 +321,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
         for (int b = 0; b < B; ++b) {
             const int s = begin + lane + 32 * b;
             valid[b] = s < end;
-            const float4 q = p.sorted[valid[b] ? s : begin];
+            const float4 q = __ldg(p.sorted + (valid[b] ? s : begin));
             xi[b] = make_float3(q.x, q.y, q.z);
             ai[b] = make_float3(0, 0, 0);
             if (valid[b]) {
@@ -323,19 +345,20 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             top -= take;
             int node = -1;
             if (lane < take) node = stack[top + lane];
+            tested += take;
             __syncwarp();  // every pop read before the pushes below overwrite the slots
             bool accept = false, leaf = false, open = false;
             float4 c, q2;
             int2 r = make_int2(0, -1);
             if (node >= 0) {
-                c = p.com[node];
-                q2 = p.quad2[node];
-                const float4 cb = p.cube[node];
+                c = __ldg(p.com + node);
+                q2 = __ldg(p.quad2 + node);
+                const float4 cb = __ldg(p.cube + node);
                 const bool overlaps = cb.x - cb.w <= hi[0] && cb.x + cb.w >= lo[0] && cb.y - cb.w <= hi[1] &&
                                       cb.y + cb.w >= lo[1] && cb.z - cb.w <= hi[2] && cb.z + cb.w >= lo[2];
                 accept = !overlaps && box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]) > q2.z;
                 if (!accept) {
-                    r = p.range[node];
+                    r = __ldg(p.range + node);
                     leaf = r.y - r.x + 1 <= p.leaf_size;
                     open = !leaf;
                 }
@@ -345,10 +368,11 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             if (accept) {
                 const int slot = ncell + __popc(am & lower);
                 w.cell_com[slot] = c;
-                w.cell_quad[slot] = p.quad[node];
+                w.cell_quad[slot] = __ldg(p.quad + node);
                 w.cell_quad2[slot] = q2;
             }
             ncell += __popc(am);
+            listed_cells += __popc(am);
             __syncwarp();
             if (ncell >= 32) {
                 eval_cells<B>(w, xi, ai, p.eps2);
@@ -370,7 +394,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             }
             if (open) {
                 const int slot = top + 2 * __popc(om & lower);
-                const int2 ch = p.children[node];
+                const int2 ch = __ldg(p.children + node);
                 stack[slot] = ch.y;
                 stack[slot + 1] = ch.x;
             }
@@ -385,6 +409,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                 if (lane >= off) incl += v;
             }
             const int total = __shfl_sync(kFull, incl, 31);
+            listed_bodies += total;
             w.excl[lane] = incl - count;
             w.first[lane] = r.x;
             __syncwarp();
@@ -395,7 +420,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
 #pragma unroll
                     for (int step = 16; step >= 1; step /= 2)
                         if (owner + step < 32 && w.excl[owner + step] <= idx) owner += step;
-                    w.tile[nbody + lane] = p.sorted[w.first[owner] + idx - w.excl[owner]];
+                    w.tile[nbody + lane] = __ldg(p.sorted + w.first[owner] + idx - w.excl[owner]);
                 }
                 nbody += min(32, total - base);
                 __syncwarp();
@@ -427,10 +452,17 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             (void)detail::interact_unrolled<U, 1, B, false, false>(w.tile, 32, xi, ai, p.eps2);
             __syncwarp();
         }
+        if (lane == 0) {
+            const unsigned long long members = end - begin;
+            atomicAdd(p.stats + kBodyTerms, listed_bodies * members);
+            atomicAdd(p.stats + kCellTerms, listed_cells * members);
+            atomicAdd(p.stats + kNodesTested, tested);
+            atomicAdd(p.stats + kGroups, 1ull);
+        }
 #pragma unroll
         for (int b = 0; b < B; ++b) {
             if (!valid[b]) continue;
-            const int i = p.order[begin + lane + 32 * b];
+            const int i = __ldg(p.order + begin + lane + 32 * b);
             p.acc[i] = make_float4(ai[b].x, ai[b].y, ai[b].z, 0.0f);
             if (p.vel != nullptr) {
                 float4 v = p.vel[i];
@@ -485,12 +517,16 @@ int walk_blocks(WalkKernel k) {
     return cached_blocks;
 }
 
+// CUB scratch for the key sort and the group select (one buffer serves both, in turn).
 std::size_t sort_temp_bytes(int n) {
-    std::size_t bytes = 0;
+    std::size_t bytes = 0, select = 0;
     cub::DoubleBuffer<unsigned long long> keys(nullptr, nullptr);
     cub::DoubleBuffer<int> values(nullptr, nullptr);
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, n, 0, 63));
-    return bytes;
+    CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select, thrust::counting_iterator<int>(0),
+                                          static_cast<const unsigned char*>(nullptr), static_cast<int*>(nullptr),
+                                          static_cast<int*>(nullptr), n));
+    return std::max(bytes, select);
 }
 
 // Most walk stacks any device could ask for: every SM of the largest GPUs full of walk warps.
@@ -515,8 +551,9 @@ int GpuTree::walk_unroll(int wanted) { return wanted >= 8 ? 8 : 4; }
 
 std::size_t GpuTree::bytes_needed(std::size_t n) {
     const std::size_t nodes = n > 0 ? 2 * n - 1 : 0;
-    const std::size_t per_body = 2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4);
-    const std::size_t per_node = sizeof(int2) + sizeof(int) + 4 * sizeof(float4);
+    const std::size_t per_body = 2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4) +
+                                 sizeof(unsigned char) + sizeof(int);
+    const std::size_t per_node = sizeof(int2) + sizeof(int) + 6 * sizeof(float4);
     const std::size_t per_internal = sizeof(int2) + sizeof(unsigned);
     // The walk stacks are sized for the device (walk_blocks); 132 SMs x 16 blocks is the H200's.
     return n * per_body + nodes * per_node + n * per_internal + sort_temp_bytes(int(std::max<std::size_t>(n, 1))) +
@@ -525,12 +562,15 @@ std::size_t GpuTree::bytes_needed(std::size_t n) {
 
 GpuTree::~GpuTree() {
     if (host_flags_ != nullptr) CUDA_CHECK_LOG(cudaFreeHost(host_flags_));
+    if (host_stats_ != nullptr) CUDA_CHECK_LOG(cudaFreeHost(host_stats_));
 }
 
 std::size_t GpuTree::bytes() const {
     std::size_t b = cub_temp_.bytes() + sorted_.bytes() + children_.bytes() + range_.bytes() + parent_.bytes() +
                     visits_.bytes() + com_.bytes() + quad_.bytes() + quad2_.bytes() +
-                    cube_.bytes() + frame_.bytes() + partial_boxes_.bytes() + stacks_.bytes() + counters_.bytes();
+                    cube_.bytes() + box_lo_.bytes() + box_hi_.bytes() + group_flags_.bytes() + group_start_.bytes() +
+                    group_count_.bytes() + stats_.bytes() + frame_.bytes() + partial_boxes_.bytes() + stacks_.bytes() +
+                    counters_.bytes();
     for (int k = 0; k < 2; ++k) b += keys_[k].bytes() + order_[k].bytes();
     return b;
 }
@@ -565,15 +605,23 @@ void GpuTree::reserve(int n, cudaStream_t stream) {
     quad_ = DeviceBuffer<float4>(nodes);
     quad2_ = DeviceBuffer<float4>(nodes);
     cube_ = DeviceBuffer<float4>(nodes);
+    box_lo_ = DeviceBuffer<float4>(nodes);
+    box_hi_ = DeviceBuffer<float4>(nodes);
+    group_flags_ = DeviceBuffer<unsigned char>(n);
+    group_start_ = DeviceBuffer<int>(n);
     cub_bytes_ = sort_temp_bytes(n);
     cub_temp_ = DeviceBuffer<unsigned char>(cub_bytes_);
     if (frame_.empty()) {
         frame_ = DeviceBuffer<float4>(4);
         partial_boxes_ = DeviceBuffer<float4>(2 * kBoxBlocks);
         counters_ = DeviceBuffer<unsigned>(4);
+        group_count_ = DeviceBuffer<int>(1);
+        stats_ = DeviceBuffer<unsigned long long>(kWalkStats);
         CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream));
         CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_flags_), sizeof(unsigned) * 2));
         host_flags_[0] = host_flags_[1] = 0;
+        CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_stats_), sizeof(unsigned long long) * kWalkStats));
+        std::fill(host_stats_, host_stats_ + kWalkStats, 0ull);
     }
     capacity_ = n;
 }
@@ -603,12 +651,17 @@ void GpuTree::read_flags(bool wait) {
 void GpuTree::check_errors() { read_flags(true); }
 
 TreeTimings GpuTree::timings() {
-    if (timing_pending_ && cudaEventQuery(t3_.get()) == cudaSuccess) {
+    if (timing_pending_ && cudaEventQuery(stats_ready_.get()) == cudaSuccess) {
         timing_pending_ = false;
         last_.build_ms = elapsed_ms(t0_, t1_);
         last_.moments_ms = elapsed_ms(t1_, t2_);
         last_.walk_ms = elapsed_ms(t2_, t3_);
         last_.nodes = last_n_ > 0 ? 2 * std::size_t(last_n_) - 1 : 0;
+        const double n = std::max(last_n_, 1);
+        last_.groups = std::size_t(host_stats_[kGroups]);
+        last_.body_terms = double(host_stats_[kBodyTerms]) / n;
+        last_.cell_terms = double(host_stats_[kCellTerms]) / n;
+        last_.nodes_tested_per_group = double(host_stats_[kNodesTested]) / double(std::max<std::size_t>(last_.groups, 1));
     }
     return last_;
 }
@@ -637,20 +690,28 @@ void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& para
     cub::DoubleBuffer<int> order(order_[0].get(), order_[1].get());
     std::size_t temp = cub_bytes_;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_temp_.get(), temp, keys, order, n, 0, 63, stream));
-    gather_kernel<<<grid, threads, 0, stream>>>(pos, order.Current(), keys.Current(), n, frame_.get(), theta,
-                                                sorted_.get(), range_.get(), com_.get(), quad_.get(), quad2_.get(),
-                                                cube_.get());
+    gather_kernel<<<grid, threads, 0, stream>>>(pos, order.Current(), n, sorted_.get(), range_.get(), com_.get(),
+                                                quad_.get(), quad2_.get(), cube_.get(), box_lo_.get(), box_hi_.get());
     if (n > 1)
         radix_tree_kernel<<<(n - 1 + threads - 1) / threads, threads, 0, stream>>>(
-            keys.Current(), n, frame_.get(), children_.get(), range_.get(), parent_.get(), visits_.get(), cube_.get());
+            keys.Current(), n, children_.get(), range_.get(), parent_.get(), visits_.get());
     else
         CUDA_CHECK(cudaMemsetAsync(parent_.get(), 0xff, sizeof(int), stream));  // the lone leaf is the root
     CUDA_CHECK_LAUNCH();
     t1_.record(stream);
     if (n > 1)
         moments_kernel<<<grid, threads, 0, stream>>>(n, theta, children_.get(), parent_.get(), visits_.get(),
-                                                     com_.get(), quad_.get(), quad2_.get(), cube_.get());
+                                                     com_.get(), quad_.get(), quad2_.get(), cube_.get(), box_lo_.get(),
+                                                     box_hi_.get());
     CUDA_CHECK_LAUNCH();
+    const int nodes = 2 * n - 1;
+    CUDA_CHECK(cudaMemsetAsync(group_flags_.get(), 0, group_flags_.bytes(), stream));
+    mark_groups_kernel<<<(nodes + threads - 1) / threads, threads, 0, stream>>>(range_.get(), parent_.get(), nodes,
+                                                                                 params.group_size, group_flags_.get());
+    CUDA_CHECK_LAUNCH();
+    std::size_t select_bytes = cub_bytes_;
+    CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), select_bytes, thrust::counting_iterator<int>(0),
+                                          group_flags_.get(), group_start_.get(), group_count_.get(), n, stream));
     t2_.record(stream);
     WalkParams w;
     w.sorted = sorted_.get();
@@ -664,14 +725,16 @@ void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& para
     w.cube = cube_.get();
     w.eps2 = eps2;
     w.leaf_size = params.leaf_size;
-    w.group_size = params.group_size;
-    w.groups = (n + params.group_size - 1) / params.group_size;
+    w.group_start = group_start_.get();
+    w.group_count = group_count_.get();
+    w.stats = stats_.get();
     w.acc = acc;
     w.vel = vel;
     w.half_dt = half_dt;
     w.stacks = stacks_.get();
     w.counters = counters_.get();
     CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(unsigned), stream));  // the group counter
+    CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
     walk<<<blocks, kWalkBlock, 0, stream>>>(w);
     CUDA_CHECK_LAUNCH();
     t3_.record(stream);
@@ -680,6 +743,8 @@ void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& para
     CUDA_CHECK(cudaMemcpyAsync(host_flags_, counters_.get() + 1, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
     flags_ready_.record(stream);
     flags_pending_ = true;
+    CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), stats_.bytes(), cudaMemcpyDeviceToHost, stream));
+    stats_ready_.record(stream);
 }
 
 unsigned GpuTree::deepest_stack() {

@@ -1,7 +1,7 @@
 #pragma once
 // The GPU tree code (docs/TREE.md): one force pass = bounding box, Morton keys, a CUB radix sort,
 // a binary radix tree built in one parallel pass (Karras 2012), monopole + quadrupole moments
-// bottom-up, and one warp per group of consecutive (Morton-ordered) bodies walking the tree and
+// bottom-up, and one warp per group (a node of at most group_size bodies) walking the tree and
 // evaluating its interaction list as it fills: bodies with the all-pairs kernel's unrolled tile
 // loop (force_interaction.cuh), cells with the multipole expansion shared with the CPU tree
 // (nbody/sim/tree/multipole.hpp).
@@ -26,6 +26,10 @@ struct TreeTimings {
     double moments_ms = 0;  // bottom-up moments
     double walk_ms = 0;     // walks with evaluation, scatter and closing kick
     std::size_t nodes = 0;  // 2N - 1
+    // What the walks did, per body of the pass: list entries evaluated (body-body and body-cell
+    // terms), and per group: nodes tested; groups walked.
+    double body_terms = 0, cell_terms = 0, nodes_tested_per_group = 0;
+    std::size_t groups = 0;
 };
 
 class GpuTree {
@@ -78,7 +82,12 @@ private:
     DeviceBuffer<float4> com_;     // all nodes: centre of mass, mass
     DeviceBuffer<float4> quad_;    // all nodes: qxx, qyy, qzz, qxy
     DeviceBuffer<float4> quad2_;   // all nodes: qxz, qyz, open_r2, unused
-    DeviceBuffer<float4> cube_;    // all nodes: centre and half side of the enclosing octree cell
+    DeviceBuffer<float4> cube_;    // all nodes: centre and half side of the cube the criterion uses
+    DeviceBuffer<float4> box_lo_, box_hi_;  // all nodes: bounding box of their bodies
+    DeviceBuffer<unsigned char> group_flags_;  // sorted bodies: 1 where a group starts
+    DeviceBuffer<int> group_start_;  // groups' first sorted body, in order
+    DeviceBuffer<int> group_count_;  // [0]: number of groups
+    DeviceBuffer<unsigned long long> stats_;  // the walk's sums (gpu_tree.cu's WalkStat)
     DeviceBuffer<unsigned char> cub_temp_;
     DeviceBuffer<float4> frame_;   // [0]: lo (xyz), side (w); [1]: box lo; [2]: box hi
     DeviceBuffer<float4> partial_boxes_;
@@ -87,8 +96,10 @@ private:
     int walk_warps_ = 0;
     std::size_t cub_bytes_ = 0;
     unsigned* host_flags_ = nullptr;  // pinned copy of counters_[1]
+    unsigned long long* host_stats_ = nullptr;  // pinned copy of stats_
     bool flags_pending_ = false;
     Event flags_ready_{cudaEventDisableTiming};
+    Event stats_ready_{cudaEventDisableTiming};
     Event t0_, t1_, t2_, t3_;
     bool timing_pending_ = false;
     TreeTimings last_;

@@ -153,6 +153,9 @@ public:
     struct TreeTimes {
         double build_ms = 0, moments_ms = 0, walk_ms = 0;
         std::size_t nodes = 0, bytes = 0;
+        // Per body: body-body and body-cell terms evaluated; per group: nodes tested.
+        double body_terms = 0, cell_terms = 0, nodes_tested_per_group = 0;
+        std::size_t groups = 0;
     };
     TreeTimes tree_times() const;
     // Waits for the last pass; throws std::runtime_error if a tree pass met a non-finite body.
