@@ -99,9 +99,10 @@ void draw_selection_panel(std::optional<std::size_t>& selected, const SelectionV
         list->AddText(ImVec2(centre.x + r + 3.0f, centre.y - r - 2.0f), IM_COL32(255, 255, 255, 230), label);
     }
 
+    // Bottom left, above the legend and the scale bar: the left column (Kernel, Simulation) ends
+    // higher, and the Rendering panel on the right reaches further down.
     const float margin = ImGui::GetFontSize() * 0.5f;
-    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, io.DisplaySize.y - margin * 4.0f), ImGuiCond_Appearing,
-                            ImVec2(1.0f, 1.0f));
+    ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 8.0f), ImGuiCond_Appearing, ImVec2(0.0f, 1.0f));
     bool open = true;
     if (!ImGui::Begin("Selected body", &open, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::End();
@@ -141,11 +142,11 @@ void draw_trail_controls(render::TrailSettings& t, std::size_t bodies) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
     ImGui::SliderInt("##trail_length", &t.length, 2, 1024, "%d points", ImGuiSliderFlags_Logarithmic);
     const int kept = render::capped_trail_length(t.length, bodies);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
     ImGui::SliderInt("##trail_every", &t.frames_per_point, 1, 16, "every %d frames");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
-    ImGui::SliderFloat("##trail_brightness", &t.brightness, 0.01f, 2.0f, "light %.2f", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("##trail_brightness", &t.brightness, 0.01f, 5.0f, "light %.2f", ImGuiSliderFlags_Logarithmic);
     const double mib = double(kept) * double(bodies) * 16.0 / (1024.0 * 1024.0);
     if (kept < t.length)
         ImGui::TextColored(kDim, "%d points kept (%.0f MiB cap), %.1f MiB", kept, double(render::kMaxTrailBytes >> 20), mib);

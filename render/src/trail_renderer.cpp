@@ -9,6 +9,13 @@ namespace nbody::render {
 
 namespace {
 constexpr std::size_t kBytesPerPoint = 4 * sizeof(float);  // one float4 per body per point
+// Light per pixel of a trail's newest segment, relative to a sprite's peak light, for
+// TrailSettings::brightness = 1 (the default 0.25 gives 0.005). Small, because trails come in
+// bundles: the bodies of a galaxy move together, so its N_g trails overlap across a band some ten
+// pixels wide; and since a sprite's light is scaled by 1/N (ParticleRenderer), a bundle's
+// brightness does not depend on N. Chosen by eye on the figure-eight scene (docs/CAMERA-PATHS.md):
+// four times that turns the bundles' cores white.
+constexpr float kTrailLightPerUnit = 0.02f;
 }
 
 int capped_trail_length(int length, std::size_t bodies) {
@@ -63,7 +70,7 @@ void TrailRenderer::draw(const ParticleBuffers& particles, const glm::mat4& view
     p.set("u_capacity", capacity_);
     p.set("u_points", filled_);
     p.set("u_newest", newest_);
-    p.set("u_intensity", intensity * brightness_);
+    p.set("u_intensity", intensity * brightness_ * kTrailLightPerUnit);
     p.set("u_colour_mode", int(settings.colour_mode));
     p.set("u_hide_halo", int(settings.hide_halo));
     glm::vec3 galaxies[8], components[5];

@@ -57,7 +57,7 @@ RenderSettings dim_settings() {
     r.trails.enabled = true;
     r.trails.length = 40;
     r.trails.frames_per_point = 1;
-    r.trails.brightness = 0.6f;
+    r.trails.brightness = 30.0f;  // one body, not a bundle of thousands
     return r;
 }
 
@@ -152,8 +152,8 @@ State grid_state() {
             s.galaxy.push_back(std::uint16_t(j % 2));
             s.component.push_back(i == 4 && j == 4 ? Component::Halo : Component::Disk);
         }
-    // Body 25 lies 0.1 from body 12 (the centre), 5 pixels or so apart on screen.
-    s.pos_mass.push_back({0.1f, 0.0f, 0.0f, 0.5f});
+    // Body 25 lies 0.3 from body 12 (the centre), some 4 pixels apart on screen.
+    s.pos_mass.push_back({0.3f, 0.0f, 0.0f, 0.5f});
     s.velocity.push_back({0.0f, 0.0f, 0.0f, 0.0f});
     s.galaxy.push_back(0);
     s.component.push_back(Component::Disk);
@@ -177,7 +177,7 @@ TEST(Picking, AClickAtABodysImagePicksThatBody) {
     }
     // The centre body and its close neighbour: the nearer to the cursor wins, either way round.
     const glm::vec2 c = *camera.project_to_image({0.0f, 0.0f, 0.0f}, kW, kH);
-    const glm::vec2 n = *camera.project_to_image({0.1f, 0.0f, 0.0f}, kW, kH);
+    const glm::vec2 n = *camera.project_to_image({0.3f, 0.0f, 0.0f}, kW, kH);
     ASSERT_GT(glm::length(n - c), 2.0f) << "the test needs the two images apart";
     EXPECT_EQ(picker.pick(buffers, camera, {c + 0.2f * (n - c), kW, kH, 8.0f}), std::optional<std::size_t>(12));
     EXPECT_EQ(picker.pick(buffers, camera, {c + 0.8f * (n - c), kW, kH, 8.0f}), std::optional<std::size_t>(25));

@@ -34,7 +34,7 @@ struct TrailSettings {
     bool enabled = false;
     int length = 96;          // points kept per body (K)
     int frames_per_point = 2;  // a point every M frames that moved the bodies
-    float brightness = 0.25f;  // a trail's newest segment, relative to a sprite's peak light
+    float brightness = 0.25f;  // the trails' light: x 0.02 of a sprite's peak per pixel (trail_renderer.cpp)
 };
 
 inline constexpr int kMaxTrailLength = 4096;
