@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "nbody/render/camera_path.hpp"
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/backend.hpp"
 #include "recorder.hpp"
@@ -36,6 +37,10 @@ struct ViewOptions {
     std::optional<std::string> record_folder;
     bool record_ui = false;
     float orbit_deg_per_frame = 0;  // turn the camera this much round the target each frame
+    std::optional<render::CameraPath> camera_path;  // record --camera path:FILE: the pose of each frame
+    std::optional<int> trails;                      // --trails N: trail points per body (0: off); none: the scene's
+    std::optional<std::size_t> select;              // --select I: body I selected from the start
+    std::optional<std::pair<float, float>> pick;    // --pick X,Y: a click at that pixel on the first frame
     // The command's name in messages and the report ("view", "record").
     std::string command = "view";
 };

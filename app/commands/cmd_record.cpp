@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "commands.hpp"
+#include "display_options.hpp"
 #include "viewer_options.hpp"
 
 namespace nbody::app {
@@ -31,8 +32,9 @@ float parse_camera_option(const std::string& text) {
     }
     throw CLI::ValidationError("--camera",
                                "'" + text +
-                                   "'; supported: fixed (the scene's camera) or orbit:DEG_PER_FRAME, "
-                                   "e.g. orbit:0.5 (turn round the target, -360..360 degrees per frame)");
+                                   "'; supported: fixed (the scene's camera), orbit:DEG_PER_FRAME, "
+                                   "e.g. orbit:0.5 (turn round the target, -360..360 degrees per frame), or "
+                                   "path:FILE (keyframes, docs/CAMERA-PATHS.md)");
 }
 
 }  // namespace
@@ -63,7 +65,9 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--size", a->size, "Frame size WxH in pixels")->capture_default_str();
     cmd->add_option("--out", a->out, "Folder for the PNGs (created if missing)")->required();
     cmd->add_option("--camera", a->camera,
-                    "fixed, or orbit:DEG_PER_FRAME to turn the camera round the target each frame")
+                    "fixed, orbit:DEG_PER_FRAME to turn the camera round the target each frame, or path:FILE to "
+                    "fly along keyframes interpolated smoothly (docs/CAMERA-PATHS.md; example: "
+                    "assets/camera-paths/figure-eight-flyby.txt)")
         ->capture_default_str();
     cmd->add_option(
         "--mp4", a->mp4,
@@ -85,6 +89,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
     cmd->add_option("--encoders", a->encoders,
                     "PNG encoder threads (default: one per hardware thread but one)");
+    add_trail_option(*cmd, a->view);
     add_kernel_options(*cmd, a->view.kernel);
     cmd->footer(
         "Ctrl-C stops after the frame in progress: every frame queued is written, the sequence stays "
@@ -109,7 +114,10 @@ void add_record_command(CLI::App& app, int& exit_code) {
         if (a->encoders < 0) throw CLI::ValidationError("--encoders", "must be >= 1");
         std::tie(o.width, o.height) = parse_size_option(a->size, "--size");
         if (!a->colour.empty()) o.colour = parse_colour_option(a->colour, "--colour");
-        o.orbit_deg_per_frame = parse_camera_option(a->camera);
+        if (a->camera.rfind("path:", 0) == 0)
+            o.camera_path = parse_camera_path_option(a->camera);
+        else
+            o.orbit_deg_per_frame = parse_camera_option(a->camera);
         if (a->out.empty()) throw CLI::ValidationError("--out", "needs a folder name");
 
         RecordingSettings r;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "display_options.hpp"
 #include "nbody/sim/memory_check.hpp"
 #include "output_paths.hpp"
 #include "nbody/render/glfw_window.hpp"
@@ -91,17 +92,28 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
     auto no_vsync = std::make_shared<bool>(false);
     cmd->add_flag("--no-vsync", *no_vsync, "Do not wait for the display's refresh (window mode)");
+    add_trail_option(*cmd, *options);
+    cmd->add_option("--select", options->select,
+                    "Select body I at start (as a click on it does): its data in the Selected body panel, "
+                    "highlighted, and a line on stderr")
+        ->check(whole_number(0, kMaxBodiesOption));
+    auto pick = std::make_shared<std::string>();
+    cmd->add_option("--pick", *pick,
+                    "Click at X,Y (image pixels from the top-left) on the first frame: selects the body drawn "
+                    "nearest that point (scripts, tests)");
     add_kernel_options(*cmd, options->kernel);
     cmd->footer(
         "Keys: Space pause, N single step, R reset, F screenshot, V record, H hide UI, C reset camera, G "
         "follow "
         "centre of mass,\n"
-        "F1 help, Esc quit. Mouse: left drag orbit, right drag pan, wheel zoom.\n"
+        "T trails, F1 help, Esc quit. Mouse: left drag orbit, right drag pan, wheel zoom, click a body to select "
+        "it.\n"
         "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report "
         "line).");
 
-    cmd->callback([options, backend, size, bodies, no_vsync, colour, overwrite, &exit_code]() {
+    cmd->callback([options, backend, size, bodies, no_vsync, colour, overwrite, pick, &exit_code]() {
         ViewOptions o = *options;
+        if (!pick->empty()) o.pick = parse_pixel_option(*pick, "--pick");
         o.vsync = !*no_vsync;
         if (!colour->empty()) o.colour = parse_colour_option(*colour, "--colour");
         o.backend = parse_backend_kind(*backend);

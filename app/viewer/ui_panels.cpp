@@ -1,4 +1,5 @@
 #include "ui_panels.hpp"
+#include "ui_selection.hpp"
 
 #include <imgui.h>
 
@@ -565,6 +566,7 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
         ImGui::SetNextItemWidth(em() * 5.0f);
         ImGui::SliderFloat("##halo", &r.halo_brightness, 0.0f, 1.0f, "halo %.2f");
     }
+    draw_trail_controls(r.trails, ctx.sim.size());  // ui_selection.cpp
     ImGui::Separator();
     ImGui::SliderFloat("Point size", &r.point_size, 0.5f, 24.0f, "%.1f px", ImGuiSliderFlags_Logarithmic);
     ImGui::Checkbox("Size with distance", &r.size_with_distance);

@@ -31,6 +31,12 @@ render::ColourMode natural_colour_mode(const State& s) {
     return !several_galaxies && components ? render::ColourMode::Component : render::ColourMode::Galaxy;
 }
 
+// Trails as a scene (or --trails) asks: `points` > 0 switches them on with that length.
+void apply_scene_trails(render::TrailSettings& trails, int points) {
+    trails.enabled = points > 0;
+    if (points > 0) trails.length = points;
+}
+
 Scene load_valid_scene(const std::string& path, std::optional<std::size_t> bodies) {
     Scene scene = make_scene(path, bodies);
     scene.state.validate();
@@ -75,6 +81,7 @@ Viewer::Viewer(const ViewOptions& o)
     params_.show_ui = !o.no_ui;
     params_.render.colour_mode = o.colour.value_or(natural_colour_mode(scene_.state));
     params_.render.hide_halo = !o.show_halo;
+    apply_scene_trails(params_.render.trails, o.trails.value_or(scene_.trails));
     params_.recording.folder = default_recording_folder();
     params_.recording.steps_per_frame = params_.sim.steps_per_frame;
 
@@ -100,6 +107,16 @@ Viewer::Viewer(const ViewOptions& o)
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
+    if (o.select) {
+        if (*o.select >= scene_.state.size())
+            throw std::invalid_argument("--select " + std::to_string(*o.select) + ": the scene has bodies 0 to " +
+                                        std::to_string(scene_.state.size() - 1));
+        params_.selected = *o.select;
+        const render::BodySample sample = render::read_body(sim_.buffers(), *o.select);
+        std::cerr << "nbody: selected body " << *o.select << " at (" << sample.position.x << ", " << sample.position.y
+                  << ", " << sample.position.z << ")\n";
+    }
+    if (o.pick) pending_.pick = glm::vec2(o.pick->first, o.pick->second);
     if (!o.no_ui) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
     scenes_ = list_scene_choices();
 
@@ -217,12 +234,15 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
     params_.camera.follow_galaxy = -1;
+    trails_.clear();  // the bodies jumped: old history would join unrelated places
+    if (new_scene) params_.selected.reset();
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     if (new_scene) {
         params_.render.colour_mode = natural_colour_mode(scene_.state);
         params_.sim.step = scene_.params;
         params_.sim.steps_per_frame = scene_.steps_per_frame;
         params_.sim.model_time_per_second = 60.0 * scene_.steps_per_frame * scene_.params.dt;
+        apply_scene_trails(params_.render.trails, scene_.trails);
         perf_.clear_steps();
     }
     params_.sim.bodies = int(scene_.state.size());

@@ -21,9 +21,11 @@
 
 #include "centre_of_mass.hpp"
 #include "viewer_camera.hpp"
+#include "nbody/render/body_picker.hpp"
 #include "nbody/render/gpu_timer.hpp"
 #include "nbody/render/imgui_layer.hpp"
 #include "nbody/render/particle_renderer.hpp"
+#include "nbody/render/trail_renderer.hpp"
 #include "progress.hpp"
 #include "recorder.hpp"
 #include "recorder_interrupt.hpp"
@@ -89,6 +91,10 @@ class Viewer {
     void update_recording_view(bool capture_frame, bool ui_in_frame);
     void draw_panels(const render::DrawTarget& target, double dt_frame, bool ui_in_frame);
     void apply_camera_preset(CameraPreset preset);  // viewer_camera.cpp
+    void pick_body(glm::vec2 pixel, const render::DrawTarget& target);  // viewer_picking.cpp: a click
+    void refresh_selection();  // the selected body's data, read back (32 bytes) for this frame
+    void draw_selection();     // its panel and highlight (inside the UI frame)
+    void apply_camera_path();  // record --camera path:FILE: this frame's pose
     void aim_camera();                              // follow the centre of mass or a galaxy
 
     // --- what the run was asked to do ---------------------------------------------------------
@@ -104,6 +110,8 @@ class Viewer {
     std::unique_ptr<Surface> surface_;
     SimulationDriver sim_;
     render::ParticleRenderer renderer_;
+    render::TrailRenderer trails_;
+    render::BodyPicker picker_;
     render::OrbitCamera camera_;
     std::unique_ptr<render::ImGuiLayer> ui_;
     std::unique_ptr<Recorder> recorder_;  // after the renderer and the UI: destroyed first
@@ -118,6 +126,7 @@ class Viewer {
     PerfStats perf_;
     EnergyMonitor energy_;
     PanelVisibility visible_;
+    std::optional<render::BodySample> selected_sample_;  // params_.selected as read this frame
     std::vector<SceneChoice> scenes_;
     std::vector<std::string> app_messages_;
     std::vector<Clock::time_point> notice_seen_;  // when each notice first appeared

@@ -30,7 +30,10 @@ void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double d
     {
         const HostStageTimer timing(profile_, HostStage::Draw);
         aim_camera();
-        renderer_.draw(sim_.buffers(), camera_, params_.render, target, gpu_timing_);
+        apply_camera_path();
+        trails_.update(sim_.buffers(), params_.render.trails);
+        renderer_.draw(sim_.buffers(), camera_, params_.render, target, gpu_timing_, &trails_);
+        refresh_selection();
     }
     const bool ui_in_frame = recorder_ && recorder_->settings().include_ui;
     if (!ui_in_frame) capture(target, capture_frame);
@@ -86,9 +89,10 @@ void Viewer::draw_panels(const render::DrawTarget& target, double dt_frame, bool
         ui_->discard_frame();
     }
     ui_->begin_frame(target.width, target.height, frame_ == 0 ? 1.0f / 60.0f : float(dt_frame));
-    if (draw_all)
+    if (draw_all) {
         draw_ui(params_, visible_, pending_, ctx);
-    else
+        draw_selection();
+    } else
         draw_recording_indicator(ctx);
     ui_->end_frame(target.framebuffer, target.width, target.height, /*hold_foreground=*/ui_in_frame);
     surface_->set_ui_capture(ui_->wants_mouse(), ui_->wants_keyboard());

@@ -1,5 +1,7 @@
 #include "viewer_input.hpp"
 
+#include <cmath>
+
 #include "nbody/render/gl.hpp"
 #include "nbody/render/glfw.hpp"
 
@@ -15,11 +17,16 @@ void on_mouse_button(GLFWwindow* window, int button, int action, int mods) {
     InputState* s = state_of(window);
     if (!s) return;
     if (action == GLFW_RELEASE) {
-        s->orbiting = s->panning = false;
+        if (s->maybe_click && button == GLFW_MOUSE_BUTTON_LEFT)
+            s->click = glm::vec2(float(s->press_x), float(s->press_y)) * s->cursor_to_pixels;
+        s->orbiting = s->panning = s->maybe_click = false;
         return;
     }
     if (s->ui_wants_mouse) return;  // a click on a panel is the panel's
     glfwGetCursorPos(window, &s->last_x, &s->last_y);
+    s->press_x = s->last_x;
+    s->press_y = s->last_y;
+    s->maybe_click = button == GLFW_MOUSE_BUTTON_LEFT && !(mods & GLFW_MOD_SHIFT);
     const bool pan = button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE ||
                      (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_SHIFT));
     s->panning = pan;
@@ -32,6 +39,7 @@ void on_cursor(GLFWwindow* window, double x, double y) {
     const glm::vec2 delta(float(x - s->last_x), float(y - s->last_y));
     s->last_x = x;
     s->last_y = y;
+    if (s->maybe_click && std::abs(x - s->press_x) + std::abs(y - s->press_y) > kClickSlop) s->maybe_click = false;
     if (s->orbiting) s->orbit += delta;  // degrees per cursor unit: same feel at any DPI
     if (s->panning) s->pan += delta * s->cursor_to_pixels;
 }
@@ -68,6 +76,8 @@ const std::vector<KeyBinding>& key_bindings() {
         {"H", "hide / show the UI"},
         {"C", "reset the camera"},
         {"G", "follow the centre of mass"},
+        {"T", "trails on / off (Rendering panel: length)"},
+        {"Click", "select the body under the cursor (Selected body panel); click empty space to clear"},
         {"F1", "this help"},
         {"Esc", "quit"},
         {"Left drag", "orbit"},
@@ -106,6 +116,9 @@ void apply_input(InputState& input, ViewerParams& params, Requests& requests, re
             case GLFW_KEY_G:
                 params.camera.follow_centre_of_mass = !params.camera.follow_centre_of_mass;
                 break;
+            case GLFW_KEY_T:
+                params.render.trails.enabled = !params.render.trails.enabled;
+                break;
             case GLFW_KEY_F1:
                 params.show_help = !params.show_help;
                 break;
@@ -119,6 +132,8 @@ void apply_input(InputState& input, ViewerParams& params, Requests& requests, re
     if (input.orbit != glm::vec2(0.0f)) camera.orbit(input.orbit.x, input.orbit.y);
     if (input.pan != glm::vec2(0.0f)) camera.pan(input.pan.x, input.pan.y, float(framebuffer_height));
     if (input.zoom != 0) camera.zoom(input.zoom);
+    if (input.click) requests.pick = *input.click;
+    input.click.reset();
     input.keys.clear();
     input.orbit = input.pan = glm::vec2(0.0f);
     input.zoom = 0;

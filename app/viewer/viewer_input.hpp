@@ -4,9 +4,10 @@
 //
 //   left drag: orbit     right drag / shift + left drag / middle drag: pan     wheel: zoom
 //   Space pause   N single step   R reset   F screenshot   V record   H hide UI   C reset camera
-//   G follow centre of mass   F1 help   Esc quit
+//   G follow centre of mass   T trails   F1 help   Esc quit   left click (no drag): select a body
 
 #include <glm/vec2.hpp>
+#include <optional>
 #include <vector>
 
 #include "nbody/render/camera.hpp"
@@ -25,7 +26,14 @@ struct InputState {
     double last_x = 0, last_y = 0;
     float cursor_to_pixels = 1;                              // framebuffer pixels per cursor unit (HiDPI)
     bool ui_wants_mouse = false, ui_wants_keyboard = false;  // from the previous UI frame
+    // A left press that has not moved further than kClickSlop: a click when released.
+    bool maybe_click = false;
+    double press_x = 0, press_y = 0;
+    std::optional<glm::vec2> click;  // framebuffer pixels, y down: a click since the last frame
 };
+
+// Cursor units a press may move and still count as a click (not an orbit drag).
+inline constexpr double kClickSlop = 3.0;
 
 // Installs the callbacks (before Dear ImGui installs its own, which chain to these).
 void install_input_callbacks(GLFWwindow* window, InputState* state);

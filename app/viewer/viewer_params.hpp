@@ -74,6 +74,7 @@ struct Requests {
     bool load_snapshot = false;             // from SimulationParams::snapshot_path
     std::optional<std::string> load_scene;  // a path, or "" for the built-in scene
     std::optional<CameraPreset> camera_preset;
+    std::optional<glm::vec2> pick;  // a click: select the body drawn nearest this framebuffer pixel (y down)
 };
 
 struct ViewerParams {
@@ -85,6 +86,7 @@ struct ViewerParams {
     bool show_ui = true;
     bool show_help = false;
     bool show_debug = false;
+    std::optional<std::size_t> selected;  // the body the Selected body panel shows (a click or --select)
 };
 
 }  // namespace nbody::app

@@ -21,6 +21,13 @@ void OrbitCamera::reset(const CameraSpec& spec) {
     elevation_deg_ = std::clamp(static_cast<float>(spec.elevation_deg), -kMaxElevation, kMaxElevation);
 }
 
+void OrbitCamera::set_pose(const glm::vec3& target, float azimuth_deg, float elevation_deg, float distance) {
+    target_ = target;
+    azimuth_deg_ = azimuth_deg;
+    elevation_deg_ = std::clamp(elevation_deg, -kMaxElevation, kMaxElevation);
+    distance_ = std::clamp(distance, kMinDistance, kMaxDistance);
+}
+
 void OrbitCamera::look_from(const glm::vec3& from) {
     const float len = glm::length(from);
     if (!(len > 0)) return;

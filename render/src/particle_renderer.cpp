@@ -48,6 +48,8 @@ const glm::vec3 kPlainColour{1.0f, 0.86f, 0.70f};
 }  // namespace
 
 glm::vec3 galaxy_colour(int k) { return kGalaxyColours[std::size_t(k) % kGalaxyColours.size()]; }
+glm::vec3 component_colour(int c) { return kComponentColours[std::min(std::size_t(c), kComponentColours.size() - 1)]; }
+glm::vec3 plain_colour() { return kPlainColour; }
 
 int glow_levels(int height) {
     const double levels = kGlowLevels720 + std::log2(std::max(height, 1) / double(kReferenceHeight));
@@ -130,7 +132,8 @@ void ParticleRenderer::update_colour_map(ColorMap map) {
 }
 
 void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera& camera,
-                            const RenderSettings& settings, const DrawTarget& target, GpuFrameTimer* timer) {
+                            const RenderSettings& settings, const DrawTarget& target, GpuFrameTimer* timer,
+                            const TrailRenderer* trails) {
     const int width = std::max(target.width, 1);
     const int height = std::max(target.height, 1);
     // Sizes are given for a 720-line frame: a taller one draws them proportionally wider (a HiDPI
@@ -200,6 +203,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
         glBindVertexArray(vao);
         p.use();
         glDrawArrays(GL_POINTS, 0, GLsizei(particles.size()));
+        if (trails) trails->draw(particles, camera.projection(aspect) * camera.view(), settings, intensity);
     }
     glDisable(GL_BLEND);
     glDisable(GL_PROGRAM_POINT_SIZE);

@@ -71,6 +71,7 @@ struct SceneSpec {
     // fewer, heavier dark-matter particles leave more bodies to the disks, whose tails are what
     // one looks at. 1: every component keeps its share.
     double reduced_halo_share = 1.0;
+    int trails = 0;
     CameraSpec camera;
     std::vector<GalaxySpec> galaxies;
 };
@@ -369,7 +370,7 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
     {
         Reader r(*scene, "scene", file);
         r.allow({"name", "description", "bodies", "units", "dt", "softening", "steps_per_frame", "seed",
-                 "reduced_halo_share"});
+                 "reduced_halo_share", "trails"});
         s.name = r.text("name");
         s.description = r.text_or("description", "");
         const toml::node& nb = r.required("bodies", "an integer, the number of bodies N");
@@ -406,6 +407,11 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
             const std::int64_t v = r.integer("seed", *n);
             if (v < 0) r.error("seed", "must be >= 0", n);
             s.seed = std::uint64_t(v);
+        }
+        if (const toml::node* n = r.node("trails")) {
+            const std::int64_t v = r.integer("trails", *n);
+            if (v < 0 || v > 4096) r.error("trails", "must be between 0 (none) and 4096 points (got " + std::to_string(v) + ")", n);
+            s.trails = int(v);
         }
     }
 
@@ -557,6 +563,7 @@ Scene generate(const SceneSpec& s) {
     scene.steps_per_frame = s.steps_per_frame;
     scene.camera = s.camera;
     scene.units = s.units;
+    scene.trails = s.trails;
     return scene;
 }
 

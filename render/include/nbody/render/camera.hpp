@@ -30,6 +30,9 @@ class OrbitCamera {
     void turn(float degrees);
 
     void set_target(const glm::vec3& target) { target_ = target; }
+    // Places the camera (a camera path's pose); home() is kept, so brightness compensation for
+    // zoom still refers to the scene's camera. Elevation and distance are clamped as for a drag.
+    void set_pose(const glm::vec3& target, float azimuth_deg, float elevation_deg, float distance);
     // Looks at the target from direction `from` (any length; the elevation is clamped short of
     // the poles), keeping the distance.
     void look_from(const glm::vec3& from);

@@ -15,6 +15,7 @@
 #include "nbody/render/gpu_timer.hpp"
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/render/shader.hpp"
+#include "nbody/render/trail_renderer.hpp"
 
 namespace nbody::render {
 
@@ -35,6 +36,7 @@ struct RenderSettings {
     float halo_brightness = 0.12f;  // dark matter is dark: a faint haze that shows the halo's extent
     bool float32_target = false;    // RGBA32F instead of RGBA16F
     glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
+    TrailSettings trails;  // drawn when draw() is given a TrailRenderer
 };
 
 // Where to draw: framebuffer 0 is a window's back buffer.
@@ -54,8 +56,9 @@ class ParticleRenderer {
     std::string reload_shaders();
 
     // `timer`, when given, gets the GPU time of the particle, glow and tone-mapping passes.
+    // `trails`, when given, adds its light in the particle pass (trail_renderer.hpp).
     void draw(const ParticleBuffers& particles, const OrbitCamera& camera, const RenderSettings& settings,
-              const DrawTarget& target, GpuFrameTimer* timer = nullptr);
+              const DrawTarget& target, GpuFrameTimer* timer = nullptr, const TrailRenderer* trails = nullptr);
 
     // The speed used for the top of the colour map when RenderSettings::speed_scale is 0.
     void set_auto_speed_scale(float speed) { auto_speed_scale_ = speed; }
@@ -86,6 +89,9 @@ class ParticleRenderer {
 
 // The hue galaxy `k` is drawn in when colouring by galaxy (linear RGB), for legends.
 glm::vec3 galaxy_colour(int k);
+// The hue of component `c` (Component's value) when colouring by component, and the plain colour.
+glm::vec3 component_colour(int c);
+glm::vec3 plain_colour();
 
 // Glow pyramid levels for a frame `height` pixels tall: 6 at 720, one more per doubling, so the
 // glow covers the same fraction of any frame.

@@ -39,6 +39,7 @@ struct Scene {
     int steps_per_frame = 1;
     CameraSpec camera;
     UnitSystem units;
+    int trails = 0;  // trail points the viewer draws per body at start ([scene] trails); 0: none
 };
 
 // The default galaxy collision shown when the viewer starts with no scene: the Milky Way -

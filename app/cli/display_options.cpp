@@ -1,0 +1,38 @@
+#include "display_options.hpp"
+
+#include <cmath>
+#include <regex>
+
+#include "nbody/render/trail_renderer.hpp"
+#include "run_options.hpp"
+
+namespace nbody::app {
+
+void add_trail_option(CLI::App& cmd, ViewOptions& options) {
+    cmd.add_option("--trails", options.trails,
+                   "Draw each body's trail: its last N positions (a point every 2 frames), fading with age; 0: none "
+                   "(default: the scene's `trails`, on for the figure-eight scenes). GPU memory: 16 bytes per body per "
+                   "point")
+        ->check(whole_number(0, render::kMaxTrailLength));
+}
+
+std::pair<float, float> parse_pixel_option(const std::string& text, const std::string& option) {
+    std::smatch m;
+    static const std::regex xy(R"(\s*(\d+(?:\.\d*)?)\s*,\s*(\d+(?:\.\d*)?)\s*)");
+    if (!std::regex_match(text, m, xy) || m[1].length() > 7 || m[2].length() > 7)
+        throw CLI::ValidationError(option, "expected X,Y in image pixels from the top-left corner, e.g. 640,360 (got '" +
+                                               text.substr(0, 40) + "')");
+    return {std::stof(m[1].str()), std::stof(m[2].str())};
+}
+
+render::CameraPath parse_camera_path_option(const std::string& text) {
+    const std::string file = text.substr(std::string("path:").size());
+    if (file.empty()) throw CLI::ValidationError("--camera", "path: needs a file, e.g. path:assets/camera-paths/figure-eight-flyby.txt");
+    try {
+        return render::CameraPath::load(file);
+    } catch (const std::runtime_error& e) {
+        throw CLI::ValidationError("--camera", std::string("bad camera path: ") + e.what());
+    }
+}
+
+}  // namespace nbody::app

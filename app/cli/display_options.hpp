@@ -1,0 +1,20 @@
+#pragma once
+// Display options shared by `view` and `record` (trails), and `view`'s selection options.
+
+#include <string>
+#include <utility>
+
+#include "commands.hpp"
+#include "viewer_options.hpp"
+
+namespace nbody::app {
+
+// --trails N on `cmd`, into options.trails.
+void add_trail_option(CLI::App& cmd, ViewOptions& options);
+// "X,Y" (image pixels from the top-left corner) -> {X, Y}; throws CLI::ValidationError naming `option`.
+std::pair<float, float> parse_pixel_option(const std::string& text, const std::string& option);
+// "path:FILE" -> the camera path read from FILE; throws CLI::ValidationError naming --camera,
+// the file and the line when the file is bad.
+render::CameraPath parse_camera_path_option(const std::string& text);
+
+}  // namespace nbody::app

@@ -1,0 +1,157 @@
+#include "ui_selection.hpp"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "nbody/render/particle_renderer.hpp"
+
+namespace nbody::app {
+
+namespace {
+
+const ImVec4 kDim(0.62f, 0.66f, 0.74f, 1.0f);
+
+void tooltip(const char* text) {
+    if (!ImGui::IsItemHovered()) return;
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+// "100 km/s" -> {100, "km/s"}; a unit without a leading number -> {0, ""}.
+std::pair<double, std::string> split_unit(const std::string& unit) {
+    const char* begin = unit.c_str();
+    char* end = nullptr;
+    const double factor = std::strtod(begin, &end);
+    if (end == begin || !std::isfinite(factor)) return {0.0, std::string()};
+    std::string rest(end);
+    while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
+    return {factor, rest};
+}
+
+std::string vector_text(const glm::vec3& v, const std::string& unit) {
+    const auto [factor, name] = split_unit(unit);
+    char buf[160];
+    if (name.empty()) {
+        const bool nbody = unit.rfind("N-body", 0) == 0;
+        std::snprintf(buf, sizeof buf, "(%.4g, %.4g, %.4g) %s", v.x, v.y, v.z, nbody ? "(N-body units)" : unit.c_str());
+    } else {
+        std::snprintf(buf, sizeof buf, "(%.4g, %.4g, %.4g) %s", v.x * factor, v.y * factor, v.z * factor, name.c_str());
+    }
+    return buf;
+}
+
+}  // namespace
+
+const char* component_name(Component c) {
+    switch (c) {
+        case Component::Disk: return "disk";
+        case Component::Bulge: return "bulge";
+        case Component::Halo: return "halo";
+        case Component::Star: return "star";
+        case Component::Unspecified: break;
+    }
+    return "unspecified";
+}
+
+std::string with_unit(double value, const std::string& unit) {
+    const auto [factor, name] = split_unit(unit);
+    char buf[96];
+    if (!name.empty())
+        std::snprintf(buf, sizeof buf, "%.4g %s", value * factor, name.c_str());
+    else if (unit.rfind("N-body", 0) == 0)
+        std::snprintf(buf, sizeof buf, "%.4g (N-body units)", value);
+    else
+        std::snprintf(buf, sizeof buf, "%.4g %s", value, unit.c_str());
+    return buf;
+}
+
+std::string describe_body(const SelectionView& v) {
+    const UnitSystem units = v.units ? *v.units : UnitSystem{};
+    std::string line = "body " + std::to_string(v.index) + " (galaxy " + std::to_string(v.galaxy + 1) + ", " +
+                       component_name(v.component) + "): position " + vector_text(v.sample.position, units.length);
+    if (v.sample.velocity_known)
+        line += ", speed " + with_unit(glm::length(v.sample.velocity), units.velocity);
+    line += ", mass " + with_unit(v.sample.mass, units.mass);
+    return line;
+}
+
+void draw_selection_panel(std::optional<std::size_t>& selected, const SelectionView& v,
+                          const render::OrbitCamera& camera) {
+    const ImGuiIO& io = ImGui::GetIO();
+    // The highlight: a ring round the body (in ImGui's background list: over the particles, under
+    // the panels) and its number beside it.
+    const float fb_x = io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1.0f;
+    const float fb_y = io.DisplayFramebufferScale.y > 0 ? io.DisplayFramebufferScale.y : 1.0f;
+    if (const auto at = camera.project_to_image(v.sample.position, v.framebuffer_width, v.framebuffer_height)) {
+        const ImVec2 centre(at->x / fb_x, at->y / fb_y);
+        const float r = ImGui::GetFontSize() * 0.8f;
+        ImDrawList* list = ImGui::GetBackgroundDrawList();
+        list->AddCircle(centre, r, IM_COL32(255, 255, 255, 220), 32, 1.5f);
+        list->AddCircle(centre, r + 2.0f, IM_COL32(0, 0, 0, 140), 32, 1.0f);
+        char label[32];
+        std::snprintf(label, sizeof label, "#%zu", v.index);
+        list->AddText(ImVec2(centre.x + r + 3.0f, centre.y - r - 2.0f), IM_COL32(255, 255, 255, 230), label);
+    }
+
+    // Bottom left, above the legend and the scale bar: the left column (Kernel, Simulation) ends
+    // higher, and the Rendering panel on the right reaches further down.
+    const float margin = ImGui::GetFontSize() * 0.5f;
+    ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 8.0f), ImGuiCond_Appearing, ImVec2(0.0f, 1.0f));
+    bool open = true;
+    if (!ImGui::Begin("Selected body", &open, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::End();
+        if (!open) selected.reset();
+        return;
+    }
+    const UnitSystem units = v.units ? *v.units : UnitSystem{};
+    const glm::vec3 c = render::galaxy_colour(v.galaxy);
+    ImGui::Text("Body %zu", v.index);
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(c.x, c.y, c.z, 1.0f), "galaxy %d", v.galaxy + 1);
+    ImGui::SameLine();
+    ImGui::TextColored(kDim, "%s", component_name(v.component));
+    ImGui::Text("position  %s", vector_text(v.sample.position, units.length).c_str());
+    if (v.sample.velocity_known) {
+        ImGui::Text("velocity  %s", vector_text(v.sample.velocity, units.velocity).c_str());
+        tooltip("The displacement between the last two position buffers over the time between them: for the "
+                "leapfrog its drift velocity (half a step back), read from the GPU buffers on every path.");
+        ImGui::Text("speed     %s", with_unit(glm::length(v.sample.velocity), units.velocity).c_str());
+    } else {
+        ImGui::TextColored(kDim, "velocity  known after the first step");
+    }
+    ImGui::Text("mass      %s", with_unit(v.sample.mass, units.mass).c_str());
+    const float distance = glm::length(v.sample.position - camera.target());
+    ImGui::TextColored(kDim, "%s from the view's centre", with_unit(distance, units.length).c_str());
+    if (ImGui::SmallButton("Deselect")) selected.reset();
+    ImGui::End();
+    if (!open) selected.reset();
+}
+
+void draw_trail_controls(render::TrailSettings& t, std::size_t bodies) {
+    ImGui::Checkbox("Trails (T)", &t.enabled);
+    tooltip("Each body's recent path, fading with age. Kept and drawn on the GPU: a ring of position "
+            "snapshots filled by buffer copies, no host transfer, on every path (CUDA interop included).");
+    if (!t.enabled) return;
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+    ImGui::SliderInt("##trail_length", &t.length, 2, 1024, "%d points", ImGuiSliderFlags_Logarithmic);
+    const int kept = render::capped_trail_length(t.length, bodies);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
+    ImGui::SliderInt("##trail_every", &t.frames_per_point, 1, 16, "every %d frames");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
+    ImGui::SliderFloat("##trail_brightness", &t.brightness, 0.01f, 5.0f, "light %.2f", ImGuiSliderFlags_Logarithmic);
+    const double mib = double(kept) * double(bodies) * 16.0 / (1024.0 * 1024.0);
+    if (kept < t.length)
+        ImGui::TextColored(kDim, "%d points kept (%.0f MiB cap), %.1f MiB", kept, double(render::kMaxTrailBytes >> 20), mib);
+    else
+        ImGui::TextColored(kDim, "GPU memory %.1f MiB (16 B per body per point)", mib);
+}
+
+}  // namespace nbody::app
