@@ -113,8 +113,8 @@ double galaxy_mass(const GalaxySpec& g) {
 std::string scene_spec_to_toml(const SceneSpec& s) {
     const bool galactic = s.units.time_unit_myr > 0;
     std::ostringstream out;
-    out << "# Scene file written by nbody" << (s.source.empty() ? "" : " from " + s.source)
-        << ". Format: docs/SCENES.md.\n";
+    const std::string from = std::filesystem::path(s.source).filename().string();
+    out << "# Scene file written by nbody" << (from.empty() ? "" : " from " + from) << ". Format: docs/SCENES.md.\n";
     out << "# Units \"" << (galactic ? "galactic" : "nbody") << "\""
         << (galactic ? ": G = 1, kpc, 100 km/s; mass unit 2.325e9 Msun, time unit 9.78 Myr." : ": G = 1.") << "\n";
 
