@@ -23,11 +23,16 @@ std::string format(const char* fmt, double x) {
     return buf;
 }
 
-// A double slider with a unit in its format; Ctrl+click types a value.
-bool slider(const char* label, double* value, double lo, double hi, const char* fmt, bool logarithmic) {
-    ImGui::SetNextItemWidth(em() * 11.0f);
-    return ImGui::SliderScalar(label, ImGuiDataType_Double, value, &lo, &hi, fmt,
-                               logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
+// A double drag field with a unit in its format (no slider knob over the digits): drag to
+// change, double-click or Ctrl+click to type. `width_em` 0: the default width.
+bool field(const char* label, double* value, double lo, double hi, const char* fmt, bool logarithmic,
+           float width_em = 8.0f) {
+    if (width_em > 0) ImGui::SetNextItemWidth(em() * width_em);
+    else ImGui::SetNextItemWidth(-FLT_MIN);
+    const float speed = float(logarithmic ? 0.005 : (hi - lo) / 600.0);
+    return ImGui::DragScalar(label, ImGuiDataType_Double, value, speed, &lo, &hi, fmt,
+                             (logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None) |
+                                 ImGuiSliderFlags_AlwaysClamp);
 }
 
 bool has_disk(const GalaxySpec& g) {
@@ -64,34 +69,64 @@ void orbit_summary(const EncounterSettings& s, double total_mass, const UnitSyst
                                   format(" (%.3g time units)", t)
                             : "pericentre after " + format("%.3g time units", t);
         }
-        wrapped(kDim, when + " (as point masses)", 22.0f);
+        wrapped(kDim, when + ", as point masses", 22.0f);
     } catch (const std::exception& error) {
         wrapped(kError, error.what(), 22.0f);
     }
 }
 
-void disk_controls(const GalaxySpec& galaxy, int k, ic::DiskOrientation& disk) {
-    ImGui::PushID(k);
-    ImGui::Text("Galaxy %d: %s", k + 1, galaxy.name.c_str());
-    if (!has_disk(galaxy)) {
-        ImGui::SameLine();
-        ImGui::TextColored(kDim, "(no disk to orient)");
-        ImGui::PopID();
-        return;
+// The two disks side by side: inclination, argument, spin.
+void disk_table(const SceneSpec& base, EncounterSettings& s) {
+    if (!ImGui::BeginTable("disks", 3, ImGuiTableFlags_SizingFixedFit)) return;
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, em() * 5.5f);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, em() * 8.0f);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, em() * 8.0f);
+    auto row = [](const char* label, const char* help) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted(label);
+        if (help) tooltip(help);
+    };
+    row("Disk", nullptr);
+    for (int k = 0; k < 2; ++k) {
+        ImGui::TableNextColumn();
+        ImGui::TextColored(kDim, "%d: %s", k + 1, base.galaxies[std::size_t(k)].name.c_str());
     }
-    slider("Inclination i", &disk.inclination_deg, 0.0, 180.0, "%.1f deg", false);
-    help_marker("Angle between the disk's spin and the orbital angular momentum (Toomre & Toomre 1972): 0 "
-                "prograde in the orbit plane, 90 polar, 180 retrograde in the plane.");
-    slider("Argument w", &disk.argument_deg, -180.0, 180.0, "%.1f deg", false);
-    help_marker("Angle in the orbit plane, in the sense of the orbital motion, from the disk's line of nodes to "
-                "the pericentre (TT72).");
-    const bool retrograde = is_retrograde(disk);
-    if (ImGui::RadioButton("prograde", !retrograde) && retrograde) disk = reversed_spin(disk);
-    ImGui::SameLine();
-    if (ImGui::RadioButton("retrograde", retrograde) && !retrograde) disk = reversed_spin(disk);
-    help_marker("Spin with or against the orbit. Switching keeps the disk's plane and reverses its rotation "
-                "(i -> 180 - i, w -> w + 180). Prograde passages throw out long tidal tails.");
-    ImGui::PopID();
+    const bool disk[2] = {has_disk(base.galaxies[0]), has_disk(base.galaxies[1])};
+    row("Inclination",
+        "i: angle between the disk's spin and the orbital angular momentum (Toomre & Toomre 1972): 0 prograde "
+        "in the orbit plane, 90 polar, 180 retrograde in the plane.");
+    for (int k = 0; k < 2; ++k) {
+        ImGui::TableNextColumn();
+        ImGui::PushID(k);
+        if (disk[k]) field("##i", &s.disk[k].inclination_deg, 0.0, 180.0, "%.1f deg", false, 0);
+        else ImGui::TextColored(kDim, "no disk");
+        ImGui::PopID();
+    }
+    row("Argument",
+        "w: angle in the orbit plane, in the sense of the orbital motion, from the disk's line of nodes to the "
+        "pericentre (TT72).");
+    for (int k = 0; k < 2; ++k) {
+        ImGui::TableNextColumn();
+        ImGui::PushID(k);
+        if (disk[k]) field("##w", &s.disk[k].argument_deg, -180.0, 180.0, "%.1f deg", false, 0);
+        ImGui::PopID();
+    }
+    row("Spin",
+        "With or against the orbit. Switching keeps the disk's plane and reverses its rotation (i -> 180 - i, "
+        "w -> w + 180). Prograde passages throw out long tidal tails; retrograde disks hardly respond.");
+    static const char* const kSpins[] = {"prograde", "retrograde"};
+    for (int k = 0; k < 2; ++k) {
+        ImGui::TableNextColumn();
+        ImGui::PushID(k);
+        int spin = is_retrograde(s.disk[k]) ? 1 : 0;
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (disk[k] && ImGui::Combo("##spin", &spin, kSpins, 2) && (spin == 1) != is_retrograde(s.disk[k]))
+            s.disk[k] = reversed_spin(s.disk[k]);
+        ImGui::PopID();
+    }
+    ImGui::EndTable();
 }
 
 }  // namespace
@@ -123,7 +158,7 @@ void draw_encounter_panel(EncounterParams& e, bool* open) {
 
     ImGui::Separator();
     ImGui::TextColored(kDim, "Orbit");
-    slider("Mass ratio M2/M1", &s.mass_ratio, 0.05, 20.0, "%.3g", true);
+    field("Mass ratio M2/M1", &s.mass_ratio, 0.05, 20.0, "%.3g", true);
     help_marker("The second galaxy's total mass over the first's. Its masses are scaled, its sizes by the cube "
                 "root (the same mean density and internal times).");
     const double m1 = galaxy_mass(base.galaxies[0]);
@@ -132,10 +167,10 @@ void draw_encounter_panel(EncounterParams& e, bool* open) {
         ImGui::TextColored(kDim, "M1 = %.3g Msun, M2 = %.3g Msun", m1 * kMsunPerMassUnit, m2 * kMsunPerMassUnit);
     else
         ImGui::TextColored(kDim, "M1 = %.3g, M2 = %.3g (mass units)", m1, m2);
-    slider("Pericentre", &s.pericentre, 0.05, 200.0, physical ? "%.3g kpc" : "%.3g", true);
+    field("Pericentre", &s.pericentre, 0.01, 200.0, physical ? "%.3g kpc" : "%.3g", true);
     help_marker("Closest approach of the galaxies' centres on the point-mass (Kepler) orbit. Tails need a "
                 "passage within a few disk radii.");
-    slider("Eccentricity e", &s.eccentricity, 0.0, 3.0, "%.3f", false);
+    field("Eccentricity e", &s.eccentricity, 0.0, 3.0, "%.3f", false);
     ImGui::SameLine();
     if (ImGui::SmallButton("parabolic")) s.eccentricity = 1.0;
     help_marker("1: parabolic (the usual choice: galaxies falling together from rest far away); below 1 "
@@ -146,18 +181,17 @@ void draw_encounter_panel(EncounterParams& e, bool* open) {
     if (s.start_by_time) {
         const double unit = physical ? units.time_unit_myr : 1.0;
         double t = s.time_to_pericentre * unit;
-        if (slider("Time to pericentre", &t, 1.0 * unit, 1000.0 * unit, physical ? "%.0f Myr" : "%.3g", true))
+        if (field("Time to pericentre", &t, 1.0 * unit, 1000.0 * unit, physical ? "%.0f Myr" : "%.3g", true))
             s.time_to_pericentre = t / unit;
     } else {
-        slider("Separation", &s.separation, 1.0, 1000.0, physical ? "%.3g kpc" : "%.3g", true);
+        field("Separation", &s.separation, 1.0, 1000.0, physical ? "%.3g kpc" : "%.3g", true);
         help_marker("Distance between the centres at the start. Halos that overlap at the start are already "
                     "interacting: start beyond the sum of the halo radii.");
     }
     orbit_summary(s, m1 + m2, units);
 
     ImGui::Separator();
-    ImGui::TextColored(kDim, "Disks");
-    for (int k = 0; k < 2; ++k) disk_controls(base.galaxies[std::size_t(k)], k, s.disk[k]);
+    disk_table(base, s);
 
     ImGui::Separator();
     std::size_t components = 0;
@@ -167,17 +201,18 @@ void draw_encounter_panel(EncounterParams& e, bool* open) {
     ImGui::SetNextItemWidth(em() * 8.0f);
     ImGui::InputInt("Particles N", &n, 1024, 8192);
     s.bodies = std::size_t(std::clamp(n, int(components), most));
-    if (e.max_bodies > 0)
-        wrapped(kDim,
-                "At most " + std::to_string(e.max_bodies) + " here: the " + e.backend +
-                    " backend takes seconds per step beyond (the Simulation panel's N goes higher).",
-                22.0f);
+    if (e.max_bodies > 0) {
+        ImGui::SameLine();
+        ImGui::TextColored(kDim, "at most %zu on the %s backend", e.max_bodies, e.backend.c_str());
+        tooltip("Beyond this the CPU takes seconds per step. After Launch, the Simulation panel's N goes higher.");
+    }
 
     ImGui::Separator();
-    if (ImGui::Button("Launch", ImVec2(em() * 7.0f, 0))) e.launch = true;
+    if (ImGui::Button("Launch", ImVec2(em() * 5.0f, 0))) e.launch = true;
     tooltip("Builds this encounter and starts it. If it cannot be built, the running simulation goes on and "
             "the reason is shown here.");
-    ImGui::SetNextItemWidth(em() * 12.0f);
+    ImGui::SameLine(0, em() * 1.5f);
+    ImGui::SetNextItemWidth(em() * 11.0f);
     char path[512];
     std::snprintf(path, sizeof path, "%s", e.save_path.c_str());
     if (ImGui::InputText("##save", path, sizeof path)) {
