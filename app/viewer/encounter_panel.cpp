@@ -231,8 +231,9 @@ void draw_encounter_panel(EncounterParams& e, bool* open) {
         }
         ImGui::SameLine();
         if (ImGui::Button("Cancel")) e.confirm_overwrite = false;
+    } else if (!e.status.empty()) {  // (when the file exists, the question above says so)
+        wrapped(e.status_is_error ? kError : kGood, e.status, 22.0f);
     }
-    if (!e.status.empty()) wrapped(e.status_is_error ? kError : kGood, e.status, 22.0f);
     ImGui::End();
 }
 

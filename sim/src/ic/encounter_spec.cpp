@@ -203,9 +203,10 @@ SceneSpec make_encounter(const EncounterPreset& preset, const EncounterSettings&
     // Keep the galaxies in view at the start: farther back when they start farther apart.
     spec.camera.distance *= std::clamp(orbit.separation / preset.settings.separation, 1.0, 4.0);
     spec.name = preset.spec.name + " (edited)";
+    const std::string length = spec.units.time_unit_myr > 0 ? " kpc" : "";
     spec.description = "Encounter editor, from " + preset.spec.name + ": mass ratio " + num(s.mass_ratio) +
-                       ", pericentre " + num(s.pericentre) + ", e = " + num(s.eccentricity) + ", separation " +
-                       num(orbit.separation);
+                       ", pericentre " + num(s.pericentre) + length + ", e = " + num(s.eccentricity) +
+                       ", starting " + num(orbit.separation) + length + " apart";
     if (s.bodies != spec.bodies) scale_scene_spec(spec, s.bodies);
     return spec;
 }
