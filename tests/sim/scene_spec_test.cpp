@@ -19,14 +19,6 @@ namespace {
 
 const std::string kScenes = std::string(NBODY_SOURCE_DIR) + "/scenes";
 
-std::vector<std::string> scene_files() {
-    std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(kScenes))
-        if (e.path().extension() == ".toml") files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    return files;
-}
-
 void expect_same_vec(const Vec3d& a, const Vec3d& b) {
     EXPECT_EQ(a.x, b.x);
     EXPECT_EQ(a.y, b.y);
@@ -104,9 +96,9 @@ void expect_same_bodies(const State& a, const State& b) {
 }
 
 TEST(SceneSpecWriter, EveryShippedSceneParsesBackToTheSameDescription) {
-    for (const std::string& file : scene_files()) {
-        SCOPED_TRACE(file);
-        const SceneSpec spec = read_scene_spec(file);
+    for (const SceneEntry& entry : list_scenes(kScenes)) {
+        SCOPED_TRACE(entry.path);
+        const SceneSpec spec = read_scene_spec(entry.path);
         const std::string text = scene_spec_to_toml(spec);
         SceneSpec back;
         ASSERT_NO_THROW(back = parse_scene_spec(text, "written.toml")) << text;
