@@ -91,7 +91,9 @@ void disk_table(const SceneSpec& base, EncounterSettings& s) {
     row("Disk", nullptr);
     for (int k = 0; k < 2; ++k) {
         ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(0.0f);  // a long name wraps within its column
         ImGui::TextColored(kDim, "%d: %s", k + 1, base.galaxies[std::size_t(k)].name.c_str());
+        ImGui::PopTextWrapPos();
     }
     const bool disk[2] = {has_disk(base.galaxies[0]), has_disk(base.galaxies[1])};
     row("Inclination",
