@@ -200,8 +200,9 @@ SceneSpec make_encounter(const EncounterPreset& preset, const EncounterSettings&
     ic::kepler_initial_conditions(mass, orbit);  // separation inside pericentre, beyond apocentre: named there
     spec.galaxies[0].orientation = s.disk[0];
     spec.galaxies[1].orientation = s.disk[1];
-    // Keep the galaxies in view at the start: farther back when they start farther apart.
-    spec.camera.distance *= std::clamp(orbit.separation / preset.settings.separation, 1.0, 4.0);
+    // The preset's camera frames its galaxies at its separation: farther back when they start
+    // farther apart, closer (down to 0.6 of it, which still shows the tails) when nearer.
+    spec.camera.distance *= std::clamp(orbit.separation / preset.settings.separation, 0.6, 4.0);
     spec.name = preset.spec.name + " (edited)";
     const std::string length = spec.units.time_unit_myr > 0 ? " kpc" : "";
     spec.description = "Encounter editor, from " + preset.spec.name + ": mass ratio " + num(s.mass_ratio) +
