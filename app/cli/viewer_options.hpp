@@ -26,6 +26,7 @@ struct ViewOptions {
     bool vsync = true;
     std::optional<int> steps_per_frame;
     std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
+    bool encounter = false;  // open the Encounter panel at start (--encounter)
     bool show_halo = false;  // dark-matter particles are hidden unless asked for (--show-halo)
     KernelOptions kernel;
 

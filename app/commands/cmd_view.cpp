@@ -90,6 +90,9 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--show-halo", options->show_halo,
                   "Draw the dark-matter halo particles too (a faint haze; hidden by default, toggle in Rendering)");
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
+    cmd->add_flag("--encounter", options->encounter,
+                  "Open the Encounter panel (set up a collision of two galaxies: mass ratio, pericentre, e, disk "
+                  "orientations; Launch, Save), starting from --scene when it is a two-galaxy scene");
     auto no_vsync = std::make_shared<bool>(false);
     cmd->add_flag("--no-vsync", *no_vsync, "Do not wait for the display's refresh (window mode)");
     add_trail_option(*cmd, *options);

@@ -1,5 +1,6 @@
 #include "ui_panels.hpp"
 #include "ui_selection.hpp"
+#include "ui_widgets.hpp"
 
 #include <imgui.h>
 
@@ -17,7 +18,7 @@
 
 namespace nbody::app {
 
-namespace {
+// Shared with the other panels through ui_widgets.hpp.
 
 const ImVec4 kWarn(1.00f, 0.78f, 0.30f, 1.0f);
 const ImVec4 kError(1.00f, 0.42f, 0.38f, 1.0f);
@@ -97,7 +98,6 @@ void wrapped(const ImVec4& colour, const std::string& text, float width_em = 21.
     ImGui::PopTextWrapPos();
 }
 
-}  // namespace
 
 // A combo over the names of an enum whose values are 0 .. K-1.
 template <typename Enum, std::size_t K>
@@ -859,6 +859,7 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
             ImGui::MenuItem("Simulation", nullptr, &visible.simulation);
             ImGui::MenuItem("Rendering", nullptr, &visible.rendering);
             ImGui::MenuItem("Recording", nullptr, &visible.recording);
+            ImGui::MenuItem("Encounter", nullptr, &visible.encounter);
             ImGui::MenuItem("Debug", nullptr, &params.show_debug);
             ImGui::Separator();
             if (ImGui::MenuItem("Hide UI", "H")) params.show_ui = false;
@@ -948,6 +949,10 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
             ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
         ImGui::SetNextWindowCollapsed(!ctx.recording.active, ImGuiCond_Appearing);
         draw_recording_panel(params.recording, requests, ctx, &visible.recording);
+    }
+    if (visible.encounter) {  // a tool opened on purpose: top centre, in front
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, top), place ? cond : ImGuiCond_Appearing, ImVec2(0.5f, 0.0f));
+        draw_encounter_panel(params.encounter, &visible.encounter);
     }
     if (params.show_debug) {
         ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 4.0f), cond, ImVec2(0.0f, 1.0f));

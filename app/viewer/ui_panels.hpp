@@ -51,6 +51,7 @@ struct PanelContext {
 
 struct PanelVisibility {
     bool kernel = true, simulation = true, rendering = true, recording = true;
+    bool encounter = false;  // the encounter editor: opened from View (or view --encounter)
     float simulation_height = 0;  // last frame's, for placing it
     // draw_ui places the panels while this is below a few frames (auto-sized panels learn their
     // size from a frame of content), then leaves them where the user drags them. Reset layout and

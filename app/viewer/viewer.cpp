@@ -119,6 +119,7 @@ Viewer::Viewer(const ViewOptions& o)
     if (o.pick) pending_.pick = glm::vec2(o.pick->first, o.pick->second);
     if (!o.no_ui) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
     scenes_ = list_scene_choices();
+    init_encounter_editor(o.encounter);
 
     // Energy is for the Simulation panel: without a UI nobody would see it, and the O(N^2) sum
     // would compete with the frame loop for the CPU.
@@ -251,7 +252,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
 
 void Viewer::replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera) {
     try {
-        Scene next = (path == scene_path_ && !bodies) ? scene_ : make_scene(path, bodies);
+        Scene next = (path == scene_path_ && !bodies) ? scene_ : scene_at(path, bodies);
         install_system(std::move(next), path, path != scene_path_ || bodies.has_value(), keep_camera);
     } catch (const std::exception& e) {
         params_.sim.bodies = int(sim_.size());

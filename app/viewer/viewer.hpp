@@ -37,6 +37,7 @@
 #include "viewer_sim.hpp"
 #include "viewer_stats.hpp"
 #include "viewer_surface.hpp"
+#include "viewer_encounter.hpp"
 
 namespace nbody::app {
 
@@ -96,6 +97,10 @@ class Viewer {
     void draw_selection();     // its panel and highlight (inside the UI frame)
     void apply_camera_path();  // record --camera path:FILE: this frame's pose
     void aim_camera();                              // follow the centre of mass or a galaxy
+    void init_encounter_editor(bool open);          // viewer_encounter.cpp: presets, the CPU cap
+    void act_on_encounter();                        // the Encounter panel's preset, Launch, Save
+    // The scene at `path` (make_scene), or the launched encounter at kEncounterScenePath.
+    Scene scene_at(const std::string& path, std::optional<std::size_t> bodies) const;
 
     // --- what the run was asked to do ---------------------------------------------------------
     const ViewOptions o_;
@@ -128,6 +133,7 @@ class Viewer {
     PanelVisibility visible_;
     std::optional<render::BodySample> selected_sample_;  // params_.selected as read this frame
     std::vector<SceneChoice> scenes_;
+    std::optional<SceneSpec> launched_encounter_;  // what Launch built, for Reset and another N
     std::vector<std::string> app_messages_;
     std::vector<Clock::time_point> notice_seen_;  // when each notice first appeared
     std::string toast_;

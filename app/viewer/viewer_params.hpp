@@ -9,6 +9,7 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/gravity.hpp"
 #include "nbody/sim/kernel_config.hpp"
+#include "viewer_encounter.hpp"
 
 namespace nbody::app {
 
@@ -83,6 +84,7 @@ struct ViewerParams {
     render::RenderSettings render;
     CameraParams camera;
     RecordingParams recording;
+    EncounterParams encounter;  // the Encounter panel (viewer_encounter.hpp)
     bool show_ui = true;
     bool show_help = false;
     bool show_debug = false;

@@ -48,6 +48,7 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
         }
         say(r.message, !r.ok);
     }
+    act_on_encounter();
     if (requests.save_snapshot) save_snapshot();
     if (requests.load_snapshot) load_snapshot();
     if (requests.reset_camera) camera_.reset(scene_.camera);

@@ -25,56 +25,14 @@
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/ic/star_cluster.hpp"
 #include "nbody/sim/scene.hpp"
+#include "nbody/sim/scene_spec.hpp"
 #include "random.hpp"
 
 namespace nbody {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// The parsed file.
-
-enum class Kind { Disk, Bulge, Halo, Plummer, Cube, Point };
-
-struct ComponentSpec {
-    Kind kind = Kind::Disk;
-    std::string key;              // "galaxy[1].disk", for messages
-    double mass = 0;
-    std::size_t bodies = 0;
-    double scale = 1;             // disk scale_length, sphere scale_radius, cube side
-    double height = 0.1;          // disk scale_height
-    double max_radius = 0;        // 0: the model's default
-    double toomre_q = 1.5;
-    double virial_ratio = 0;      // cube
-    ic::StarClusterParams cluster;  // plummer: mass spectrum and binaries (ic/star_cluster.hpp)
-};
-
-struct GalaxySpec {
-    std::string name;
-    std::string key;              // "galaxy[1]"
-    std::vector<ComponentSpec> components;
-    ic::DiskOrientation orientation;
-    std::optional<ic::KeplerOrbit> orbit;
-    ic::OrbitPlane plane;
-    Vec3d position, velocity;
-    std::optional<std::uint64_t> seed;
-};
-
-struct SceneSpec {
-    std::string source;
-    std::string name, description;
-    std::size_t bodies = 0;
-    UnitSystem units;
-    StepParams params;
-    int steps_per_frame = 1;
-    std::uint64_t seed = 1;
-    // Scaled below its N, a halo's share of the bodies is multiplied by this (then renormalised):
-    // fewer, heavier dark-matter particles leave more bodies to the disks, whose tails are what
-    // one looks at. 1: every component keeps its share.
-    double reduced_halo_share = 1.0;
-    int trails = 0;
-    CameraSpec camera;
-    std::vector<GalaxySpec> galaxies;
-};
+// The parsed file is a SceneSpec (nbody/sim/scene_spec.hpp), shared with the encounter editor.
+using Kind = ComponentKind;
 
 // ---------------------------------------------------------------------------------------------
 // Strict reading of one TOML table: typed getters, and allow(), which rejects any key the table
@@ -604,6 +562,16 @@ Scene load_scene_from_string(std::string_view text, const std::string& source_na
     if (bodies) scale(spec, *bodies);
     return generate(spec);
 }
+
+SceneSpec parse_scene_spec(std::string_view toml_text, const std::string& source_name) {
+    return parse_text(toml_text, source_name);
+}
+
+SceneSpec read_scene_spec(const std::string& path) { return parse_text(read_file(path), path); }
+
+void scale_scene_spec(SceneSpec& spec, std::size_t bodies) { scale(spec, bodies); }
+
+Scene build_scene(const SceneSpec& spec) { return generate(spec); }
 
 Scene load_scene(const std::string& path, std::optional<std::size_t> bodies) {
     return load_scene_from_string(read_file(path), path, bodies);
