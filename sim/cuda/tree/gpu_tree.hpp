@@ -23,7 +23,7 @@ namespace nbody::cuda {
 // Milliseconds of the phases of one pass, from CUDA events.
 struct TreeTimings {
     double build_ms = 0;    // box, keys, sort, gather, radix tree
-    double moments_ms = 0;  // bottom-up moments
+    double moments_ms = 0;  // bottom-up moments and boxes, then the groups (mark + CUB select)
     double walk_ms = 0;     // walks with evaluation, scatter and closing kick
     std::size_t nodes = 0;  // 2N - 1
     // What the walks did, per body of the pass: list entries evaluated (body-body and body-cell
