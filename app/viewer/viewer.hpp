@@ -24,6 +24,7 @@
 #include "nbody/render/gpu_timer.hpp"
 #include "nbody/render/imgui_layer.hpp"
 #include "nbody/render/particle_renderer.hpp"
+#include "open_dialog.hpp"
 #include "progress.hpp"
 #include "recorder.hpp"
 #include "recorder_interrupt.hpp"
@@ -76,8 +77,11 @@ class Viewer {
     void start_energy();
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
-    // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on.
-    void replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera);
+    // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on
+    // and false is returned. `reread`: from the file even when it is the scene on show (a file
+    // picked, dropped or opened may have changed since).
+    bool replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera,
+                        bool reread = false);
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
     void save_snapshot();
@@ -118,6 +122,7 @@ class Viewer {
     PerfStats perf_;
     EnergyMonitor energy_;
     PanelVisibility visible_;
+    OpenDialog open_dialog_;  // Ctrl+O
     std::vector<SceneChoice> scenes_;
     std::vector<std::string> app_messages_;
     std::vector<Clock::time_point> notice_seen_;  // when each notice first appeared

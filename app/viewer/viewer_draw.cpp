@@ -86,9 +86,17 @@ void Viewer::draw_panels(const render::DrawTarget& target, double dt_frame, bool
         ui_->discard_frame();
     }
     ui_->begin_frame(target.width, target.height, frame_ == 0 ? 1.0f / 60.0f : float(dt_frame));
-    if (draw_all)
+    if (draw_all) {
         draw_ui(params_, visible_, pending_, ctx);
-    else
+        std::vector<OpenDialog::Place> places;  // the dialog's folder buttons
+        if (params_.show_open_dialog) {
+            std::error_code ec;
+            places.push_back({"Working folder", std::filesystem::current_path(ec).string()});
+            for (const std::string& dir : scene_directories())
+                places.push_back({places.size() == 1 ? "Scenes" : "Scenes " + std::to_string(places.size()), dir});
+        }
+        if (const auto file = open_dialog_.draw(&params_.show_open_dialog, places)) pending_.load_scene = *file;
+    } else
         draw_recording_indicator(ctx);
     ui_->end_frame(target.framebuffer, target.width, target.height, /*hold_foreground=*/ui_in_frame);
     surface_->set_ui_capture(ui_->wants_mouse(), ui_->wants_keyboard());

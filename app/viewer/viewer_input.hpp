@@ -4,9 +4,10 @@
 //
 //   left drag: orbit     right drag / shift + left drag / middle drag: pan     wheel: zoom
 //   Space pause   N single step   R reset   F screenshot   V record   H hide UI   C reset camera
-//   G follow centre of mass   F1 help   Esc quit
+//   G follow centre of mass   F1 help   Esc quit   Ctrl+O open a file   a file dropped: opened
 
 #include <glm/vec2.hpp>
+#include <string>
 #include <vector>
 
 #include "nbody/render/camera.hpp"
@@ -25,7 +26,13 @@ struct InputState {
     double last_x = 0, last_y = 0;
     float cursor_to_pixels = 1;                              // framebuffer pixels per cursor unit (HiDPI)
     bool ui_wants_mouse = false, ui_wants_keyboard = false;  // from the previous UI frame
+    bool open_dialog = false;              // Ctrl+O
+    std::vector<std::string> dropped;      // files dropped onto the window since the last frame
 };
+
+// What the window's drop callback does with the files dropped on it (also `view --drop FILE`,
+// so that a test takes the same path): keeps them for apply_input.
+void receive_dropped_files(InputState& state, int count, const char** paths);
 
 // Installs the callbacks (before Dear ImGui installs its own, which chain to these).
 void install_input_callbacks(GLFWwindow* window, InputState* state);
@@ -38,7 +45,8 @@ struct KeyBinding {
 const std::vector<KeyBinding>& key_bindings();
 
 // Turns the input gathered since the last frame into parameter changes, requests and camera
-// moves, then clears it.
+// moves, then clears it. A dropped file becomes Requests::load_scene (the first one the viewer
+// can open, by extension; else the first), opened like a scene picked from the list.
 void apply_input(InputState& input, ViewerParams& params, Requests& requests, render::OrbitCamera& camera,
                  int framebuffer_height);
 

@@ -85,6 +85,7 @@ struct ViewerParams {
     bool show_ui = true;
     bool show_help = false;
     bool show_debug = false;
+    bool show_open_dialog = false;  // Ctrl+O, File > Open
 };
 
 }  // namespace nbody::app

@@ -557,6 +557,7 @@ Scene generate(const SceneSpec& s) {
     scene.steps_per_frame = s.steps_per_frame;
     scene.camera = s.camera;
     scene.units = s.units;
+    for (const GalaxySpec& g : s.galaxies) scene.galaxy_names.push_back(g.name);  // label k is galaxy k
     return scene;
 }
 

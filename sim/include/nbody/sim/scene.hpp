@@ -39,6 +39,11 @@ struct Scene {
     int steps_per_frame = 1;
     CameraSpec camera;
     UnitSystem units;
+    // Presentation a snapshot carries for the viewer (io/scene_metadata.hpp): the name of galaxy
+    // label k (from [[galaxy]] name; the colour legend shows it), and the colouring the viewer
+    // had when it saved ("galaxy", "component", "speed", "plain"; empty: the viewer's own choice).
+    std::vector<std::string> galaxy_names;
+    std::string colour_by;
 };
 
 // The default galaxy collision shown when the viewer starts with no scene: the Milky Way -
