@@ -73,7 +73,7 @@ bool FileBrowser::go_to(const fs::path& folder) {
         const std::string la = lower(a.name), lb = lower(b.name);
         return la != lb ? la < lb : a.name < b.name;
     });
-    if (target.has_relative_path()) listed.insert(listed.begin(), {"..", BrowserEntry::Kind::Parent, 0});
+    if (target.has_relative_path()) listed.insert(listed.begin(), BrowserEntry{"..", BrowserEntry::Kind::Parent, 0});
     folder_ = target;
     entries_ = std::move(listed);
     error_.clear();
