@@ -34,7 +34,7 @@ TEST(SnapshotSceneCli, RunRecordsTheSceneAndContinuedRunsKeepIt) {
     r = run_nbody("run --input " + dir.file("a.nbsnap") + " --steps 1 --backend cpu --out " + dir.file("b.nbsnap"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     r = run_nbody("run --integrator hermite4 --input " + dir.file("a.nbsnap") +
-                  " --backend cpu --eta 0.02 --t-end 0.002 --out " + dir.file("h.nbsnap"));
+                  " --backend cpu --eta 0.02 --t-end 0.03 --out " + dir.file("h.nbsnap"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     for (const char* next : {"b.nbsnap", "h.nbsnap"}) {
         const io::Snapshot b = io::read_snapshot(dir.file(next));
