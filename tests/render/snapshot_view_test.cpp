@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/sim/ic/plummer.hpp"
@@ -94,6 +95,7 @@ TEST(ViewerSnapshot, KeepsTheCameraAndUnitsOfTheSceneItWasRunFrom) {
     const render::Image framed = render::read_png(dir.file("framed.png"));
     const int same = differing_pixels(scene, viewed), other = differing_pixels(scene, framed);
     const int total = scene.width * scene.height;
+    std::cout << "differing pixels of " << total << ": snapshot " << same << ", framed " << other << "\n";
     EXPECT_LT(same, total / 100) << "the snapshot is not drawn as its scene: " << same << " pixels differ";
     EXPECT_GT(other, 4 * same + total / 50) << "the framed view should look different (" << other << " vs " << same
                                             << " differing pixels)";
