@@ -28,6 +28,8 @@ struct ViewOptions {
     std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
     bool encounter = false;  // open the Encounter panel at start (--encounter)
     bool show_halo = false;  // dark-matter particles are hidden unless asked for (--show-halo)
+    bool open_dialog = false;          // start with the Open dialog showing (--open-dialog)
+    std::optional<std::string> drop;   // opened after the first frame as if dropped on the window
     KernelOptions kernel;
 
     // `nbody record`: record every frame (frame 0 is the initial state, then steps_per_frame
@@ -59,6 +61,8 @@ std::pair<int, int> parse_size_option(const std::string& text, const std::string
 void check_view_outputs(const ViewOptions& options, bool overwrite);
 // "galaxy" | "component" | "speed" | "plain"; throws CLI::ValidationError naming `option`.
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option);
+// The name parse_colour_option takes for `mode` ("galaxy", ...).
+const char* colour_option_name(render::ColourMode mode);
 
 // Runs the viewer (window or headless) and returns the process exit code. Errors a user can
 // act on (no display, bad scene, a GPU problem) are printed as one message and give 1.

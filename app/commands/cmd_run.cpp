@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -23,6 +24,7 @@
 #include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/io/particle_files.hpp"
+#include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
@@ -64,6 +66,7 @@ struct Loaded {
     StepParams params{kDefaultDt, kDefaultSoftening};
     int steps_per_frame = 1;
     std::string name, source;
+    std::map<std::string, std::string> scene_metadata;  // units, camera, ... (io/scene_metadata.hpp)
 };
 
 Loaded load_input(const RunOptions& o) {
@@ -75,6 +78,7 @@ Loaded load_input(const RunOptions& o) {
         in.steps_per_frame = scene.steps_per_frame;
         in.name = scene.name;
         in.source = o.scene;
+        io::put_scene_metadata(scene, in.scene_metadata);
     } else if (io::particle_format_for(o.input) == io::ParticleFormat::Snapshot) {
         io::Snapshot snap = io::read_snapshot(o.input);
         in.state = std::move(snap.state);
@@ -83,6 +87,7 @@ Loaded load_input(const RunOptions& o) {
         in.name = snap.scene_name;
         in.source = snap.scene_source;
         in.precise = std::move(snap.precise);
+        io::copy_scene_metadata(snap.metadata, in.scene_metadata);
     } else {
         in.state = io::read_particles(o.input, &in.precise);
     }
@@ -114,6 +119,7 @@ void write_output(const std::string& path, const Loaded& run, const State& state
             snap.scene_name = run.name;
             snap.scene_source = run.source;
             snap.precise = precise;
+            snap.metadata = run.scene_metadata;
             if (!status.empty()) snap.metadata[io::kStatusKey] = status;
             io::write_snapshot(path, snap);
             return;

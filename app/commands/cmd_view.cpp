@@ -46,10 +46,18 @@ void check_view_outputs(const ViewOptions& o, bool overwrite) {
     check_outputs(outputs, {o.scene.value_or("")}, overwrite);
 }
 
+namespace {
+const char* const kColourNames[] = {"galaxy", "component", "speed", "plain"};  // render::ColourMode's order
+}  // namespace
+
+const char* colour_option_name(render::ColourMode mode) {
+    const int i = int(mode);
+    return i >= 0 && i < 4 ? kColourNames[i] : "galaxy";
+}
+
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option) {
-    static const char* names[] = {"galaxy", "component", "speed", "plain"};
     for (int i = 0; i < 4; ++i)
-        if (text == names[i]) return render::ColourMode(i);
+        if (text == kColourNames[i]) return render::ColourMode(i);
     throw CLI::ValidationError(option, "'" + text + "'; supported: galaxy, component, speed, plain");
 }
 
@@ -62,7 +70,14 @@ void add_view_command(CLI::App& app, int& exit_code) {
         "view",
         "Open the viewer (the default with no arguments); --headless renders through EGL without a display");
     cmd->add_option("--scene", options->scene,
-                    "Scene file (scenes/*.toml); default: the built-in galaxy collision");
+                    "Scene file (.toml, as in scenes/) or particles (.csv, .tipsy/.std/.bin, .nbsnap; a "
+                    "snapshot shows the camera and units of the scene it was run from); default: the "
+                    "Milky Way - Andromeda collision");
+    cmd->add_flag("--open-dialog", options->open_dialog,
+                  "Start with the Open dialog (Ctrl+O) listing the working folder");
+    cmd->add_option("--drop", options->drop,
+                    "After the first frame, open this file as if it were dropped onto the window (a file "
+                    "that cannot be opened is reported and the running scene kept): for scripts and tests");
     cmd->add_option("--backend", *backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
         ->capture_default_str();
     cmd->add_option("--bodies,-n", *bodies, "Number of bodies (default: the scene's)")
@@ -109,8 +124,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
         "Keys: Space pause, N single step, R reset, F screenshot, V record, H hide UI, C reset camera, G "
         "follow "
         "centre of mass,\n"
-        "T trails, F1 help, Esc quit. Mouse: left drag orbit, right drag pan, wheel zoom, click a body to select "
-        "it.\n"
+        "T trails, Ctrl+O open a file (or drop one on the window), F1 help, Esc quit.\n"
+        "Mouse: left drag orbit, right drag pan, wheel zoom, click a body to select it.\n"
         "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report "
         "line).");
 

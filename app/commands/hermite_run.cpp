@@ -16,6 +16,7 @@
 #include "nbody/sim/atomic_file.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/io/particle_files.hpp"
+#include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/scene.hpp"
 #include "progress_line.hpp"
@@ -41,6 +42,7 @@ struct Input {
     std::optional<double> softening, eta, dt_max;
     std::optional<Bodies> resume;   // a Hermite snapshot: the integrator's own state
     std::string name, source;
+    std::map<std::string, std::string> scene_metadata;  // units, camera, ... (io/scene_metadata.hpp)
     State labels;                   // galaxy/component labels for the output (floats unused)
 };
 
@@ -116,6 +118,7 @@ Input load(const HermiteRunOptions& o) {
         in.softening = scene.params.softening;
         in.name = scene.name;
         in.source = o.scene;
+        io::put_scene_metadata(scene, in.scene_metadata);
         return in;
     }
     if (o.bodies) throw std::invalid_argument("--bodies scales a scene: use it with --scene");
@@ -128,6 +131,7 @@ Input load(const HermiteRunOptions& o) {
             in.softening = snap.params.softening;
             in.name = snap.scene_name;
             in.source = snap.scene_source;
+            io::copy_scene_metadata(snap.metadata, in.scene_metadata);
             if (snap.precise) {
                 in.x = snap.precise->position;
                 in.v = snap.precise->velocity;
@@ -196,6 +200,7 @@ void write_output(const std::string& path, const Input& in, const HermiteIntegra
     snap.scene_name = in.name;
     snap.scene_source = in.source;
     snap.precise = precise;
+    snap.metadata = in.scene_metadata;
     snap.metadata["hermite.eta"] = g17(h.params().eta);
     snap.metadata["hermite.dt_max"] = g17(h.params().dt_max);
     if (!status.empty()) snap.metadata[io::kStatusKey] = status;

@@ -818,7 +818,10 @@ void draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
                                        int(255 * std::pow(c.b, 1 / 2.2f)), 255);
             const float s = ImGui::GetFontSize() * 0.7f;
             draw->AddRectFilled(ImVec2(x, y + s * 0.2f), ImVec2(x + s, y + s * 1.2f), col, 2.0f);
-            const std::string name = "galaxy " + std::to_string(k + 1);
+            const std::size_t kk = std::size_t(k);
+            const std::string name = kk < ctx.scene.galaxy_names.size() && !ctx.scene.galaxy_names[kk].empty()
+                                         ? ctx.scene.galaxy_names[kk]
+                                         : "galaxy " + std::to_string(k + 1);
             draw->AddText(ImVec2(x + s + pad * 0.4f, y), dim, name.c_str());
             x += s + pad * 1.4f + ImGui::CalcTextSize(name.c_str()).x;
         }
@@ -850,6 +853,10 @@ void draw_help_panel(bool* open) {
 
 void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
     if (ImGui::BeginMainMenuBar()) {
+        if (ImGui::BeginMenu("File")) {
+            if (ImGui::MenuItem("Open...", "Ctrl+O")) params.show_open_dialog = true;
+            ImGui::EndMenu();
+        }
         if (ImGui::BeginMenu("View")) {
             if (ImGui::MenuItem("Reset layout")) visible.layout_frames = 0;
             ImGui::SetNextItemWidth(em() * 8.0f);

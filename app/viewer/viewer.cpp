@@ -37,6 +37,13 @@ void apply_scene_trails(render::TrailSettings& trails, int points) {
     if (points > 0) trails.length = points;
 }
 
+// The colouring a snapshot was saved with (Scene::colour_by), else the natural one.
+render::ColourMode scene_colour_mode(const Scene& scene) {
+    for (int i = 0; i < 4; ++i)
+        if (scene.colour_by == colour_option_name(render::ColourMode(i))) return render::ColourMode(i);
+    return natural_colour_mode(scene.state);
+}
+
 Scene load_valid_scene(const std::string& path, std::optional<std::size_t> bodies) {
     Scene scene = make_scene(path, bodies);
     scene.state.validate();
@@ -79,9 +86,11 @@ Viewer::Viewer(const ViewOptions& o)
     params_.sim.bodies = int(scene_.state.size());
     params_.sim.model_time_per_second = 60.0 * params_.sim.steps_per_frame * params_.sim.step.dt;
     params_.show_ui = !o.no_ui;
-    params_.render.colour_mode = o.colour.value_or(natural_colour_mode(scene_.state));
+    params_.render.colour_mode = o.colour.value_or(scene_colour_mode(scene_));
     params_.render.hide_halo = !o.show_halo;
     apply_scene_trails(params_.render.trails, o.trails.value_or(scene_.trails));
+    params_.show_open_dialog = o.open_dialog && !o.no_ui;
+    if (o.drop) surface_->drop_after_first_frame({*o.drop});
     params_.recording.folder = default_recording_folder();
     params_.recording.steps_per_frame = params_.sim.steps_per_frame;
 
@@ -239,7 +248,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     if (new_scene) params_.selected.reset();
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     if (new_scene) {
-        params_.render.colour_mode = natural_colour_mode(scene_.state);
+        params_.render.colour_mode = scene_colour_mode(scene_);
         params_.sim.step = scene_.params;
         params_.sim.steps_per_frame = scene_.steps_per_frame;
         params_.sim.model_time_per_second = 60.0 * scene_.steps_per_frame * scene_.params.dt;
@@ -250,13 +259,16 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     if (!keep_camera) camera_.reset(scene_.camera);
 }
 
-void Viewer::replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera) {
+bool Viewer::replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera,
+                            bool reread) {
     try {
-        Scene next = (path == scene_path_ && !bodies) ? scene_ : scene_at(path, bodies);
-        install_system(std::move(next), path, path != scene_path_ || bodies.has_value(), keep_camera);
+        Scene next = (path == scene_path_ && !bodies && !reread) ? scene_ : scene_at(path, bodies);
+        install_system(std::move(next), path, path != scene_path_ || bodies.has_value() || reread, keep_camera);
+        return true;
     } catch (const std::exception& e) {
         params_.sim.bodies = int(sim_.size());
         say(e.what(), true);
+        return false;
     }
 }
 

@@ -26,6 +26,7 @@
 #include "nbody/render/imgui_layer.hpp"
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/render/trail_renderer.hpp"
+#include "open_dialog.hpp"
 #include "progress.hpp"
 #include "recorder.hpp"
 #include "recorder_interrupt.hpp"
@@ -79,8 +80,11 @@ class Viewer {
     void start_energy();
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
-    // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on.
-    void replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera);
+    // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on
+    // and false is returned. `reread`: from the file even when it is the scene on show (a file
+    // picked, dropped or opened may have changed since).
+    bool replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera,
+                        bool reread = false);
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
     void save_snapshot();
@@ -95,6 +99,7 @@ class Viewer {
     void pick_body(glm::vec2 pixel, const render::DrawTarget& target);  // viewer_picking.cpp: a click
     void refresh_selection();  // the selected body's data, read back (32 bytes) for this frame
     void draw_selection();     // its panel and highlight (inside the UI frame)
+    void draw_open_dialog();   // Ctrl+O, when open (inside the UI frame)
     void apply_camera_path();  // record --camera path:FILE: this frame's pose
     void aim_camera();                              // follow the centre of mass or a galaxy
     void init_encounter_editor(bool open);          // viewer_encounter.cpp: presets, the CPU cap
@@ -132,6 +137,7 @@ class Viewer {
     EnergyMonitor energy_;
     PanelVisibility visible_;
     std::optional<render::BodySample> selected_sample_;  // params_.selected as read this frame
+    OpenDialog open_dialog_;  // Ctrl+O
     std::vector<SceneChoice> scenes_;
     std::optional<SceneSpec> launched_encounter_;  // what Launch built, for Reset and another N
     std::vector<std::string> app_messages_;

@@ -92,10 +92,22 @@ void Viewer::draw_panels(const render::DrawTarget& target, double dt_frame, bool
     if (draw_all) {
         draw_ui(params_, visible_, pending_, ctx);
         draw_selection();
+        draw_open_dialog();
     } else
         draw_recording_indicator(ctx);
     ui_->end_frame(target.framebuffer, target.width, target.height, /*hold_foreground=*/ui_in_frame);
     surface_->set_ui_capture(ui_->wants_mouse(), ui_->wants_keyboard());
+}
+
+void Viewer::draw_open_dialog() {
+    std::vector<OpenDialog::Place> places;  // the dialog's folder buttons
+    if (params_.show_open_dialog) {
+        std::error_code ec;
+        places.push_back({"Working folder", std::filesystem::current_path(ec).string()});
+        for (const std::string& dir : scene_directories())
+            places.push_back({places.size() == 1 ? "Scenes" : "Scenes " + std::to_string(places.size()), dir});
+    }
+    if (const auto file = open_dialog_.draw(&params_.show_open_dialog, places)) pending_.load_scene = *file;
 }
 
 void Viewer::save_screenshot(const render::DrawTarget& target, bool final_frame) {

@@ -1,9 +1,11 @@
 #include "viewer_input.hpp"
 
 #include <cmath>
+#include <algorithm>
 
 #include "nbody/render/gl.hpp"
 #include "nbody/render/glfw.hpp"
+#include "open_dialog.hpp"
 
 namespace nbody::app {
 
@@ -49,14 +51,27 @@ void on_scroll(GLFWwindow* window, double /*dx*/, double dy) {
     if (s && !s->ui_wants_mouse) s->zoom += float(dy);
 }
 
-void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods*/) {
+void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
     InputState* s = state_of(window);
     if (!s || action == GLFW_RELEASE || s->ui_wants_keyboard) return;
+    if (key == GLFW_KEY_O && (mods & GLFW_MOD_CONTROL)) {
+        s->open_dialog = true;
+        return;
+    }
     if (action == GLFW_REPEAT && key != GLFW_KEY_N) return;  // holding N keeps stepping
     s->keys.push_back(key);
 }
 
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+    if (InputState* s = state_of(window)) receive_dropped_files(*s, count, paths);
+}
+
 }  // namespace
+
+void receive_dropped_files(InputState& state, int count, const char** paths) {
+    for (int i = 0; i < count; ++i)
+        if (paths[i]) state.dropped.emplace_back(paths[i]);
+}
 
 void install_input_callbacks(GLFWwindow* window, InputState* state) {
     glfwSetWindowUserPointer(window, state);
@@ -64,6 +79,7 @@ void install_input_callbacks(GLFWwindow* window, InputState* state) {
     glfwSetCursorPosCallback(window, on_cursor);
     glfwSetScrollCallback(window, on_scroll);
     glfwSetKeyCallback(window, on_key);
+    glfwSetDropCallback(window, on_drop);
 }
 
 const std::vector<KeyBinding>& key_bindings() {
@@ -78,6 +94,7 @@ const std::vector<KeyBinding>& key_bindings() {
         {"G", "follow the centre of mass"},
         {"T", "trails on / off (Rendering panel: length)"},
         {"Click", "select the body under the cursor (Selected body panel); click empty space to clear"},
+        {"Ctrl+O", "open a scene or particle file (or drop one on the window)"},
         {"F1", "this help"},
         {"Esc", "quit"},
         {"Left drag", "orbit"},
@@ -123,11 +140,23 @@ void apply_input(InputState& input, ViewerParams& params, Requests& requests, re
                 params.show_help = !params.show_help;
                 break;
             case GLFW_KEY_ESCAPE:
-                requests.quit = true;
+                if (params.show_open_dialog)
+                    params.show_open_dialog = false;  // Esc closes the dialog, never the viewer behind it
+                else
+                    requests.quit = true;
                 break;
             default:
                 break;
         }
+    }
+    if (input.open_dialog) {
+        params.show_open_dialog = true;
+        params.show_ui = true;  // the dialog is part of the UI
+    }
+    if (!input.dropped.empty()) {
+        const auto openable = std::find_if(input.dropped.begin(), input.dropped.end(),
+                                           [](const std::string& p) { return is_openable_file(p); });
+        requests.load_scene = openable != input.dropped.end() ? *openable : input.dropped.front();
     }
     if (input.orbit != glm::vec2(0.0f)) camera.orbit(input.orbit.x, input.orbit.y);
     if (input.pan != glm::vec2(0.0f)) camera.pan(input.pan.x, input.pan.y, float(framebuffer_height));
@@ -135,6 +164,8 @@ void apply_input(InputState& input, ViewerParams& params, Requests& requests, re
     if (input.click) requests.pick = *input.click;
     input.click.reset();
     input.keys.clear();
+    input.dropped.clear();
+    input.open_dialog = false;
     input.orbit = input.pan = glm::vec2(0.0f);
     input.zoom = 0;
 }

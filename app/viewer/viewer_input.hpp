@@ -5,9 +5,11 @@
 //   left drag: orbit     right drag / shift + left drag / middle drag: pan     wheel: zoom
 //   Space pause   N single step   R reset   F screenshot   V record   H hide UI   C reset camera
 //   G follow centre of mass   T trails   F1 help   Esc quit   left click (no drag): select a body
+//   Ctrl+O open a file   a file dropped: opened
 
 #include <glm/vec2.hpp>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "nbody/render/camera.hpp"
@@ -30,10 +32,16 @@ struct InputState {
     bool maybe_click = false;
     double press_x = 0, press_y = 0;
     std::optional<glm::vec2> click;  // framebuffer pixels, y down: a click since the last frame
+    bool open_dialog = false;              // Ctrl+O
+    std::vector<std::string> dropped;      // files dropped onto the window since the last frame
 };
 
 // Cursor units a press may move and still count as a click (not an orbit drag).
 inline constexpr double kClickSlop = 3.0;
+
+// What the window's drop callback does with the files dropped on it (also `view --drop FILE`,
+// so that a test takes the same path): keeps them for apply_input.
+void receive_dropped_files(InputState& state, int count, const char** paths);
 
 // Installs the callbacks (before Dear ImGui installs its own, which chain to these).
 void install_input_callbacks(GLFWwindow* window, InputState* state);
@@ -46,7 +54,8 @@ struct KeyBinding {
 const std::vector<KeyBinding>& key_bindings();
 
 // Turns the input gathered since the last frame into parameter changes, requests and camera
-// moves, then clears it.
+// moves, then clears it. A dropped file becomes Requests::load_scene (the first one the viewer
+// can open, by extension; else the first), opened like a scene picked from the list.
 void apply_input(InputState& input, ViewerParams& params, Requests& requests, render::OrbitCamera& camera,
                  int framebuffer_height);
 

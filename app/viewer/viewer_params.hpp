@@ -89,6 +89,7 @@ struct ViewerParams {
     bool show_help = false;
     bool show_debug = false;
     std::optional<std::size_t> selected;  // the body the Selected body panel shows (a click or --select)
+    bool show_open_dialog = false;  // Ctrl+O, File > Open
 };
 
 }  // namespace nbody::app

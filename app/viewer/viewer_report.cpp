@@ -120,6 +120,8 @@ int Viewer::finish() {
         totals_.seconds = loop_seconds;
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu);
         if (sim_.backend().gravity().gravity == Gravity::Tree) print_tree_report();
+        // Where the run ended, in the scene's own time unit (what the status bar showed).
+        std::printf("  scene: %s, %s\n", scene_.name.c_str(), time_text(sim_.time(), scene_.units).c_str());
     }
     if (record_run_ && record_summary_ &&
         print_record_summary(*record_summary_, record_settings_->mp4_fps, interrupted_ != 0) != 0)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "viewer.hpp"
 #include "viewer_autotune.hpp"
@@ -13,7 +14,11 @@ namespace nbody::app {
 
 void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget& target) {
     const HostStageTimer timing(profile_, HostStage::Events);
-    if (requests.load_scene) replace_system(*requests.load_scene, host_cap(*requests.load_scene), false);
+    if (const auto& path = requests.load_scene;  // picked from the list, dropped, or from the Open dialog
+        path && replace_system(*path, host_cap(*path), false, /*reread=*/true))
+        say("opened " + (path->empty() ? std::string("the default scene") : *path) + ": " + scene_.name + ", " +
+                std::to_string(scene_.state.size()) + " bodies",
+            false);
     if (requests.apply_bodies) replace_system(scene_path_, std::size_t(params_.sim.bodies), true);
     if (requests.reset) replace_system(scene_path_, std::nullopt, true);
     if (requests.pick) pick_body(*requests.pick, target);
@@ -91,7 +96,11 @@ void Viewer::save_snapshot() {
         snap.params = params_.sim.step;
         snap.steps_per_frame = params_.sim.steps_per_frame;
         snap.scene_name = scene_.name;
-        snap.scene_source = scene_path_;
+        snap.scene_source = scene_.source.empty() ? scene_path_ : scene_.source;  // a snapshot's: its scene's
+        // The units, camera, galaxy names and the colouring on screen, so that the snapshot is
+        // viewed as this scene (io/scene_metadata.hpp).
+        scene_.colour_by = colour_option_name(params_.render.colour_mode);
+        io::put_scene_metadata(scene_, snap.metadata);
         io::write_snapshot(params_.sim.snapshot_path, snap);
         say("snapshot saved to " + params_.sim.snapshot_path, false);
     } catch (const std::exception& e) {
@@ -107,7 +116,11 @@ void Viewer::load_snapshot() {
         restored.params = snap.params;
         restored.steps_per_frame = snap.steps_per_frame;
         if (!snap.scene_name.empty()) restored.name = snap.scene_name;
-        install_system(std::move(restored), scene_path_, true, true);
+        // A snapshot that records its scene brings its units and camera (the camera stays where it
+        // is when that is the scene on show); an older one is taken for the scene on show.
+        const bool recorded = io::apply_scene_metadata(snap.metadata, restored, params_.sim.snapshot_path);
+        if (recorded && !snap.scene_source.empty()) restored.source = snap.scene_source;
+        install_system(std::move(restored), scene_path_, true, !recorded || snap.scene_source == scene_.source);
         say("snapshot restored from " + params_.sim.snapshot_path, false);
     } catch (const std::exception& e) {
         say(std::string("snapshot not loaded (the simulation goes on): ") + e.what(), true);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "nbody/sim/io/particle_files.hpp"
+#include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 
 namespace fs = std::filesystem;
@@ -117,7 +118,8 @@ std::optional<Scene> source_scene(const std::string& snapshot_path, const std::s
 
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
     if (path.empty()) return default_scene(bodies);
-    const std::string ext = fs::path(path).extension().string();
+    std::string ext = fs::path(path).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
     if (ext == ".toml") return load_scene(path, bodies);
     // A particle file or a saved simulation: exactly as it was (scaling it would not be the same run).
     io::ParticleFormat format;
@@ -132,12 +134,24 @@ Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
     io::Snapshot snap = io::read_snapshot(path);
     Scene scene = particles_scene(path, std::move(snap.state));
     if (!snap.scene_name.empty()) scene.name = snap.scene_name;
-    scene.description = "snapshot " + path;
+    if (!snap.scene_source.empty()) scene.source = snap.scene_source;  // a snapshot of it names the scene again
     scene.params = snap.params;
     scene.steps_per_frame = snap.steps_per_frame;
-    if (const std::optional<Scene> from = source_scene(path, snap.scene_source)) {
+    // The snapshot's own record of its scene first; a snapshot written before it kept one (or by a
+    // run from a particle file) has only the scene file's name to go on.
+    const bool recorded = io::apply_scene_metadata(snap.metadata, scene, path);
+    scene.description = "snapshot " + path;
+    if (recorded) {
+        if (const auto d = snap.metadata.find("scene.description"); d != snap.metadata.end() && !d->second.empty())
+            scene.description += ": " + d->second;
+        const bool physical = scene.units.time_unit_myr > 0;
+        std::cerr << "nbody: " << path << ": camera and units of the scene it was run from, " << scene.name << " ("
+                  << (snap.scene_source.empty() ? "no file" : snap.scene_source) << "), as stored in the snapshot: "
+                  << (physical ? scene.units.length + ", " + scene.units.time : std::string("N-body units")) << "\n";
+    } else if (const std::optional<Scene> from = source_scene(path, snap.scene_source)) {
         scene.camera = from->camera;
         scene.units = from->units;
+        scene.galaxy_names = from->galaxy_names;
         scene.description = "snapshot " + path + " of " + from->name;
         std::cerr << "nbody: " << path << ": camera and units of the scene it was run from, " << from->source << "\n";
     }

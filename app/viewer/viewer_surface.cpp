@@ -8,6 +8,13 @@
 
 namespace nbody::app {
 
+void Surface::feed_scripted_drop(InputState& input) {
+    if (++polls_ != 2 || scripted_drop_.empty()) return;
+    std::vector<const char*> paths;
+    for (const std::string& p : scripted_drop_) paths.push_back(p.c_str());
+    receive_dropped_files(input, int(paths.size()), paths.data());
+}
+
 namespace {
 
 class WindowSurface final : public Surface {
@@ -23,6 +30,7 @@ class WindowSurface final : public Surface {
         const glm::ivec2 fb = window_.framebuffer_size();
         const glm::ivec2 win = window_.window_size();
         input_.cursor_to_pixels = win.x > 0 ? float(fb.x) / float(win.x) : 1.0f;
+        feed_scripted_drop(input_);
         apply_input(input_, params, requests, camera, fb.y);
         return !window_.should_close();
     }
@@ -55,7 +63,12 @@ class HeadlessSurface final : public Surface {
   public:
     HeadlessSurface(int width, int height) : screen_(width, height, GL_RGBA8) {}
 
-    bool poll(ViewerParams&, Requests&, render::OrbitCamera&) override { return true; }
+    // No input but a scripted drop (--drop).
+    bool poll(ViewerParams& params, Requests& requests, render::OrbitCamera& camera) override {
+        feed_scripted_drop(input_);
+        apply_input(input_, params, requests, camera, screen_.height());
+        return true;
+    }
     render::DrawTarget target() override {
         return {screen_.framebuffer(), screen_.width(), screen_.height(), 1.0f};
     }
@@ -82,6 +95,7 @@ class HeadlessSurface final : public Surface {
     render::RenderTarget screen_;  // stands in for a window's back buffer
     render::GlFence fences_[kFences];
     int next_ = 0;
+    InputState input_;
 };
 
 }  // namespace

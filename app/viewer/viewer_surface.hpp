@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nbody/render/context.hpp"
 #include "nbody/render/particle_renderer.hpp"
@@ -32,6 +33,19 @@ class Surface {
     virtual bool headless() const = 0;
     virtual const render::GlInfo& gl_info() const = 0;
     virtual std::string description() const = 0;
+
+    // `view --drop FILE`: the files arrive at the second poll as if dropped onto the window,
+    // through the drop callback's receive_dropped_files and apply_input (scripts and tests take
+    // the path a real drop takes).
+    void drop_after_first_frame(std::vector<std::string> paths) { scripted_drop_ = std::move(paths); }
+
+  protected:
+    // Called by poll before apply_input.
+    void feed_scripted_drop(InputState& input);
+
+  private:
+    std::vector<std::string> scripted_drop_;
+    int polls_ = 0;
 };
 
 // Throws render::NoDisplayError (pointing to --headless) when a window cannot be opened.

@@ -522,6 +522,7 @@ Scene generate(const SceneSpec& s) {
     scene.camera = s.camera;
     scene.units = s.units;
     scene.trails = s.trails;
+    for (const GalaxySpec& g : s.galaxies) scene.galaxy_names.push_back(g.name);  // label k is galaxy k
     return scene;
 }
 

@@ -40,6 +40,11 @@ struct Scene {
     CameraSpec camera;
     UnitSystem units;
     int trails = 0;  // trail points the viewer draws per body at start ([scene] trails); 0: none
+    // Presentation a snapshot carries for the viewer (io/scene_metadata.hpp): the name of galaxy
+    // label k (from [[galaxy]] name; the colour legend shows it), and the colouring the viewer
+    // had when it saved ("galaxy", "component", "speed", "plain"; empty: the viewer's own choice).
+    std::vector<std::string> galaxy_names;
+    std::string colour_by;
 };
 
 // The default galaxy collision shown when the viewer starts with no scene: the Milky Way -

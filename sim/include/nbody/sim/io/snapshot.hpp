@@ -36,8 +36,8 @@
 //           hold the same values rounded. The time is the header's f64.
 //   "META"  string key/value pairs (at most one): u32 count, then per pair u32 key length, key
 //           bytes, u32 value length, value bytes (UTF-8; keys non-empty, unique, < 64 KiB).
-//           What a scene knows beyond the bodies (name, units, camera, colours), and run status
-//           (kStatusKey).
+//           What a scene knows beyond the bodies (units, camera, galaxy names, colouring: the
+//           "scene.*" keys of io/scene_metadata.hpp), and run status (kStatusKey).
 //   "XARR"  one named array of f64 (one section per array): u32 name length, name bytes, u64
 //           count, count x f64. Per-body integrator state (e.g. Hermite's per-body time, time
 //           step, acc, jerk); the array's user checks its length.
