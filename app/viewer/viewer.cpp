@@ -95,6 +95,7 @@ Viewer::Viewer(const ViewOptions& o)
     sim_.load(scene_.state, scene_.params.dt);
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
+    start_integrator_from_options();
     if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
 
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
@@ -225,6 +226,8 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
         params_.sim.model_time_per_second = 60.0 * scene_.steps_per_frame * scene_.params.dt;
         perf_.clear_steps();
     }
+    if (new_scene) integrator_from_scene();  // a new scene starts on its own integrator
+    if (params_.sim.hermite) start_hermite_run();
     params_.sim.bodies = int(scene_.state.size());
     if (!keep_camera) camera_.reset(scene_.camera);
 }

@@ -6,6 +6,7 @@
 //   poll input              viewer.cpp            (the Surface: GLFW window or EGL headless)
 //   act on requests         viewer_requests.cpp   (scene, N, kernel, snapshots, recording)
 //   step                    viewer_step.cpp       (the simulation and the energy monitor)
+//                           viewer_hermite_step.cpp (hermite4: block steps to the frame's model time)
 //   draw, panels, capture   viewer_draw.cpp       (particles, ImGui panels, screenshots)
 //   recording               viewer_recording.cpp  (start, capture, stop)
 //   end-of-run report       viewer_report.cpp
@@ -65,10 +66,19 @@ class Viewer {
     void act_on_requests(const Requests& requests, const render::DrawTarget& target);  // viewer_requests.cpp
     bool step(const Requests& requests, double dt_frame);  // viewer_step.cpp; true when this frame is recorded
     int steps_this_frame(double dt_frame);  // steps/frame, or what the playback speed asks for
+    bool step_leapfrog(const Requests& requests, double dt_frame);  // viewer_step.cpp
+    bool step_hermite(const Requests& requests, double dt_frame);   // viewer_hermite_step.cpp
     void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame);  // viewer_draw.cpp
     void save_screenshot(const render::DrawTarget& target, bool final_shot);          // viewer_draw.cpp
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
     void print_tree_report();
+    // --- hermite4 (viewer_hermite_step.cpp) --------------------------------------------------
+    void integrator_from_scene();   // a scene's [scene] integrator keys into the panel's params
+    void start_integrator_from_options();  // at start: the scene's, then --integrator, --eta, ...
+    HermiteSettings hermite_settings() const;
+    bool start_hermite_run();       // from the current state; on failure: paused, the error shown
+    void apply_integrator();        // the panel's integrator, eta, dt_max, softening: switched live
+    void print_hermite_report();
     int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
 
     // --- helpers -------------------------------------------------------------------------
@@ -113,6 +123,7 @@ class Viewer {
     Requests pending_;  // raised by the UI during a frame, acted on at the start of the next
     CentreOfMassTrack com_;
     double playback_debt_ = 0;
+    HermitePlayback hermite_play_;
     int galaxy_count_ = 1;
     GalaxyTrack galaxy_track_;  // the followed galaxy, refreshed a few times a second  // model time the fixed playback speed owes (less than one step)
     PerfStats perf_;

@@ -16,6 +16,7 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
     if (requests.load_scene) replace_system(*requests.load_scene, host_cap(*requests.load_scene), false);
     if (requests.apply_bodies) replace_system(scene_path_, std::size_t(params_.sim.bodies), true);
     if (requests.reset) replace_system(scene_path_, std::nullopt, true);
+    if (requests.apply_integrator) apply_integrator();
     if (requests.apply_kernel) {
         params_.kernel.invalid_reason = sim_.apply_kernel_config(params_.kernel.edited);
         if (params_.kernel.invalid_reason.empty())
