@@ -114,7 +114,11 @@ void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) 
                    "high levels, the cluster's halo on the low ones.");
         std::string text;
         for (std::size_t k = lo; k <= hi; ++k)
-            if (hist[k] > 0) text += "L" + std::to_string(k) + ": " + std::to_string(hist[k]) + "   ";
+            if (hist[k] > 0) {
+                char item[48];
+                std::snprintf(item, sizeof item, "L%zu: %zu   ", k, hist[k]);
+                text += item;
+            }
         char steps[96];
         std::snprintf(steps, sizeof steps, "(L%zu: dt %.3g, L%zu: dt %.3g)", lo, std::ldexp(in.params().dt_max, -int(lo)),
                       hi, std::ldexp(in.params().dt_max, -int(hi)));

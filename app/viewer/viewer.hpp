@@ -154,8 +154,9 @@ class Viewer {
 
 // "nbody-frames-20260101-120000": the Recording panel's first folder.
 std::string default_recording_folder();
-// `nbody record`'s opening line on stderr: frames, size, folder, steps, MP4.
-void announce_recording(const RecordingSettings& settings, long long frames, int width, int height);
+// `nbody record`'s opening line on stderr: frames, size, folder, steps (or `spacing`, when given), MP4.
+void announce_recording(const RecordingSettings& settings, long long frames, int width, int height,
+                        const std::string& spacing = "");
 
 // Without a GPU the galaxy scenes (65K bodies) would take seconds per step: the viewer shows them
 // at this N unless N was asked for (start-up, and scenes picked from the list).
