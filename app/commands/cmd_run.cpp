@@ -145,6 +145,9 @@ int run(RunOptions o) {
     const Integrator integrator = resolve_integrator(
         o.integ, o.scene.empty() ? std::string() : read_scene_integrator(o.scene).name, {{"--dt", o.dt.has_value()}});
     if (integrator == Integrator::Hermite4) {
+        if (!o.integ.integrator && !o.integ.t_end)
+            throw std::invalid_argument(o.scene + " asks for integrator hermite4, which runs to a model time: give --t-end T "
+                                        "(or --integrator leapfrog for --steps)");
         check_output();
         HermiteRunOptions h;
         h.input = o.input;

@@ -73,6 +73,9 @@ TEST(IntegratorCli, RunFollowsTheScenesIntegrator) {
     auto r = run_nbody("run --backend cpu --scene " + scene("few-body/figure-eight.toml") + " --t-end 0.5");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(has(r, "hermite4 (cpu engine)")) << r.output;
+    r = run_nbody("run --backend cpu --scene " + scene("few-body/figure-eight.toml") + " --steps 10");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(has(r, "figure-eight.toml asks for integrator hermite4, which runs to a model time: give --t-end T")) << r.output;
     r = run_nbody("run --backend cpu --scene " + scene("few-body/figure-eight.toml") + " --dt 0.01 --t-end 0.5");
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_TRUE(has(r, "--dt is leapfrog's")) << r.output;
