@@ -9,6 +9,7 @@
 #include "nbody/render/camera_path.hpp"
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/backend.hpp"
+#include "integrator_options.hpp"
 #include "recorder.hpp"
 #include "run_options.hpp"
 
@@ -31,6 +32,10 @@ struct ViewOptions {
     bool open_dialog = false;          // start with the Open dialog showing (--open-dialog)
     std::optional<std::string> drop;   // opened after the first frame as if dropped on the window
     KernelOptions kernel;
+    // --integrator, --t-end, --eta, --dt-max as given; `hermite`: the integrator resolved from them
+    // and the scene's [scene] integrator (resolve_view_integrator).
+    IntegratorOptions integrator;
+    bool hermite = false;
 
     // `nbody record`: record every frame (frame 0 is the initial state, then steps_per_frame
     // steps between frames), print progress, and finish the recording at the end.
@@ -59,6 +64,10 @@ std::pair<int, int> parse_size_option(const std::string& text, const std::string
 // Every output of view / record (--screenshot, --record, --out, --mp4) checked before anything
 // starts (output_paths.hpp), and the memory for --bodies. Throws with the problem.
 void check_view_outputs(const ViewOptions& options, bool overwrite);
+// Settles `options.hermite` from --integrator or the scene file's [scene] integrator, and refuses
+// what belongs to the other integrator (--eta, --dt-max, --t-end to leapfrog; --steps-per-frame to
+// hermite4), with run's words (integrator_options.hpp). Throws std::invalid_argument.
+void resolve_view_integrator(ViewOptions& options);
 // "galaxy" | "component" | "speed" | "plain"; throws CLI::ValidationError naming `option`.
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option);
 // The name parse_colour_option takes for `mode` ("galaxy", ...).

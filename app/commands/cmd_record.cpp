@@ -91,6 +91,9 @@ void add_record_command(CLI::App& app, int& exit_code) {
                     "PNG encoder threads (default: one per hardware thread but one)");
     add_trail_option(*cmd, a->view);
     add_kernel_options(*cmd, a->view.kernel);
+    add_integrator_options(*cmd, a->view.integrator,
+                           "hermite4: the model time of the last frame; the frames are spaced evenly from the start "
+                           "(default spacing: the scene's time_per_frame)");
     cmd->footer(
         "Ctrl-C stops after the frame in progress: every frame queued is written, the sequence stays "
         "complete "
@@ -130,6 +133,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
         r.encoder_threads = a->encoders;
         o.record = r;
         if (a->steps_per_frame > 0) o.steps_per_frame = a->steps_per_frame;
+        resolve_view_integrator(o);
         check_view_outputs(o, a->overwrite);
         exit_code = run_viewer(o);
     });

@@ -29,6 +29,7 @@
 #include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
 #include "hermite_run.hpp"
+#include "integrator_options.hpp"
 #include "output_paths.hpp"
 #include "progress_line.hpp"
 #include "recorder_interrupt.hpp"
@@ -54,8 +55,7 @@ struct RunOptions {
     bool overwrite = false;
     double max_energy_error = 1e-2;  // a larger relative energy error is reported as a warning
     double progress_seconds = 2.0;
-    std::string integrator = "leapfrog";  // leapfrog | hermite4 (hermite_run.cpp)
-    std::optional<double> t_end, eta, dt_max;
+    IntegratorOptions integ;  // --integrator leapfrog | hermite4 (hermite_run.cpp), --t-end, --eta, --dt-max
     double batch_seconds = 0.1;      // steps go in batches of about this long (interrupt latency)
 };
 
@@ -151,27 +151,28 @@ int run(RunOptions o) {
         if (!o.output.empty())
             check_outputs({{"--out", o.output, particle_output_kind(o.output)}}, {o.input, o.scene}, o.overwrite);
     };
-    if (o.integrator == "hermite4") {
+    const Integrator integrator = resolve_integrator(
+        o.integ, o.scene.empty() ? std::string() : read_scene_integrator(o.scene).name, {{"--dt", o.dt.has_value()}});
+    if (integrator == Integrator::Hermite4) {
+        if (!o.integ.integrator && !o.integ.t_end)
+            throw std::invalid_argument(o.scene + " asks for integrator hermite4, which runs to a model time: give --t-end T "
+                                        "(or --integrator leapfrog for --steps)");
         check_output();
         HermiteRunOptions h;
         h.input = o.input;
         h.scene = o.scene;
         h.output = o.output;
         h.bodies = o.bodies;
-        h.t_end = o.t_end;
+        h.t_end = o.integ.t_end;
         h.softening = o.softening;
-        h.eta = o.eta;
-        h.dt_max = o.dt_max;
-        if (o.dt) throw std::invalid_argument("--dt is leapfrog's step; hermite4 chooses its own steps (--eta, --dt-max)");
+        h.eta = o.integ.eta;
+        h.dt_max = o.integ.dt_max;
         h.backend = o.backend;
         if (o.kernel.precision) h.precision = *o.kernel.precision;
         h.progress_seconds = o.progress_seconds;
         h.max_energy_error = o.max_energy_error;
         return run_hermite(h);
     }
-    if (o.integrator != "leapfrog")
-        throw std::invalid_argument("unknown --integrator '" + o.integrator + "' (supported: leapfrog, hermite4)");
-    if (o.eta || o.dt_max) throw std::invalid_argument("--eta and --dt-max belong to --integrator hermite4");
     if (o.input.empty() == o.scene.empty())
         throw std::invalid_argument("give exactly one of --input FILE (csv, tipsy, nbsnap) and --scene FILE.toml");
     if (o.bodies && o.scene.empty())
@@ -186,7 +187,7 @@ int run(RunOptions o) {
     // process (and removes a half-written output's temporary file).
     InterruptGuard interrupts;
     const BackendKind kind = parse_backend_kind(o.backend);
-    const bool stepping = o.steps > 0 || o.t_end.has_value();
+    const bool stepping = o.steps > 0 || o.integ.t_end.has_value();
     // A refused N leaves nothing behind: checked before the output's folder is created.
     if (o.bodies)
         check_memory_for(std::uint64_t(*o.bodies), stepping ? backend_name_for(kind) : "cpu",
@@ -209,8 +210,8 @@ int run(RunOptions o) {
         check_outputs({{"--out", o.output, particle_output_kind(o.output),
                         expected_output_bytes(o.output, state.size(), precise_output)}},
                       {}, true);
-    if (o.t_end) {  // leapfrog: the whole steps of dt that reach t_end (the last may pass it by < dt)
-        const double span = (*o.t_end - state.time) / loaded.params.dt;
+    if (o.integ.t_end) {  // leapfrog: the whole steps of dt that reach t_end (the last may pass it by < dt)
+        const double span = (*o.integ.t_end - state.time) / loaded.params.dt;
         if (!(span >= 0) || !std::isfinite(span))
             throw std::invalid_argument("--t-end must not be before the start time " + std::to_string(state.time));
         o.steps = static_cast<long long>(std::ceil(span - 1e-9));
@@ -347,13 +348,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
         ->capture_default_str();
     add_overwrite_flag(*cmd, options->overwrite);
     add_kernel_options(*cmd, options->kernel);
-    cmd->add_option("--integrator", options->integrator,
-                    "leapfrog (shared step --dt, galaxies) or hermite4 (4th-order Hermite, block time steps, double; "
-                    "star clusters and few-body systems: needs --t-end)")
-        ->capture_default_str();
-    cmd->add_option("--t-end", options->t_end, "Run to this model time instead of a step count");
-    cmd->add_option("--eta", options->eta, "hermite4: Aarseth's time-step accuracy parameter (default 0.01)");
-    cmd->add_option("--dt-max", options->dt_max, "hermite4: largest block step, rounded down to a power of two (default 0.125)");
+    add_integrator_options(*cmd, options->integ,
+                           "Run to this model time instead of a step count (required for hermite4)");
     cmd->footer(
         "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C or SIGTERM stops after the "
         "steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "

@@ -1,6 +1,7 @@
 // `nbody view`: the interactive viewer (a window), or the same renderer headless through EGL.
 
 #include <cstdio>
+#include <filesystem>
 #include <regex>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,7 @@
 #include "commands.hpp"
 #include "display_options.hpp"
 #include "nbody/sim/memory_check.hpp"
+#include "nbody/sim/scene.hpp"
 #include "output_paths.hpp"
 #include "nbody/render/glfw_window.hpp"
 #include "viewer_options.hpp"
@@ -53,6 +55,16 @@ const char* const kColourNames[] = {"galaxy", "component", "speed", "plain"};  /
 const char* colour_option_name(render::ColourMode mode) {
     const int i = int(mode);
     return i >= 0 && i < 4 ? kColourNames[i] : "galaxy";
+}
+
+void resolve_view_integrator(ViewOptions& o) {
+    const bool toml = o.scene && std::filesystem::path(*o.scene).extension() == ".toml";
+    const std::string from_scene = toml ? read_scene_integrator(*o.scene).name : std::string();
+    o.hermite = resolve_integrator(o.integrator, from_scene, {{"--steps-per-frame", o.steps_per_frame.has_value()}}) ==
+                Integrator::Hermite4;
+    if (!o.hermite && o.integrator.t_end)
+        throw std::invalid_argument("--t-end in " + o.command + " belongs to --integrator hermite4 (leapfrog plays "
+                                    "--steps-per-frame steps of the scene's dt per frame)");
 }
 
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option) {
@@ -120,6 +132,9 @@ void add_view_command(CLI::App& app, int& exit_code) {
                     "Click at X,Y (image pixels from the top-left) on the first frame: selects the body drawn "
                     "nearest that point (scripts, tests)");
     add_kernel_options(*cmd, options->kernel);
+    add_integrator_options(*cmd, options->integrator,
+                           "hermite4: the model time to reach. With --frames K the frames are spaced evenly to it (the "
+                           "last shows t = T); in a window the simulation pauses there");
     cmd->footer(
         "Keys: Space pause, N single step, R reset, F screenshot, V record, H hide UI, C reset camera, G "
         "follow "
@@ -140,6 +155,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
         std::tie(o.width, o.height) = parse_size_option(*size, "--size");
         if (o.screenshot && !o.frames && !o.headless)
             throw CLI::ValidationError("--screenshot", "needs --frames K in window mode (or use --headless)");
+        resolve_view_integrator(o);
         check_view_outputs(o, *overwrite);
         try {
             exit_code = run_viewer(o);

@@ -116,6 +116,8 @@ Input load(const HermiteRunOptions& o) {
         Scene scene = load_scene(o.scene, o.bodies ? std::optional<std::size_t>(std::size_t(*o.bodies)) : std::nullopt);
         widen(scene.state, in);
         in.softening = scene.params.softening;
+        in.eta = scene.integrator.eta;
+        in.dt_max = scene.integrator.dt_max;
         in.name = scene.name;
         in.source = o.scene;
         io::put_scene_metadata(scene, in.scene_metadata);
@@ -240,10 +242,7 @@ void report_progress(const HermiteIntegrator& h, double t_start, double t_end, d
 
 int run_hermite(const HermiteRunOptions& o) {
     if (!o.t_end) throw std::invalid_argument("--integrator hermite4 runs to a model time: give --t-end T");
-    if (o.eta && (!(*o.eta > 0) || !std::isfinite(*o.eta)))
-        throw std::invalid_argument("--eta must be > 0 (got " + g17(*o.eta) + ")");
-    if (o.dt_max && (!(*o.dt_max > 0) || !std::isfinite(*o.dt_max)))
-        throw std::invalid_argument("--dt-max must be > 0 (got " + g17(*o.dt_max) + ")");
+    // --eta and --dt-max were checked with the other integrator options (resolve_integrator).
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + g17(*o.softening) + ")");
     if (!o.output.empty()) (void)io::particle_format_for(o.output);

@@ -14,8 +14,8 @@ struct HermiteRunOptions {
     std::optional<long long> bodies;
     std::optional<double> t_end;      // required
     std::optional<double> softening;  // default: the scene's or snapshot's, else 0
-    std::optional<double> eta;        // default: a Hermite snapshot's, else 0.01
-    std::optional<double> dt_max;     // default: a Hermite snapshot's, else 0.125
+    std::optional<double> eta;        // default: a Hermite snapshot's or the scene's, else 0.01
+    std::optional<double> dt_max;     // default: a Hermite snapshot's or the scene's, else 0.125
     std::string backend = "auto";     // reference | cpu -> the cpu engine; cuda; auto
     std::string precision = "ds";     // cuda engine: ds | fp64
     double progress_seconds = 2.0;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ui_hermite.hpp"
 #include "viewer_gravity.hpp"
 #include "viewer_input.hpp"
 
@@ -412,6 +413,7 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     if (ImGui::Button("Apply N")) requests.apply_bodies = true;
     ImGui::EndDisabled();
     tooltip("Rebuilds the scene with this many bodies (the simulation restarts).");
+    draw_integrator_choice(sim, requests);  // ui_hermite.cpp
 
     // Every physical quantity with its unit: internal units (G = 1), and the physical value where
     // the scene has one.
@@ -419,10 +421,12 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     const bool physical = units.time_unit_myr > 0;
     ImGui::PushItemWidth(em() * 5.5f);
     float dt = float(sim.step.dt), eps = float(sim.step.softening);
+    ImGui::BeginDisabled(sim.hermite);  // hermite4 chooses its own steps
     if (ImGui::DragFloat("dt", &dt, std::max(dt * 0.01f, 1e-6f), 1e-6f, 10.0f, "%.5f",
                          ImGuiSliderFlags_Logarithmic))
         sim.step.dt = dt;
-    tooltip("Time step in internal units (G = 1). Applied from the next step.");
+    ImGui::EndDisabled();
+    tooltip("Leapfrog's time step in internal units (G = 1). Applied from the next step.");
     ImGui::SameLine();
     if (physical)
         ImGui::TextColored(kDim, "x %s = %.3g Myr", units.time.c_str(), dt * units.time_unit_myr);
@@ -431,6 +435,7 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     if (ImGui::DragFloat("softening", &eps, std::max(eps * 0.01f, 1e-5f), 0.0f, 100.0f, "%.4f",
                          ImGuiSliderFlags_Logarithmic))
         sim.step.softening = eps;
+    if (sim.hermite && ImGui::IsItemDeactivatedAfterEdit()) requests.apply_integrator = true;
     tooltip(
         "Plummer softening length epsilon. Changing it changes the potential energy, so the "
         "energy error restarts from a new reference.");
@@ -450,6 +455,8 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
         if (ImGui::DragFloat("speed", &shown, std::max(shown * 0.01f, 1e-4f), 1e-4f, 1e6f,
                              physical ? "%.3g Myr / s" : "%.3g time units / s", ImGuiSliderFlags_Logarithmic))
             sim.model_time_per_second = std::max(double(shown) / unit, 1e-9);
+    } else if (sim.hermite) {
+        draw_time_per_frame(sim, ctx);
     } else {
         ImGui::SliderInt("steps/frame", &sim.steps_per_frame, 1, 64, "%d steps / frame",
                          ImGuiSliderFlags_Logarithmic);
@@ -465,6 +472,7 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     if (ImGui::Button("Reset")) requests.reset = true;
     ImGui::SameLine();
     ImGui::TextColored(kDim, "%s", time_text(ctx.sim.time(), ctx.scene.units).c_str());
+    draw_hermite_section(sim, ctx);
 
     ImGui::Separator();
     const EnergyMonitor& energy = ctx.energy;

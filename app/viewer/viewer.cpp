@@ -5,6 +5,7 @@
 
 #include "nbody/sim/finite_guard.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
@@ -111,6 +112,7 @@ Viewer::Viewer(const ViewOptions& o)
     sim_.load(scene_.state, scene_.params.dt);
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
+    start_integrator_from_options();
     if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
 
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
@@ -139,7 +141,9 @@ Viewer::Viewer(const ViewOptions& o)
     recording_view_.ffmpeg_found = find_ffmpeg().has_value();
     if (record_run_) {
         start_recording(*record_settings_, o.width, o.height);
-        announce_recording(*record_settings_, frame_limit_, o.width, o.height);
+        char spacing[96];  // hermite4: frames a model time apart, not a step count
+        std::snprintf(spacing, sizeof spacing, "hermite4, frames %.6g model time units apart", params_.sim.time_per_frame);
+        announce_recording(*record_settings_, frame_limit_, o.width, o.height, sim_.hermite() ? spacing : "");
         progress_.emplace(frame_limit_);
     }
     if (o.record_folder && !record_run_) {  // view --record DIR: start on the first frame
@@ -255,6 +259,8 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
         apply_scene_trails(params_.render.trails, scene_.trails);
         perf_.clear_steps();
     }
+    if (new_scene) integrator_from_scene();  // a new scene starts on its own integrator
+    if (params_.sim.hermite) start_hermite_run();
     params_.sim.bodies = int(scene_.state.size());
     if (!keep_camera) camera_.reset(scene_.camera);
 }

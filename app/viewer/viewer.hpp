@@ -6,6 +6,7 @@
 //   poll input              viewer.cpp            (the Surface: GLFW window or EGL headless)
 //   act on requests         viewer_requests.cpp   (scene, N, kernel, snapshots, recording)
 //   step                    viewer_step.cpp       (the simulation and the energy monitor)
+//                           viewer_hermite_step.cpp (hermite4: block steps to the frame's model time)
 //   draw, panels, capture   viewer_draw.cpp       (particles, ImGui panels, screenshots)
 //   recording               viewer_recording.cpp  (start, capture, stop)
 //   end-of-run report       viewer_report.cpp
@@ -69,10 +70,19 @@ class Viewer {
     void act_on_requests(const Requests& requests, const render::DrawTarget& target);  // viewer_requests.cpp
     bool step(const Requests& requests, double dt_frame);  // viewer_step.cpp; true when this frame is recorded
     int steps_this_frame(double dt_frame);  // steps/frame, or what the playback speed asks for
+    bool step_leapfrog(const Requests& requests, double dt_frame);  // viewer_step.cpp
+    bool step_hermite(const Requests& requests, double dt_frame);   // viewer_hermite_step.cpp
     void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame);  // viewer_draw.cpp
     void save_screenshot(const render::DrawTarget& target, bool final_shot);          // viewer_draw.cpp
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
     void print_tree_report();
+    // --- hermite4 (viewer_hermite_step.cpp) --------------------------------------------------
+    void integrator_from_scene();   // a scene's [scene] integrator keys into the panel's params
+    void start_integrator_from_options();  // at start: the scene's, then --integrator, --eta, ...
+    HermiteSettings hermite_settings() const;
+    bool start_hermite_run();       // from the current state; on failure: paused, the error shown
+    void apply_integrator();        // the panel's integrator, eta, dt_max, softening: switched live
+    void print_hermite_report();
     int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
 
     // --- helpers -------------------------------------------------------------------------
@@ -131,6 +141,7 @@ class Viewer {
     Requests pending_;  // raised by the UI during a frame, acted on at the start of the next
     CentreOfMassTrack com_;
     double playback_debt_ = 0;
+    HermitePlayback hermite_play_;
     int galaxy_count_ = 1;
     GalaxyTrack galaxy_track_;  // the followed galaxy, refreshed a few times a second  // model time the fixed playback speed owes (less than one step)
     PerfStats perf_;
@@ -164,8 +175,9 @@ class Viewer {
 
 // "nbody-frames-20260101-120000": the Recording panel's first folder.
 std::string default_recording_folder();
-// `nbody record`'s opening line on stderr: frames, size, folder, steps, MP4.
-void announce_recording(const RecordingSettings& settings, long long frames, int width, int height);
+// `nbody record`'s opening line on stderr: frames, size, folder, steps (or `spacing`, when given), MP4.
+void announce_recording(const RecordingSettings& settings, long long frames, int width, int height,
+                        const std::string& spacing = "");
 
 // Without a GPU the galaxy scenes (65K bodies) would take seconds per step: the viewer shows them
 // at this N unless N was asked for (start-up, and scenes picked from the list).

@@ -23,6 +23,12 @@ struct SimulationParams {
     int bodies = 0;           // N the panel shows; applying it rebuilds the scene
     bool auto_energy = true;  // recompute energy every few seconds (only N <= 65536)
     std::string snapshot_path = "nbody.nbsnap";  // the Save / Load snapshot buttons' file
+    // The integrator (--integrator, a scene's [scene] integrator, the panel): leapfrog steps dt
+    // above; hermite4 takes block steps in double to model time, time_per_frame per frame.
+    bool hermite = false;
+    double eta = 0.01, dt_max = 0.125;
+    double time_per_frame = 0.01;
+    std::string integrator_error;  // why hermite4 stopped or did not start; empty while it runs
 };
 
 struct KernelParams {
@@ -67,6 +73,7 @@ struct Requests {
     bool estimate_force_error = false;  // compare the solver's forces with the direct sum on a sample
     bool apply_bodies = false;  // SimulationParams::bodies changed
     bool compute_energy = false;
+    bool apply_integrator = false;  // SimulationParams::hermite, eta or dt_max changed
     bool reset_camera = false;
     bool reload_shaders = false;
     bool toggle_recording = false;          // start, or stop, recording (V)

@@ -37,10 +37,12 @@ std::string default_recording_folder() {
     return name;
 }
 
-void announce_recording(const RecordingSettings& s, long long frames, int width, int height) {
+void announce_recording(const RecordingSettings& s, long long frames, int width, int height,
+                        const std::string& spacing) {
     const Mp4Size even = mp4_size(width, height);
     std::cerr << "nbody: recording " << frames << " frames of " << width << "x" << height << " into "
-              << s.folder.string() << ", " << s.steps_per_frame << " steps per frame"
+              << s.folder.string() << ", "
+              << (spacing.empty() ? std::to_string(s.steps_per_frame) + " steps per frame" : spacing)
               << (s.mp4 && find_ffmpeg() ? ", MP4 " + *s.mp4 + " (" + std::to_string(even.width) + "x" +
                                                std::to_string(even.height) + ")"
                                          : std::string())

@@ -122,6 +122,7 @@ int Viewer::finish() {
         if (sim_.backend().gravity().gravity == Gravity::Tree) print_tree_report();
         // Where the run ended, in the scene's own time unit (what the status bar showed).
         std::printf("  scene: %s, %s\n", scene_.name.c_str(), time_text(sim_.time(), scene_.units).c_str());
+        if (sim_.hermite()) print_hermite_report();
     }
     if (record_run_ && record_summary_ &&
         print_record_summary(*record_summary_, record_settings_->mp4_fps, interrupted_ != 0) != 0)
@@ -133,6 +134,11 @@ int Viewer::finish() {
     if (frame_limit_ > 0 && frame_ < frame_limit_) {
         std::fprintf(stderr, "nbody: the window was closed after %lld of %lld frames%s\n", frame_, frame_limit_,
                      o_.screenshot ? "; no screenshot written" : "");
+        return 1;
+    }
+    // A scripted hermite4 run that met bad input kept going, paused, and ends with the reason.
+    if (frame_limit_ > 0 && hermite_play_.failed) {
+        std::fprintf(stderr, "nbody: error: hermite4: %s\n", params_.sim.integrator_error.c_str());
         return 1;
     }
     // A scripted run asked to record (view --frames K --record DIR) fails if the recording did.

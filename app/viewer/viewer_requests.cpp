@@ -22,6 +22,7 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
     if (requests.apply_bodies) replace_system(scene_path_, std::size_t(params_.sim.bodies), true);
     if (requests.reset) replace_system(scene_path_, std::nullopt, true);
     if (requests.pick) pick_body(*requests.pick, target);
+    if (requests.apply_integrator) apply_integrator();
     if (requests.apply_kernel) {
         params_.kernel.invalid_reason = sim_.apply_kernel_config(params_.kernel.edited);
         if (params_.kernel.invalid_reason.empty())

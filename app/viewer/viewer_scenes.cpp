@@ -21,21 +21,31 @@ std::vector<SceneChoice> list_scene_choices() {
 
     std::vector<SceneChoice> choices{{"Default collision", "", "", ""}};
     std::vector<std::string> seen;
-    for (const auto& dir : dirs) {
-        if (!fs::is_directory(dir, ec)) continue;
-        std::vector<SceneEntry> entries;
-        try {
-            entries = list_scenes(dir);
-        } catch (const std::exception&) {
-            continue;  // an unreadable folder hides its scenes; the built-in one remains
-        }
-        for (const auto& e : entries) {
-            const std::string file = fs::path(e.path).filename().string();
-            if (std::find(seen.begin(), seen.end(), file) != seen.end()) continue;
-            seen.push_back(file);
-            std::string label = e.name.empty() ? fs::path(e.path).stem().string() : e.name;
-            if (e.bodies > 0) label += " (" + std::to_string(e.bodies) + ")";
-            choices.push_back({label, e.path, e.description, e.error, e.bodies});
+    for (const auto& top : dirs) {
+        if (!fs::is_directory(top, ec)) continue;
+        // The folder and its subfolders one level down (scenes/few-body/), files named relative to it.
+        std::vector<fs::path> folders{top};
+        std::vector<fs::path> sub;
+        for (fs::directory_iterator it(top, ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_directory(ec)) sub.push_back(it->path());
+        std::sort(sub.begin(), sub.end());
+        folders.insert(folders.end(), sub.begin(), sub.end());
+        for (const fs::path& dir : folders) {
+            std::vector<SceneEntry> entries;
+            try {
+                entries = list_scenes(dir.string());
+            } catch (const std::exception&) {
+                continue;  // an unreadable folder hides its scenes; the built-in one remains
+            }
+            for (const auto& e : entries) {
+                const std::string file = fs::path(e.path).lexically_relative(top).string();
+                if (std::find(seen.begin(), seen.end(), file) != seen.end()) continue;
+                seen.push_back(file);
+                std::string label = e.name.empty() ? fs::path(e.path).stem().string() : e.name;
+                if (e.bodies > 0)
+                    label += " (" + std::to_string(e.bodies) + (e.integrator == "hermite4" ? ", hermite4" : "") + ")";
+                choices.push_back({label, e.path, e.description, e.error, e.bodies});
+            }
         }
     }
     return choices;

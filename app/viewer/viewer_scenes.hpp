@@ -18,9 +18,9 @@ struct SceneChoice {
     std::size_t bodies = 0;  // N the file states (0: not known)
 };
 
-// The built-in scene first, then scenes/*.toml next to the executable and in the source tree
-// (a file name found in both is listed once, the executable's copy winning). A folder that
-// cannot be read is skipped.
+// The built-in scene first, then scenes/*.toml and one folder down (scenes/few-body/*.toml) next to
+// the executable and in the source tree (a file found in both is listed once, the executable's
+// copy winning). A folder that cannot be read is skipped.
 std::vector<SceneChoice> list_scene_choices();
 
 // A camera that frames `state`: aimed at its centre of mass, far enough back to show the sphere

@@ -46,6 +46,7 @@ void SimulationDriver::notice(const std::string& line) {
 
 void SimulationDriver::load(const State& state, double dt) {
     state.validate();
+    hermite_.reset();
     backend_->load(state);
     host_ = state;
     buffers_.load(state, dt);
@@ -143,6 +144,7 @@ StepReport SimulationDriver::advance(int steps, const StepParams& params, long l
 }
 
 State SimulationDriver::snapshot() {
+    if (hermite_) return hermite_->state(host_);
     State s = host_;
 #if NBODY_HAVE_CUDA
     if (cuda_ && path_ == TransferPath::Interop) {
@@ -160,6 +162,40 @@ State SimulationDriver::snapshot() {
 #endif
     s.time = backend_->time();
     return s;
+}
+
+void SimulationDriver::start_hermite(const HermiteSettings& settings) {
+    auto h = std::make_unique<ViewerHermite>(settings, snapshot());
+    log_ << "nbody: hermite4: " << h->engine_line() << "\n" << std::flush;  // the panel shows it too
+    hermite_ = std::move(h);
+}
+
+void SimulationDriver::stop_hermite(double dt) {
+    if (!hermite_) return;
+    const State s = hermite_->state(host_);
+    load(s, dt);  // ends the Hermite run
+}
+
+StepReport SimulationDriver::advance_hermite(double t, double budget_s, bool one_block) {
+    StepReport report;
+    const double before = hermite_->time();
+    const auto upload = [&] {
+        if (hermite_->time() == before) return;  // an upload at an unchanged time would zero the speed colouring
+        const auto start = std::chrono::steady_clock::now();
+        hermite_->positions(host_.pos_mass);
+        report.bytes_uploaded = buffers_.upload(host_.pos_mass, hermite_->time());
+        report.host_upload_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    };
+    HermiteFrame f;
+    try {
+        f = one_block ? hermite_->step_once() : hermite_->advance_to(t, budget_s);
+    } catch (...) {
+        upload();  // the last good block, on screen
+        throw;
+    }
+    report.host_launch_ms = 1e3 * f.seconds;
+    upload();
+    return report;
 }
 
 std::string SimulationDriver::check_kernel_config(const KernelConfig& config) const {

@@ -8,6 +8,8 @@
 //              positions come back to the host and go up again with glBufferSubData.
 //   upload     host backends (cpu, reference): positions are on the host already and are
 //              uploaded once per frame.
+// With hermite4 (viewer_hermite.hpp) the state lives in double on the host whatever the backend,
+// and its positions are uploaded once per frame; the backend waits, to take the state back.
 
 #include <cstddef>
 #include <iosfwd>
@@ -18,6 +20,7 @@
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/scene.hpp"
+#include "viewer_hermite.hpp"
 
 namespace nbody {
 class CudaBackend;
@@ -59,6 +62,7 @@ class SimulationDriver {
     // A host copy of the current state (positions, velocities, labels, time). On the CUDA
     // paths this copies from the device; call it rarely. Those bytes are counted in
     // snapshot_bytes(), not in the per-step StepReport.
+    // With hermite4, the Hermite state at the time on screen (no device copy).
     State snapshot();
     std::size_t snapshot_bytes() const { return snapshot_bytes_; }
 
@@ -67,7 +71,7 @@ class SimulationDriver {
     const Backend& backend() const { return *backend_; }
     CudaBackend* cuda() const { return cuda_; }
     TransferPath path() const { return path_; }
-    double time() const { return backend_->time(); }
+    double time() const { return hermite_ ? hermite_->time() : backend_->time(); }
     std::size_t size() const { return buffers_.size(); }
 
 #if NBODY_HAVE_CUDA
@@ -75,6 +79,18 @@ class SimulationDriver {
     // stream); null on the host backends.
     render::CudaStreamTimer* gpu_step_timer() { return step_timer_.get(); }
 #endif
+
+    // hermite4: starts the Hermite run from the current state (the backend then waits); throws,
+    // leaving leapfrog running, for bad input. load() ends it (a new system starts on leapfrog).
+    void start_hermite(const HermiteSettings& settings);
+    // Back to leapfrog from Hermite's state at its time on screen (`dt`: the speed colouring's).
+    void stop_hermite(double dt);
+    ViewerHermite* hermite() { return hermite_.get(); }
+    const ViewerHermite* hermite() const { return hermite_.get(); }
+    // Hermite block steps to model time t (one block when `one_block`), `budget_s` of wall clock
+    // at most (0: no limit), then the positions at the time reached uploaded to the buffers.
+    // Throws hermite::HermiteError with the last good state kept (and still on screen).
+    StepReport advance_hermite(double t, double budget_s, bool one_block = false);
 
     // Lines worth showing the user (fallbacks taken and why). Newest last.
     const std::vector<std::string>& notices() const { return notices_; }
@@ -98,6 +114,7 @@ class SimulationDriver {
     std::size_t snapshot_bytes_ = 0;
     bool interop_refused_ = false;  // once refused, do not retry on every reload
     std::vector<std::string> notices_;
+    std::unique_ptr<ViewerHermite> hermite_;  // hermite4 running; null: leapfrog
 #if NBODY_HAVE_CUDA
     std::unique_ptr<render::CudaStreamTimer> step_timer_;
 #endif

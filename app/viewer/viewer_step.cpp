@@ -22,6 +22,20 @@ int Viewer::steps_this_frame(double dt_frame) {
 }
 
 bool Viewer::step(const Requests& requests, double dt_frame) {
+    const bool capture_frame = sim_.hermite() ? step_hermite(requests, dt_frame) : step_leapfrog(requests, dt_frame);
+    if (params_.sim.auto_energy && !params_.sim.paused && sim_.size() <= kAutoEnergyMaxN && !energy_.busy() &&
+        energy_.seconds_since_start() > 3.0) {
+        try {
+            start_energy();
+        } catch (const std::exception& e) {
+            say(std::string("energy snapshot failed: ") + e.what(), true);
+            params_.sim.auto_energy = false;
+        }
+    }
+    return capture_frame;
+}
+
+bool Viewer::step_leapfrog(const Requests& requests, double dt_frame) {
     // While recording, every recorded frame is the same number of steps after the one before
     // (the first shows the state the recording started from); paused, nothing is recorded
     // except what a single step (N) advances.
@@ -59,15 +73,6 @@ bool Viewer::step(const Requests& requests, double dt_frame) {
         }
     } else {
         perf_.add_steps(StepReport{}, sim_.size(), nullptr);
-    }
-    if (params_.sim.auto_energy && !params_.sim.paused && sim_.size() <= kAutoEnergyMaxN && !energy_.busy() &&
-        energy_.seconds_since_start() > 3.0) {
-        try {
-            start_energy();
-        } catch (const std::exception& e) {
-            say(std::string("energy snapshot failed: ") + e.what(), true);
-            params_.sim.auto_energy = false;
-        }
     }
     return capture_frame;
 }

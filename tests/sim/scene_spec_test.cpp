@@ -37,6 +37,11 @@ void expect_same_spec(const SceneSpec& a, const SceneSpec& b) {
     EXPECT_EQ(a.steps_per_frame, b.steps_per_frame);
     EXPECT_EQ(a.seed, b.seed);
     EXPECT_EQ(a.reduced_halo_share, b.reduced_halo_share);
+    EXPECT_EQ(a.trails, b.trails);
+    EXPECT_EQ(a.integrator.name, b.integrator.name);
+    EXPECT_EQ(a.integrator.eta, b.integrator.eta);
+    EXPECT_EQ(a.integrator.dt_max, b.integrator.dt_max);
+    EXPECT_EQ(a.integrator.time_per_frame, b.integrator.time_per_frame);
     EXPECT_EQ(a.camera.distance, b.camera.distance);
     EXPECT_EQ(a.camera.azimuth_deg, b.camera.azimuth_deg);
     EXPECT_EQ(a.camera.elevation_deg, b.camera.elevation_deg);
@@ -96,7 +101,9 @@ void expect_same_bodies(const State& a, const State& b) {
 }
 
 TEST(SceneSpecWriter, EveryShippedSceneParsesBackToTheSameDescription) {
-    for (const SceneEntry& entry : list_scenes(kScenes)) {
+    std::vector<SceneEntry> entries = list_scenes(kScenes);
+    for (const SceneEntry& e : list_scenes(kScenes + "/few-body")) entries.push_back(e);  // hermite4 scenes
+    for (const SceneEntry& entry : entries) {
         SCOPED_TRACE(entry.path);
         const SceneSpec spec = read_scene_spec(entry.path);
         const std::string text = scene_spec_to_toml(spec);

@@ -318,6 +318,17 @@ void HermiteIntegrator::predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) 
     }
 }
 
+void HermiteIntegrator::predicted_at(double t, std::vector<Vec3d>& x, std::vector<Vec3d>& v) const {
+    const double rel = t - origin_;
+    x.resize(b_.size());
+    v.resize(b_.size());
+    for (std::size_t i = 0; i < b_.size(); ++i) {
+        const JParticle p = as_j(b_, i);
+        x[i] = predict_position(p, rel - p.t);
+        v[i] = predict_velocity(p, rel - p.t);
+    }
+}
+
 std::vector<std::size_t> HermiteIntegrator::level_histogram() const {
     std::vector<std::size_t> h(std::size_t(p_.max_level) + 1, 0);
     for (int l : b_.level) ++h[std::size_t(l)];

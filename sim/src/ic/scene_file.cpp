@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -328,7 +329,8 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
     {
         Reader r(*scene, "scene", file);
         r.allow({"name", "description", "bodies", "units", "dt", "softening", "steps_per_frame", "seed",
-                 "reduced_halo_share", "trails"});
+                 "reduced_halo_share", "trails", "integrator", "eta", "dt_max",
+                 "time_per_frame"});
         s.name = r.text("name");
         s.description = r.text_or("description", "");
         const toml::node& nb = r.required("bodies", "an integer, the number of bodies N");
@@ -356,6 +358,18 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
         const std::int64_t spf = r.integer("steps_per_frame", sp);
         if (spf < 1 || spf > 100000) r.error("steps_per_frame", "must be between 1 and 100000 (got " + std::to_string(spf) + ")", &sp);
         s.steps_per_frame = int(spf);
+        if (const toml::node* n = r.node("integrator")) {
+            s.integrator.name = r.text("integrator");
+            if (s.integrator.name != "leapfrog" && s.integrator.name != "hermite4")
+                r.error("integrator", "unknown integrator \"" + s.integrator.name + "\" (have \"leapfrog\", \"hermite4\")", n);
+        }
+        for (const auto& [key, field] : {std::pair{"eta", &s.integrator.eta}, std::pair{"dt_max", &s.integrator.dt_max},
+                                   std::pair{"time_per_frame", &s.integrator.time_per_frame}})
+            if (const toml::node* n = r.node(key)) {
+                if (s.integrator.name != "hermite4")
+                    r.error(key, "belongs to integrator = \"hermite4\" (this scene's integrator is " + s.integrator.name + ")", n);
+                *field = r.positive_or(key, 1.0);
+            }
         if (const toml::node* n = r.node("reduced_halo_share")) {
             const double v = r.number("reduced_halo_share");
             if (!(v > 0 && v <= 1)) r.error("reduced_halo_share", "must be in (0, 1] (got " + fmt(v) + ")", n);
@@ -519,6 +533,7 @@ Scene generate(const SceneSpec& s) {
     scene.source = s.source;
     scene.params = s.params;
     scene.steps_per_frame = s.steps_per_frame;
+    scene.integrator = s.integrator;
     scene.camera = s.camera;
     scene.units = s.units;
     scene.trails = s.trails;
@@ -578,6 +593,8 @@ Scene load_scene(const std::string& path, std::optional<std::size_t> bodies) {
     return load_scene_from_string(read_file(path), path, bodies);
 }
 
+SceneIntegrator read_scene_integrator(const std::string& path) { return parse_text(read_file(path), path).integrator; }
+
 std::vector<SceneEntry> list_scenes(const std::string& directory) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -596,6 +613,7 @@ std::vector<SceneEntry> list_scenes(const std::string& directory) {
             e.name = spec.name;
             e.description = spec.description;
             e.bodies = spec.bodies;
+            e.integrator = spec.integrator.name;
         } catch (const std::exception& ex) {
             e.error = ex.what();
         }

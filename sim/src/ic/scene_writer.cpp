@@ -86,6 +86,15 @@ void write_component(std::ostream& out, const ComponentSpec& c) {
 
 // "# point masses: pericentre after 47.2 time units (462 Myr)": what the numbers mean, for the
 // reader of the file. Nothing when the orbit cannot be set up (the parser will say why).
+// Leapfrog is what a scene without the key gets, so only hermite4 is written.
+void write_integrator(std::ostream& out, const SceneIntegrator& in) {
+    if (in.name == "leapfrog") return;
+    out << "integrator = " << quoted(in.name) << "\n";
+    if (in.eta) out << "eta = " << number(*in.eta) << "\n";
+    if (in.dt_max) out << "dt_max = " << number(*in.dt_max) << "\n";
+    if (in.time_per_frame) out << "time_per_frame = " << number(*in.time_per_frame) << "\n";
+}
+
 std::string orbit_note(const SceneSpec& s, std::size_t k) {
     double mass = 0;
     for (std::size_t j = 0; j <= k; ++j) mass += galaxy_mass(s.galaxies[j]);
@@ -129,6 +138,7 @@ std::string scene_spec_to_toml(const SceneSpec& s) {
     out << "seed = " << s.seed << "\n";
     if (s.reduced_halo_share != 1.0) out << "reduced_halo_share = " << number(s.reduced_halo_share) << "\n";
     if (s.trails != 0) out << "trails = " << s.trails << "\n";
+    write_integrator(out, s.integrator);
 
     out << "\n[camera]\n";
     out << "distance = " << number(s.camera.distance) << "\n";

@@ -30,6 +30,15 @@ struct UnitSystem {
     double time_unit_myr = 9.778;
 };
 
+// The integrator a scene is meant for ([scene] integrator, eta, dt_max; docs/SCENES.md): what
+// `view`, `record` and `run` use when --integrator is not given.
+struct SceneIntegrator {
+    std::string name = "leapfrog";  // "leapfrog" (shared step dt) or "hermite4" (block steps)
+    std::optional<double> eta, dt_max;  // hermite4 only; none: the command's defaults
+    // hermite4 only: model time each viewer frame advances (none: steps_per_frame x dt).
+    std::optional<double> time_per_frame;
+};
+
 struct Scene {
     std::string name;
     std::string description;
@@ -45,6 +54,7 @@ struct Scene {
     // had when it saved ("galaxy", "component", "speed", "plain"; empty: the viewer's own choice).
     std::vector<std::string> galaxy_names;
     std::string colour_by;
+    SceneIntegrator integrator;
 };
 
 // The default galaxy collision shown when the viewer starts with no scene: the Milky Way -
@@ -74,6 +84,10 @@ Scene load_scene(const std::string& path, std::optional<std::size_t> bodies = st
 Scene load_scene_from_string(std::string_view toml_text, const std::string& source_name,
                              std::optional<std::size_t> bodies = std::nullopt);
 
+// The integrator a scene file asks for, read without generating its bodies (cheap); throws as
+// load_scene does for a bad file.
+SceneIntegrator read_scene_integrator(const std::string& path);
+
 // One entry of the viewer's scene picker. Files that fail to parse are listed with `error` set
 // (and the rest empty), so the picker can show why a scene is unavailable.
 struct SceneEntry {
@@ -81,6 +95,7 @@ struct SceneEntry {
     std::string name;
     std::string description;
     std::size_t bodies = 0;
+    std::string integrator;  // [scene] integrator: "leapfrog" or "hermite4"
     std::string error;
 };
 

@@ -51,6 +51,7 @@ struct SceneSpec {
     UnitSystem units;
     StepParams params;
     int steps_per_frame = 1;
+    SceneIntegrator integrator;
     std::uint64_t seed = 1;
     // Scaled below its N, a halo's share of the bodies is multiplied by this (then renormalised):
     // fewer, heavier dark-matter particles leave more bodies to the disks, whose tails are what

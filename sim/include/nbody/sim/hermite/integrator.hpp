@@ -95,6 +95,10 @@ public:
     const Bodies& bodies() const { return b_; }
     // Positions and velocities of every body predicted to the current time (exact when synchronised).
     void predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) const;
+    // The same predicted to absolute time t by each body's own Taylor series: as accurate as the
+    // integrator's predictor while t is before every body's step end (after advance(t) returned
+    // false, every t up to that bound). The viewer shows frames at times between block times so.
+    void predicted_at(double t, std::vector<Vec3d>& x, std::vector<Vec3d>& v) const;
 
     // Bodies per block level 0..max_level.
     std::vector<std::size_t> level_histogram() const;

@@ -1,0 +1,39 @@
+#pragma once
+// --integrator leapfrog|hermite4 and the options that belong to one of them, shared by run, view
+// and record: one set of names, help texts and checks, so the three commands refuse the same
+// mistakes in the same words.
+
+#include <CLI/CLI.hpp>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+namespace nbody::app {
+
+enum class Integrator { Leapfrog, Hermite4 };
+
+// "leapfrog" | "hermite4"; throws std::invalid_argument listing them.
+Integrator parse_integrator(const std::string& name);
+const char* to_string(Integrator integrator);
+
+struct IntegratorOptions {
+    std::optional<std::string> integrator;  // none: the scene's ([scene] integrator), else leapfrog
+    std::optional<double> t_end, eta, dt_max;
+};
+
+// Registers --integrator, --eta, --dt-max and --t-end (with `t_end_help`, which differs by command).
+void add_integrator_options(CLI::App& cmd, IntegratorOptions& options, const char* t_end_help);
+
+// An option that only leapfrog uses, and whether it was given (e.g. {"--dt", dt.has_value()}).
+struct LeapfrogOnly {
+    const char* name;
+    bool given;
+};
+
+// The integrator to use: --integrator, else `scene_integrator` (a scene file's [scene] integrator;
+// empty: leapfrog). Throws std::invalid_argument for an unknown name, an --eta or --dt-max that
+// is not a positive number or is given to leapfrog, and any of `leapfrog_only` given to hermite4.
+Integrator resolve_integrator(const IntegratorOptions& options, const std::string& scene_integrator,
+                              std::initializer_list<LeapfrogOnly> leapfrog_only = {});
+
+}  // namespace nbody::app

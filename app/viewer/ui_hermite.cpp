@@ -1,0 +1,145 @@
+// The Simulation panel's integrator controls and hermite4's block-step figures: see ui_hermite.hpp.
+
+#include "ui_hermite.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace nbody::app {
+
+namespace {
+
+const ImVec4 kDimText(0.62f, 0.66f, 0.74f, 1.0f);
+const ImVec4 kErrorText(1.00f, 0.42f, 0.38f, 1.0f);
+
+void hover_text(const char* text) {
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+// Wrapped at a fixed width: an auto-sized panel and wrapped text would each wait for the other.
+void wrapped_text(const ImVec4& colour, const std::string& text) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 21.0f);
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopTextWrapPos();
+}
+
+// Above this N the O(N^2) double energy sum is left to the energy monitor's worker thread: at 256
+// bodies it is 33K pairs, a small fraction of a millisecond per frame.
+constexpr std::size_t kEnergyEveryFrameMaxN = 256;
+
+}  // namespace
+
+void draw_integrator_choice(SimulationParams& sim, Requests& requests) {
+    static const char* names[] = {"leapfrog (shared step dt)", "hermite4 (block steps, double)"};
+    int which = sim.hermite ? 1 : 0;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 15.0f);
+    if (ImGui::Combo("Integrator", &which, names, 2)) {
+        sim.hermite = which == 1;
+        requests.apply_integrator = true;
+    }
+    hover_text(
+        "leapfrog: one shared step dt, positions stepped on the GPU straight into the vertex buffer; for "
+        "galaxies.\nhermite4: 4th-order Hermite predictor-corrector (Makino & Aarseth 1992) with individual "
+        "block time steps in double precision; for star clusters, binaries and few-body orbits (softening 0 "
+        "works).\nSwitching keeps the positions and velocities on screen.");
+    if (!sim.hermite) return;
+    ImGui::PushItemWidth(ImGui::GetFontSize() * 5.5f);
+    float eta = float(sim.eta);
+    if (ImGui::DragFloat("eta", &eta, std::max(eta * 0.01f, 1e-5f), 1e-4f, 0.2f, "%.4f", ImGuiSliderFlags_Logarithmic))
+        sim.eta = std::max(double(eta), 1e-6);
+    if (ImGui::IsItemDeactivatedAfterEdit()) requests.apply_integrator = true;
+    hover_text(
+        "Aarseth's accuracy parameter: each body's step is about sqrt(eta) of its own time scale; the error "
+        "falls as eta^2. Applied when you let go (the block steps restart from the state on screen).");
+    ImGui::SameLine();
+    int exponent = int(std::lround(std::log2(sim.dt_max)));
+    char label[48];
+    std::snprintf(label, sizeof label, "2^%d = %g", exponent, std::ldexp(1.0, exponent));
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    if (ImGui::SliderInt("dt_max", &exponent, -12, 2, label)) sim.dt_max = std::ldexp(1.0, exponent);
+    if (ImGui::IsItemDeactivatedAfterEdit()) requests.apply_integrator = true;
+    hover_text("The largest block step (a power of two); level k steps by dt_max 2^-k.");
+    ImGui::PopItemWidth();
+}
+
+void draw_time_per_frame(SimulationParams& sim, const PanelContext& ctx) {
+    const UnitSystem& units = ctx.scene.units;
+    const bool physical = units.time_unit_myr > 0;
+    const double unit = physical ? units.time_unit_myr : 1.0;
+    float shown = float(sim.time_per_frame * unit);
+    if (ImGui::DragFloat("time/frame", &shown, std::max(shown * 0.01f, 1e-6f), 1e-6f, 1e4f,
+                         physical ? "%.4g Myr / frame" : "%.4g time units / frame", ImGuiSliderFlags_Logarithmic))
+        sim.time_per_frame = std::max(double(shown) / unit, 1e-12);
+    hover_text(
+        "hermite4 plays this much model time per frame: block steps up to that time, the bodies drawn "
+        "predicted to it. In a window a frame gives the steps 30 ms at most; a denser phase then plays slower.");
+}
+
+void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) {
+    if (!sim.integrator_error.empty()) wrapped_text(kErrorText, "hermite4 stopped: " + sim.integrator_error);
+    const ViewerHermite* h = ctx.sim.hermite();
+    if (!h) return;
+    const hermite::HermiteIntegrator& in = h->integrator();
+    const UnitSystem& units = ctx.scene.units;
+    if (units.time_unit_myr > 0)
+        ImGui::Text("t = %.6f (%.4g Myr)", h->time(), h->time() * units.time_unit_myr);
+    else
+        ImGui::Text("t = %.6f N-body time units", h->time());
+    hover_text("The model time on screen: the bodies are drawn predicted to it from their last block step.");
+    wrapped_text(kDimText, h->engine_line());
+
+    // Bodies per block level, from the lowest occupied level to the highest.
+    const std::vector<std::size_t> hist = in.level_histogram();
+    std::size_t lo = hist.size(), hi = 0, most = 0;
+    for (std::size_t k = 0; k < hist.size(); ++k)
+        if (hist[k] > 0) {
+            lo = std::min(lo, k);
+            hi = k;
+            most = std::max(most, hist[k]);
+        }
+    if (lo <= hi) {
+        std::vector<float> counts(hist.begin() + long(lo), hist.begin() + long(hi) + 1);
+        char overlay[64];
+        std::snprintf(overlay, sizeof overlay, "bodies on levels %zu..%zu", lo, hi);
+        ImGui::PlotHistogram("##levels", counts.data(), int(counts.size()), 0, overlay, 0.0f, float(most) * 1.25f,
+                             ImVec2(ImGui::GetFontSize() * 21.0f, ImGui::GetFontSize() * 4.0f));
+        hover_text("Block levels: level k steps by dt_max 2^-k. Tight binaries and close encounters sit on the "
+                   "high levels, the cluster's halo on the low ones.");
+        std::string text;
+        for (std::size_t k = lo; k <= hi; ++k)
+            if (hist[k] > 0) {
+                char item[48];
+                std::snprintf(item, sizeof item, "L%zu: %zu   ", k, hist[k]);
+                text += item;
+            }
+        char steps[96];
+        std::snprintf(steps, sizeof steps, "(L%zu: dt %.3g, L%zu: dt %.3g)", lo, std::ldexp(in.params().dt_max, -int(lo)),
+                      hi, std::ldexp(in.params().dt_max, -int(hi)));
+        wrapped_text(kDimText, text + steps);
+    }
+
+    const HermiteFrame& f = h->last_frame();
+    const hermite::HermiteStats& total = in.stats();
+    ImGui::Text("This frame: %llu blocks, %llu force evaluations", (unsigned long long)f.blocks,
+                (unsigned long long)f.evaluations);
+    hover_text("A force evaluation is one active body's acceleration, jerk and potential from all N bodies.");
+    const double per_block = f.blocks ? double(f.evaluations) / double(f.blocks) : 0.0;
+    const double rate = f.seconds > 0 ? double(f.evaluations) * double(in.bodies().size()) / f.seconds : 0.0;
+    ImGui::TextColored(kDimText, "%.1f active bodies per block, %.3g interactions/s%s", per_block, rate,
+                       f.reached ? "" : " (frame budget reached)");
+    ImGui::TextColored(kDimText, "In all: %llu blocks, %llu force evaluations", (unsigned long long)total.blocks,
+                       (unsigned long long)total.body_steps);
+    if (in.bodies().size() <= kEnergyEveryFrameMaxN) {
+        ImGui::Text("dE/|E0| = %+.3e (double, every frame)", h->energy_error());
+        hover_text("Relative energy error since hermite4 started, summed in double on the host.");
+    }
+}
+
+}  // namespace nbody::app

@@ -1,0 +1,141 @@
+// The viewer's Hermite run: see viewer_hermite.hpp.
+
+#include "viewer_hermite.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace nbody::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+ViewerHermite::ViewerHermite(const HermiteSettings& settings, const State& state) : settings_(settings) {
+    std::vector<double> m(state.size());
+    std::vector<Vec3d> x(state.size()), v(state.size());
+    for (std::size_t i = 0; i < state.size(); ++i) {
+        m[i] = state.pos_mass[i].w;
+        x[i] = xyz(state.pos_mass[i]);
+        v[i] = xyz(state.velocity[i]);
+    }
+    start(m, x, v, state.time);
+}
+
+void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
+                          double time) {
+    hermite::HermiteParams p;
+    p.eta = settings_.eta;
+    p.dt_max = settings_.dt_max;
+    p.softening = settings_.softening;
+    hermite::EngineConfig config;
+    config.precision = settings_.precision;
+    std::string why;
+    auto h = std::make_unique<hermite::HermiteIntegrator>(hermite::make_force_engine(settings_.engine, config, &why), p);
+    h->start(mass, x, v, time);  // throws HermiteError for bad input: *this is untouched
+    x0_ = x;  // before the old integrator goes: change() passes its arrays in
+    h_ = std::move(h);
+    engine_line_ = why;
+    shown_ = time;
+    e0_ = h_->energy();
+    last_ = {};
+    predict_shown();
+}
+
+void ViewerHermite::change(const HermiteSettings& settings) {
+    h_->evolve(shown_);  // every body at the time on screen, in double
+    const hermite::Bodies& b = h_->bodies();
+    const double e0 = e0_;
+    const std::vector<Vec3d> x0 = x0_;
+    const HermiteSettings old = settings_;
+    settings_ = settings;
+    try {
+        start(b.mass, b.x, b.v, h_->time());
+    } catch (...) {
+        settings_ = old;
+        throw;
+    }
+    e0_ = e0;  // the energy error still counts from the run's start
+    x0_ = x0;
+}
+
+void ViewerHermite::predict_shown() const { h_->predicted_at(shown_, x_, v_); }
+
+HermiteFrame ViewerHermite::advance_to(double t, double budget_s) {
+    const auto start = Clock::now();
+    const hermite::HermiteStats before = h_->stats();
+    HermiteFrame f;
+    try {
+        while (h_->advance(t)) {
+            if (budget_s > 0 && seconds_since(start) > budget_s) {
+                f.reached = false;
+                break;
+            }
+        }
+    } catch (...) {
+        // The integrator kept its last completed block: that is the state to show.
+        shown_ = h_->time();
+        predict_shown();
+        throw;
+    }
+    shown_ = f.reached ? std::max(t, h_->time()) : h_->time();
+    predict_shown();
+    f.blocks = h_->stats().blocks - before.blocks;
+    f.evaluations = h_->stats().body_steps - before.body_steps;
+    f.seconds = seconds_since(start);
+    last_ = f;
+    return f;
+}
+
+HermiteFrame ViewerHermite::step_once() {
+    const auto start = Clock::now();
+    const hermite::HermiteStats before = h_->stats();
+    shown_ = h_->time();  // the last block, also when the step fails
+    predict_shown();
+    shown_ = h_->step_block();
+    predict_shown();
+    last_ = {h_->stats().blocks - before.blocks, h_->stats().body_steps - before.body_steps, seconds_since(start), true};
+    return last_;
+}
+
+void ViewerHermite::synchronise_at(double t) {
+    h_->evolve(t);
+    shown_ = h_->time();
+    predict_shown();
+}
+
+void ViewerHermite::positions(std::vector<Vec4f>& out) const {
+    const hermite::Bodies& b = h_->bodies();
+    out.resize(b.size());
+    for (std::size_t i = 0; i < b.size(); ++i)
+        out[i] = {float(x_[i].x), float(x_[i].y), float(x_[i].z), float(b.mass[i])};
+}
+
+State ViewerHermite::state(const State& labels) const {
+    State s = labels;
+    s.resize(h_->bodies().size());
+    positions(s.pos_mass);
+    for (std::size_t i = 0; i < v_.size(); ++i) s.velocity[i] = {float(v_[i].x), float(v_[i].y), float(v_[i].z), 0.0f};
+    s.time = shown_;
+    return s;
+}
+
+double ViewerHermite::energy_error() const {
+    // HermiteIntegrator::energy() is at the block time; the difference to the time on screen is
+    // below one step's truncation error.
+    const double e = h_->energy();
+    return e0_ != 0 ? (e - e0_) / std::abs(e0_) : 0.0;
+}
+
+double ViewerHermite::largest_displacement() const {
+    double d = 0;
+    for (std::size_t i = 0; i < x0_.size() && i < x_.size(); ++i) d = std::max(d, norm(x_[i] - x0_[i]));
+    return d;
+}
+
+}  // namespace nbody::app

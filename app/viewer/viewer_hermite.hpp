@@ -1,0 +1,95 @@
+#pragma once
+// The viewer's Hermite run (--integrator hermite4, or the Simulation panel's integrator): the
+// 4th-order block-step integrator of sim/hermite, in double on the host, its forces from the cpu
+// or the cuda engine (docs/HERMITE.md, "In the viewer").
+//
+// Leapfrog's CUDA kernel writes positions straight into the vertex buffer; this state lives in
+// double on the host instead, so every frame the positions, predicted to the frame's model time,
+// are rounded to float and uploaded with glBufferSubData (SimulationDriver::advance_hermite). That
+// costs a loop over N and 16 bytes per body per frame: 64 KiB and well under a millisecond for
+// the 4,096-body clusters Hermite serves here, nothing beside the O(N^2) forces of one block.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/state.hpp"
+
+namespace nbody::app {
+
+struct HermiteSettings {
+    double eta = 0.01;
+    double dt_max = 0.125;  // rounded down to a power of two by the integrator
+    double softening = 0;
+    hermite::EngineKind engine = hermite::EngineKind::Auto;
+    std::string precision = "ds";  // the cuda engine's: ds | fp64
+};
+
+// What one frame's block steps did.
+struct HermiteFrame {
+    std::uint64_t blocks = 0;
+    std::uint64_t evaluations = 0;  // force evaluations: the active bodies summed over the blocks
+    double seconds = 0;             // wall clock
+    bool reached = true;            // the frame's target time was reached within its budget
+};
+
+class ViewerHermite {
+  public:
+    // Starts from `state` (one force evaluation on every body). Throws hermite::HermiteError for
+    // bad input (a pair at zero separation with zero softening, a NaN, a first step that
+    // underflows) and std::invalid_argument for bad settings; nothing is left half-built.
+    ViewerHermite(const HermiteSettings& settings, const State& state);
+
+    // Block steps while the next one ends at or before `t`, then shows the bodies predicted to t
+    // (each within its own step: as accurate as the integrator's predictor). With `budget_s` > 0
+    // it stops once that much wall clock has passed (a window stays responsive) and shows the
+    // last block time. Throws hermite::HermiteError; the state of the last completed block stays.
+    HermiteFrame advance_to(double t, double budget_s);
+    // One block step (the N key).
+    HermiteFrame step_once();
+    // Every body to exactly t (>= time()): the end of a --t-end run, and the report's energy.
+    void synchronise_at(double t);
+    // Restarts with other settings (eta, dt_max) from the state at time(), kept in double.
+    void change(const HermiteSettings& settings);
+
+    double time() const { return shown_; }  // the model time on screen
+    const hermite::HermiteIntegrator& integrator() const { return *h_; }
+    const HermiteSettings& settings() const { return settings_; }
+    const std::string& engine_line() const { return engine_line_; }
+    const HermiteFrame& last_frame() const { return last_; }
+    // Rounded to float at time(): x, y, z, m for the vertex buffer; the whole state with `labels`'
+    // galaxy and component labels (snapshots, the energy monitor, switching back to leapfrog).
+    void positions(std::vector<Vec4f>& out) const;
+    State state(const State& labels) const;
+
+    // Relative energy error at time() against the start, in double on the host (O(N^2)).
+    double energy_error() const;
+    // Largest distance of a body from where it started (a periodic orbit's closing error).
+    double largest_displacement() const;
+
+  private:
+    void start(const std::vector<double>& mass, const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
+               double time);
+    void predict_shown() const;
+
+    HermiteSettings settings_;
+    std::unique_ptr<hermite::HermiteIntegrator> h_;
+    double shown_ = 0;
+    double e0_ = 0;
+    std::vector<Vec3d> x0_;  // positions at the start, for largest_displacement()
+    std::string engine_line_;
+    HermiteFrame last_;
+    mutable std::vector<Vec3d> x_, v_;  // predicted to shown_
+};
+
+// The Viewer's bookkeeping of a Hermite run's playback (viewer_hermite_step.cpp).
+struct HermitePlayback {
+    double target = 0;              // the model time playback has asked for so far
+    std::optional<double> t_end;    // --t-end: pause (or, scripted, end) there
+    bool failed = false;            // any error in this run: a scripted run exits 1
+};
+
+}  // namespace nbody::app

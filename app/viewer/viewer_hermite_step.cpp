@@ -1,0 +1,196 @@
+// hermite4 in the viewer: which integrator runs (the scene's, --integrator, the Simulation
+// panel), playback to a model time per frame, errors that pause instead of ending the viewer, and
+// the scripted run's report. The integrator itself is ViewerHermite (viewer_hermite.hpp).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "viewer.hpp"
+
+namespace nbody::app {
+
+namespace {
+
+// A window keeps drawing while a dense phase needs more block steps than a frame can hold: the
+// block steps of one frame stop after this long and the model time on screen falls behind.
+constexpr double kWindowStepBudgetSeconds = 0.03;
+
+hermite::EngineKind engine_for(BackendKind backend) {
+    switch (backend) {
+        case BackendKind::Cuda: return hermite::EngineKind::Cuda;
+        case BackendKind::Auto: return hermite::EngineKind::Auto;
+        default: return hermite::EngineKind::Cpu;  // reference, cpu: the double cpu engine
+    }
+}
+
+}  // namespace
+
+void Viewer::integrator_from_scene() {
+    const SceneIntegrator& i = scene_.integrator;
+    SimulationParams& s = params_.sim;
+    s.hermite = i.name == "hermite4";
+    s.eta = i.eta.value_or(0.01);
+    s.dt_max = i.dt_max.value_or(0.125);
+    s.time_per_frame = i.time_per_frame.value_or(scene_.steps_per_frame * scene_.params.dt);
+    if (s.hermite) s.model_time_per_second = 60.0 * s.time_per_frame;
+    s.integrator_error.clear();
+    hermite_play_ = {};
+}
+
+void Viewer::start_integrator_from_options() {
+    integrator_from_scene();
+    SimulationParams& s = params_.sim;
+    s.hermite = o_.hermite;
+    if (o_.integrator.eta) s.eta = *o_.integrator.eta;
+    if (o_.integrator.dt_max) s.dt_max = *o_.integrator.dt_max;
+    if (!s.hermite) return;
+    if (const auto& t_end = o_.integrator.t_end) {
+        if (!(*t_end >= scene_.state.time))
+            throw std::invalid_argument("--t-end " + std::to_string(*t_end) + " is before the start time " +
+                                        std::to_string(scene_.state.time));
+        hermite_play_.t_end = t_end;
+        // Frames evenly spaced to t_end: `view` steps before its first frame, `record`'s first frame
+        // is the initial state.
+        const long long stepping_frames = frame_limit_ - (record_run_ ? 1 : 0);
+        if (stepping_frames > 0) s.time_per_frame = (*t_end - scene_.state.time) / double(stepping_frames);
+    }
+    s.model_time_per_second = 60.0 * s.time_per_frame;
+    start_hermite_run();
+}
+
+HermiteSettings Viewer::hermite_settings() const {
+    HermiteSettings h;
+    h.eta = params_.sim.eta;
+    h.dt_max = params_.sim.dt_max;
+    h.softening = params_.sim.step.softening;
+    h.engine = engine_for(o_.backend);
+    if (o_.kernel.precision) h.precision = *o_.kernel.precision;
+    return h;
+}
+
+bool Viewer::start_hermite_run() {
+    try {
+        sim_.start_hermite(hermite_settings());
+        params_.sim.integrator_error.clear();
+        return true;
+    } catch (const std::exception& e) {
+        // Leapfrog keeps the (unchanged) state, paused; the panel shows leapfrog and the reason.
+        params_.sim.hermite = false;
+        params_.sim.paused = true;
+        hermite_play_.failed = true;
+        params_.sim.integrator_error = e.what();
+        say(std::string("hermite4 could not start, paused: ") + e.what(), true);
+        return false;
+    }
+}
+
+void Viewer::apply_integrator() {
+    SimulationParams& s = params_.sim;
+    ViewerHermite* running = sim_.hermite();
+    if (!s.hermite) {
+        if (running) {
+            sim_.stop_hermite(s.step.dt);  // positions and velocities at the time on screen
+            say("integrator: leapfrog, dt " + std::to_string(s.step.dt), false);
+        }
+        return;
+    }
+    if (!running) {
+        if (start_hermite_run()) say("integrator: hermite4 (block time steps, double)", false);
+        return;
+    }
+    try {
+        running->change(hermite_settings());
+        params_.sim.integrator_error.clear();
+    } catch (const std::exception& e) {
+        s.paused = true;
+        s.eta = running->settings().eta;  // the panel shows what runs
+        s.dt_max = running->settings().dt_max;
+        s.step.softening = running->settings().softening;
+        hermite_play_.failed = true;
+        params_.sim.integrator_error = e.what();
+        say(std::string("hermite4 settings not applied, paused: ") + e.what(), true);
+    }
+}
+
+bool Viewer::step_hermite(const Requests& requests, double dt_frame) {
+    SimulationParams& s = params_.sim;
+    ViewerHermite& h = *sim_.hermite();
+    // Model time this frame asks for: the playback speed's share of the frame's wall time, or
+    // time_per_frame. Recorded frames are always time_per_frame apart (the first shows the state
+    // the recording started from); paused, only a single step (N) moves, by one block.
+    double increment = s.fixed_rate && s.model_time_per_second > 0 ? s.model_time_per_second * std::min(dt_frame, 0.25)
+                                                                    : s.time_per_frame;
+    bool one_block = s.paused && requests.single_step;
+    if (s.paused) increment = 0;
+    bool capture_frame = false;
+    if (recorder_) {
+        capture_frame = !s.paused || requests.single_step || first_recorded_frame_;
+        if (!s.paused) increment = s.time_per_frame;
+        if (first_recorded_frame_) increment = 0, one_block = false;
+        first_recorded_frame_ = false;
+    }
+    perf_.add_steps(StepReport{}, sim_.size(), nullptr);  // the Kernel panel's rates are leapfrog's
+    const bool at_end = hermite_play_.t_end && h.time() >= *hermite_play_.t_end;
+    if (at_end || (!one_block && !(increment > 0))) return capture_frame;
+
+    // Headless and recorded frames reach their time exactly, however long it takes.
+    const double budget = surface_->headless() || recorder_ ? 0.0 : kWindowStepBudgetSeconds;
+    double target = h.time() + increment;
+    // The last frame lands on t_end exactly, not a rounding error short of it (K additions of
+    // (t_end - t0) / K need not sum to t_end).
+    if (hermite_play_.t_end && target > *hermite_play_.t_end - 1e-6 * increment) target = *hermite_play_.t_end;
+    try {
+        const StepReport r = sim_.advance_hermite(target, budget, one_block);
+        profile_.add(HostStage::Launch, r.host_launch_ms);
+        profile_.add(HostStage::Upload, r.host_upload_ms);
+        if (frame_ >= 1) totals_.bytes_uploaded += r.bytes_uploaded;
+        if (hermite_play_.t_end && h.time() >= *hermite_play_.t_end) {
+            const double t_end = *hermite_play_.t_end;
+            h.synchronise_at(t_end);  // every body exactly at t_end, in double
+            char text[96];
+            std::snprintf(text, sizeof text, "reached --t-end %.17g%s", t_end, surface_->headless() ? "" : ": paused");
+            say(text, false);
+            if (!surface_->headless()) {  // Resume goes on past it
+                s.paused = true;
+                hermite_play_.t_end.reset();
+            }
+        }
+    } catch (const std::exception& e) {
+        // Bad input (zero separation with zero softening, a step underflow, a NaN) or a failed
+        // engine: the integrator kept its last completed block, which stays on screen, paused.
+        s.paused = true;
+        hermite_play_.failed = true;
+        params_.sim.integrator_error = e.what();
+        say(std::string("hermite4 stopped, paused: ") + e.what(), true);
+    }
+    return capture_frame;
+}
+
+void Viewer::print_hermite_report() {
+    ViewerHermite& h = *sim_.hermite();
+    try {
+        h.synchronise_at(h.time());  // the energy of the state on screen, every body at its time
+    } catch (const std::exception&) {
+        // The last good state, not synchronised: its energy is that at the last block time.
+    }
+    const hermite::HermiteIntegrator& in = h.integrator();
+    const hermite::HermiteStats& st = in.stats();
+    std::string levels;
+    const std::vector<std::size_t> hist = in.level_histogram();
+    for (std::size_t k = 0; k < hist.size(); ++k)
+        if (hist[k] > 0) levels += " " + std::to_string(k) + ":" + std::to_string(hist[k]);
+    const double error = h.energy_error(), moved = h.largest_displacement();
+    std::printf("  hermite4 (%s): t = %.17g, %llu blocks, %llu force evaluations (%.1f per block), eta %g, dt_max %g, "
+                "softening %g; block levels:%s\n",
+                h.engine_line().c_str(), h.time(), (unsigned long long)st.blocks,
+                (unsigned long long)st.body_steps, st.blocks ? double(st.body_steps) / double(st.blocks) : 0.0,
+                in.params().eta, in.params().dt_max, in.params().softening, levels.c_str());
+    std::printf("hermite_report t=%.17g blocks=%llu force_evaluations=%llu energy_error=%.3e largest_displacement=%.3e%s\n",
+                h.time(), (unsigned long long)st.blocks, (unsigned long long)st.body_steps, error, moved,
+                hermite_play_.failed ? " failed=1" : "");
+    std::fflush(stdout);
+}
+
+}  // namespace nbody::app
