@@ -14,15 +14,28 @@
 
 namespace nbody::app {
 
+namespace {
+std::string shortest_number(double x) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, x).ptr;
+    return std::string(text, end);
+}
+}  // namespace
+
 void add_gravity_options(CLI::App& cmd, GravityOptions& options) {
     cmd.add_option("--gravity", options.gravity,
                    "Gravity solver: direct (every pair, default) or tree (Barnes-Hut octree with quadrupoles, "
                    "O(N log N); docs/TREE.md)")
         ->capture_default_str();
-    cmd.add_option("--theta", options.theta, "Tree opening angle (0, 2]; smaller is more accurate and slower (default 0.5)");
-    cmd.add_option("--leaf-size", options.leaf_size, "Tree: most bodies in a leaf cell, 1..256 (default 16)");
+    const TreeParams defaults;  // the help quotes the defaults the code uses
+    cmd.add_option("--theta", options.theta,
+                   "Tree opening angle (0, 2]; smaller is more accurate and slower (default " +
+                       shortest_number(defaults.theta) + ")");
+    cmd.add_option("--leaf-size", options.leaf_size,
+                   "Tree: most bodies in a leaf cell, 1..256 (default " + std::to_string(defaults.leaf_size) + ")");
     cmd.add_option("--group-size", options.group_size,
-                   "Tree: bodies sharing one walk and interaction list, 1..1024 (default 64)");
+                   "Tree: bodies sharing one walk and interaction list, 1..1024 (default " +
+                       std::to_string(defaults.group_size) + ")");
 }
 
 GravityConfig GravityOptions::config() const {

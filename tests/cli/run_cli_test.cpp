@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "nbody/sim/csv.hpp"
+#include "nbody/sim/gravity.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 #include "test_support.hpp"
 
@@ -105,6 +106,19 @@ TEST(RunCli, HelpDescribesEveryOption) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     for (const char* flag : {"--input", "--out", "--steps", "--dt", "--softening", "--backend"})
         EXPECT_NE(r.output.find(flag), std::string::npos) << flag << " missing from:\n" << r.output;
+}
+
+// The tree's defaults once changed in the code and not in --help; the help now quotes the code.
+TEST(RunCli, HelpQuotesTheTreeDefaultsTheCodeUses) {
+    const auto r = run_nbody("run --help");
+    const TreeParams defaults;
+    std::string help = r.output;
+    std::erase(help, '\n');  // CLI11 may wrap a description
+    for (const std::string& quoted : {"interaction list, 1..1024 (default " + std::to_string(defaults.group_size) + ")",
+                                      "leaf cell, 1..256 (default " + std::to_string(defaults.leaf_size) + ")",
+                                      std::string("slower (default 0.5)")})
+        EXPECT_NE(help.find(quoted), std::string::npos) << quoted << " missing from:\n" << r.output;
+    EXPECT_EQ(defaults.theta, 0.5);  // the third line above quotes it
 }
 
 }  // namespace
