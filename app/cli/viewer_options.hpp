@@ -23,6 +23,7 @@ struct ViewOptions {
     std::optional<long long> frames;        // stop after this many frames (exit 0)
     std::optional<std::string> screenshot;  // PNG of the last frame
     bool no_ui = false;
+    bool annotate = false;  // legend, scale bar and model time in saved frames without the panels
     int width = 1280, height = 720;
     bool vsync = true;
     std::optional<int> steps_per_frame;

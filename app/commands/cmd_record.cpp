@@ -81,6 +81,8 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--backend", a->backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
         ->capture_default_str();
     cmd->add_flag("--ui", a->ui, "Include the panels in the frames (default: the particles alone)");
+    cmd->add_flag("--annotate", a->view.annotate,
+                  "Frames carry the colour legend, a scale bar (in the scene's length unit) and the model time");
     cmd->add_option(
         "--colour", a->colour,
         "Colour by galaxy | component | speed | plain (default: galaxy, or component for a single "

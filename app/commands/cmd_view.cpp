@@ -103,6 +103,9 @@ void add_view_command(CLI::App& app, int& exit_code) {
     auto overwrite = std::make_shared<bool>(false);
     add_overwrite_flag(*cmd, *overwrite);
     cmd->add_flag("--no-ui", options->no_ui, "No panels (screenshots of the particles alone)");
+    cmd->add_flag("--annotate", options->annotate,
+                  "Saved frames without the panels (--no-ui screenshots, recordings, F) carry the colour legend, a "
+                  "scale bar and the model time (also in the Recording panel)");
     cmd->add_option(
         "--record", options->record_folder,
         "Start recording frames into this folder at once (as the V key does; see also `nbody record`)");

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 
@@ -665,11 +666,22 @@ void draw_debug_panel(const PanelContext& ctx, bool* open) {
     ImGui::End();
 }
 
+// What saved frames show besides the particles; applies at once, also while recording.
+void draw_saved_frame_options(RecordingParams& rec) {
+    ImGui::Checkbox("Legend, scale bar, time", &rec.annotate);
+    tooltip("Recorded frames and screenshots carry the colour legend, the scale bar and the model time "
+            "(bottom left), without the panels (`--annotate`).");
+    ImGui::SameLine();
+    ImGui::Checkbox("Panels in screenshots", &rec.screenshot_ui);
+    tooltip("F / Screenshot save the window as shown, panels included; off: the picture alone.");
+}
+
 void draw_recording_panel(RecordingParams& rec, Requests& requests, const PanelContext& ctx, bool* open) {
     if (!ImGui::Begin("Recording", open, kPanelFlags)) {
         ImGui::End();
         return;
     }
+    draw_saved_frame_options(rec);
     const RecordingView& view = ctx.recording;
     if (view.active) {
         const RecorderStatus& s = view.status;
@@ -777,25 +789,39 @@ void draw_overlay(const PanelContext& ctx, const ViewerParams& params) {
 }
 }  // namespace
 
+namespace {
+// The backend badge, bottom right, GPU green, CPU amber: a small window, so that it goes with the
+// panels (in frames recorded with them, never in frames saved without them).
+void draw_backend_badge(const PanelContext& ctx) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const std::string backend(ctx.sim.backend().name());
+    const bool gpu = backend == "cuda";
+    const float pad = em() * 0.6f;
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - pad, io.DisplaySize.y - pad * 0.7f), ImGuiCond_Always,
+                            ImVec2(1.0f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, gpu ? IM_COL32(30, 110, 60, 200) : IM_COL32(140, 95, 20, 200));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(pad * 0.5f, pad * 0.3f));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
+    if (ImGui::Begin("##backend", nullptr, flags))
+        ImGui::TextColored(ImVec4(1, 1, 1, 1), "%s", gpu ? "GPU (CUDA)" : ("CPU (" + backend + ")").c_str());
+    ImGui::End();
+    ImGui::PopStyleVar(2);
+    ImGui::PopStyleColor();
+}
+}  // namespace
+
 // A scale bar (a round length that is about 120 pixels at the camera's target), the colour legend
-// (one swatch per galaxy when colouring by galaxy) and the backend badge, bottom left, in the
-// background draw list: under the panels.
+// (one swatch per galaxy when colouring by galaxy) and, for saved frames, the model time, bottom
+// left, in the background draw list: under the panels.
 void draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
     const ImGuiIO& io = ImGui::GetIO();
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
     const float pad = em() * 0.6f;
     const ImU32 text = IM_COL32(225, 228, 235, 230), dim = IM_COL32(160, 166, 180, 220);
     float y = io.DisplaySize.y - pad - ImGui::GetFontSize();
-
-    // Backend badge: always on screen, GPU green, CPU amber.
-    const std::string backend(ctx.sim.backend().name());
-    const bool gpu = backend == "cuda";
-    const std::string badge = gpu ? "GPU (CUDA)" : "CPU (" + backend + ")";
-    const ImVec2 bs = ImGui::CalcTextSize(badge.c_str());
-    const ImVec2 bmin(io.DisplaySize.x - pad - bs.x - pad, y - pad * 0.3f);
-    draw->AddRectFilled(bmin, ImVec2(io.DisplaySize.x - pad, y + bs.y + pad * 0.3f),
-                        gpu ? IM_COL32(30, 110, 60, 200) : IM_COL32(140, 95, 20, 200), em() * 0.3f);
-    draw->AddText(ImVec2(bmin.x + pad * 0.5f, y), IM_COL32(255, 255, 255, 255), badge.c_str());
 
     // Scale bar.
     const float px_per_unit = ctx.camera.focal_pixels(io.DisplaySize.y) / std::max(ctx.camera.distance(), 1e-6f);
@@ -833,7 +859,11 @@ void draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
             draw->AddText(ImVec2(x + s + pad * 0.4f, y), dim, name.c_str());
             x += s + pad * 1.4f + ImGui::CalcTextSize(name.c_str()).x;
         }
+        y -= ImGui::GetFontSize() * 1.5f;
     }
+
+    // The model time, for frames saved without the status bar that shows it on screen.
+    if (params.recording.annotate) draw->AddText(ImVec2(pad, y), text, time_text(ctx.sim.time(), ctx.scene.units).c_str());
 }
 
 void draw_help_panel(bool* open) {
@@ -942,11 +972,16 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
         right_y += margin;
     }
     if (visible.simulation) {
-        // Under Kernel when it fits there (its height is last frame's), else under Rendering.
-        const bool fits_right = right_y + visible.simulation_height <= io.DisplaySize.y - margin;
-        const bool fits_left = left_y + visible.simulation_height <= io.DisplaySize.y - margin;
+        // Under Kernel when it fits there (its height is last frame's) above the scale bar, legend
+        // and badge of the bottom rows, else under Rendering.
+        const float bottom = io.DisplaySize.y - margin - ImGui::GetFontSize() * 3.2f;
+        const bool fits_right = right_y + visible.simulation_height <= bottom;
+        const bool fits_left = left_y + visible.simulation_height <= bottom;
         if (fits_left || !fits_right) {
+            // Where it fits in neither column (hermite4 adds its level histogram), it scrolls
+            // rather than cover the legend and the scale bar.
             ImGui::SetNextWindowPos(ImVec2(margin, left_y), cond);
+            ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, std::max(bottom - left_y, em() * 10.0f)));
             left_y += visible.simulation_height + margin;
         } else {
             ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
@@ -976,6 +1011,7 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
     if (params.show_help) draw_help_panel(&params.show_help);
     draw_overlay(ctx, params);
     draw_annotations(ctx, params);
+    draw_backend_badge(ctx);
     draw_recording_indicator(ctx);
 }
 

@@ -77,8 +77,11 @@ void draw_debug_panel(const PanelContext& ctx, bool* open);
 void draw_recording_panel(RecordingParams& recording, Requests& requests, const PanelContext& ctx,
                           bool* open);
 // The REC indicator (red dot, frame count, encoder state), in ImGui's foreground draw list: on
-// screen even with the panels hidden, and left out of recorded frames (ImGuiLayer::end_frame).
+// screen even with the panels hidden, and left out of recorded frames (ImGuiLayer::draw_layers).
 void draw_recording_indicator(const PanelContext& ctx);
+// The scale bar, the colour legend and (with params.recording.annotate) the model time, bottom
+// left, under the panels: what saved frames carry when asked (--annotate).
+void draw_annotations(const PanelContext& ctx, const ViewerParams& params);
 void draw_help_panel(bool* open);
 
 // "1.41 T", "28.2 G": value with an SI prefix, three significant digits.

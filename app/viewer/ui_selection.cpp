@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "nbody/render/particle_renderer.hpp"
+#include "ui_panels.hpp"
 
 namespace nbody::app {
 
@@ -147,11 +148,12 @@ void draw_trail_controls(render::TrailSettings& t, std::size_t bodies) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
     ImGui::SliderFloat("##trail_brightness", &t.brightness, 0.01f, 5.0f, "light %.2f", ImGuiSliderFlags_Logarithmic);
-    const double mib = double(kept) * double(bodies) * 16.0 / (1024.0 * 1024.0);
+    const std::string memory = bytes_text(double(kept) * double(bodies) * 16.0);
     if (kept < t.length)
-        ImGui::TextColored(kDim, "%d points kept (%.0f MiB cap), %.1f MiB", kept, double(render::kMaxTrailBytes >> 20), mib);
+        ImGui::TextColored(kDim, "%d points kept (%s cap), %s", kept, bytes_text(double(render::kMaxTrailBytes)).c_str(),
+                           memory.c_str());
     else
-        ImGui::TextColored(kDim, "GPU memory %.1f MiB (16 B per body per point)", mib);
+        ImGui::TextColored(kDim, "GPU memory %s (16 B per body per point)", memory.c_str());
 }
 
 }  // namespace nbody::app

@@ -128,13 +128,14 @@ Viewer::Viewer(const ViewOptions& o)
                   << ", " << sample.position.z << ")\n";
     }
     if (o.pick) pending_.pick = glm::vec2(o.pick->first, o.pick->second);
-    if (!o.no_ui) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
+    params_.recording.annotate = o.annotate;
+    if (!o.no_ui || o.annotate) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
     scenes_ = list_scene_choices();
     init_encounter_editor(o.encounter);
 
     // Energy is for the Simulation panel: without a UI nobody would see it, and the O(N^2) sum
     // would compete with the frame loop for the CPU.
-    params_.sim.auto_energy = ui_ != nullptr && !record_run_;
+    params_.sim.auto_energy = !o.no_ui && !record_run_;
     if (params_.sim.auto_energy && scene_.state.size() <= kAutoEnergyMaxN)
         energy_.start(scene_.state, params_.sim.step.softening);
 
@@ -183,8 +184,11 @@ int Viewer::run() {
         const bool final_frame = frame_limit_ > 0 && frame_ + 1 >= frame_limit_;
         act_on_requests(requests, target);
         const bool capture_frame = step(requests, dt_frame);
-        draw(target, capture_frame, dt_frame);
-        if (requests.screenshot || (final_frame && o_.screenshot)) save_screenshot(target, final_frame);
+        const bool final_shot = final_frame && o_.screenshot.has_value();
+        draw(target, capture_frame, dt_frame,
+             final_shot || (requests.screenshot && params_.recording.screenshot_ui) ? ScreenshotAt::Screen
+             : requests.screenshot                                        ? ScreenshotAt::Image
+                                                                          : ScreenshotAt::None);
 
         // A frame that could not be written stops the recording; the simulation goes on.
         if (recorder_ && recorder_->failed()) {

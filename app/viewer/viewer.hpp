@@ -72,8 +72,11 @@ class Viewer {
     int steps_this_frame(double dt_frame);  // steps/frame, or what the playback speed asks for
     bool step_leapfrog(const Requests& requests, double dt_frame);  // viewer_step.cpp
     bool step_hermite(const Requests& requests, double dt_frame);   // viewer_hermite_step.cpp
-    void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame);  // viewer_draw.cpp
-    void save_screenshot(const render::DrawTarget& target, bool final_shot);          // viewer_draw.cpp
+    // Where in the frame's drawing a screenshot is taken: Image, before the panels (F, unless
+    // the Rendering panel's "with panels" is ticked); Screen, as shown (and --screenshot).
+    enum class ScreenshotAt { None, Image, Screen };
+    void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame, ScreenshotAt shot);  // viewer_draw.cpp
+    void save_screenshot(const render::DrawTarget& target);  // viewer_draw.cpp: --screenshot on the last frame, else F
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
     void print_tree_report();
     // --- hermite4 (viewer_hermite_step.cpp) --------------------------------------------------
@@ -103,8 +106,8 @@ class Viewer {
     void start_recording(const RecordingSettings& settings, int width, int height);  // viewer_recording.cpp
     RecordingSummary stop_recording();
     void capture(const render::DrawTarget& target, bool capture_frame);
-    void update_recording_view(bool capture_frame, bool ui_in_frame);
-    void draw_panels(const render::DrawTarget& target, double dt_frame, bool ui_in_frame);
+    void update_recording_view(bool capture_frame);
+    bool build_ui(const render::DrawTarget& target, double dt_frame);  // false: no UI this frame
     void apply_camera_preset(CameraPreset preset);  // viewer_camera.cpp
     void pick_body(glm::vec2 pixel, const render::DrawTarget& target);  // viewer_picking.cpp: a click
     void refresh_selection();  // the selected body's data, read back (32 bytes) for this frame

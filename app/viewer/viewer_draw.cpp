@@ -24,9 +24,17 @@ std::string timestamped_png_name() {
     return name;
 }
 
+// "Scenes" for the first scene folder; later ones (next to the executable, the source tree) by
+// the folder that holds them, so the buttons say where they lead.
+std::string scene_place_label(const std::string& dir, bool first) {
+    if (first) return "Scenes";
+    const std::filesystem::path parent = std::filesystem::path(dir).lexically_normal().parent_path();
+    return "Scenes in " + parent.filename().string() + "/";
+}
+
 }  // namespace
 
-void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double dt_frame) {
+void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double dt_frame, ScreenshotAt shot) {
     {
         const HostStageTimer timing(profile_, HostStage::Draw);
         aim_camera();
@@ -35,25 +43,31 @@ void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double d
         renderer_.draw(sim_.buffers(), camera_, params_.render, target, gpu_timing_, &trails_);
         refresh_selection();
     }
+    update_recording_view(capture_frame);
+    const bool ui_built = build_ui(target, dt_frame);
+    using Layer = render::ImGuiLayer;
+    const auto draw_ui_layers = [&](unsigned layers) {
+        if (ui_built) ui_->draw_layers(target.framebuffer, target.width, target.height, layers);
+    };
+    // A saved frame holds the particles, the annotations when asked (legend, scale bar, time),
+    // and the panels only when a recording asks for them; the rest is drawn after it is taken.
     const bool ui_in_frame = recorder_ && recorder_->settings().include_ui;
-    if (!ui_in_frame) capture(target, capture_frame);
-    update_recording_view(capture_frame, ui_in_frame);
-    draw_panels(target, dt_frame, ui_in_frame);
-    if (ui_in_frame) {
-        capture(target, capture_frame);
-        const bool indicator_only = ui_ && !params_.show_ui && recorder_ && !surface_->headless();
-        if (ui_ && (params_.show_ui || indicator_only))
-            ui_->render_foreground(target.framebuffer, target.width, target.height);
-    }
+    draw_ui_layers((params_.recording.annotate ? Layer::kBackground : 0u) | (ui_in_frame ? Layer::kBackground | Layer::kWindows : 0u));
+    capture(target, capture_frame);
+    if (shot == ScreenshotAt::Image) save_screenshot(target);
+    draw_ui_layers(Layer::kAllLayers);
+    if (shot == ScreenshotAt::Screen) save_screenshot(target);
 }
 
-void Viewer::draw_panels(const render::DrawTarget& target, double dt_frame, bool ui_in_frame) {
+bool Viewer::build_ui(const render::DrawTarget& target, double dt_frame) {
     const bool draw_all = ui_ && params_.show_ui;
-    // With the panels hidden the REC indicator still shows (not in headless runs: no one looks).
+    // With the panels hidden the REC indicator still shows (not in headless runs: no one looks),
+    // and the annotations when saved frames are to carry them.
     const bool indicator_only = ui_ && !params_.show_ui && recorder_ && !surface_->headless();
-    if (!draw_all && !indicator_only) {
+    const bool annotations_only = ui_ && !params_.show_ui && params_.recording.annotate;
+    if (!draw_all && !indicator_only && !annotations_only) {
         surface_->set_ui_capture(false, false);
-        return;
+        return false;
     }
     const HostStageTimer timing(profile_, HostStage::Ui);
     const render::GpuStageScope gpu(gpu_timing_, render::GpuStage::Ui);
@@ -93,10 +107,13 @@ void Viewer::draw_panels(const render::DrawTarget& target, double dt_frame, bool
         draw_ui(params_, visible_, pending_, ctx);
         draw_selection();
         draw_open_dialog();
-    } else
-        draw_recording_indicator(ctx);
-    ui_->end_frame(target.framebuffer, target.width, target.height, /*hold_foreground=*/ui_in_frame);
+    } else {
+        if (params_.recording.annotate) draw_annotations(ctx, params_);
+        if (indicator_only) draw_recording_indicator(ctx);
+    }
+    ui_->finish_frame();
     surface_->set_ui_capture(ui_->wants_mouse(), ui_->wants_keyboard());
+    return true;
 }
 
 void Viewer::draw_open_dialog() {
@@ -105,13 +122,13 @@ void Viewer::draw_open_dialog() {
         std::error_code ec;
         places.push_back({"Working folder", std::filesystem::current_path(ec).string()});
         for (const std::string& dir : scene_directories())
-            places.push_back({places.size() == 1 ? "Scenes" : "Scenes " + std::to_string(places.size()), dir});
+            places.push_back({scene_place_label(dir, places.size() == 1), dir});
     }
     if (const auto file = open_dialog_.draw(&params_.show_open_dialog, places)) pending_.load_scene = *file;
 }
 
-void Viewer::save_screenshot(const render::DrawTarget& target, bool final_frame) {
-    const bool final_shot = final_frame && o_.screenshot;
+void Viewer::save_screenshot(const render::DrawTarget& target) {
+    const bool final_shot = o_.screenshot && frame_limit_ > 0 && frame_ + 1 >= frame_limit_;  // --screenshot
     const std::string path = final_shot ? *o_.screenshot : timestamped_png_name();
     try {
         render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));

@@ -57,6 +57,10 @@ struct RecordingParams {
     std::string folder;       // frame_000000.png ... go here
     int steps_per_frame = 1;  // simulation steps between recorded frames
     bool include_ui = false;  // the panels are in the frames
+    // Saved frames (recordings and screenshots) without the panels carry the legend, the scale bar
+    // and the model time (`--annotate`); they apply at once.
+    bool annotate = false;
+    bool screenshot_ui = false;  // F / Screenshot save the window as shown, panels included
     bool mp4 = false;         // also an MP4 (ffmpeg)
     std::string mp4_file;     // empty: <folder>.mp4
     bool overwrite = false;   // replace frames of an earlier recording in that folder

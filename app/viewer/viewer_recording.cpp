@@ -113,14 +113,13 @@ void Viewer::capture(const render::DrawTarget& target, bool capture_frame) {
     }
 }
 
-void Viewer::update_recording_view(bool capture_frame, bool ui_in_frame) {
+void Viewer::update_recording_view(bool capture_frame) {
     recording_view_.active = recorder_ != nullptr;
     if (!recorder_) return;
     recording_view_.status = recorder_->status();
-    // This frame is captured after the UI is drawn when the panels are in the frames (so not
-    // counted yet), before it otherwise; a paused frame shows the last one captured.
-    recording_view_.frame_on_screen =
-        std::max<long long>(0, recording_view_.status.captured - (ui_in_frame && capture_frame ? 0 : 1));
+    // This frame is captured after the UI is built (so not counted yet); a paused frame shows the
+    // last one captured.
+    recording_view_.frame_on_screen = std::max<long long>(0, recording_view_.status.captured - (capture_frame ? 0 : 1));
     recording_view_.width = recorder_->width();
     recording_view_.height = recorder_->height();
     recording_view_.folder = recorder_->settings().folder.string();

@@ -198,27 +198,25 @@ void render_subset(const ImDrawData& data, Keep keep) {
 }
 }  // namespace
 
-void ImGuiLayer::end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h,
-                           bool hold_foreground) {
+void ImGuiLayer::finish_frame() {
     ImGui::Render();
-    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-    glViewport(0, 0, framebuffer_w, framebuffer_h);
-    foreground_held_ = hold_foreground;
-    if (!hold_foreground) {
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        return;
-    }
-    const ImDrawList* foreground = ImGui::GetForegroundDrawList();
-    render_subset(*ImGui::GetDrawData(), [&](const ImDrawList* l) { return l != foreground; });
+    drawn_ = 0;
 }
 
-void ImGuiLayer::render_foreground(unsigned int framebuffer, int framebuffer_w, int framebuffer_h) {
-    if (!foreground_held_) return;
-    foreground_held_ = false;
+void ImGuiLayer::draw_layers(unsigned int framebuffer, int framebuffer_w, int framebuffer_h, unsigned layers) {
+    layers &= ~drawn_;
+    if (layers == 0) return;
+    if (drawn_ > (layers & -layers))  // a layer above the lowest asked for is already drawn
+        throw std::logic_error("ImGuiLayer::draw_layers: a layer asked for after one drawn over it");
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
     glViewport(0, 0, framebuffer_w, framebuffer_h);
+    const ImDrawList* background = ImGui::GetBackgroundDrawList();
     const ImDrawList* foreground = ImGui::GetForegroundDrawList();
-    render_subset(*ImGui::GetDrawData(), [&](const ImDrawList* l) { return l == foreground; });
+    render_subset(*ImGui::GetDrawData(), [&](const ImDrawList* l) {
+        const unsigned layer = l == background ? kBackground : l == foreground ? kForeground : kWindows;
+        return (layers & layer) != 0;
+    });
+    drawn_ |= layers;
 }
 
 bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }

@@ -9,17 +9,13 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include "message_format.hpp"
 
 namespace nbody {
 namespace {
 
-constexpr double kDeg = std::numbers::pi / 180.0;
-
-std::string num(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", x);
-    return buf;
-}
+using message_format::short_number;
+constexpr double kDeg = message_format::kDegree;
 
 double wrap_degrees(double a) {  // to (-180, 180]
     a = std::fmod(a, 360.0);
@@ -123,7 +119,7 @@ ic::DiskOrientation reversed_spin(const ic::DiskOrientation& d) {
 }
 
 double separation_for_time(double mass, double pericentre, double e, double time) {
-    require(std::isfinite(time) && time > 0, "time to pericentre must be > 0 (got " + num(time) + ")");
+    require(std::isfinite(time) && time > 0, "time to pericentre must be > 0 (got " + short_number(time) + ")");
     auto time_from = [&](double r0) { return ic::kepler_initial_conditions(mass, {pericentre, r0, e}).time_to_pericentre; };
     require(e > 0, "time to pericentre: a circular orbit (eccentricity 0) is always at pericentre; give e > 0");
     double lo = pericentre, hi = 2 * pericentre;
@@ -131,13 +127,13 @@ double separation_for_time(double mass, double pericentre, double e, double time
         hi = pericentre * (1 + e) / (1 - e);  // apocentre
         const double half_period = time_from(hi);
         require(time < half_period * (1 - 1e-9),
-                "time to pericentre " + num(time) + " is more than half the period (" + num(half_period) +
-                    ") of a bound orbit with eccentricity " + num(e) + ": start earlier, or raise e");
+                "time to pericentre " + short_number(time) + " is more than half the period (" + short_number(half_period) +
+                    ") of a bound orbit with eccentricity " + short_number(e) + ": start earlier, or raise e");
     } else {
         while (time_from(hi) < time) {
             lo = hi;
             hi *= 2;
-            require(hi < 1e12 * pericentre, "time to pericentre " + num(time) + " is too long for this orbit");
+            require(hi < 1e12 * pericentre, "time to pericentre " + short_number(time) + " is too long for this orbit");
         }
     }
     for (int i = 0; i < 200 && hi - lo > 1e-14 * hi; ++i) {
@@ -169,15 +165,15 @@ EncounterPreset encounter_preset(SceneSpec spec) {
 }
 
 SceneSpec make_encounter(const EncounterPreset& preset, const EncounterSettings& s) {
-    require(std::isfinite(s.mass_ratio) && s.mass_ratio > 0, "mass ratio must be > 0 (got " + num(s.mass_ratio) + ")");
-    require(std::isfinite(s.pericentre) && s.pericentre > 0, "pericentre must be > 0 (got " + num(s.pericentre) + ")");
+    require(std::isfinite(s.mass_ratio) && s.mass_ratio > 0, "mass ratio must be > 0 (got " + short_number(s.mass_ratio) + ")");
+    require(std::isfinite(s.pericentre) && s.pericentre > 0, "pericentre must be > 0 (got " + short_number(s.pericentre) + ")");
     require(std::isfinite(s.eccentricity) && s.eccentricity >= 0,
-            "eccentricity must be >= 0 (got " + num(s.eccentricity) + "; 1 parabolic, < 1 bound, > 1 hyperbolic)");
+            "eccentricity must be >= 0 (got " + short_number(s.eccentricity) + "; 1 parabolic, < 1 bound, > 1 hyperbolic)");
     for (int k = 0; k < 2; ++k) {
         const ic::DiskOrientation& d = s.disk[k];
         require(d.inclination_deg >= 0 && d.inclination_deg <= 180,
                 "galaxy " + std::to_string(k + 1) + " inclination must be within [0, 180] degrees (got " +
-                    num(d.inclination_deg) + ")");
+                    short_number(d.inclination_deg) + ")");
         require(std::isfinite(d.argument_deg), "galaxy " + std::to_string(k + 1) + " argument must be finite");
     }
     SceneSpec spec = preset.spec;
@@ -194,7 +190,7 @@ SceneSpec make_encounter(const EncounterPreset& preset, const EncounterSettings&
         orbit.separation = separation_for_time(mass, s.pericentre, s.eccentricity, s.time_to_pericentre);
     } else {
         require(std::isfinite(s.separation) && s.separation > 0,
-                "separation must be > 0 (got " + num(s.separation) + ")");
+                "separation must be > 0 (got " + short_number(s.separation) + ")");
         orbit.separation = s.separation;
     }
     ic::kepler_initial_conditions(mass, orbit);  // separation inside pericentre, beyond apocentre: named there
@@ -205,9 +201,9 @@ SceneSpec make_encounter(const EncounterPreset& preset, const EncounterSettings&
     spec.camera.distance *= std::clamp(orbit.separation / preset.settings.separation, 0.6, 4.0);
     spec.name = preset.spec.name + " (edited)";
     const std::string length = spec.units.time_unit_myr > 0 ? " kpc" : "";
-    spec.description = "Encounter editor, from " + preset.spec.name + ": mass ratio " + num(s.mass_ratio) +
-                       ", pericentre " + num(s.pericentre) + length + ", e = " + num(s.eccentricity) +
-                       ", starting " + num(orbit.separation) + length + " apart";
+    spec.description = "Encounter editor, from " + preset.spec.name + ": mass ratio " + short_number(s.mass_ratio) +
+                       ", pericentre " + short_number(s.pericentre) + length + ", e = " + short_number(s.eccentricity) +
+                       ", starting " + short_number(orbit.separation) + length + " apart";
     if (s.bodies != spec.bodies) scale_scene_spec(spec, s.bodies);
     return spec;
 }

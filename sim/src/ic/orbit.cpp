@@ -6,40 +6,36 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include "message_format.hpp"
 
 namespace nbody::ic {
 namespace {
 
-constexpr double kDeg = std::numbers::pi / 180.0;
-
-std::string num(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", x);
-    return buf;
-}
+using message_format::short_number;
+constexpr double kDeg = message_format::kDegree;
 
 }  // namespace
 
 RelativeOrbitState kepler_initial_conditions(double total_mass, const KeplerOrbit& orbit) {
     const double rp = orbit.pericentre, r0 = orbit.separation, e = orbit.eccentricity;
     if (!(total_mass > 0) || !std::isfinite(total_mass)) throw std::invalid_argument("orbit: total mass must be > 0");
-    if (!(rp > 0) || !std::isfinite(rp)) throw std::invalid_argument("orbit: pericentre must be > 0 (got " + num(rp) + ")");
-    if (!(e >= 0) || !std::isfinite(e)) throw std::invalid_argument("orbit: eccentricity must be >= 0 (got " + num(e) + ")");
+    if (!(rp > 0) || !std::isfinite(rp)) throw std::invalid_argument("orbit: pericentre must be > 0 (got " + short_number(rp) + ")");
+    if (!(e >= 0) || !std::isfinite(e)) throw std::invalid_argument("orbit: eccentricity must be >= 0 (got " + short_number(e) + ")");
     if (!std::isfinite(r0)) throw std::invalid_argument("orbit: separation must be finite");
     const double p = rp * (1.0 + e);  // semi-latus rectum
     const bool circular = e < 1e-12;
     if (circular) {
         if (std::abs(r0 - rp) > 1e-9 * rp)
             throw std::invalid_argument("orbit: a circular orbit (eccentricity 0) needs separation = pericentre (got " +
-                                        num(r0) + " and " + num(rp) + ")");
+                                        short_number(r0) + " and " + short_number(rp) + ")");
     } else if (r0 < rp * (1.0 - 1e-12)) {
-        throw std::invalid_argument("orbit: separation " + num(r0) + " is inside the pericentre " + num(rp));
+        throw std::invalid_argument("orbit: separation " + short_number(r0) + " is inside the pericentre " + short_number(rp));
     }
     if (!circular && e < 1.0) {
         const double apo = p / (1.0 - e);
         if (r0 > apo * (1.0 + 1e-12))
-            throw std::invalid_argument("orbit: separation " + num(r0) + " is beyond the apocentre " + num(apo) +
-                                        " of a bound orbit with eccentricity " + num(e));
+            throw std::invalid_argument("orbit: separation " + short_number(r0) + " is beyond the apocentre " + short_number(apo) +
+                                        " of a bound orbit with eccentricity " + short_number(e));
     }
     // True anomaly of the approaching branch, nu in [-pi, 0].
     const double cos_nu = circular ? 1.0 : std::clamp((p / r0 - 1.0) / e, -1.0, 1.0);

@@ -28,6 +28,7 @@
 #include "nbody/sim/scene.hpp"
 #include "nbody/sim/scene_spec.hpp"
 #include "random.hpp"
+#include "message_format.hpp"
 
 namespace nbody {
 namespace {
@@ -60,11 +61,7 @@ std::string type_name(const toml::node& n) {
     }
 }
 
-std::string fmt(double x) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%g", x);
-    return buf;
-}
+using message_format::short_number;
 
 class Reader {
 public:
@@ -104,27 +101,27 @@ public:
     double mass(std::string_view k) {
         const toml::node& n = required(k, "a number >= 0");
         const double m = to_number(k, n);
-        if (m < 0) error(k, "negative mass (" + fmt(m) + "); masses must be >= 0", &n);
+        if (m < 0) error(k, "negative mass (" + short_number(m) + "); masses must be >= 0", &n);
         return m;
     }
     double positive(std::string_view k) {
         const toml::node& n = required(k, "a number > 0");
         const double x = to_number(k, n);
-        if (!(x > 0)) error(k, "must be > 0 (got " + fmt(x) + ")", &n);
+        if (!(x > 0)) error(k, "must be > 0 (got " + short_number(x) + ")", &n);
         return x;
     }
     double positive_or(std::string_view k, double fallback) {
         const toml::node* n = node(k);
         if (!n) return fallback;
         const double x = to_number(k, *n);
-        if (!(x > 0)) error(k, "must be > 0 (got " + fmt(x) + ")", n);
+        if (!(x > 0)) error(k, "must be > 0 (got " + short_number(x) + ")", n);
         return x;
     }
     double non_negative_or(std::string_view k, double fallback) {
         const toml::node* n = node(k);
         if (!n) return fallback;
         const double x = to_number(k, *n);
-        if (x < 0) error(k, "must be >= 0 (got " + fmt(x) + ")", n);
+        if (x < 0) error(k, "must be >= 0 (got " + short_number(x) + ")", n);
         return x;
     }
 
@@ -185,7 +182,7 @@ private:
         if (n.is_integer()) x = double(n.as_integer()->get());
         else if (n.is_floating_point()) x = n.as_floating_point()->get();
         else error(k, "expected a number, got " + type_name(n), &n);
-        if (!std::isfinite(x)) error(k, "must be finite (got " + fmt(x) + ")", &n);
+        if (!std::isfinite(x)) error(k, "must be finite (got " + short_number(x) + ")", &n);
         return x;
     }
     std::string to_text(std::string_view k, const toml::node& n) {
@@ -250,10 +247,10 @@ ComponentSpec read_component(Reader& r, Kind kind) {
             c.virial_ratio = r.non_negative_or("virial_ratio", 0.0);
             break;
     }
-    if (c.mass > 0 && c.bodies == 0) r.error("bodies", "is 0 but mass is " + fmt(c.mass) + ": a component with mass needs bodies");
+    if (c.mass > 0 && c.bodies == 0) r.error("bodies", "is 0 but mass is " + short_number(c.mass) + ": a component with mass needs bodies");
     if (c.bodies > 0 && c.mass == 0) r.error("mass", "is 0 but bodies is " + std::to_string(c.bodies) + ": bodies need mass");
     if (c.max_radius > 0 && c.max_radius <= c.scale && kind != Kind::Cube)
-        r.error("max_radius", "must exceed the scale " + fmt(c.scale) + " (got " + fmt(c.max_radius) + ")");
+        r.error("max_radius", "must exceed the scale " + short_number(c.scale) + " (got " + short_number(c.max_radius) + ")");
     return c;
 }
 
@@ -351,7 +348,7 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
         s.params.softening = [&] {
             const toml::node& n = r.required("softening", "a number >= 0");
             const double e = r.number("softening");
-            if (e < 0) r.error("softening", "must be >= 0 (got " + fmt(e) + ")", &n);
+            if (e < 0) r.error("softening", "must be >= 0 (got " + short_number(e) + ")", &n);
             return e;
         }();
         const toml::node& sp = r.required("steps_per_frame", "an integer >= 1");
@@ -372,7 +369,7 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
             }
         if (const toml::node* n = r.node("reduced_halo_share")) {
             const double v = r.number("reduced_halo_share");
-            if (!(v > 0 && v <= 1)) r.error("reduced_halo_share", "must be in (0, 1] (got " + fmt(v) + ")", n);
+            if (!(v > 0 && v <= 1)) r.error("reduced_halo_share", "must be in (0, 1] (got " + short_number(v) + ")", n);
             s.reduced_halo_share = v;
         }
         if (const toml::node* n = r.node("seed")) {

@@ -22,13 +22,20 @@ class ImGuiLayer {
     // Ends the frame without drawing it. Auto-sized windows learn their size from a frame of
     // content, so a headless run that captures its first frames lays the UI out this way first.
     void discard_frame();
-    // Renders the UI built since begin_frame() into the bound framebuffer `framebuffer`.
-    // `hold_foreground`: leaves out the foreground draw list (status overlays such as a REC
-    // indicator that belong on screen but not in a recorded frame); render_foreground() then
-    // draws it, after the frame has been captured.
-    void end_frame(unsigned int framebuffer, int framebuffer_w, int framebuffer_h,
-                   bool hold_foreground = false);
-    void render_foreground(unsigned int framebuffer, int framebuffer_w, int framebuffer_h);
+    // Ends the UI frame built since begin_frame(); draw_layers() then draws it, in parts when
+    // a saved frame must hold some of it and not the rest.
+    void finish_frame();
+    // The parts of a finished frame, in the order they are drawn.
+    enum Layer : unsigned {
+        kBackground = 1,  // annotations drawn under the panels (scale bar, legend, time stamp)
+        kWindows = 2,     // the panels
+        kForeground = 4,  // on-screen status (the REC indicator): never in a saved frame
+        kAllLayers = 7,
+    };
+    // Draws the layers of `layers` not drawn yet this frame into `framebuffer`. Drawing the
+    // background after the windows would cover them, so asking for a layer below one already
+    // drawn is a logic error (std::logic_error).
+    void draw_layers(unsigned int framebuffer, int framebuffer_w, int framebuffer_h, unsigned layers);
 
     // Whether the UI is using the mouse (a drag over a panel must not orbit the camera) / the
     // keyboard (only while a text field is being edited: shortcuts work everywhere else).
@@ -37,7 +44,7 @@ class ImGuiLayer {
 
   private:
     bool glfw_ = false;
-    bool foreground_held_ = false;
+    unsigned drawn_ = kAllLayers;  // layers of the finished frame already drawn
 };
 
 }  // namespace nbody::render
