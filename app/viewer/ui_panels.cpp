@@ -802,13 +802,14 @@ void draw_backend_badge(const PanelContext& ctx) {
     ImGui::PushStyleColor(ImGuiCol_WindowBg, gpu ? IM_COL32(30, 110, 60, 200) : IM_COL32(140, 95, 20, 200));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(pad * 0.5f, pad * 0.3f));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1.0f, 1.0f));  // not the default 32 px: as tall as its text
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                                    ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
     if (ImGui::Begin("##backend", nullptr, flags))
         ImGui::TextColored(ImVec4(1, 1, 1, 1), "%s", gpu ? "GPU (CUDA)" : ("CPU (" + backend + ")").c_str());
     ImGui::End();
-    ImGui::PopStyleVar(2);
+    ImGui::PopStyleVar(3);
     ImGui::PopStyleColor();
 }
 }  // namespace
