@@ -26,7 +26,9 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
     std::printf("nbody %s: %lld frames, N = %zu, backend %.*s, positions: %s\n", command.c_str(), frames_total,
                 sim.size(), int(sim.backend().name().size()), sim.backend().name().data(), describe(sim.path()));
     if (t.frames > 0)
-        std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %lld steps\n", frames_total, fps, ms_frame, t.steps);
+        std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %s\n", frames_total, fps, ms_frame,
+                    sim.hermite() ? "hermite4 (its blocks: the hermite4 line below)"
+                                  : (std::to_string(t.steps) + " steps").c_str());
     else
         std::printf("  (one frame: nothing to time; the first frame is warm-up, use --frames 2 or more)\n");
     const char* timed_by = sim.cuda() ? "force pass, CUDA events" : "wall clock";
