@@ -73,6 +73,8 @@ void resolve_view_integrator(ViewOptions& options);
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option);
 // The name parse_colour_option takes for `mode` ("galaxy", ...).
 const char* colour_option_name(render::ColourMode mode);
+// The mode of that name; none for any other text.
+std::optional<render::ColourMode> colour_mode_named(const std::string& name);
 
 // Runs the viewer (window or headless) and returns the process exit code. Errors a user can
 // act on (no display, bad scene, a GPU problem) are printed as one message and give 1.

@@ -67,9 +67,14 @@ void resolve_view_integrator(ViewOptions& o) {
                                     "--steps-per-frame steps of the scene's dt per frame)");
 }
 
-render::ColourMode parse_colour_option(const std::string& text, const std::string& option) {
+std::optional<render::ColourMode> colour_mode_named(const std::string& name) {
     for (int i = 0; i < 4; ++i)
-        if (text == kColourNames[i]) return render::ColourMode(i);
+        if (name == kColourNames[i]) return render::ColourMode(i);
+    return std::nullopt;
+}
+
+render::ColourMode parse_colour_option(const std::string& text, const std::string& option) {
+    if (const auto mode = colour_mode_named(text)) return *mode;
     throw CLI::ValidationError(option, "'" + text + "'; supported: galaxy, component, speed, plain");
 }
 

@@ -89,6 +89,11 @@ void report_extent(float* bottom, float* height) {
 // Panels size themselves to their content (nothing is ever cut off behind a scroll bar); draw_ui
 // places them for the first frames and after View > Reset layout, then they go where they are dragged.
 constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_AlwaysAutoResize;
+// Status windows drawn over the scene (the status bar, the backend badge): fixed, not
+// interactive, sized to their text.
+constexpr ImGuiWindowFlags kOverlayFlags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                           ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                           ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
 
 // Wrapped text in an auto-sized window must wrap at a fixed width, or the window and the text
 // would each wait for the other to decide.
@@ -770,11 +775,7 @@ void draw_overlay(const PanelContext& ctx, const ViewerParams& params) {
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - em() * 0.5f), ImGuiCond_Always,
                             ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.45f);
-    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove |
-                                   ImGuiWindowFlags_NoInputs;
-    if (ImGui::Begin("##status", nullptr, flags)) {
+    if (ImGui::Begin("##status", nullptr, kOverlayFlags)) {
         ImGui::Text("%s  |  N = %zu  |  %.*s  |  %s  |  %s%s", ctx.scene.name.c_str(),
                     ctx.sim.size(), int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data(),
                     time_text(ctx.sim.time(), ctx.scene.units).c_str(), fps_text(ctx.perf.fps()).c_str(),
@@ -803,10 +804,7 @@ void draw_backend_badge(const PanelContext& ctx) {
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(pad * 0.5f, pad * 0.3f));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1.0f, 1.0f));  // not the default 32 px: as tall as its text
-    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
-    if (ImGui::Begin("##backend", nullptr, flags))
+    if (ImGui::Begin("##backend", nullptr, kOverlayFlags))
         ImGui::TextColored(ImVec4(1, 1, 1, 1), "%s", gpu ? "GPU (CUDA)" : ("CPU (" + backend + ")").c_str());
     ImGui::End();
     ImGui::PopStyleVar(3);

@@ -40,9 +40,7 @@ void apply_scene_trails(render::TrailSettings& trails, int points) {
 
 // The colouring a snapshot was saved with (Scene::colour_by), else the natural one.
 render::ColourMode scene_colour_mode(const Scene& scene) {
-    for (int i = 0; i < 4; ++i)
-        if (scene.colour_by == colour_option_name(render::ColourMode(i))) return render::ColourMode(i);
-    return natural_colour_mode(scene.state);
+    return colour_mode_named(scene.colour_by).value_or(natural_colour_mode(scene.state));
 }
 
 Scene load_valid_scene(const std::string& path, std::optional<std::size_t> bodies) {
@@ -181,7 +179,7 @@ int Viewer::run() {
         if (frame_ == 1) measure_start_ = now;  // the first frame is warm-up
         gpu_timer_.begin_frame(frame_);
 
-        const bool final_frame = frame_limit_ > 0 && frame_ + 1 >= frame_limit_;
+        const bool final_frame = is_final_frame();
         act_on_requests(requests, target);
         const bool capture_frame = step(requests, dt_frame);
         const bool final_shot = final_frame && o_.screenshot.has_value();

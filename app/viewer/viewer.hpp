@@ -76,6 +76,7 @@ class Viewer {
     // the Rendering panel's "with panels" is ticked); Screen, as shown (and --screenshot).
     enum class ScreenshotAt { None, Image, Screen };
     void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame, ScreenshotAt shot);  // viewer_draw.cpp
+    bool is_final_frame() const { return frame_limit_ > 0 && frame_ + 1 >= frame_limit_; }  // of a --frames run
     void save_screenshot(const render::DrawTarget& target);  // viewer_draw.cpp: --screenshot on the last frame, else F
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
     void print_tree_report();

@@ -128,7 +128,7 @@ void Viewer::draw_open_dialog() {
 }
 
 void Viewer::save_screenshot(const render::DrawTarget& target) {
-    const bool final_shot = o_.screenshot && frame_limit_ > 0 && frame_ + 1 >= frame_limit_;  // --screenshot
+    const bool final_shot = o_.screenshot && is_final_frame();  // --screenshot
     const std::string path = final_shot ? *o_.screenshot : timestamped_png_name();
     try {
         render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));
