@@ -3,8 +3,11 @@
 #   NBODY_CUDA=AUTO  when a CUDA compiler is found (nvcc on PATH or in /usr/local/cuda)
 #   NBODY_CUDA=ON    required: configuring fails without a CUDA compiler
 # CMAKE_CUDA_ARCHITECTURES, when given, wins. Otherwise the GPU present at configure time
-# ("native") is used when nvidia-smi sees one, else a portable list that includes sm_90 (H100/H200)
-# and the common consumer parts (86, 89), so that CI without a GPU still compiles every kernel.
+# ("native") is used when nvidia-smi sees one. With no GPU, the kernels are compiled once, to PTX
+# for compute capability 8.6 ("86-virtual"): every kernel still goes through the CUDA compiler, and
+# the driver of any GPU of capability 8.6 or newer (RTX 30/40, H100/H200) can JIT it. Real code for
+# three architectures costs three cicc passes plus ptxas, over an hour on two cores (the force and
+# precision kernels have ~230 unrolled instances), which a machine that cannot run them does not need.
 
 set(NBODY_HAVE_CUDA OFF)
 if(NOT NBODY_CUDA STREQUAL "OFF")
@@ -31,7 +34,10 @@ if(NOT NBODY_CUDA STREQUAL "OFF")
       if(_nbody_gpu_seen)
         set(CMAKE_CUDA_ARCHITECTURES native)
       else()
-        set(CMAKE_CUDA_ARCHITECTURES 86 89 90)
+        set(CMAKE_CUDA_ARCHITECTURES 86-virtual)
+        message(STATUS "nbody: no GPU seen: CUDA kernels built as PTX for compute capability 8.6 "
+                       "(JIT-compiled by the driver on a GPU's first run). For native code give "
+                       "-DCMAKE_CUDA_ARCHITECTURES=90 (H100/H200), 89 (RTX 40) or 86 (RTX 30).")
       endif()
     endif()
     enable_language(CUDA)

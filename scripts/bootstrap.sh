@@ -7,7 +7,7 @@
 #   scripts/bootstrap.sh build                          set up and build only
 #
 # Environment: BUILD_DIR (default: build), NBODY_CUDA (AUTO|ON|OFF, default AUTO),
-# CMAKE_CUDA_ARCHITECTURES (default: the GPU present, else 86;89;90), JOBS (default: nproc).
+# CMAKE_CUDA_ARCHITECTURES (default: the GPU present, else 86-virtual: PTX), JOBS (default: nproc).
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
 
