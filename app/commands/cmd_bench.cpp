@@ -302,6 +302,20 @@ class EnvOverride {
 };
 
 #ifdef NBODY_HAVE_CUDA
+// c.block, halved until the instance's register use allows it (a config without a compiled
+// instance keeps its block: it is refused later with that reason).
+int largest_block_that_fits(const CudaBackend& cuda, const KernelConfig& c) {
+    int limit = 0;
+    try {
+        limit = cuda.kernel_resources(c).max_threads_per_block;
+    } catch (const std::exception&) {
+        return c.block;
+    }
+    int block = c.block;
+    while (block > 32 && block > limit) block /= 2;
+    return block;
+}
+
 // The configs timed at N = n: each axis given, or every value with --sweep, else the default
 // config's value for this GPU and n (sim/src/kernel_defaults.cpp), so that a bench without kernel
 // options times what run/view/record run by default.
@@ -338,8 +352,10 @@ std::vector<KernelConfig> configs_for(const BenchOptions& o, const CudaBackend& 
                         configs.push_back(c);
                     }
     // --precision: the configs above in each mode. Axes not given explicitly move to the mode's
-    // nearest compiled values (duplicates dropped); explicit ones are kept, and refused with the
-    // reason when the mode has no instance for them.
+    // nearest compiled values (duplicates dropped), and a block not given to the largest power of
+    // two the instance's registers allow (ds and fp32-jbag use ~95 per thread: at most 640 threads
+    // on an H200, so the fp32 default's 1024 would only be refused); explicit ones are kept, and
+    // refused with the reason when the mode has no instance for them.
     if (!o.precisions.empty()) {
         std::vector<KernelConfig> expanded;
         for (const std::string& name : o.precisions) {
@@ -350,6 +366,7 @@ std::vector<KernelConfig> configs_for(const BenchOptions& o, const CudaBackend& 
                 if (o.unroll.empty()) c.unroll = fit.unroll;
                 if (o.threads_per_body.empty()) c.threads_per_body = fit.threads_per_body;
                 if (o.bodies_per_thread.empty()) c.bodies_per_thread = fit.bodies_per_thread;
+                if (o.block.empty()) c.block = largest_block_that_fits(cuda, c);
                 if (std::find(expanded.begin(), expanded.end(), c) == expanded.end())
                     expanded.push_back(c);
             }

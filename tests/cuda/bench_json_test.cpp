@@ -127,5 +127,23 @@ TEST(BenchJson, CudaSweepRecordsEveryConfig) {
     EXPECT_EQ(doc.at("best").size(), 1u);
 }
 
+// A precision mode without tunables times the default config moved to that mode's instances, its
+// block included: ds and fp32-jbag use too many registers for the fp32 default's 1024 threads on
+// an H200, and a bench that only printed "refused" rows measured nothing.
+TEST(BenchJson, CudaPrecisionModesWithoutTunablesRunAtABlockThatFits) {
+    std::string why;
+    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    test::TempDir dir;
+    test::CommandResult r;
+    const nlohmann::json doc =
+        run_bench_json("--backend cuda --bodies 8192 --precision fp32-jbag,ds --repeats 1 --min-ms 1", dir, &r);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ASSERT_EQ(doc.at("runs").size(), 2u) << r.output;
+    for (const nlohmann::json& run : doc["runs"]) {
+        EXPECT_TRUE(run.at("valid").get<bool>()) << run.dump();
+        EXPECT_GT(run.at("ms_per_step").get<double>(), 0.0) << run.dump();
+    }
+}
+
 }  // namespace
 }  // namespace nbody
