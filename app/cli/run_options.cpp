@@ -59,7 +59,7 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options) {
     cmd.add_option("--threads-per-body", options.threads_per_body,
                    "CUDA kernel: threads sharing one body's j-range q (1, 2, 4, 8, 16, 32)");
     cmd.add_option("--bodies-per-thread", options.bodies_per_thread,
-                   "CUDA kernel: i-bodies each thread holds in registers B (1, 2, 4)");
+                   "CUDA kernel: i-bodies each thread holds in registers B (1, 2, 4; 8 with unroll 4 or 8 and threads per body 1-8)");
     cmd.add_option("--pairs", options.pairs,
                    "CUDA kernel: full (every pair, default), symmetric (each pair once, triangular map) or "
                    "symmetric-bb (each pair once, bounding-box grid)");

@@ -1,4 +1,4 @@
-// The Open dialog's browser (app/viewer/open_dialog.cpp) without any UI: what a folder lists, how
+// The Open dialog's browser (app/viewer/scenes/open_dialog.cpp) without any UI: what a folder lists, how
 // typing filters it, what Enter does.
 
 #include <gtest/gtest.h>

@@ -1,5 +1,7 @@
 #pragma once
-// The viewer's Dear ImGui panels. Each panel reads what it shows from a PanelContext and
+// The viewer's Dear ImGui panels, one file each (kernel_panel.cpp, simulation_panel.cpp,
+// rendering_panel.cpp, recording_panel.cpp; overlays.cpp: status bar, badge, legend, Debug, Help;
+// ui_layout.cpp: the menu bar and the default layout). Each panel reads what it shows from a PanelContext and
 // writes only the plain parameter structs of viewer_params.hpp and one-shot Requests; the frame
 // loop acts on those. No panel steps the simulation or touches GL.
 
@@ -83,6 +85,11 @@ void draw_recording_indicator(const PanelContext& ctx);
 // left, under the panels: what saved frames carry when asked (--annotate).
 void draw_annotations(const PanelContext& ctx, const ViewerParams& params);
 void draw_help_panel(bool* open);
+// Bottom middle: scene, N, backend, model time, fps, and the messages still on screen.
+void draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
+// Bottom right: where the simulation runs (GPU green, CPU amber), a small window, so that it goes
+// with the panels (in frames recorded with them, never in frames saved without them).
+void draw_backend_badge(const PanelContext& ctx);
 
 // "1.41 T", "28.2 G": value with an SI prefix, three significant digits.
 std::string si(double value);

@@ -19,7 +19,7 @@ std::vector<SceneChoice> list_scene_choices() {
     std::error_code ec;
     const std::vector<std::string> dirs = scene_directories();
 
-    std::vector<SceneChoice> choices{{"Default collision", "", "", ""}};
+    std::vector<SceneChoice> choices{{"Default scene", "", "", ""}};
     std::vector<std::string> seen;
     for (const auto& top : dirs) {
         if (!fs::is_directory(top, ec)) continue;

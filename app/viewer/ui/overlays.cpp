@@ -1,0 +1,169 @@
+// What is drawn over the scene rather than in a panel: the status bar (bottom middle), the
+// backend badge (bottom right), the scale bar, colour legend and model time (bottom left); and the
+// Debug and Help panels.
+#include "ui_panels.hpp"
+#include "ui_widgets.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "viewer_input.hpp"
+
+#if NBODY_HAVE_CUDA
+#include "nbody/sim/cuda_backend.hpp"
+#endif
+
+namespace nbody::app {
+
+void draw_debug_panel(const PanelContext& ctx, bool* open) {
+    if (!ImGui::Begin("Debug", open, kPanelFlags)) {
+        ImGui::End();
+        return;
+    }
+    wrapped(kDim, "GL: " + ctx.gl.renderer);
+    wrapped(kDim, ctx.gl.version + ", GLSL " + ctx.gl.glsl_version);
+    wrapped(kDim, "Context: " + ctx.context_description);
+    ImGui::Separator();
+    ImGui::Text("Backend: %.*s", int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data());
+#if NBODY_HAVE_CUDA
+    if (const CudaBackend* cuda = ctx.sim.cuda()) {
+        ImGui::SameLine();
+        ImGui::TextColored(kDim, "(%s, %d SMs)", cuda->device_info().name.c_str(),
+                           cuda->device_info().sm_count);
+    }
+#endif
+    ImGui::Text("Positions: %s", describe(ctx.sim.path()));
+    const std::size_t d2h = ctx.perf.bytes_to_host_last_frame();
+    ImGui::TextColored(d2h == 0 ? kGood : kWarn, "Device-to-host this frame: %s",
+                       bytes_text(double(d2h)).c_str());
+    tooltip("CudaBackend::bytes_copied_to_host() difference over the frame's steps: 0 on the interop path.");
+    ImGui::Text("Uploaded to GL this frame: %s",
+                bytes_text(double(ctx.perf.bytes_uploaded_last_frame())).c_str());
+    ImGui::Text("Vertex buffers: 2 x %s + labels %s",
+                bytes_text(double(ctx.sim.buffers().position_bytes())).c_str(),
+                bytes_text(double(ctx.sim.size() * 4)).c_str());
+    if (!ctx.messages.empty()) {
+        ImGui::Separator();
+        for (const auto& m : ctx.messages) wrapped(kWarn, m);
+    }
+    ImGui::End();
+}
+
+void draw_status_bar(const PanelContext& ctx, const ViewerParams& params) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - em() * 0.5f), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowBgAlpha(0.45f);
+    if (ImGui::Begin("##status", nullptr, kOverlayFlags)) {
+        ImGui::Text("%s  |  N = %zu  |  %.*s  |  %s  |  %s%s", ctx.scene.name.c_str(),
+                    ctx.sim.size(), int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data(),
+                    time_text(ctx.sim.time(), ctx.scene.units).c_str(), fps_text(ctx.perf.fps()).c_str(),
+                    params.sim.paused ? "  |  PAUSED" : "");
+        if (ctx.sim.path() == TransferPath::HostCopy)
+            ImGui::TextColored(kWarn, "CUDA-GL interop unavailable: positions are copied through the host");
+        for (const auto& m : ctx.recent_messages)
+            if (m != ctx.toast) ImGui::TextColored(kWarn, "%s", m.c_str());
+        if (!ctx.toast.empty()) ImGui::TextColored(kGood, "%s", ctx.toast.c_str());
+    }
+    ImGui::End();
+}
+
+// The backend badge, bottom right, GPU green, CPU amber: a small window, so that it goes with the
+// panels (in frames recorded with them, never in frames saved without them).
+void draw_backend_badge(const PanelContext& ctx) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const std::string backend(ctx.sim.backend().name());
+    const bool gpu = backend == "cuda";
+    const float pad = em() * 0.6f;
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - pad, io.DisplaySize.y - pad * 0.7f), ImGuiCond_Always,
+                            ImVec2(1.0f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, gpu ? IM_COL32(30, 110, 60, 200) : IM_COL32(140, 95, 20, 200));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(pad * 0.5f, pad * 0.3f));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1.0f, 1.0f));  // not the default 32 px: as tall as its text
+    if (ImGui::Begin("##backend", nullptr, kOverlayFlags))
+        ImGui::TextColored(ImVec4(1, 1, 1, 1), "%s", gpu ? "GPU (CUDA)" : ("CPU (" + backend + ")").c_str());
+    ImGui::End();
+    ImGui::PopStyleVar(3);
+    ImGui::PopStyleColor();
+}
+
+// A scale bar (a round length that is about 120 pixels at the camera's target), the colour legend
+// (one swatch per galaxy when colouring by galaxy) and, for saved frames, the model time, bottom
+// left, in the background draw list: under the panels.
+void draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    const float pad = em() * 0.6f;
+    const ImU32 text = IM_COL32(225, 228, 235, 230), dim = IM_COL32(160, 166, 180, 220);
+    float y = io.DisplaySize.y - pad - ImGui::GetFontSize();
+
+    // Scale bar.
+    const float px_per_unit = ctx.camera.focal_pixels(io.DisplaySize.y) / std::max(ctx.camera.distance(), 1e-6f);
+    if (px_per_unit > 0 && std::isfinite(px_per_unit)) {
+        const double want = 120.0 / px_per_unit;
+        const double decade = std::pow(10.0, std::floor(std::log10(want)));
+        double len = decade;
+        for (double f : {2.0, 5.0, 10.0})
+            if (decade * f <= want) len = decade * f;
+        const float w = float(len * px_per_unit);
+        const bool physical = ctx.scene.units.time_unit_myr > 0;
+        char label[64];
+        std::snprintf(label, sizeof label, "%g %s", len, physical ? ctx.scene.units.length.c_str() : "length units");
+        const float x = pad, bar_y = y + ImGui::GetFontSize() * 0.5f;
+        draw->AddLine(ImVec2(x, bar_y), ImVec2(x + w, bar_y), text, 2.0f);
+        draw->AddLine(ImVec2(x, bar_y - 4), ImVec2(x, bar_y + 4), text, 2.0f);
+        draw->AddLine(ImVec2(x + w, bar_y - 4), ImVec2(x + w, bar_y + 4), text, 2.0f);
+        draw->AddText(ImVec2(x + w + pad * 0.6f, y), text, label);
+        y -= ImGui::GetFontSize() * 1.5f;
+    }
+
+    // Legend.
+    if (params.render.colour_mode == render::ColourMode::Galaxy && ctx.galaxies > 1) {
+        float x = pad;
+        for (int k = 0; k < ctx.galaxies && k < 8; ++k) {
+            const glm::vec3 c = render::galaxy_colour(k);
+            const ImU32 col = IM_COL32(int(255 * std::pow(c.r, 1 / 2.2f)), int(255 * std::pow(c.g, 1 / 2.2f)),
+                                       int(255 * std::pow(c.b, 1 / 2.2f)), 255);
+            const float s = ImGui::GetFontSize() * 0.7f;
+            draw->AddRectFilled(ImVec2(x, y + s * 0.2f), ImVec2(x + s, y + s * 1.2f), col, 2.0f);
+            const std::size_t kk = std::size_t(k);
+            const std::string name = kk < ctx.scene.galaxy_names.size() && !ctx.scene.galaxy_names[kk].empty()
+                                         ? ctx.scene.galaxy_names[kk]
+                                         : "galaxy " + std::to_string(k + 1);
+            draw->AddText(ImVec2(x + s + pad * 0.4f, y), dim, name.c_str());
+            x += s + pad * 1.4f + ImGui::CalcTextSize(name.c_str()).x;
+        }
+        y -= ImGui::GetFontSize() * 1.5f;
+    }
+
+    // The model time, for frames saved without the status bar that shows it on screen.
+    if (params.recording.annotate) draw->AddText(ImVec2(pad, y), text, time_text(ctx.sim.time(), ctx.scene.units).c_str());
+}
+
+void draw_help_panel(bool* open) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowBgAlpha(0.97f);  // read over the panels behind it
+    ImGui::SetNextWindowFocus();
+    if (!ImGui::Begin("Help", open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+        ImGui::End();
+        return;
+    }
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+        for (const auto& [key, action] : key_bindings()) {
+            ImGui::TableNextRow();
+            ImGui::TableSetColumnIndex(0);
+            ImGui::TextColored(kWarn, "%s", key);
+            ImGui::TableSetColumnIndex(1);
+            ImGui::TextUnformatted(action);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::End();
+}
+}  // namespace nbody::app

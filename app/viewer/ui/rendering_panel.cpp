@@ -1,0 +1,116 @@
+// The Rendering panel: colouring, dark matter, trails, point size, exposure and glow, camera
+// presets and following, screenshot.
+#include "ui_panels.hpp"
+#include "ui_selection.hpp"
+#include "ui_widgets.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace nbody::app {
+
+void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Requests& requests,
+                          const PanelContext& ctx, bool* open, float* bottom) {
+    if (!ImGui::Begin("Rendering", open, kPanelFlags)) {
+        report_extent(bottom, nullptr);
+        ImGui::End();
+        return;
+    }
+    ImGui::PushItemWidth(em() * 10.0f);
+    static const char* modes[] = {"Galaxy", "Component", "Speed", "Plain"};
+    int mode = int(r.colour_mode);
+    if (ImGui::Combo("Colour by", &mode, modes, 4)) r.colour_mode = render::ColourMode(mode);
+    tooltip(
+        "Galaxy: each galaxy its own hue, bulges whiter. Component: disk / bulge / halo / stars.\n"
+        "Speed: through a colour map. The speed is each particle's displacement between the two "
+        "ping-pong position buffers divided by the time between them (the leapfrog drift velocity), "
+        "so it needs no velocity copy: it works on every path, CUDA-GL interop included, and costs "
+        "no host transfer.");
+    if (r.colour_mode == render::ColourMode::Speed) {
+        int map = int(r.colour_map);
+        const char* names[render::kColorMapNames.size()];
+        for (std::size_t i = 0; i < render::kColorMapNames.size(); ++i)
+            names[i] = render::kColorMapNames[i].data();
+        if (ImGui::Combo("Colour map", &map, names, int(render::kColorMapNames.size())))
+            r.colour_map = render::ColorMap(map);
+        float scale = r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale;
+        if (ImGui::DragFloat("Top speed", &scale, scale * 0.01f, 1e-4f, 1e4f, "%.3g",
+                             ImGuiSliderFlags_Logarithmic))
+            r.speed_scale = scale;
+        ImGui::SameLine();
+        if (ImGui::SmallButton("auto")) r.speed_scale = 0;
+        tooltip("Automatic: the 95th percentile of the initial speeds.");
+    }
+    if (r.colour_mode != render::ColourMode::Speed) {
+        ImGui::SliderFloat("Star variety", &r.variety, 0.0f, 1.0f, "%.2f");
+        tooltip(
+            "Each particle gets a fixed brightness and a slight red or blue shift, so a galaxy "
+            "reads as a population of stars rather than a flat tint. 0: all alike.");
+    }
+    bool show_halo = !r.hide_halo;
+    if (ImGui::Checkbox("Dark matter", &show_halo)) r.hide_halo = !show_halo;
+    tooltip("Draw the dark-matter halo particles as a faint haze (hidden by default: they would hide the disks).");
+    if (!r.hide_halo) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(em() * 5.0f);
+        ImGui::SliderFloat("##halo", &r.halo_brightness, 0.0f, 1.0f, "halo %.2f");
+    }
+    draw_trail_controls(r.trails, ctx.sim.size());  // ui_selection.cpp
+    ImGui::Separator();
+    ImGui::SliderFloat("Point size", &r.point_size, 0.5f, 24.0f, "%.1f px", ImGuiSliderFlags_Logarithmic);
+    ImGui::Checkbox("Size with distance", &r.size_with_distance);
+    tooltip("Nearer particles are drawn larger: a depth cue when orbiting.");
+    ImGui::SliderFloat("Exposure", &r.exposure, 0.02f, 50.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+    ImGui::Checkbox("Constant brightness when zooming", &r.constant_brightness_zoom);
+    ImGui::SliderFloat("Glow", &r.glow, 0.0f, 3.0f, "%.2f");
+    ImGui::Checkbox("32-bit float target", &r.float32_target);
+    tooltip("Accumulate light in RGBA32F instead of RGBA16F: only matters for extreme exposures.");
+    ImGui::PopItemWidth();
+
+    ImGui::Separator();
+    ImGui::Checkbox("Follow centre of mass", &camera.follow_centre_of_mass);
+    tooltip(
+        "Keeps the centre of mass at the screen centre. It moves uniformly (momentum is "
+        "conserved), so it is extrapolated from the initial state: no copy from the GPU.");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Reset camera")) requests.reset_camera = true;
+    // Presets: the orbit plane is the scene's x-y plane (scene files put encounters there); the
+    // disk views use the chosen galaxy's disk spin, measured from the particles.
+    if (ImGui::SmallButton("Orbit plane")) requests.camera_preset = CameraPreset::OrbitalPlane;
+    tooltip("Look down onto the plane of the galaxies' orbit.");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Edge-on")) requests.camera_preset = CameraPreset::EdgeOn;
+    tooltip("Look along the orbit plane.");
+    const int galaxies = std::max(ctx.galaxies, 1);
+    camera.preset_galaxy = std::clamp(camera.preset_galaxy, 0, galaxies - 1);
+    if (ImGui::SmallButton("Disk face-on")) requests.camera_preset = CameraPreset::FaceOnDisk;
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Disk edge-on")) requests.camera_preset = CameraPreset::EdgeOnDisk;
+    if (galaxies > 1) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(em() * 4.5f);
+        int shown = camera.preset_galaxy + 1;
+        if (ImGui::InputInt("##pg", &shown, 1, 1)) camera.preset_galaxy = std::clamp(shown - 1, 0, galaxies - 1);
+        tooltip("The galaxy (1, 2, ...) whose disk the two disk views look at.");
+        ImGui::SetNextItemWidth(em() * 10.0f);
+        int follow = camera.follow_galaxy + 1;
+        std::string names = "nothing";
+        names.push_back('\0');
+        for (int k = 0; k < galaxies; ++k) {
+            names += "galaxy " + std::to_string(k + 1);
+            names.push_back('\0');
+        }
+        if (ImGui::Combo("Follow", &follow, names.c_str())) camera.follow_galaxy = follow - 1;
+        tooltip("Keep this galaxy's centre of mass at the screen centre (its position is read from the "
+                "simulation a few times a second).");
+    }
+    if (ImGui::Button("Screenshot (F)")) requests.screenshot = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Reload shaders")) requests.reload_shaders = true;
+    tooltip("Re-reads shaders/*.vert|frag from disk; a compile error is shown and the old ones kept.");
+    report_extent(bottom, nullptr);
+    ImGui::End();
+}
+}  // namespace nbody::app
