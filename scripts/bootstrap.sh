@@ -18,6 +18,9 @@ case "$mode" in view|test|build) ;; *)
 esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+started=$SECONDS
+# How long each phase took, so that a slow set-up (CI has 90 minutes) shows where the time went.
+phase_done() { echo "bootstrap: $1 ($((SECONDS - started)) s since start)"; }
 build_dir=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
@@ -62,8 +65,11 @@ fi
 
 cmake_args=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DNBODY_CUDA="$cuda_flag")
 [ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ] && cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES")
+phase_done "packages ready"
 cmake "${cmake_args[@]}"
+phase_done "configured"
 cmake --build "$build_dir" -j "$jobs"
+phase_done "built"
 
 case "$mode" in
   build) echo "bootstrap: built $build_dir/app/nbody" ;;
