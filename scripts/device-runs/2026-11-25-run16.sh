@@ -4,14 +4,7 @@
 # (EGL, CUDA-GL interop), the CUDA tests, and the first minute of the default scene at its GPU N
 # (65,536) as a new user sees it: the window at the start and after the first passage, and the
 # headless viewer's rate at 256K (issue 17's viewer target, 40 fps).
-set -u
-t0=$SECONDS
-rm -rf .dev-17; tar -xzf .dev-pack/dev17.tar.gz
-D=$PWD/.dev-17/bin
-export LD_LIBRARY_PATH=$PWD/.dev-17/lib:$D
-export NBODY_EXECUTABLE=$D/nbody NBODY_SOURCE_DIR=$PWD
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-mkdir -p $OUT/logs; W=$(mktemp -d)
+source scripts/device-runs/unpack.sh; W=$(mktemp -d)
 (cd $W && timeout 200 $D/nbody_render_tests --gtest_color=no --gtest_brief=1 > $OUT/logs/render-tests.log 2>&1)
 echo "render tests: exit $? (t = $((SECONDS-t0)) s)"; grep -E "^\[  (PASSED|FAILED) |FAILED|SKIPPED \]" $OUT/logs/render-tests.log | head -12
 timeout 240 $D/nbody_cuda_tests --gtest_color=no --gtest_brief=1 > $OUT/logs/cuda-tests.log 2>&1

@@ -82,20 +82,23 @@ TEST(HermiteCuda, ForceJerkPotentialMatchTheCpuReference) {
         for (const char* precision : {"ds", "fp64"})
             for (int block : {64, 128, 256})
                 for (int unroll : {1, 4, 8})
+                    for (int bpt : {1, 2})
                     for (int split : {1, 7, 0}) {
-                        EngineConfig c{.precision = precision, .block = block, .unroll = unroll, .j_split = split};
+                        const bool ds = std::string(precision) == "ds";
+                        if (bpt == 2 && !ds) continue;  // two i-bodies per thread: the ds kernel only
+                        EngineConfig c{.precision = precision, .block = block, .unroll = unroll,
+                                       .bodies_per_thread = bpt, .j_split = split};
                         auto gpu = make_force_engine(EngineKind::Cuda, c);
                         const Errors e = compare(run(*gpu, s, t, eps2), ref);
-                        const bool ds = std::string(precision) == "ds";
                         SCOPED_TRACE(std::string(precision) + " block " + std::to_string(block) + " unroll " +
-                                     std::to_string(unroll) + " split " + std::to_string(split) + " eps2 " +
-                                     std::to_string(eps2));
+                                     std::to_string(unroll) + " bodies/thread " + std::to_string(bpt) + " split " +
+                                     std::to_string(split) + " eps2 " + std::to_string(eps2));
                         EXPECT_LT(e.acc, ds ? 2e-6 : 1e-13);
                         EXPECT_LT(e.jerk, ds ? 1e-4 : 1e-12);
                         EXPECT_LT(e.pot, ds ? 2e-6 : 1e-13);
                         if (block == 128 && unroll == 4 && split == 0)
-                            std::printf("%s eps2 %g: max relative error acc %.2e jerk %.2e pot %.2e\n", precision, eps2,
-                                        e.acc, e.jerk, e.pot);
+                            std::printf("%s bodies/thread %d eps2 %g: max relative error acc %.2e jerk %.2e pot %.2e\n",
+                                        precision, bpt, eps2, e.acc, e.jerk, e.pot);
                     }
     }
 }
@@ -128,6 +131,12 @@ TEST(HermiteCuda, UnsupportedVariantListsTheSupportedOnes) {
         FAIL() << "no error";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("block 64 | 128 | 256"), std::string::npos) << e.what();
+    }
+    try {
+        make_force_engine(EngineKind::Cuda, {.precision = "fp64", .bodies_per_thread = 2});
+        FAIL() << "no error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("bodies per thread 1 | 2 (2: ds"), std::string::npos) << e.what();
     }
 }
 

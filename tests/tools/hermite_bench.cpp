@@ -1,7 +1,7 @@
 // nbody_hermite_bench: the measurements of docs/HERMITE.md, run on the GPU machine.
 //   nbody_hermite_bench kernel N NI [REPS]        force kernel rate, every variant and j-split,
 //                                                  NI active i-particles against N j-particles
-//   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64]
+//   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2)]
 //                                                  equal-mass Plummer, block steps to T_END:
 //                                                  wall time, blocks, force evaluations, rate, dE/E
 
@@ -59,13 +59,14 @@ static int kernel_bench(int n, int ni, int reps) {
         const k::Predicted pred{hi.get(), lo.get(), vel.get(), p64.get(), v64.get()};
         k::predict_j({dxm.get(), dvt.get(), da2.get(), dj6.get()}, n, 0.0, prec, pred, nullptr);
         for (int block : {64, 128, 256})
-            for (int unroll : {1, 4, 8}) {
-                if (prec == k::Precision::Fp64 && unroll != 4) continue;
-                const int auto_split = k::choose_j_split(ni, n, block, sms);
+            for (int unroll : {1, 4, 8})
+            for (int bpt : {1, 2}) {
+                if (prec == k::Precision::Fp64 && (unroll != 4 || bpt != 1)) continue;
+                const int auto_split = k::choose_j_split(ni, n, block, sms, bpt);
                 for (int split : {1, auto_split, auto_split * 2}) {
                     if (split > max_split) continue;
                     const int ni_pad = (ni + block - 1) / block * block;
-                    const k::ForceVariant v{prec, block, unroll, k::kNoExtras};
+                    const k::ForceVariant v{prec, block, unroll, bpt, k::kNoExtras};
                     const k::Partials part{pa.get(), pj.get(), pn.get()};
                     auto once = [&] {
                         k::hermite_force(v, pred, n, {ix.get(), iv.get()}, ni, 0.0, split, part, {}, nullptr);
@@ -77,8 +78,8 @@ static int kernel_bench(int n, int ni, int reps) {
                     stop.record(nullptr);
                     CUDA_CHECK(cudaEventSynchronize(stop.get()));
                     const double s = cuda::elapsed_ms(start, stop) * 1e-3 / reps;
-                    std::printf("kernel %s N %d active %d block %d unroll %d j_split %d%s: %.3f ms, %.3e interactions/s\n",
-                                prec == k::Precision::Ds ? "ds" : "fp64", n, ni, block, unroll, split,
+                    std::printf("kernel %s N %d active %d block %d unroll %d bpt %d j_split %d%s: %.3f ms, %.3e interactions/s\n",
+                                prec == k::Precision::Ds ? "ds" : "fp64", n, ni, block, unroll, bpt, split,
                                 split == auto_split ? " (auto)" : "", s * 1e3, double(n) * ni / s);
                 }
             }
@@ -86,7 +87,8 @@ static int kernel_bench(int n, int ni, int reps) {
     return 0;
 }
 
-static int plummer(int n, double t_end, double eta, double eps, const std::string& engine, const std::string& prec) {
+static int plummer(int n, double t_end, double eta, double eps, const std::string& engine, const std::string& prec,
+                   int bodies_per_thread) {
     const State st = ic::make_plummer({.bodies = std::size_t(n), .seed = 42});
     std::vector<double> m(n);
     std::vector<Vec3d> x(n), v(n);
@@ -97,6 +99,7 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
     }
     hermite::EngineConfig c;
     c.precision = prec;
+    c.bodies_per_thread = bodies_per_thread;
     hermite::HermiteIntegrator h(hermite::make_force_engine(hermite::parse_engine_kind(engine), c),
                                  {.eta = eta, .softening = eps});
     const auto t0 = std::chrono::steady_clock::now();
@@ -116,9 +119,9 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     const double e1 = h.energy();
     const auto& s = h.stats();
-    std::printf("plummer N %d eta %g eps %g t_end %g engine %s %s: %.2f s (start %.2f s), %llu blocks (mean %.1f bodies), "
+    std::printf("plummer N %d eta %g eps %g t_end %g engine %s %s bpt %d: %.2f s (start %.2f s), %llu blocks (mean %.1f bodies), "
                 "%.4e force evaluations, %.4e interactions, %.3e interactions/s = %.1f Gflop/s (60 flops), |dE/E| = %.3e\n",
-                n, eta, eps, t_end, engine.c_str(), prec.c_str(), wall,
+                n, eta, eps, t_end, engine.c_str(), prec.c_str(), bodies_per_thread, wall,
                 std::chrono::duration<double>(t1 - t0).count(), (unsigned long long)s.blocks,
                 double(s.body_steps) / double(s.blocks), double(s.body_steps), s.interactions, s.interactions / wall,
                 s.interactions / wall * 60 / 1e9, std::abs((e1 - e0) / e0));
@@ -131,8 +134,8 @@ int main(int argc, char** argv) {
         if (mode == "kernel" && argc >= 4) return kernel_bench(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? std::atoi(argv[4]) : 5);
         if (mode == "plummer" && argc >= 6)
             return plummer(std::atoi(argv[2]), std::atof(argv[3]), std::atof(argv[4]), std::atof(argv[5]),
-                           argc > 6 ? argv[6] : "cuda", argc > 7 ? argv[7] : "ds");
-        std::fprintf(stderr, "usage: %s kernel N NI [REPS] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64]\n", argv[0]);
+                           argc > 6 ? argv[6] : "cuda", argc > 7 ? argv[7] : "ds", argc > 8 ? std::atoi(argv[8]) : 1);
+        std::fprintf(stderr, "usage: %s kernel N NI [REPS] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD]\n", argv[0]);
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "nbody_hermite_bench: %s\n", e.what());

@@ -48,6 +48,7 @@ public:
             throw std::invalid_argument("Hermite precision '" + c.precision + "' (supported: ds, fp64)");
         variant_.block = c.block;
         variant_.unroll = c.unroll;
+        variant_.bodies_per_thread = c.bodies_per_thread;
         // Fails now, with the list, rather than at the first step.
         k::hermite_force(variant_, {}, 0, {}, 0, 0, 1, {}, {}, nullptr);
         int device = 0;
@@ -99,9 +100,9 @@ public:
         flush();
         k::ForceVariant v = variant_;
         v.extras = want_neighbours ? (k::kNearest | k::kNeighbours) : extras_;
-        if (v.extras != k::kNoExtras) v.block = 128, v.unroll = 4;
+        if (v.extras != k::kNoExtras) v.block = 128, v.unroll = 4, v.bodies_per_thread = 1;
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-        const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_);
+        const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread);
         ensure_i(std::size_t(ni_pad), std::size_t(split));
 
         host_x_.resize(std::size_t(ni));

@@ -62,7 +62,6 @@ struct Nearest {
 
 // Sums of one i-body's acceleration, jerk and potential over its j-bodies, in float (ds) or double
 // (fp64): the same expressions for both, so the two precisions differ only in rounding.
-__device__ inline float inverse_distance(float r2) { return rsqrtf(r2); }
 __device__ inline double inverse_distance(double r2) { return 1.0 / sqrt(r2); }
 
 template <typename T>
@@ -100,62 +99,111 @@ __device__ void record_neighbour(const NeighbourLists& lists, int i, float d2, f
     }
 }
 
-// Double-single positions: dx = (xj_hi - xi_hi) + (xj_lo - xi_lo) (Sapporo eq. 3), the rest float.
-// ~36 FP32 instructions per interaction (FLOP count convention: 60, Sapporo sec. 3).
-template <int BLOCK, int UNROLL, int EXTRAS>
-__global__ void __launch_bounds__(BLOCK) force_ds(Predicted j, int nj, IBatch ib, int ni, int ni_pad, float eps2,
-                                                  Partials part, NeighbourLists lists) {
-    __shared__ float4 s_hi[BLOCK], s_lo[BLOCK], s_v[BLOCK];
-    const int i = blockIdx.x * BLOCK + threadIdx.x;
-    const bool valid = i < ni;
+// 1 / sqrt(r2) with denormal inputs flushed to zero: one MUFU.RSQ. rsqrtf() without --use_fast_math
+// (this file's flags) compiles to rsqrt.approx.f32, which ptxas wraps in a denormal test and two
+// scalings: three more issue slots per interaction, for separations below 1e-19 that are a collision
+// anyway (the integrator stops on the infinite force).
+__device__ __forceinline__ float rsqrt_ftz(float r2) {
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(r2));
+    return r;
+}
+
+// One i-body of a thread of force_ds: its double-single position and float velocity, its sums.
+template <int EXTRAS>
+struct DsIBody {
     float xh = kFar, yh = kFar, zh = kFar, xl = 0, yl = 0, zl = 0, vx = 0, vy = 0, vz = 0, h2 = 0;
-    int id = -1;
-    if (valid) {
-        const Real4 x = ib.x[i], v = ib.v[i];
-        xh = float(x.x), yh = float(x.y), zh = float(x.z);
-        xl = float(x.x - double(xh)), yl = float(x.y - double(yh)), zl = float(x.z - double(zh));
-        vx = float(v.x), vy = float(v.y), vz = float(v.z);
-        h2 = float(x.w);
-        id = int(v.w);
+    int id = -1, i = 0;
+    bool valid = false;
+    double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
+    Nearest<EXTRAS> nn;
+};
+
+// Double-single positions: dx = (xj_hi - xi_hi) + (xj_lo - xi_lo) (Sapporo eq. 3), the rest float.
+// ~35 FP32/ALU instructions per interaction (FLOP count convention: 60, Sapporo sec. 3): 9 for the
+// separation, 3 for dv, 3 FFMA for r^2 + eps^2, the self test (2), 8 scalar factors, 3 + 6 for the
+// acceleration and jerk, 1 for the potential; one MUFU.RSQ; 3 LDS.128 per j-particle, shared by the
+// IPT i-bodies each thread holds (docs/HERMITE.md).
+// IPT i-bodies per thread (1, 2): the BLOCK / IPT threads of a block hold its BLOCK i-bodies, thread
+// t bodies t + b BLOCK / IPT (coalesced), and stage BLOCK j-particles per tile, IPT each.
+template <int BLOCK, int UNROLL, int EXTRAS, int IPT>
+__global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBatch ib, int ni, int ni_pad,
+                                                        float eps2, Partials part, NeighbourLists lists) {
+    constexpr int kThreads = BLOCK / IPT;
+    __shared__ float4 s_hi[BLOCK], s_lo[BLOCK], s_v[BLOCK];
+    DsIBody<EXTRAS> me[IPT];
+#pragma unroll
+    for (int b = 0; b < IPT; ++b) {
+        DsIBody<EXTRAS>& m = me[b];
+        m.i = blockIdx.x * BLOCK + threadIdx.x + b * kThreads;
+        m.valid = m.i < ni;
+        if (m.valid) {
+            const Real4 x = ib.x[m.i], v = ib.v[m.i];
+            m.xh = float(x.x), m.yh = float(x.y), m.zh = float(x.z);
+            m.xl = float(x.x - double(m.xh)), m.yl = float(x.y - double(m.yh)), m.zl = float(x.z - double(m.zh));
+            m.vx = float(v.x), m.vy = float(v.y), m.vz = float(v.z);
+            m.h2 = float(x.w);
+            m.id = int(v.w);
+        }
     }
     const int split = blockIdx.y;
     const auto [j0, j1] = split_range(nj, split, gridDim.y);
-    double dax = 0, day = 0, daz = 0, djx = 0, djy = 0, djz = 0, dpot = 0;
-    Nearest<EXTRAS> nn;
     for (int tile = j0; tile < j1; tile += BLOCK) {
-        const int k = tile + threadIdx.x;
-        if (k < j1) {
-            s_hi[threadIdx.x] = j.hi[k];
-            s_lo[threadIdx.x] = j.lo[k];
-            s_v[threadIdx.x] = j.vel[k];
-        } else {
-            s_hi[threadIdx.x] = make_float4(kFar, kFar, kFar, 0.f);
-            s_lo[threadIdx.x] = make_float4(0.f, 0.f, 0.f, __int_as_float(-2));
-            s_v[threadIdx.x] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int b = 0; b < IPT; ++b) {
+            const int slot = threadIdx.x + b * kThreads, k = tile + slot;
+            if (k < j1) {
+                s_hi[slot] = j.hi[k];
+                s_lo[slot] = j.lo[k];
+                s_v[slot] = j.vel[k];
+            } else {
+                s_hi[slot] = make_float4(kFar, kFar, kFar, 0.f);
+                s_lo[slot] = make_float4(0.f, 0.f, 0.f, __int_as_float(-2));
+                s_v[slot] = make_float4(0.f, 0.f, 0.f, 0.f);
+            }
         }
         __syncthreads();
-        ForceJerkSums<float> t;  // one tile in float, accumulated in double below
+        ForceJerkSums<float> t[IPT];  // one tile in float, accumulated in double below
 #pragma unroll UNROLL
         for (int q = 0; q < BLOCK; ++q) {
             const float4 hi = s_hi[q], lo = s_lo[q], vv = s_v[q];
-            const float dx = (hi.x - xh) + (lo.x - xl);
-            const float dy = (hi.y - yh) + (lo.y - yl);
-            const float dz = (hi.z - zh) + (lo.z - zl);
-            const float d2 = dx * dx + dy * dy + dz * dz;
             const int jid = __float_as_int(lo.w);
-            const bool self = jid == id;
-            t.add(dx, dy, dz, vv.x - vx, vv.y - vy, vv.z - vz, hi.w, self ? 0.f : inverse_distance(d2 + eps2));
-            nn.see(d2, jid, self);
-            if (valid) record_neighbour<EXTRAS>(lists, i, d2, h2, jid, self || jid == -2);
+#pragma unroll
+            for (int b = 0; b < IPT; ++b) {
+                DsIBody<EXTRAS>& m = me[b];
+                const float dx = (hi.x - m.xh) + (lo.x - m.xl);
+                const float dy = (hi.y - m.yh) + (lo.y - m.yl);
+                const float dz = (hi.z - m.zh) + (lo.z - m.zl);
+                const bool self = jid == m.id;
+                if constexpr (EXTRAS == kNoExtras) {
+                    const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+                    t[b].add(dx, dy, dz, vv.x - m.vx, vv.y - m.vy, vv.z - m.vz, hi.w, self ? 0.f : rsqrt_ftz(r2));
+                } else {
+                    const float d2 = dx * dx + dy * dy + dz * dz;
+                    t[b].add(dx, dy, dz, vv.x - m.vx, vv.y - m.vy, vv.z - m.vz, hi.w,
+                             self ? 0.f : rsqrt_ftz(d2 + eps2));
+                    m.nn.see(d2, jid, self);
+                    if (m.valid) record_neighbour<EXTRAS>(lists, m.i, d2, m.h2, jid, self || jid == -2);
+                }
+            }
         }
-        dax += t.ax, day += t.ay, daz += t.az, djx += t.jx, djy += t.jy, djz += t.jz, dpot += t.pot;
+#pragma unroll
+        for (int b = 0; b < IPT; ++b) {
+            DsIBody<EXTRAS>& m = me[b];
+            m.ax += t[b].ax, m.ay += t[b].ay, m.az += t[b].az, m.jx += t[b].jx, m.jy += t[b].jy, m.jz += t[b].jz;
+            m.pot += t[b].pot;
+        }
         __syncthreads();
     }
-    if (!valid) return;
-    const std::size_t o = std::size_t(split) * ni_pad + i;
-    part.acc_pot[o] = r4(dax, day, daz, dpot);
-    part.jerk_nn[o] = r4(djx, djy, djz, double(nn.r2));
-    part.nearest[o] = nn.id;
+#pragma unroll
+    for (int b = 0; b < IPT; ++b) {
+        const DsIBody<EXTRAS>& m = me[b];
+        if (!m.valid) continue;
+        const std::size_t o = std::size_t(split) * ni_pad + m.i;
+        part.acc_pot[o] = r4(m.ax, m.ay, m.az, m.pot);
+        part.jerk_nn[o] = r4(m.jx, m.jy, m.jz, double(m.nn.r2));
+        part.nearest[o] = m.nn.id;
+    }
 }
 
 // Everything in double: the reference on the GPU (fp64 is half the fp32 rate on H100/H200, and
@@ -218,42 +266,46 @@ __global__ void reduce_kernel(Partials part, int ni, int ni_pad, int splits, Res
 using Launch = void (*)(const Predicted&, int, const IBatch&, int, int, double, int, const Partials&,
                         const NeighbourLists&, cudaStream_t);
 
-template <Precision P, int BLOCK, int UNROLL, int EXTRAS>
+template <Precision P, int BLOCK, int UNROLL, int EXTRAS, int IPT>
 void launch(const Predicted& j, int nj, const IBatch& ib, int ni, int ni_pad, double eps2, int j_split,
             const Partials& part, const NeighbourLists& lists, cudaStream_t stream) {
     const dim3 grid(unsigned(ni_pad / BLOCK), unsigned(j_split));
     if constexpr (P == Precision::Ds)
-        force_ds<BLOCK, UNROLL, EXTRAS><<<grid, BLOCK, 0, stream>>>(j, nj, ib, ni, ni_pad, float(eps2), part, lists);
+        force_ds<BLOCK, UNROLL, EXTRAS, IPT>
+            <<<grid, BLOCK / IPT, 0, stream>>>(j, nj, ib, ni, ni_pad, float(eps2), part, lists);
     else
         force_fp64<BLOCK, UNROLL, EXTRAS><<<grid, BLOCK, 0, stream>>>(j, nj, ib, ni, ni_pad, eps2, part, lists);
 }
 
-template <Precision P, int EXTRAS>
+template <Precision P, int EXTRAS, int IPT>
 Launch pick_shape(int block, int unroll) {
     if constexpr (EXTRAS != kNoExtras) {
-        return block == 128 && unroll == 4 ? &launch<P, 128, 4, EXTRAS> : nullptr;
+        return block == 128 && unroll == 4 ? &launch<P, 128, 4, EXTRAS, IPT> : nullptr;
     } else {
     switch (block * 100 + unroll) {
-        case 6401: return &launch<P, 64, 1, EXTRAS>;
-        case 6404: return &launch<P, 64, 4, EXTRAS>;
-        case 6408: return &launch<P, 64, 8, EXTRAS>;
-        case 12801: return &launch<P, 128, 1, EXTRAS>;
-        case 12804: return &launch<P, 128, 4, EXTRAS>;
-        case 12808: return &launch<P, 128, 8, EXTRAS>;
-        case 25601: return &launch<P, 256, 1, EXTRAS>;
-        case 25604: return &launch<P, 256, 4, EXTRAS>;
-        case 25608: return &launch<P, 256, 8, EXTRAS>;
+        case 6401: return &launch<P, 64, 1, EXTRAS, IPT>;
+        case 6404: return &launch<P, 64, 4, EXTRAS, IPT>;
+        case 6408: return &launch<P, 64, 8, EXTRAS, IPT>;
+        case 12801: return &launch<P, 128, 1, EXTRAS, IPT>;
+        case 12804: return &launch<P, 128, 4, EXTRAS, IPT>;
+        case 12808: return &launch<P, 128, 8, EXTRAS, IPT>;
+        case 25601: return &launch<P, 256, 1, EXTRAS, IPT>;
+        case 25604: return &launch<P, 256, 4, EXTRAS, IPT>;
+        case 25608: return &launch<P, 256, 8, EXTRAS, IPT>;
         default: return nullptr;
     }
     }
 }
 
 template <Precision P>
-Launch pick_extras(int extras, int block, int unroll) {
+Launch pick_extras(int extras, int block, int unroll, int bodies_per_thread) {
+    if (bodies_per_thread == 2)  // ds without extras only
+        return P == Precision::Ds && extras == kNoExtras ? pick_shape<P, kNoExtras, 2>(block, unroll) : nullptr;
+    if (bodies_per_thread != 1) return nullptr;
     switch (extras) {
-        case kNoExtras: return pick_shape<P, kNoExtras>(block, unroll);
-        case kNearest: return pick_shape<P, kNearest>(block, unroll);
-        case kNearest | kNeighbours: return pick_shape<P, kNeighbours>(block, unroll);
+        case kNoExtras: return pick_shape<P, kNoExtras, 1>(block, unroll);
+        case kNearest: return pick_shape<P, kNearest, 1>(block, unroll);
+        case kNearest | kNeighbours: return pick_shape<P, kNeighbours, 1>(block, unroll);
         default: return nullptr;
     }
 }
@@ -261,8 +313,8 @@ Launch pick_extras(int extras, int block, int unroll) {
 }  // namespace
 
 std::string supported_variants() {
-    return "precision ds | fp64, block 64 | 128 | 256, unroll 1 | 4 | 8 (nearest neighbour or neighbour lists: "
-           "block 128, unroll 4 only)";
+    return "precision ds | fp64, block 64 | 128 | 256, unroll 1 | 4 | 8, bodies per thread 1 | 2 (2: ds without "
+           "neighbours only; nearest neighbour or neighbour lists: block 128, unroll 4 only)";
 }
 
 void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t stream) {
@@ -280,11 +332,13 @@ void predict_j(const JMemory& j, int nj, double t, Precision precision, const Pr
 void hermite_force(const ForceVariant& v, const Predicted& j, int nj, const IBatch& i, int ni, double eps2,
                    int j_split, const Partials& partials, const NeighbourLists& lists, cudaStream_t stream) {
     const int extras = v.extras & kNeighbours ? (kNearest | kNeighbours) : v.extras;
-    const Launch f = v.precision == Precision::Ds ? pick_extras<Precision::Ds>(extras, v.block, v.unroll)
-                                                  : pick_extras<Precision::Fp64>(extras, v.block, v.unroll);
+    const Launch f = v.precision == Precision::Ds
+                         ? pick_extras<Precision::Ds>(extras, v.block, v.unroll, v.bodies_per_thread)
+                         : pick_extras<Precision::Fp64>(extras, v.block, v.unroll, v.bodies_per_thread);
     if (f == nullptr)
         throw std::invalid_argument("Hermite force kernel: no variant with block " + std::to_string(v.block) +
-                                    ", unroll " + std::to_string(v.unroll) + ", extras " + std::to_string(v.extras) +
+                                    ", unroll " + std::to_string(v.unroll) + ", bodies per thread " +
+                                    std::to_string(v.bodies_per_thread) + ", extras " + std::to_string(v.extras) +
                                     " (supported: " + supported_variants() + ")");
     if (ni <= 0) return;
     const int ni_pad = (ni + v.block - 1) / v.block * v.block;
@@ -298,9 +352,9 @@ void reduce_partials(const Partials& partials, int ni, int ni_pad, int j_split, 
     CUDA_CHECK_LAUNCH();
 }
 
-int choose_j_split(int ni, int nj, int block, int sm_count) {
+int choose_j_split(int ni, int nj, int block, int sm_count, int bodies_per_thread) {
     const int i_blocks = (ni + block - 1) / block;
-    const int resident = sm_count * (2048 / block);        // blocks the device holds at once
+    const int resident = sm_count * (2048 * bodies_per_thread / block);  // blocks the device holds at once
     const int max_split = std::max(1, nj / (2 * block));   // at least two tiles per block
     const int want = (resident + i_blocks - 1) / i_blocks;
     return std::clamp(want, 1, max_split);

@@ -7,13 +7,14 @@
 //             force kernel as double-single positions (hi + lo floats, Sapporo eq. 3) and float
 //             velocities, or as doubles (fp64)
 //   force     acceleration, jerk and potential on ni i-particles from nj j-particles. Each thread
-//             holds one i-particle; a block stages `block` j-particles at a time in shared memory.
+//             holds one i-particle (or two); a block stages `block` j-particles at a time in shared memory.
 //             The grid is (i-blocks) x (j_split): the j-range is cut into j_split parts summed by
 //             separate blocks, so that a few hundred active bodies still fill 132 SMs (Sapporo
 //             fig. 4, across blocks). Per-thread sums are float within a tile and double across
 //             tiles; the j_split partials are added in double, in a fixed order, by `reduce`.
 // Compile-time variants: precision (ds, fp64) x block (64, 128, 256) x unroll (1, 4, 8) x extras
-// (none; nearest neighbour; nearest + neighbour lists), the last two only at block 128, unroll 4.
+// (none; nearest neighbour; nearest + neighbour lists), the last two only at block 128, unroll 4;
+// ds without extras also with 2 i-bodies per thread (each shared-memory load serves two).
 
 #include <cuda_runtime_api.h>
 
@@ -73,7 +74,8 @@ struct NeighbourLists {
 
 struct ForceVariant {
     Precision precision = Precision::Ds;
-    int block = 128, unroll = 4;
+    int block = 128, unroll = 4;  // block: i-bodies per block (and j-particles per tile)
+    int bodies_per_thread = 1;    // i-bodies per thread (1, 2): a block has block / bodies_per_thread threads
     int extras = kNoExtras;
 };
 
@@ -88,7 +90,7 @@ void hermite_force(const ForceVariant& variant, const Predicted& j, int nj, cons
 void reduce_partials(const Partials& partials, int ni, int ni_pad, int j_split, const Results& out, cudaStream_t stream);
 
 // The split that fills the device: enough blocks for every SM, at least two tiles per block.
-int choose_j_split(int ni, int nj, int block, int sm_count);
+int choose_j_split(int ni, int nj, int block, int sm_count, int bodies_per_thread = 1);
 
 std::string supported_variants();
 
