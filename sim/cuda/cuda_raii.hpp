@@ -1,5 +1,5 @@
 #pragma once
-// Move-only owners of CUDA runtime objects: device memory, events and streams. Copying is
+// Move-only owners of CUDA runtime objects: device memory, page-locked host memory, events and streams. Copying is
 // deleted so that a buffer is never freed twice and never duplicated by accident (a copy of a
 // device array would be a silent allocation plus a full-device copy).
 
@@ -45,6 +45,45 @@ public:
     std::size_t size() const { return count_; }
     std::size_t bytes() const { return count_ * sizeof(T); }
     bool empty() const { return count_ == 0; }
+
+private:
+    T* ptr_ = nullptr;
+    std::size_t count_ = 0;
+};
+
+// `count` elements of T in page-locked host memory, uninitialised: what cudaMemcpyAsync needs to
+// copy without the driver's own staging copy and to return before the copy is done.
+template <class T>
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    explicit PinnedBuffer(std::size_t count) : count_(count) {
+        if (count_ > 0) CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T)));
+    }
+    ~PinnedBuffer() { reset(); }
+
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    PinnedBuffer(PinnedBuffer&& other) noexcept
+        : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+        if (this != &other) {
+            reset();
+            ptr_ = std::exchange(other.ptr_, nullptr);
+            count_ = std::exchange(other.count_, 0);
+        }
+        return *this;
+    }
+
+    void reset() noexcept {
+        if (ptr_ != nullptr) CUDA_CHECK_LOG(cudaFreeHost(ptr_));
+        ptr_ = nullptr;
+        count_ = 0;
+    }
+
+    T* get() const { return ptr_; }
+    T& operator[](std::size_t i) const { return ptr_[i]; }
+    std::size_t size() const { return count_; }
 
 private:
     T* ptr_ = nullptr;

@@ -1,6 +1,7 @@
 // The cuda force engine: j-memory on the GPU, updated in batches of the bodies the host
 // corrected; per compute(): scatter the updates, predict every j-particle, force on the i-batch
-// (j-split across blocks), reduce, copy back. See hermite_kernels.hpp.
+// (j-split across blocks), reduce, copy back, all queued on one stream through page-locked
+// buffers with a single wait at the end. See hermite_kernels.hpp.
 
 #include <cuda_runtime_api.h>
 
@@ -105,35 +106,39 @@ public:
         const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread);
         ensure_i(std::size_t(ni_pad), std::size_t(split));
 
-        host_x_.resize(std::size_t(ni));
-        host_v_.resize(std::size_t(ni));
+        // One stream, one wait: the i-batch goes up as [x(ni) | v(ni)] in one copy from page-locked
+        // memory, the results come back as [acc(ni) | jerk(ni)] and the nearest indices; the host
+        // waits once, at the end (a few hundred active bodies take tens of microseconds on the GPU,
+        // so each synchronous copy's latency counted as much as the kernel).
+        Real4* staged = i_stage_.get();
         for (int i = 0; i < ni; ++i) {
             const IParticle& p = in[std::size_t(i)];
-            host_x_[std::size_t(i)] = r4(p.x.x, p.x.y, p.x.z, p.h2);
-            host_v_[std::size_t(i)] = r4(p.v.x, p.v.y, p.v.z, double(p.id));
+            staged[i] = r4(p.x.x, p.x.y, p.x.z, p.h2);
+            staged[ni + i] = r4(p.v.x, p.v.y, p.v.z, double(p.id));
         }
-        CUDA_CHECK(cudaMemcpy(ix_.get(), host_x_.data(), sizeof(Real4) * std::size_t(ni), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(iv_.get(), host_v_.data(), sizeof(Real4) * std::size_t(ni), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(ixv_.get(), staged, sizeof(Real4) * 2 * std::size_t(ni), cudaMemcpyHostToDevice,
+                                   nullptr));
+        const k::IBatch batch{ixv_.get(), ixv_.get() + ni};
         k::Predicted pred{hi_.get(), lo_.get(), vel_.get(), pos64_.get(), vel64_.get()};
         k::predict_j({xm_.get(), vt_.get(), a2_.get(), j6_.get()}, int(nj), t, variant_.precision, pred, nullptr);
         k::NeighbourLists lists{nb_count_.get(), nb_ids_.get(), config_.max_neighbours};
-        if (want_neighbours) CUDA_CHECK(cudaMemset(nb_count_.get(), 0, sizeof(int) * std::size_t(ni)));
+        if (want_neighbours) CUDA_CHECK(cudaMemsetAsync(nb_count_.get(), 0, sizeof(int) * std::size_t(ni), nullptr));
         k::Partials part{p_acc_.get(), p_jerk_.get(), p_nn_.get()};
-        k::hermite_force(v, pred, int(nj), {ix_.get(), iv_.get()}, ni, eps2, split, part, lists, nullptr);
-        k::reduce_partials(part, ni, ni_pad, split, {r_acc_.get(), r_jerk_.get(), r_nn_.get()}, nullptr);
-        res_acc_.resize(std::size_t(ni));
-        res_jerk_.resize(std::size_t(ni));
-        res_nn_.resize(std::size_t(ni));
-        CUDA_CHECK(cudaMemcpy(res_acc_.data(), r_acc_.get(), sizeof(Real4) * std::size_t(ni), cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(res_jerk_.data(), r_jerk_.get(), sizeof(Real4) * std::size_t(ni), cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(res_nn_.data(), r_nn_.get(), sizeof(int) * std::size_t(ni), cudaMemcpyDeviceToHost));
+        k::hermite_force(v, pred, int(nj), batch, ni, eps2, split, part, lists, nullptr);
+        k::reduce_partials(part, ni, ni_pad, split, {r_.get(), r_.get() + ni, r_nn_.get()}, nullptr);
+        CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * 2 * std::size_t(ni), cudaMemcpyDeviceToHost,
+                                   nullptr));
+        CUDA_CHECK(cudaMemcpyAsync(nn_stage_.get(), r_nn_.get(), sizeof(int) * std::size_t(ni), cudaMemcpyDeviceToHost,
+                                   nullptr));
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        updates_in_flight_ = false;
         for (int i = 0; i < ni; ++i) {
             IForce& f = out[std::size_t(i)];
-            const Real4 a = res_acc_[std::size_t(i)], jn = res_jerk_[std::size_t(i)];
+            const Real4 a = r_stage_[std::size_t(i)], jn = r_stage_[std::size_t(ni + i)];
             f.acc = {a.x, a.y, a.z};
             f.pot = a.w;
             f.jerk = {jn.x, jn.y, jn.z};
-            f.nearest = res_nn_[std::size_t(i)];
+            f.nearest = nn_stage_[std::size_t(i)];
             f.nearest_r2 = f.nearest >= 0 ? jn.w : 0.0;
         }
         lists_.assign(want_neighbours ? std::size_t(ni) : 0, {});
@@ -163,17 +168,27 @@ public:
     void want_nearest(bool on) override { extras_ = on ? k::kNearest : k::kNoExtras; }
 
 private:
+    // The corrected bodies go up through a page-locked buffer without waiting; the next batch waits
+    // for that copy first only when no compute() has waited since (reserve() flushes too).
     void flush() {
         if (pending_.empty()) return;
-        if (updates_.size() < pending_.size()) updates_ = DeviceBuffer<k::JUpdate>(pending_.size() * 2);
-        CUDA_CHECK(cudaMemcpy(updates_.get(), pending_.data(), sizeof(k::JUpdate) * pending_.size(), cudaMemcpyHostToDevice));
+        if (updates_in_flight_) CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        if (update_stage_.size() < pending_.size()) {
+            update_stage_ = nbody::cuda::PinnedBuffer<k::JUpdate>(pending_.size() * 2);
+            updates_ = DeviceBuffer<k::JUpdate>(pending_.size() * 2);
+        }
+        std::copy(pending_.begin(), pending_.end(), update_stage_.get());
+        CUDA_CHECK(cudaMemcpyAsync(updates_.get(), update_stage_.get(), sizeof(k::JUpdate) * pending_.size(),
+                                   cudaMemcpyHostToDevice, nullptr));
         k::scatter_j({xm_.get(), vt_.get(), a2_.get(), j6_.get()}, updates_.get(), int(pending_.size()), nullptr);
+        updates_in_flight_ = true;
         pending_.clear();
     }
     void ensure_i(std::size_t ni_pad, std::size_t split) {
-        if (ix_.size() < ni_pad) {
-            ix_ = DeviceBuffer<Real4>(ni_pad), iv_ = DeviceBuffer<Real4>(ni_pad);
-            r_acc_ = DeviceBuffer<Real4>(ni_pad), r_jerk_ = DeviceBuffer<Real4>(ni_pad), r_nn_ = DeviceBuffer<int>(ni_pad);
+        if (r_nn_.size() < ni_pad) {
+            ixv_ = DeviceBuffer<Real4>(2 * ni_pad), r_ = DeviceBuffer<Real4>(2 * ni_pad), r_nn_ = DeviceBuffer<int>(ni_pad);
+            i_stage_ = nbody::cuda::PinnedBuffer<Real4>(2 * ni_pad), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(2 * ni_pad);
+            nn_stage_ = nbody::cuda::PinnedBuffer<int>(ni_pad);
             nb_count_ = DeviceBuffer<int>(ni_pad);
             nb_ids_ = DeviceBuffer<int>(ni_pad * std::size_t(config_.max_neighbours));
         }
@@ -191,11 +206,13 @@ private:
     DeviceBuffer<Real4> xm_, vt_, a2_, j6_, pos64_, vel64_;
     DeviceBuffer<float4> hi_, lo_, vel_;
     DeviceBuffer<k::JUpdate> updates_;
+    nbody::cuda::PinnedBuffer<k::JUpdate> update_stage_;
+    bool updates_in_flight_ = false;  // update_stage_ may still be read by an asynchronous copy
     std::vector<k::JUpdate> pending_;
-    DeviceBuffer<Real4> ix_, iv_, r_acc_, r_jerk_, p_acc_, p_jerk_;
+    DeviceBuffer<Real4> ixv_, r_, p_acc_, p_jerk_;  // ixv_: [x | v] of the i-batch; r_: [acc | jerk]
     DeviceBuffer<int> r_nn_, p_nn_, nb_count_, nb_ids_;
-    std::vector<Real4> host_x_, host_v_, res_acc_, res_jerk_;
-    std::vector<int> res_nn_;
+    nbody::cuda::PinnedBuffer<Real4> i_stage_, r_stage_;  // host sides of ixv_ and r_
+    nbody::cuda::PinnedBuffer<int> nn_stage_;
     std::vector<std::vector<int>> lists_;
     std::vector<char> overflow_;
     double interactions_ = 0;
