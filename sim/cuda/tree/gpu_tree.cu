@@ -560,10 +560,7 @@ std::size_t GpuTree::bytes_needed(std::size_t n) {
            stack_bytes(132 * 16) + 2 * kBoxBlocks * sizeof(float4);
 }
 
-GpuTree::~GpuTree() {
-    if (host_flags_ != nullptr) CUDA_CHECK_LOG(cudaFreeHost(host_flags_));
-    if (host_stats_ != nullptr) CUDA_CHECK_LOG(cudaFreeHost(host_stats_));
-}
+GpuTree::~GpuTree() = default;
 
 std::size_t GpuTree::bytes() const {
     std::size_t b = cub_temp_.bytes() + sorted_.bytes() + children_.bytes() + range_.bytes() + parent_.bytes() +
@@ -618,10 +615,10 @@ void GpuTree::reserve(int n, cudaStream_t stream) {
         group_count_ = DeviceBuffer<int>(1);
         stats_ = DeviceBuffer<unsigned long long>(kWalkStats);
         CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream));
-        CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_flags_), sizeof(unsigned) * 2));
+        host_flags_ = PinnedBuffer<unsigned>(2);
         host_flags_[0] = host_flags_[1] = 0;
-        CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_stats_), sizeof(unsigned long long) * kWalkStats));
-        std::fill(host_stats_, host_stats_ + kWalkStats, 0ull);
+        host_stats_ = PinnedBuffer<unsigned long long>(kWalkStats);
+        std::fill(host_stats_.get(), host_stats_.get() + kWalkStats, 0ull);
     }
     capacity_ = n;
 }
@@ -740,10 +737,10 @@ void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& para
     t3_.record(stream);
     timing_pending_ = true;
     last_n_ = n;
-    CUDA_CHECK(cudaMemcpyAsync(host_flags_, counters_.get() + 1, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(host_flags_.get(), counters_.get() + 1, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
     flags_ready_.record(stream);
     flags_pending_ = true;
-    CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), stats_.bytes(), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(host_stats_.get(), stats_.get(), stats_.bytes(), cudaMemcpyDeviceToHost, stream));
     stats_ready_.record(stream);
 }
 

@@ -95,8 +95,8 @@ private:
     DeviceBuffer<unsigned> counters_;  // [0]: next group; [1]: error bits
     int walk_warps_ = 0;
     std::size_t cub_bytes_ = 0;
-    unsigned* host_flags_ = nullptr;  // pinned copy of counters_[1]
-    unsigned long long* host_stats_ = nullptr;  // pinned copy of stats_
+    PinnedBuffer<unsigned> host_flags_;             // page-locked copy of counters_[1]
+    PinnedBuffer<unsigned long long> host_stats_;  // page-locked copy of stats_
     bool flags_pending_ = false;
     Event flags_ready_{cudaEventDisableTiming};
     Event stats_ready_{cudaEventDisableTiming};
