@@ -12,21 +12,46 @@
 
 namespace nbody::cuda {
 
-// `count` elements of T in device memory, uninitialised.
-template <class T>
-class DeviceBuffer {
-public:
-    DeviceBuffer() = default;
-    explicit DeviceBuffer(std::size_t count) : count_(count) {
-        if (count_ > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T)));
+namespace detail {
+// Where a CudaBuffer's memory lives: how it is taken and given back, and whether the host may
+// index it.
+struct DeviceMemory {
+    static constexpr bool kHostVisible = false;
+    static void* allocate(std::size_t bytes) {
+        void* p = nullptr;
+        CUDA_CHECK(cudaMalloc(&p, bytes));
+        return p;
     }
-    ~DeviceBuffer() { reset(); }
+    static void release(void* p) noexcept { CUDA_CHECK_LOG(cudaFree(p)); }
+};
+// Page-locked host memory: what cudaMemcpyAsync needs to copy without the driver's own staging
+// copy and to return before the copy is done.
+struct PinnedMemory {
+    static constexpr bool kHostVisible = true;
+    static void* allocate(std::size_t bytes) {
+        void* p = nullptr;
+        CUDA_CHECK(cudaMallocHost(&p, bytes));
+        return p;
+    }
+    static void release(void* p) noexcept { CUDA_CHECK_LOG(cudaFreeHost(p)); }
+};
+}  // namespace detail
 
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    DeviceBuffer(DeviceBuffer&& other) noexcept
+// `count` elements of T in `Memory`, uninitialised.
+template <class T, class Memory>
+class CudaBuffer {
+public:
+    CudaBuffer() = default;
+    explicit CudaBuffer(std::size_t count) : count_(count) {
+        if (count_ > 0) ptr_ = static_cast<T*>(Memory::allocate(count_ * sizeof(T)));
+    }
+    ~CudaBuffer() { reset(); }
+
+    CudaBuffer(const CudaBuffer&) = delete;
+    CudaBuffer& operator=(const CudaBuffer&) = delete;
+    CudaBuffer(CudaBuffer&& other) noexcept
         : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    CudaBuffer& operator=(CudaBuffer&& other) noexcept {
         if (this != &other) {
             reset();
             ptr_ = std::exchange(other.ptr_, nullptr);
@@ -36,12 +61,16 @@ public:
     }
 
     void reset() noexcept {
-        if (ptr_ != nullptr) CUDA_CHECK_LOG(cudaFree(ptr_));
+        if (ptr_ != nullptr) Memory::release(ptr_);
         ptr_ = nullptr;
         count_ = 0;
     }
 
     T* get() const { return ptr_; }
+    T& operator[](std::size_t i) const {
+        static_assert(Memory::kHostVisible, "device memory cannot be indexed on the host");
+        return ptr_[i];
+    }
     std::size_t size() const { return count_; }
     std::size_t bytes() const { return count_ * sizeof(T); }
     bool empty() const { return count_ == 0; }
@@ -51,44 +80,10 @@ private:
     std::size_t count_ = 0;
 };
 
-// `count` elements of T in page-locked host memory, uninitialised: what cudaMemcpyAsync needs to
-// copy without the driver's own staging copy and to return before the copy is done.
 template <class T>
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    explicit PinnedBuffer(std::size_t count) : count_(count) {
-        if (count_ > 0) CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count_ * sizeof(T)));
-    }
-    ~PinnedBuffer() { reset(); }
-
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    PinnedBuffer(PinnedBuffer&& other) noexcept
-        : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-        if (this != &other) {
-            reset();
-            ptr_ = std::exchange(other.ptr_, nullptr);
-            count_ = std::exchange(other.count_, 0);
-        }
-        return *this;
-    }
-
-    void reset() noexcept {
-        if (ptr_ != nullptr) CUDA_CHECK_LOG(cudaFreeHost(ptr_));
-        ptr_ = nullptr;
-        count_ = 0;
-    }
-
-    T* get() const { return ptr_; }
-    T& operator[](std::size_t i) const { return ptr_[i]; }
-    std::size_t size() const { return count_; }
-
-private:
-    T* ptr_ = nullptr;
-    std::size_t count_ = 0;
-};
+using DeviceBuffer = CudaBuffer<T, detail::DeviceMemory>;
+template <class T>
+using PinnedBuffer = CudaBuffer<T, detail::PinnedMemory>;
 
 class Event {
 public:
