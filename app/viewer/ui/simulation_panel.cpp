@@ -26,7 +26,10 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     for (const auto& s : ctx.scenes)
         if (s.path == ctx.scene_path) current = &s;
     ImGui::SetNextItemWidth(em() * 15.0f);
-    if (ImGui::BeginCombo("Scene", current ? current->label.c_str() : ctx.scene.name.c_str())) {
+    const char* shown = current ? current->label.c_str() : ctx.scene.name.c_str();
+    const bool list_open = ImGui::BeginCombo("Scene", shown);
+    if (!list_open) tooltip(shown);  // the whole name, where the box cuts it ("Star cluster, Kroupa masses (4...")
+    if (list_open) {
         for (const auto& s : ctx.scenes) {
             const bool selected = &s == current;
             ImGui::BeginDisabled(!s.error.empty());
