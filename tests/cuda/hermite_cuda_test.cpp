@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "../../sim/cuda/hermite/hermite_kernels.hpp"
 #include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
@@ -122,6 +123,31 @@ TEST(HermiteCuda, NearestNeighbourAndNeighbourListsMatchTheCpu) {
         listed += a.size();
     }
     EXPECT_GT(listed, 100u);
+}
+
+// The rule the engine follows by default (host logic: runs without a GPU too).
+TEST(HermiteCuda, TwoBodiesPerThreadFromEightThousandActiveBodies) {
+    namespace k = nbody::cuda::hermite;
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 8191), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 8192), 2);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Fp64, k::kNoExtras, 1 << 20), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNearest, 1 << 20), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(1, k::Precision::Ds, k::kNoExtras, 1 << 20), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(2, k::Precision::Ds, k::kNoExtras, 16), 2);
+    EXPECT_EQ(k::bodies_per_thread_for(2, k::Precision::Ds, k::kNearest | k::kNeighbours, 16), 1);
+}
+
+// A batch large enough for two bodies per thread under the default config matches the CPU too.
+TEST(HermiteCuda, DefaultConfigOnALargeBatchMatchesTheCpuReference) {
+    REQUIRE_GPU();
+    const double t = 0.5;
+    const Scenario s = make_setup(9000, 8200, t, 11);
+    auto cpu = make_force_engine(EngineKind::Cpu);
+    auto gpu = make_force_engine(EngineKind::Cuda);
+    const Errors e = compare(run(*gpu, s, t, 1e-4), run(*cpu, s, t, 1e-4));
+    EXPECT_LT(e.acc, 2e-6);
+    EXPECT_LT(e.jerk, 1e-4);
+    EXPECT_LT(e.pot, 2e-6);
 }
 
 TEST(HermiteCuda, UnsupportedVariantListsTheSupportedOnes) {

@@ -1,7 +1,8 @@
 // nbody_hermite_bench: the measurements of docs/HERMITE.md, run on the GPU machine.
 //   nbody_hermite_bench kernel N NI [REPS]        force kernel rate, every variant and j-split,
 //                                                  NI active i-particles against N j-particles
-//   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2)]
+//   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2; 0, the
+//   default: the engine's choice per block)]
 //                                                  equal-mass Plummer, block steps to T_END:
 //                                                  wall time, blocks, force evaluations, rate, dE/E
 
@@ -134,7 +135,7 @@ int main(int argc, char** argv) {
         if (mode == "kernel" && argc >= 4) return kernel_bench(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? std::atoi(argv[4]) : 5);
         if (mode == "plummer" && argc >= 6)
             return plummer(std::atoi(argv[2]), std::atof(argv[3]), std::atof(argv[4]), std::atof(argv[5]),
-                           argc > 6 ? argv[6] : "cuda", argc > 7 ? argv[7] : "ds", argc > 8 ? std::atoi(argv[8]) : 1);
+                           argc > 6 ? argv[6] : "cuda", argc > 7 ? argv[7] : "ds", argc > 8 ? std::atoi(argv[8]) : 0);
         std::fprintf(stderr, "usage: %s kernel N NI [REPS] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD]\n", argv[0]);
         return 2;
     } catch (const std::exception& e) {

@@ -79,6 +79,17 @@ struct ForceVariant {
     int extras = kNoExtras;
 };
 
+// The i-bodies per thread of one force evaluation of `ni` active bodies: `configured` (1, 2) where
+// given; else (0) two for the ds kernel without extras from kTwoBodiesPerThreadFrom active bodies on,
+// one below (device run 23, docs/HERMITE.md: +1..6 % from 8K active; at 4K of 32K the doubled j-split
+// hits its cap of two tiles per block and loses 9 %). The extras variants have one.
+inline constexpr int kTwoBodiesPerThreadFrom = 8192;
+constexpr int bodies_per_thread_for(int configured, Precision precision, int extras, int ni) {
+    if (extras != kNoExtras) return 1;
+    if (configured > 0) return configured;
+    return precision == Precision::Ds && ni >= kTwoBodiesPerThreadFrom ? 2 : 1;
+}
+
 void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t stream);
 void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream);
 
