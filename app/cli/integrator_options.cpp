@@ -9,21 +9,29 @@ namespace nbody::app {
 Integrator parse_integrator(const std::string& name) {
     if (name == "leapfrog") return Integrator::Leapfrog;
     if (name == "hermite4") return Integrator::Hermite4;
-    throw std::invalid_argument("unknown --integrator '" + name + "' (supported: leapfrog, hermite4)");
+    if (name == "hermite6") return Integrator::Hermite6;
+    throw std::invalid_argument("unknown --integrator '" + name + "' (supported: leapfrog, hermite4, hermite6)");
 }
 
 const char* to_string(Integrator integrator) {
-    return integrator == Integrator::Hermite4 ? "hermite4" : "leapfrog";
+    switch (integrator) {
+        case Integrator::Hermite4: return "hermite4";
+        case Integrator::Hermite6: return "hermite6";
+        default: return "leapfrog";
+    }
 }
 
 void add_integrator_options(CLI::App& cmd, IntegratorOptions& o, const char* t_end_help) {
     cmd.add_option("--integrator", o.integrator,
-                   "leapfrog (shared step --dt, galaxies) or hermite4 (4th-order Hermite, block time steps, double; "
-                   "star clusters and few-body systems). Default: the scene's [scene] integrator, else leapfrog");
+                   "leapfrog (shared step --dt, galaxies), hermite4 (4th-order Hermite, block time steps, double; "
+                   "star clusters and few-body systems) or hermite6 (6th-order Hermite, the same block steps, on the "
+                   "cpu engine; few-body systems, 1e-8 and better). Default: the scene's [scene] integrator, else leapfrog");
     cmd.add_option("--t-end", o.t_end, t_end_help);
-    cmd.add_option("--eta", o.eta, "hermite4: Aarseth's time-step accuracy parameter (default: the scene's, else 0.01)");
+    cmd.add_option("--eta", o.eta,
+                   "hermite4, hermite6: the time-step accuracy parameter (Aarseth's criterion; for hermite6 its "
+                   "6th-order form). Default: the scene's, else 0.01 for hermite4 and 0.1 for hermite6");
     cmd.add_option("--dt-max", o.dt_max,
-                   "hermite4: largest block step, rounded down to a power of two (default: the scene's, else 0.125)");
+                   "hermite4, hermite6: largest block step, rounded down to a power of two (default: the scene's, else 0.125)");
 }
 
 namespace {
@@ -42,13 +50,14 @@ Integrator resolve_integrator(const IntegratorOptions& o, const std::string& sce
         parse_integrator(o.integrator ? *o.integrator : scene_integrator.empty() ? "leapfrog" : scene_integrator);
     const char* origin = o.integrator ? "" : " (the scene's integrator; --integrator leapfrog overrides it)";
     if (chosen == Integrator::Leapfrog) {
-        if (o.eta || o.dt_max) throw std::invalid_argument("--eta and --dt-max belong to --integrator hermite4");
+        if (o.eta || o.dt_max) throw std::invalid_argument("--eta and --dt-max belong to --integrator hermite4 or hermite6");
         return chosen;
     }
     for (const LeapfrogOnly& option : leapfrog_only)
         if (option.given)
             throw std::invalid_argument(std::string(option.name) +
-                                        " is leapfrog's; hermite4 chooses its own block steps (--eta, --dt-max)" + origin);
+                                        " is leapfrog's; " + to_string(chosen) +
+                                        " chooses its own block steps (--eta, --dt-max)" + origin);
     if (o.eta && (!(*o.eta > 0) || !std::isfinite(*o.eta)))
         throw std::invalid_argument("--eta must be > 0 (got " + g(*o.eta) + ")");
     if (o.dt_max && (!(*o.dt_max > 0) || !std::isfinite(*o.dt_max)))

@@ -1,5 +1,5 @@
 #pragma once
-// --integrator leapfrog|hermite4 and the options that belong to one of them, shared by run, view
+// --integrator leapfrog|hermite4|hermite6 and the options that belong to one of them, shared by run, view
 // and record: one set of names, help texts and checks, so the three commands refuse the same
 // mistakes in the same words.
 
@@ -10,11 +10,13 @@
 
 namespace nbody::app {
 
-enum class Integrator { Leapfrog, Hermite4 };
+enum class Integrator { Leapfrog, Hermite4, Hermite6 };
 
-// "leapfrog" | "hermite4"; throws std::invalid_argument listing them.
+// "leapfrog" | "hermite4" | "hermite6"; throws std::invalid_argument listing them.
 Integrator parse_integrator(const std::string& name);
 const char* to_string(Integrator integrator);
+inline bool is_hermite(Integrator integrator) { return integrator != Integrator::Leapfrog; }
+inline int hermite_order(Integrator integrator) { return integrator == Integrator::Hermite6 ? 6 : 4; }
 
 struct IntegratorOptions {
     std::optional<std::string> integrator;  // none: the scene's ([scene] integrator), else leapfrog
@@ -32,7 +34,7 @@ struct LeapfrogOnly {
 
 // The integrator to use: --integrator, else `scene_integrator` (a scene file's [scene] integrator;
 // empty: leapfrog). Throws std::invalid_argument for an unknown name, an --eta or --dt-max that
-// is not a positive number or is given to leapfrog, and any of `leapfrog_only` given to hermite4.
+// is not a positive number or is given to leapfrog, and any of `leapfrog_only` given to a Hermite integrator.
 Integrator resolve_integrator(const IntegratorOptions& options, const std::string& scene_integrator,
                               std::initializer_list<LeapfrogOnly> leapfrog_only = {});
 

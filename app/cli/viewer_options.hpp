@@ -37,6 +37,7 @@ struct ViewOptions {
     // and the scene's [scene] integrator (resolve_view_integrator).
     IntegratorOptions integrator;
     bool hermite = false;
+    int hermite_order = 4;  // when `hermite`: 4 or 6
 
     // `nbody record`: record every frame (frame 0 is the initial state, then steps_per_frame
     // steps between frames), print progress, and finish the recording at the end.

@@ -153,10 +153,10 @@ int run(RunOptions o) {
     };
     const Integrator integrator = resolve_integrator(
         o.integ, o.scene.empty() ? std::string() : read_scene_integrator(o.scene).name, {{"--dt", o.dt.has_value()}});
-    if (integrator == Integrator::Hermite4) {
+    if (is_hermite(integrator)) {
         if (!o.integ.integrator && !o.integ.t_end)
-            throw std::invalid_argument(o.scene + " asks for integrator hermite4, which runs to a model time: give --t-end T "
-                                        "(or --integrator leapfrog for --steps)");
+            throw std::invalid_argument(o.scene + " asks for integrator " + to_string(integrator) +
+                                        ", which runs to a model time: give --t-end T (or --integrator leapfrog for --steps)");
         check_output();
         HermiteRunOptions h;
         h.input = o.input;
@@ -165,6 +165,7 @@ int run(RunOptions o) {
         h.bodies = o.bodies;
         h.t_end = o.integ.t_end;
         h.softening = o.softening;
+        h.order = hermite_order(integrator);
         h.eta = o.integ.eta;
         h.dt_max = o.integ.dt_max;
         h.backend = o.backend;

@@ -60,10 +60,12 @@ const char* colour_option_name(render::ColourMode mode) {
 void resolve_view_integrator(ViewOptions& o) {
     const bool toml = o.scene && std::filesystem::path(*o.scene).extension() == ".toml";
     const std::string from_scene = toml ? read_scene_integrator(*o.scene).name : std::string();
-    o.hermite = resolve_integrator(o.integrator, from_scene, {{"--steps-per-frame", o.steps_per_frame.has_value()}}) ==
-                Integrator::Hermite4;
+    const Integrator chosen =
+        resolve_integrator(o.integrator, from_scene, {{"--steps-per-frame", o.steps_per_frame.has_value()}});
+    o.hermite = is_hermite(chosen);
+    o.hermite_order = hermite_order(chosen);
     if (!o.hermite && o.integrator.t_end)
-        throw std::invalid_argument("--t-end in " + o.command + " belongs to --integrator hermite4 (leapfrog plays "
+        throw std::invalid_argument("--t-end in " + o.command + " belongs to --integrator hermite4 or hermite6 (leapfrog plays "
                                     "--steps-per-frame steps of the scene's dt per frame)");
 }
 

@@ -1,4 +1,4 @@
-// `nbody run --integrator hermite4`: see hermite_run.hpp.
+// `nbody run --integrator hermite4|hermite6`: see hermite_run.hpp.
 
 #include "hermite_run.hpp"
 
@@ -40,6 +40,7 @@ struct Input {
     std::vector<Vec3d> x, v;
     double time = 0;
     std::optional<double> softening, eta, dt_max;
+    std::string eta_of = "hermite4";  // the integrator `eta` was chosen for: another order's is not used
     std::optional<Bodies> resume;   // a Hermite snapshot: the integrator's own state
     std::string name, source;
     std::map<std::string, std::string> scene_metadata;  // units, camera, ... (io/scene_metadata.hpp)
@@ -106,6 +107,54 @@ void read_csv_double(const std::string& path, Input& in) {
 
 constexpr const char* kArrays[] = {"hermite.ax", "hermite.ay", "hermite.az", "hermite.jx", "hermite.jy",
                                    "hermite.jz", "hermite.pot", "hermite.level"};
+// hermite6 also saves the snap and crackle, which its predictor uses.
+constexpr const char* kArrays6[] = {"hermite.sx", "hermite.sy", "hermite.sz", "hermite.cx", "hermite.cy", "hermite.cz"};
+
+const char* integrator_name(int order) { return order == 6 ? "hermite6" : "hermite4"; }
+// Which integrator the snapshot's hermite.eta is for (absent: hermite4, the only one before).
+constexpr const char* kHermiteEtaOfKey = "hermite.eta_integrator";
+
+// The snapshot's array `name` of n values; a clear error when it is missing or short.
+const std::vector<double>& saved_array(const io::Snapshot& snap, const std::string& path, const char* name, std::size_t n) {
+    const auto a = snap.extra.find(name);
+    if (a == snap.extra.end() || a->second.size() != n)
+        throw std::runtime_error(path + ": a Hermite snapshot without its array '" + name + "' of " + std::to_string(n) +
+                                 " values");
+    return a->second;
+}
+
+// The block-step state of a synchronised Hermite snapshot, to resume the run exactly; none when the
+// snapshot was written by another integrator (the run then starts afresh from its positions).
+std::optional<Bodies> saved_hermite_state(const io::Snapshot& snap, const Input& in, const HermiteRunOptions& o) {
+    const auto it = snap.metadata.find(kHermiteIntegratorKey);
+    if (it == snap.metadata.end() || !snap.precise || (it->second != "hermite4" && it->second != "hermite6"))
+        return std::nullopt;
+    if (it->second != integrator_name(o.order)) {
+        std::fprintf(stderr, "%s was written by %s: %s starts afresh from its positions and velocities\n",
+                     o.input.c_str(), it->second.c_str(), integrator_name(o.order));
+        return std::nullopt;
+    }
+    const std::size_t n = in.m.size();
+    std::vector<const std::vector<double>*> arr;
+    for (const char* name : kArrays) arr.push_back(&saved_array(snap, o.input, name, n));
+    if (o.order == 6)
+        for (const char* name : kArrays6) arr.push_back(&saved_array(snap, o.input, name, n));
+    Bodies b;
+    b.resize(n);
+    b.mass = in.m, b.x = in.x, b.v = in.v;
+    for (std::size_t i = 0; i < n; ++i) {
+        b.a[i] = {(*arr[0])[i], (*arr[1])[i], (*arr[2])[i]};
+        b.jerk[i] = {(*arr[3])[i], (*arr[4])[i], (*arr[5])[i]};
+        b.pot[i] = (*arr[6])[i];
+        b.level[i] = int((*arr[7])[i]);
+        b.t[i] = 0;
+        if (o.order == 6) {
+            b.snap[i] = {(*arr[8])[i], (*arr[9])[i], (*arr[10])[i]};
+            b.crackle[i] = {(*arr[11])[i], (*arr[12])[i], (*arr[13])[i]};
+        }
+    }
+    return b;
+}
 
 Input load(const HermiteRunOptions& o) {
     if (o.input.empty() == o.scene.empty())
@@ -117,6 +166,7 @@ Input load(const HermiteRunOptions& o) {
         widen(scene.state, in);
         in.softening = scene.params.softening;
         in.eta = scene.integrator.eta;
+        in.eta_of = scene.integrator.name;
         in.dt_max = scene.integrator.dt_max;
         in.name = scene.name;
         in.source = o.scene;
@@ -141,29 +191,8 @@ Input load(const HermiteRunOptions& o) {
             }
             for (auto [key, field] : {std::pair{"hermite.eta", &in.eta}, std::pair{"hermite.dt_max", &in.dt_max}})
                 if (const auto m = snap.metadata.find(key); m != snap.metadata.end()) *field = std::stod(m->second);
-            const auto it = snap.metadata.find(kHermiteIntegratorKey);
-            if (it != snap.metadata.end() && it->second == "hermite4" && snap.precise) {
-                const std::size_t n = in.m.size();
-                std::vector<const std::vector<double>*> arr;
-                for (const char* name : kArrays) {
-                    const auto a = snap.extra.find(name);
-                    if (a == snap.extra.end() || a->second.size() != n)
-                        throw std::runtime_error(o.input + ": a Hermite snapshot without its array '" + name + "' of " +
-                                                 std::to_string(n) + " values");
-                    arr.push_back(&a->second);
-                }
-                Bodies b;
-                b.resize(n);
-                b.mass = in.m, b.x = in.x, b.v = in.v;
-                for (std::size_t i = 0; i < n; ++i) {
-                    b.a[i] = {(*arr[0])[i], (*arr[1])[i], (*arr[2])[i]};
-                    b.jerk[i] = {(*arr[3])[i], (*arr[4])[i], (*arr[5])[i]};
-                    b.pot[i] = (*arr[6])[i];
-                    b.level[i] = int((*arr[7])[i]);
-                    b.t[i] = 0;
-                }
-                in.resume = std::move(b);
-            }
+            if (const auto m = snap.metadata.find(kHermiteEtaOfKey); m != snap.metadata.end()) in.eta_of = m->second;
+            in.resume = saved_hermite_state(snap, in, o);
             break;
         }
     }
@@ -204,17 +233,23 @@ void write_output(const std::string& path, const Input& in, const HermiteIntegra
     snap.precise = precise;
     snap.metadata = in.scene_metadata;
     snap.metadata["hermite.eta"] = g17(h.params().eta);
+    snap.metadata[kHermiteEtaOfKey] = integrator_name(h.params().order);
     snap.metadata["hermite.dt_max"] = g17(h.params().dt_max);
     if (!status.empty()) snap.metadata[io::kStatusKey] = status;
     if (h.synchronised()) {  // only a synchronised state resumes exactly
-        snap.metadata[kHermiteIntegratorKey] = "hermite4";
-        std::vector<std::vector<double>> arr(8, std::vector<double>(b.size()));
+        const int order = h.params().order;
+        snap.metadata[kHermiteIntegratorKey] = integrator_name(order);
+        std::vector<std::vector<double>> arr(14, std::vector<double>(b.size()));
         for (std::size_t i = 0; i < b.size(); ++i) {
             arr[0][i] = b.a[i].x, arr[1][i] = b.a[i].y, arr[2][i] = b.a[i].z;
             arr[3][i] = b.jerk[i].x, arr[4][i] = b.jerk[i].y, arr[5][i] = b.jerk[i].z;
             arr[6][i] = b.pot[i], arr[7][i] = double(b.level[i]);
+            arr[8][i] = b.snap[i].x, arr[9][i] = b.snap[i].y, arr[10][i] = b.snap[i].z;
+            arr[11][i] = b.crackle[i].x, arr[12][i] = b.crackle[i].y, arr[13][i] = b.crackle[i].z;
         }
         for (int k = 0; k < 8; ++k) snap.extra[kArrays[k]] = std::move(arr[std::size_t(k)]);
+        if (order == 6)
+            for (int k = 0; k < 6; ++k) snap.extra[kArrays6[k]] = std::move(arr[std::size_t(8 + k)]);
     }
     io::write_snapshot(path, snap);
 }
@@ -241,7 +276,8 @@ void report_progress(const HermiteIntegrator& h, double t_start, double t_end, d
 }  // namespace
 
 int run_hermite(const HermiteRunOptions& o) {
-    if (!o.t_end) throw std::invalid_argument("--integrator hermite4 runs to a model time: give --t-end T");
+    if (!o.t_end)
+        throw std::invalid_argument(std::string("--integrator ") + integrator_name(o.order) + " runs to a model time: give --t-end T");
     // --eta and --dt-max were checked with the other integrator options (resolve_integrator).
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + g17(*o.softening) + ")");
@@ -250,13 +286,16 @@ int run_hermite(const HermiteRunOptions& o) {
 
     Input in = load(o);
     hermite::HermiteParams p;
-    p.eta = o.eta ? *o.eta : in.eta.value_or(0.01);
+    p.order = o.order;
+    p.eta = o.eta                                              ? *o.eta
+            : in.eta && in.eta_of == integrator_name(o.order) ? *in.eta
+                                                               : hermite::default_eta(o.order);
     p.dt_max = o.dt_max ? *o.dt_max : in.dt_max.value_or(0.125);
     p.softening = o.softening ? *o.softening : in.softening.value_or(0.0);
     hermite::EngineConfig config;
     config.precision = o.precision;
     std::string why;
-    HermiteIntegrator h(hermite::make_force_engine(kind, config, &why), p);
+    HermiteIntegrator h(hermite::make_force_engine(kind, config, &why, p.order == 6), p);
     std::fprintf(stderr, "%s\n", why.c_str());
     if (in.resume) {
         h.resume(*in.resume, in.time);
@@ -305,9 +344,9 @@ int run_hermite(const HermiteRunOptions& o) {
     const double e1 = h.energy();
     if (!o.output.empty()) write_output(o.output, in, h, "");
     const auto& s = h.stats();
-    std::printf("hermite4 (%s engine): %zu bodies to t = %.17g in %.3f s: %llu blocks, %llu force evaluations, "
+    std::printf("%s (%s engine): %zu bodies to t = %.17g in %.3f s: %llu blocks, %llu force evaluations, "
                 "%.3g interactions/s\n",
-                std::string(h.engine().name()).c_str(), h.bodies().size(), h.time(), seconds,
+                integrator_name(p.order), std::string(h.engine().name()).c_str(), h.bodies().size(), h.time(), seconds,
                 (unsigned long long)s.blocks, (unsigned long long)s.body_steps, s.interactions / seconds);
     std::printf("eta %g, dt_max %g, softening %g; block levels:%s\n", h.params().eta, h.params().dt_max,
                 h.params().softening, histogram(h.level_histogram(), h.params().dt_max).c_str());

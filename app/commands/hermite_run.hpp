@@ -1,5 +1,5 @@
 #pragma once
-// `nbody run --integrator hermite4`: the 4th-order Hermite block-step integrator in double
+// `nbody run --integrator hermite4|hermite6`: the 4th- or 6th-order Hermite block-step integrator in double
 // (sim/include/nbody/sim/hermite/integrator.hpp) from a scene, particle file or snapshot to a model
 // time, with the state in double end to end (CSV read and written with 17 significant digits,
 // snapshots that resume the block-step run exactly).
@@ -14,7 +14,8 @@ struct HermiteRunOptions {
     std::optional<long long> bodies;
     std::optional<double> t_end;      // required
     std::optional<double> softening;  // default: the scene's or snapshot's, else 0
-    std::optional<double> eta;        // default: a Hermite snapshot's or the scene's, else 0.01
+    int order = 4;                    // 4 (hermite4) or 6 (hermite6)
+    std::optional<double> eta;        // default: a Hermite snapshot's or the scene's, else hermite::default_eta(order)
     std::optional<double> dt_max;     // default: a Hermite snapshot's or the scene's, else 0.125
     std::string backend = "auto";     // reference | cpu -> the cpu engine; cuda; auto
     std::string precision = "ds";     // cuda engine: ds | fp64

@@ -140,8 +140,9 @@ Viewer::Viewer(const ViewOptions& o)
     recording_view_.ffmpeg_found = find_ffmpeg().has_value();
     if (record_run_) {
         start_recording(*record_settings_, o.width, o.height);
-        char spacing[96];  // hermite4: frames a model time apart, not a step count
-        std::snprintf(spacing, sizeof spacing, "hermite4, frames %.6g model time units apart", params_.sim.time_per_frame);
+        char spacing[96];  // Hermite: frames a model time apart, not a step count
+        std::snprintf(spacing, sizeof spacing, "%s, frames %.6g model time units apart", params_.sim.integrator_name(),
+                      params_.sim.time_per_frame);
         announce_recording(*record_settings_, frame_limit_, o.width, o.height, sim_.hermite() ? spacing : "");
         progress_.emplace(frame_limit_);
     }

@@ -26,9 +26,11 @@ struct SimulationParams {
     // The integrator (--integrator, a scene's [scene] integrator, the panel): leapfrog steps dt
     // above; hermite4 takes block steps in double to model time, time_per_frame per frame.
     bool hermite = false;
+    int hermite_order = 4;  // 4 (hermite4) or 6 (hermite6), when `hermite`
     double eta = 0.01, dt_max = 0.125;
     double time_per_frame = 0.01;
-    std::string integrator_error;  // why hermite4 stopped or did not start; empty while it runs
+    std::string integrator_error;  // why the Hermite run stopped or did not start; empty while it runs
+    const char* integrator_name() const { return !hermite ? "leapfrog" : hermite_order == 6 ? "hermite6" : "hermite4"; }
 };
 
 struct KernelParams {

@@ -24,10 +24,10 @@ TEST(IntegratorCli, ViewAndRecordRefuseWhatBelongsToTheOtherIntegrator) {
     // Unknown integrator: the supported ones listed.
     auto r = run_nbody("view --headless --integrator rk4");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_TRUE(has(r, "unknown --integrator 'rk4' (supported: leapfrog, hermite4)")) << r.output;
+    EXPECT_TRUE(has(r, "unknown --integrator 'rk4' (supported: leapfrog, hermite4, hermite6)")) << r.output;
     r = run_nbody("record --frames 2 --integrator rk4" + out);
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_TRUE(has(r, "supported: leapfrog, hermite4")) << r.output;
+    EXPECT_TRUE(has(r, "supported: leapfrog, hermite4, hermite6")) << r.output;
 
     // Hermite's options given to leapfrog (the default scene is a galaxy collision).
     r = run_nbody("view --headless --eta 0.01");
@@ -67,15 +67,15 @@ TEST(IntegratorCli, ViewHelpListsTheIntegratorOptions) {
     }
 }
 
-// `run` follows the scene's integrator too: the figure-eight scene runs hermite4 without being told,
+// `run` follows the scene's integrator too: the figure-eight scene runs hermite6 without being told,
 // and --integrator leapfrog overrides it.
 TEST(IntegratorCli, RunFollowsTheScenesIntegrator) {
     auto r = run_nbody("run --backend cpu --scene " + scene("few-body/figure-eight.toml") + " --t-end 0.5");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_TRUE(has(r, "hermite4 (cpu engine)")) << r.output;
+    EXPECT_TRUE(has(r, "hermite6 (cpu engine)")) << r.output;
     r = run_nbody("run --backend cpu --scene " + scene("few-body/figure-eight.toml") + " --steps 10");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_TRUE(has(r, "figure-eight.toml asks for integrator hermite4, which runs to a model time: give --t-end T")) << r.output;
+    EXPECT_TRUE(has(r, "figure-eight.toml asks for integrator hermite6, which runs to a model time: give --t-end T")) << r.output;
     r = run_nbody("run --backend cpu --scene " + scene("few-body/figure-eight.toml") + " --dt 0.01 --t-end 0.5");
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_TRUE(has(r, "--dt is leapfrog's")) << r.output;
@@ -88,9 +88,8 @@ TEST(IntegratorCli, RunFollowsTheScenesIntegrator) {
 // The scene keys: integrator, eta, dt_max, time_per_frame; hermite's keys refused for leapfrog.
 TEST(IntegratorCli, SceneIntegratorKeys) {
     const Scene pythagoras = load_scene(scene("few-body/pythagorean-three-body.toml"));
-    EXPECT_EQ(pythagoras.integrator.name, "hermite4");
-    ASSERT_TRUE(pythagoras.integrator.eta.has_value());
-    EXPECT_DOUBLE_EQ(*pythagoras.integrator.eta, 0.002);
+    EXPECT_EQ(pythagoras.integrator.name, "hermite6");
+    EXPECT_FALSE(pythagoras.integrator.eta.has_value());  // hermite6's default, 0.1
     EXPECT_FALSE(pythagoras.integrator.dt_max.has_value());
     ASSERT_TRUE(pythagoras.integrator.time_per_frame.has_value());
     EXPECT_EQ(read_scene_integrator(scene("star-cluster-kroupa.toml")).name, "hermite4");
@@ -108,12 +107,13 @@ TEST(IntegratorCli, SceneIntegratorKeys) {
         }
         return std::string("(no error)");
     };
-    EXPECT_NE(error_of("integrator = \"rk4\"\n").find("unknown integrator \"rk4\" (have \"leapfrog\", \"hermite4\")"),
+    EXPECT_NE(error_of("integrator = \"rk4\"\n").find("unknown integrator \"rk4\" (have \"leapfrog\", \"hermite4\", \"hermite6\")"),
               std::string::npos);
     EXPECT_NE(error_of("eta = 0.01\n").find("scene.eta: belongs to integrator = \"hermite4\""), std::string::npos)
         << error_of("eta = 0.01\n");
     EXPECT_NE(error_of("integrator = \"hermite4\"\ndt_max = -1\n").find("must be > 0"), std::string::npos);
     EXPECT_EQ(error_of("integrator = \"hermite4\"\neta = 0.005\ndt_max = 0.25\ntime_per_frame = 0.1\n"), "(no error)");
+    EXPECT_EQ(error_of("integrator = \"hermite6\"\neta = 0.2\n"), "(no error)");
 }
 
 }  // namespace

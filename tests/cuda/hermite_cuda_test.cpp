@@ -48,7 +48,7 @@ Scenario make_setup(std::size_t n, std::size_t ni, double t, std::uint64_t seed,
     }
     for (std::size_t k = 0; k < ni; ++k) {
         const JParticle& p = s.j[(k * 7919) % n];
-        s.i.push_back({p.id, predict_position(p, t - p.t), predict_velocity(p, t - p.t), h2});
+        s.i.push_back({.id = p.id, .x = predict_position(p, t - p.t), .v = predict_velocity(p, t - p.t), .h2 = h2});
     }
     return s;
 }

@@ -42,12 +42,14 @@ TEST(HermiteViewer, FigureEightClosesItsOrbit) {
                                    " --t-end " + kFigureEightPeriod);
     if (no_egl(r)) GTEST_SKIP() << "no headless EGL: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    std::printf("%s", r.output.substr(r.output.find("  hermite4")).c_str());
+    std::printf("%s", r.output.substr(r.output.find("  hermite6")).c_str());
     EXPECT_DOUBLE_EQ(report_value(r.output, "t"), std::stod(kFigureEightPeriod)) << r.output;
     const double energy = report_value(r.output, "energy_error"), moved = report_value(r.output, "largest_displacement");
     const double blocks = report_value(r.output, "blocks"), evaluations = report_value(r.output, "force_evaluations");
-    // Measured: 2.4e-7 and 1.3e-6 at the default eta 0.01, from the scene's float initial conditions.
-    EXPECT_LT(std::abs(energy), 1e-6) << r.output;
+    // The scene's integrator, hermite6 at its default eta 0.1. Measured: |dE/E| 2.8e-11 and 7.0e-7
+    // moved: the scene's float initial conditions start an orbit that is not quite the eight
+    // (from double values it closes to 2e-10: Hermite6.FigureEightClosesWithFewerEvaluationsThanLeapfrog).
+    EXPECT_LT(std::abs(energy), 1e-9) << r.output;
     EXPECT_LT(moved, 1e-5) << r.output;
     EXPECT_GT(evaluations, 100) << r.output;
     EXPECT_LT(evaluations, 3075) << r.output;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -55,18 +56,24 @@ double max_distance(const std::vector<Vec3d>& a, const std::vector<Vec3d>& b) {
     return d;
 }
 
-TEST(Hermite, FourthOrderWithFixedSteps) {
-    // A huge eta pins every step to dt_max, so halving dt_max halves every step: the error after
-    // one orbit must fall 16-fold.
+// A huge eta pins every step to dt_max, so halving dt_max halves every step: the closing errors of
+// one orbit of the eccentric binary at dt = 2^-first, 2^-(first+1), 2^-(first+2) fall 2^order-fold.
+std::array<double, 3> closing_errors_with_fixed_steps(int order, int first) {
     const System s = eccentric_binary();
-    double err[3];
+    std::array<double, 3> err{};
     for (int k = 0; k < 3; ++k) {
-        auto h = make({.eta = 1e9, .dt_max = std::ldexp(1.0, -6 - k)});
+        auto h = make({.eta = 1e9, .order = order, .dt_max = std::ldexp(1.0, -first - k)});
         h->start(s.m, s.x, s.v, 0);
         h->evolve(2 * std::numbers::pi);
-        err[k] = max_distance(h->bodies().x, s.x);
+        err[std::size_t(k)] = max_distance(h->bodies().x, s.x);
     }
-    std::printf("closing errors dt = 2^-6, -7, -8: %.3e %.3e %.3e\n", err[0], err[1], err[2]);
+    std::printf("order %d, closing errors dt = 2^-%d, -%d, -%d: %.3e %.3e %.3e\n", order, first, first + 1, first + 2,
+                err[0], err[1], err[2]);
+    return err;
+}
+
+TEST(Hermite, FourthOrderWithFixedSteps) {
+    const auto err = closing_errors_with_fixed_steps(4, 6);
     EXPECT_NEAR(err[0] / err[1], 16.0, 3.0);
     EXPECT_NEAR(err[1] / err[2], 16.0, 3.0);
 }
@@ -177,24 +184,106 @@ TEST(Hermite, FigureEightAgainstLeapfrog) {
     EXPECT_LT(standard->stats().body_steps, n4);
 }
 
-TEST(Hermite, ResumeIsExact) {
+TEST(Hermite6, SixthOrderWithFixedSteps) {
+    const auto err = closing_errors_with_fixed_steps(6, 5);  // measured: 73 and 69
+    EXPECT_NEAR(err[0] / err[1], 64.0, 16.0);
+    EXPECT_NEAR(err[1] / err[2], 64.0, 16.0);
+}
+
+TEST(Hermite6, SnapIsTheDerivativeOfTheJerk) {
+    // The engine's snap against a central difference of its jerk along the bodies' own motion
+    // (x +- v h + a h^2/2, v +- a h): agreement to O(h^2) shows the snap terms and their signs.
+    const System s = plummer(16, 5);
+    auto engine = make_force_engine(EngineKind::Cpu);
+    const double eps2 = 1e-4, h = 1e-4;
+    for (std::size_t i = 0; i < s.m.size(); ++i) engine->set_j(i, {.id = int(i), .mass = s.m[i], .x = s.x[i], .v = s.v[i]});
+    std::vector<IParticle> in(s.m.size());
+    for (std::size_t i = 0; i < s.m.size(); ++i) in[i] = {.id = int(i), .x = s.x[i], .v = s.v[i]};
+    std::vector<IForce> f0(in.size()), fp(in.size()), fm(in.size());
+    engine->compute(0, in.size(), in, eps2, f0);
+    // j-particles carry a/2 so that the engine predicts their accelerations; at dt = 0 they are a.
+    for (std::size_t i = 0; i < s.m.size(); ++i) {
+        engine->set_j(i, {.id = int(i), .mass = s.m[i], .x = s.x[i], .v = s.v[i], .a2 = 0.5 * f0[i].acc});
+        in[i].a = f0[i].acc;
+    }
+    engine->want_snap(true);
+    engine->compute(0, in.size(), in, eps2, f0);
+    engine->want_snap(false);
+    auto shifted = [&](double sign, std::vector<IForce>& out) {
+        std::vector<IParticle> moved = in;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const Vec3d x = s.x[i] + (sign * h) * s.v[i] + (h * h / 2) * f0[i].acc, v = s.v[i] + (sign * h) * f0[i].acc;
+            engine->set_j(i, {.id = int(i), .mass = s.m[i], .x = x, .v = v});
+            moved[i].x = x;
+            moved[i].v = v;
+        }
+        engine->compute(0, in.size(), moved, eps2, out);
+    };
+    shifted(+1, fp);
+    shifted(-1, fm);
+    double worst = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const Vec3d fd = (1 / (2 * h)) * (fp[i].jerk - fm[i].jerk);
+        worst = std::max(worst, norm(fd - f0[i].snap) / norm(f0[i].snap));
+    }
+    std::printf("snap against the jerk's central difference: max relative difference %.3e\n", worst);
+    EXPECT_LT(worst, 1e-5);
+}
+
+TEST(Hermite6, FigureEightClosesWithFewerEvaluationsThanLeapfrog) {
+    // Issue 18's target: one period at the default eta closes to <= 1e-8 with fewer force
+    // evaluations than leapfrog needs to close to 1e-4 (measured: 2.1e-10 with 1,538 against 3,075).
+    const FigureEight f = figure_eight();
+    auto h = make({.order = 6});
+    h->start(f.s.m, f.s.x, f.s.v, 0);
+    h->evolve(f.period);
+    double lf4 = 0;
+    const std::uint64_t n4 = leapfrog_evaluations(f, 1e-4, &lf4);
+    std::printf("figure eight, one period: order 6, eta %.3g, closes to %.3e with %llu force evaluations; leapfrog "
+                "needs %llu to close to %.3e\n",
+                h->params().eta, closing_error(*h, f.s), (unsigned long long)h->stats().body_steps,
+                (unsigned long long)n4, lf4);
+    EXPECT_EQ(h->params().eta, default_eta(6));
+    EXPECT_LE(closing_error(*h, f.s), 1e-8);
+    EXPECT_LT(h->stats().body_steps, n4);
+}
+
+TEST(Hermite6, EnergyOfASmallPlummerSphere) {
+    // Against the 4th order at its default eta on the same sphere (EnergyOfASmallPlummerSphere).
+    const System s = plummer(256, 3);
+    double de[2];
+    std::uint64_t evaluations[2];
+    for (int k = 0; k < 2; ++k) {
+        auto h = make({.order = k == 0 ? 4 : 6, .softening = 1.0 / 256});
+        h->start(s.m, s.x, s.v, 0);
+        const double e0 = h->energy();
+        h->evolve(1.0);
+        de[k] = std::abs((h->energy() - e0) / e0);
+        evaluations[k] = h->stats().body_steps;
+    }
+    std::printf("N = 256, t = 1: order 4 |dE/E| = %.3e (%llu force evaluations), order 6 %.3e (%llu)\n", de[0],
+                (unsigned long long)evaluations[0], de[1], (unsigned long long)evaluations[1]);
+    EXPECT_LT(de[1], de[0] / 100);
+    EXPECT_LT(evaluations[1], 5 * evaluations[0] / 2);
+}
+
+// Saved at t = 0.25 (a multiple of dt_max: no synchronisation step) and resumed, a run ends at 0.5
+// bit for bit where the one in memory does; so does one resumed after an off-grid t_end (0.3,
+// which takes a synchronisation step). Returns the state saved at 0.25.
+Bodies expect_exact_resume(const HermiteParams& p) {
     const System s = plummer(32, 11);
-    const HermiteParams p{.eta = 0.02, .softening = 0.01};
     auto straight = make(p);
     straight->start(s.m, s.x, s.v, 0);
-    straight->evolve(0.25);  // a multiple of dt_max: no synchronisation step
+    straight->evolve(0.25);
     const Bodies saved = straight->bodies();
     const double t_saved = straight->time();
     straight->evolve(0.5);
     auto resumed = make(p);
     resumed->resume(saved, t_saved);
     resumed->evolve(0.5);
-    for (std::size_t i = 0; i < s.m.size(); ++i) {
-        EXPECT_EQ(resumed->bodies().x[i].x, straight->bodies().x[i].x) << i;
-        EXPECT_EQ(resumed->bodies().v[i].y, straight->bodies().v[i].y) << i;
-        EXPECT_EQ(resumed->bodies().level[i], straight->bodies().level[i]) << i;
-    }
-    // And after an off-grid t_end (synchronisation step), resuming equals continuing in memory.
+    EXPECT_EQ(max_distance(resumed->bodies().x, straight->bodies().x), 0.0);
+    EXPECT_EQ(max_distance(resumed->bodies().v, straight->bodies().v), 0.0);
+    EXPECT_EQ(resumed->bodies().level, straight->bodies().level);
     auto a = make(p), b = make(p);
     a->start(s.m, s.x, s.v, 0);
     a->evolve(0.3);
@@ -202,6 +291,18 @@ TEST(Hermite, ResumeIsExact) {
     a->evolve(0.6);
     b->evolve(0.6);
     EXPECT_EQ(max_distance(a->bodies().x, b->bodies().x), 0.0);
+    return saved;
+}
+
+TEST(Hermite, ResumeIsExact) { expect_exact_resume({.eta = 0.02, .softening = 0.01}); }
+
+TEST(Hermite6, ResumeIsExact) {
+    const HermiteParams p{.eta = 0.2, .order = 6, .softening = 0.01};
+    Bodies fourth = expect_exact_resume(p);
+    // A 4th-order state (no snap, no crackle) cannot continue a 6th-order run.
+    fourth.snap.clear();
+    fourth.crackle.clear();
+    EXPECT_THROW(make(p)->resume(fourth, 0.25), std::invalid_argument);
 }
 
 TEST(Hermite, ZeroSeparationIsNamed) {

@@ -27,7 +27,7 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
                 sim.size(), int(sim.backend().name().size()), sim.backend().name().data(), describe(sim.path()));
     if (t.frames > 0)
         std::printf("  frames 2..%lld: %.2f fps, %.3f ms/frame, %s\n", frames_total, fps, ms_frame,
-                    sim.hermite() ? "hermite4 (its blocks: the hermite4 line below)"
+                    sim.hermite() ? "Hermite (its blocks: the hermite line below)"
                                   : (std::to_string(t.steps) + " steps").c_str());
     else
         std::printf("  (one frame: nothing to time; the first frame is warm-up, use --frames 2 or more)\n");
@@ -140,7 +140,7 @@ int Viewer::finish() {
     }
     // A scripted hermite4 run that met bad input kept going, paused, and ends with the reason.
     if (frame_limit_ > 0 && hermite_play_.failed) {
-        std::fprintf(stderr, "nbody: error: hermite4: %s\n", params_.sim.integrator_error.c_str());
+        std::fprintf(stderr, "nbody: error: hermite: %s\n", params_.sim.integrator_error.c_str());
         return 1;
     }
     // A scripted run asked to record (view --frames K --record DIR) fails if the recording did.

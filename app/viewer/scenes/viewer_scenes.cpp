@@ -43,7 +43,7 @@ std::vector<SceneChoice> list_scene_choices() {
                 seen.push_back(file);
                 std::string label = e.name.empty() ? fs::path(e.path).stem().string() : e.name;
                 if (e.bodies > 0)
-                    label += " (" + std::to_string(e.bodies) + (e.integrator == "hermite4" ? ", hermite4" : "") + ")";
+                    label += " (" + std::to_string(e.bodies) + (e.integrator.rfind("hermite", 0) == 0 ? ", " + e.integrator : std::string()) + ")";
                 choices.push_back({label, e.path, e.description, e.error, e.bodies});
             }
         }

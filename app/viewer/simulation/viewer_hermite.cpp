@@ -30,13 +30,14 @@ ViewerHermite::ViewerHermite(const HermiteSettings& settings, const State& state
 void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
                           double time) {
     hermite::HermiteParams p;
+    p.order = settings_.order;
     p.eta = settings_.eta;
     p.dt_max = settings_.dt_max;
     p.softening = settings_.softening;
     hermite::EngineConfig config;
     config.precision = settings_.precision;
     std::string why;
-    auto h = std::make_unique<hermite::HermiteIntegrator>(hermite::make_force_engine(settings_.engine, config, &why), p);
+    auto h = std::make_unique<hermite::HermiteIntegrator>(hermite::make_force_engine(settings_.engine, config, &why, p.order == 6), p);
     h->start(mass, x, v, time);  // throws HermiteError for bad input: *this is untouched
     x0_ = x;  // before the old integrator goes: change() passes its arrays in
     h_ = std::move(h);

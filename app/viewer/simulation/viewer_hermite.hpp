@@ -21,6 +21,7 @@
 namespace nbody::app {
 
 struct HermiteSettings {
+    int order = 4;       // 4 or 6 (the cpu engine only)
     double eta = 0.01;
     double dt_max = 0.125;  // rounded down to a power of two by the integrator
     double softening = 0;

@@ -30,8 +30,9 @@ hermite::EngineKind engine_for(BackendKind backend) {
 void Viewer::integrator_from_scene() {
     const SceneIntegrator& i = scene_.integrator;
     SimulationParams& s = params_.sim;
-    s.hermite = i.name == "hermite4";
-    s.eta = i.eta.value_or(0.01);
+    s.hermite = i.name == "hermite4" || i.name == "hermite6";
+    s.hermite_order = i.name == "hermite6" ? 6 : 4;
+    s.eta = i.eta.value_or(hermite::default_eta(s.hermite_order));
     s.dt_max = i.dt_max.value_or(0.125);
     s.time_per_frame = i.time_per_frame.value_or(scene_.steps_per_frame * scene_.params.dt);
     if (s.hermite) s.model_time_per_second = 60.0 * s.time_per_frame;
@@ -43,6 +44,10 @@ void Viewer::start_integrator_from_options() {
     integrator_from_scene();
     SimulationParams& s = params_.sim;
     s.hermite = o_.hermite;
+    if (o_.hermite && o_.hermite_order != s.hermite_order) {  // the scene's eta is for its own integrator
+        s.hermite_order = o_.hermite_order;
+        s.eta = hermite::default_eta(s.hermite_order);
+    }
     if (o_.integrator.eta) s.eta = *o_.integrator.eta;
     if (o_.integrator.dt_max) s.dt_max = *o_.integrator.dt_max;
     if (!s.hermite) return;
@@ -62,6 +67,7 @@ void Viewer::start_integrator_from_options() {
 
 HermiteSettings Viewer::hermite_settings() const {
     HermiteSettings h;
+    h.order = params_.sim.hermite_order;
     h.eta = params_.sim.eta;
     h.dt_max = params_.sim.dt_max;
     h.softening = params_.sim.step.softening;
@@ -77,11 +83,12 @@ bool Viewer::start_hermite_run() {
         return true;
     } catch (const std::exception& e) {
         // Leapfrog keeps the (unchanged) state, paused; the panel shows leapfrog and the reason.
+        const std::string name = params_.sim.integrator_name();
         params_.sim.hermite = false;
         params_.sim.paused = true;
         hermite_play_.failed = true;
         params_.sim.integrator_error = e.what();
-        say(std::string("hermite4 could not start, paused: ") + e.what(), true);
+        say(name + " could not start, paused: " + e.what(), true);
         return false;
     }
 }
@@ -97,7 +104,8 @@ void Viewer::apply_integrator() {
         return;
     }
     if (!running) {
-        if (start_hermite_run()) say("integrator: hermite4 (block time steps, double)", false);
+        if (start_hermite_run())
+            say(std::string("integrator: ") + s.integrator_name() + " (block time steps, double)", false);
         return;
     }
     try {
@@ -110,7 +118,8 @@ void Viewer::apply_integrator() {
         s.step.softening = running->settings().softening;
         hermite_play_.failed = true;
         params_.sim.integrator_error = e.what();
-        say(std::string("hermite4 settings not applied, paused: ") + e.what(), true);
+        s.hermite_order = running->settings().order;
+        say(std::string(s.integrator_name()) + " settings not applied, paused: " + e.what(), true);
     }
 }
 
@@ -163,7 +172,7 @@ bool Viewer::step_hermite(const Requests& requests, double dt_frame) {
         s.paused = true;
         hermite_play_.failed = true;
         params_.sim.integrator_error = e.what();
-        say(std::string("hermite4 stopped, paused: ") + e.what(), true);
+        say(std::string(s.integrator_name()) + " stopped, paused: " + e.what(), true);
     }
     return capture_frame;
 }
@@ -182,9 +191,9 @@ void Viewer::print_hermite_report() {
     for (std::size_t k = 0; k < hist.size(); ++k)
         if (hist[k] > 0) levels += " " + std::to_string(k) + ":" + std::to_string(hist[k]);
     const double error = h.energy_error(), moved = h.largest_displacement();
-    std::printf("  hermite4 (%s): t = %.17g, %llu blocks, %llu force evaluations (%.1f per block), eta %g, dt_max %g, "
+    std::printf("  %s (%s): t = %.17g, %llu blocks, %llu force evaluations (%.1f per block), eta %g, dt_max %g, "
                 "softening %g; block levels:%s\n",
-                h.engine_line().c_str(), h.time(), (unsigned long long)st.blocks,
+                in.params().order == 6 ? "hermite6" : "hermite4", h.engine_line().c_str(), h.time(), (unsigned long long)st.blocks,
                 (unsigned long long)st.body_steps, st.blocks ? double(st.body_steps) / double(st.blocks) : 0.0,
                 in.params().eta, in.params().dt_max, in.params().softening, levels.c_str());
     std::printf("hermite_report t=%.17g blocks=%llu force_evaluations=%llu energy_error=%.3e largest_displacement=%.3e%s\n",

@@ -45,10 +45,12 @@ public:
         // Predict every j-particle once per call: O(nj), against O(ni nj) for the forces.
         px_.resize(nj);
         pv_.resize(nj);
+        pa_.resize(want_snap_ ? nj : 0);
         for (std::size_t k = 0; k < nj; ++k) {
             const double dt = t - j_[k].t;
             px_[k] = predict_position(j_[k], dt);
             pv_[k] = predict_velocity(j_[k], dt);
+            if (want_snap_) pa_[k] = predict_acceleration(j_[k], dt);
         }
         lists_.assign(want_neighbours ? in.size() : 0, {});
         overflow_.assign(want_neighbours ? in.size() : 0, 0);
@@ -76,6 +78,7 @@ public:
     }
     bool neighbour_overflow(std::size_t i) const override { return i < overflow_.size() && overflow_[i]; }
     double interactions() const override { return interactions_; }
+    void want_snap(bool on) override { want_snap_ = on; }
 
     explicit CpuForceEngine(int max_neighbours) : max_neighbours_(max_neighbours) {}
 
@@ -101,13 +104,26 @@ private:
             f.acc += mr3 * dx;
             f.jerk += mr3 * (dv - alpha * dx);
             f.pot -= j_[k].mass * rinv;
+            if (want_snap_) f.snap += snap_term(dx, dv, pa_[k] - p.a, rinv2, mr3);
         }
         f.nearest_r2 = f.nearest >= 0 ? nearest_r2 : 0.0;
         return f;
     }
 
+    // One j's term of d^2 a / dt^2 (Nitadori & Makino 2008, eq. 8-10, with r^2 + eps^2 for r^2):
+    // the pair's acceleration A and jerk J are recomputed here so that the 4th-order path keeps its
+    // exact expressions.
+    static Vec3d snap_term(const Vec3d& dx, const Vec3d& dv, const Vec3d& da, double rinv2, double mr3) {
+        const double alpha = dot(dx, dv) * rinv2;
+        const double beta = (dot(dv, dv) + dot(dx, da)) * rinv2 + alpha * alpha;
+        const Vec3d acc = mr3 * dx;
+        const Vec3d jerk = mr3 * dv - (3.0 * alpha) * acc;
+        return mr3 * da - (6.0 * alpha) * jerk - (3.0 * beta) * acc;
+    }
+
     std::vector<JParticle> j_;
-    std::vector<Vec3d> px_, pv_;
+    std::vector<Vec3d> px_, pv_, pa_;
+    bool want_snap_ = false;
     std::vector<std::vector<int>> lists_;
     std::vector<char> overflow_;
     int max_neighbours_;
@@ -125,7 +141,15 @@ EngineKind parse_engine_kind(std::string_view text) {
     throw std::invalid_argument("unknown Hermite force engine '" + std::string(text) + "' (supported: cpu, cuda, auto)");
 }
 
-std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config, std::string* why) {
+std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config, std::string* why,
+                                               bool needs_snap) {
+    if (needs_snap && kind == EngineKind::Cuda)
+        throw std::invalid_argument("the 6th-order Hermite integrator needs the snap, which only the cpu engine computes "
+                                    "(a few-body system does not need a GPU): use the cpu or auto backend");
+    if (needs_snap) {
+        if (why) *why = "Hermite force engine: cpu (the 6th order needs the snap, which only the cpu engine computes)";
+        return std::make_unique<CpuForceEngine>(config.max_neighbours);
+    }
     std::string reason;
     const bool gpu = kind != EngineKind::Cpu && cuda_engine_available(&reason);
     if (kind == EngineKind::Cuda && !gpu) throw std::runtime_error("cuda force engine unavailable: " + reason);

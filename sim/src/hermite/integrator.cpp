@@ -28,6 +28,8 @@ void Bodies::resize(std::size_t n) {
     v.resize(n);
     a.resize(n);
     jerk.resize(n);
+    snap.resize(n);
+    crackle.resize(n);
     pot.resize(n);
     t.resize(n);
     level.resize(n);
@@ -44,14 +46,18 @@ double floor_power_of_two(double x) {
 HermiteIntegrator::HermiteIntegrator(std::unique_ptr<ForceEngine> engine, const HermiteParams& params)
     : engine_(std::move(engine)), p_(params) {
     if (!engine_) throw std::invalid_argument("Hermite integrator: no force engine");
+    if (p_.order != 4 && p_.order != 6)
+        throw std::invalid_argument("Hermite order must be 4 or 6 (got " + std::to_string(p_.order) + ")");
+    if (p_.eta == 0) p_.eta = default_eta(p_.order);
     if (!(p_.eta > 0) || !std::isfinite(p_.eta)) throw std::invalid_argument("--eta must be > 0 (got " + fmt(p_.eta) + ")");
-    if (p_.eta_start == 0) p_.eta_start = p_.eta / 2;
+    if (p_.eta_start == 0) p_.eta_start = p_.order == 4 ? p_.eta / 2 : kEtaStart6;
     if (!(p_.eta_start > 0)) throw std::invalid_argument("eta_start must be > 0");
     p_.dt_max = floor_power_of_two(p_.dt_max);
     if (p_.max_level < 0 || p_.max_level > 60)
         throw std::invalid_argument("max_level must be in 0..60 (got " + std::to_string(p_.max_level) + ")");
     if (!(p_.softening >= 0) || !std::isfinite(p_.softening))
         throw std::invalid_argument("softening must be >= 0 (got " + fmt(p_.softening) + ")");
+    engine_->want_snap(p_.order == 6);
 }
 
 double HermiteIntegrator::level_dt(int level) const { return std::ldexp(p_.dt_max, -level); }
@@ -65,6 +71,8 @@ static JParticle as_j(const Bodies& b, std::size_t i) {
     p.v = b.v[i];
     p.a2 = b.a[i] * 0.5;
     p.j6 = b.jerk[i] / 6.0;
+    p.s24 = b.snap[i] / 24.0;    // zero for the 4th order
+    p.c120 = b.crackle[i] / 120.0;
     return p;
 }
 
@@ -102,6 +110,15 @@ void HermiteIntegrator::start(const std::vector<double>& mass, const std::vector
         b_.jerk[k] = force_[k].jerk;
         b_.pot[k] = force_[k].pot;
     }
+    if (p_.order == 6) {
+        // The snap needs every body's acceleration: a second pass with a known (the crackle of
+        // the first step stays 0: its predictor is one order short).
+        for (std::size_t i = 0; i < n; ++i) upload(i);
+        engine_->want_nearest(true);
+        evaluate(0.0, all);
+        engine_->want_nearest(false);
+        for (std::size_t k = 0; k < n; ++k) b_.snap[k] = force_[k].snap;
+    }
     int shared_level = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const double aa = norm(b_.a[i]), jj = norm(b_.jerk[i]);
@@ -133,6 +150,10 @@ void HermiteIntegrator::resume(const Bodies& bodies, double time) {
     if (bodies.x.size() != n || bodies.v.size() != n || bodies.a.size() != n || bodies.jerk.size() != n ||
         bodies.pot.size() != n || bodies.t.size() != n || bodies.level.size() != n)
         throw std::invalid_argument("Hermite resume: array sizes differ");
+    const bool has_higher = bodies.snap.size() == n && bodies.crackle.size() == n;
+    if (p_.order == 6 && !has_higher)
+        throw std::invalid_argument("Hermite resume: the 6th-order integrator needs each body's snap and crackle, which this "
+                                    "state lacks (saved by the 4th-order one?)");
     for (std::size_t i = 0; i < n; ++i) {
         if (bodies.t[i] != bodies.t[0])
             throw std::invalid_argument("Hermite resume: the state is not synchronised (body " + std::to_string(i) + ")");
@@ -141,6 +162,10 @@ void HermiteIntegrator::resume(const Bodies& bodies, double time) {
                                         std::to_string(bodies.level[i]) + " outside 0.." + std::to_string(p_.max_level));
     }
     b_ = bodies;
+    if (p_.order == 4 || !has_higher) {  // the 4th order predicts with neither
+        b_.snap.assign(n, {});
+        b_.crackle.assign(n, {});
+    }
     std::fill(b_.t.begin(), b_.t.end(), 0.0);  // times are relative to the new origin
     origin_ = time;
     now_ = 0;
@@ -167,6 +192,7 @@ void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
         ip_[k].id = int(i);
         ip_[k].x = predict_position(p, t - p.t);
         ip_[k].v = predict_velocity(p, t - p.t);
+        if (p_.order == 6) ip_[k].a = predict_acceleration(p, t - p.t);
         ip_[k].h2 = 0;
     }
     engine_->compute(t, b_.size(), ip_, p_.softening * p_.softening, force_);
@@ -205,9 +231,45 @@ int HermiteIntegrator::level_for(double dt_crit, int old_level, double t) const 
     return k;
 }
 
+StepEnd HermiteIntegrator::end_of_step_4(std::size_t i, std::size_t k, double dt) const {
+    const Vec3d a0 = b_.a[i], j0 = b_.jerk[i], a1 = force_[k].acc, j1 = force_[k].jerk;
+    const double dt2 = dt * dt, dt3 = dt2 * dt;
+    const Vec3d a2 = (-6.0 * (a0 - a1) - dt * (4.0 * j0 + 2.0 * j1)) / dt2;
+    const Vec3d a3 = (12.0 * (a0 - a1) + 6.0 * dt * (j0 + j1)) / dt3;
+    StepEnd e;
+    e.x = ip_[k].x + a2 * (dt2 * dt2 / 24.0) + a3 * (dt2 * dt3 / 120.0);
+    e.v = ip_[k].v + a2 * (dt3 / 6.0) + a3 * (dt2 * dt2 / 24.0);
+    const Vec3d a2e = a2 + dt * a3;  // the 2nd derivative at the end of the step
+    const double s2 = norm(a2e), s3 = norm(a3), aa = norm(a1), jj = norm(j1);
+    const double num = aa * s2 + jj * jj, den = jj * s3 + s2 * s2;
+    e.dt_crit = den > 0 ? std::sqrt(p_.eta * num / den) : INFINITY;
+    return e;
+}
+
+StepEnd HermiteIntegrator::end_of_step_6(std::size_t i, std::size_t k, double dt) const {
+    const Vec3d x0 = b_.x[i], v0 = b_.v[i], a0 = b_.a[i], j0 = b_.jerk[i], s0 = b_.snap[i];
+    const Vec3d a1 = force_[k].acc, j1 = force_[k].jerk, s1 = force_[k].snap;
+    const double dt2 = dt * dt, dt3 = dt2 * dt;
+    StepEnd e;
+    e.v = v0 + (dt / 2) * (a0 + a1) - (dt2 / 10) * (j1 - j0) + (dt3 / 120) * (s1 + s0);
+    e.x = x0 + (dt / 2) * (v0 + e.v) - (dt2 / 10) * (a1 - a0) + (dt3 / 120) * (j1 + j0);
+    // The quintic a(t) = a0 + j0 t + s0 t^2/2 + c3 t^3 + c4 t^4 + c5 t^5 through a1, j1, s1 at dt
+    // gives the 3rd, 4th and 5th derivatives at the end, for the next predictor and step.
+    const Vec3d r0 = a1 - (a0 + dt * j0 + (dt2 / 2) * s0), r1 = j1 - (j0 + dt * s0), r2 = s1 - s0;
+    const Vec3d c3 = (10.0 * r0 - (4.0 * dt) * r1 + (dt2 / 2) * r2) / dt3;
+    const Vec3d c4 = (-15.0 * r0 + (7.0 * dt) * r1 - dt2 * r2) / (dt2 * dt2);
+    const Vec3d c5 = (6.0 * r0 - (3.0 * dt) * r1 + (dt2 / 2) * r2) / (dt2 * dt3);
+    e.crackle = 6.0 * c3 + (24.0 * dt) * c4 + (60.0 * dt2) * c5;
+    const Vec3d pop = 24.0 * c4 + (120.0 * dt) * c5, d5 = 120.0 * c5;
+    // Nitadori & Makino's generalised Aarseth criterion for order 6 (New Astron. 13, 498, 2008, eq. 13).
+    const double num = std::sqrt(norm(a1) * norm(s1)) + norm(j1);
+    const double den = std::sqrt(norm(e.crackle) * norm(d5)) + norm(pop);
+    e.dt_crit = den > 0 ? p_.eta * std::cbrt(num / den) : INFINITY;
+    return e;
+}
+
 void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool block_grid) {
-    struct New {
-        Vec3d x, v;
+    struct New : StepEnd {
         int level;
     };
     std::vector<New> nw(active.size());
@@ -215,20 +277,12 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
     for (std::size_t k = 0; k < active.size(); ++k) {
         const std::size_t i = std::size_t(active[k]);
         const double dt = t - b_.t[i];
-        const Vec3d a0 = b_.a[i], j0 = b_.jerk[i], a1 = force_[k].acc, j1 = force_[k].jerk;
-        const double dt2 = dt * dt, dt3 = dt2 * dt;
-        const Vec3d a2 = (-6.0 * (a0 - a1) - dt * (4.0 * j0 + 2.0 * j1)) / dt2;
-        const Vec3d a3 = (12.0 * (a0 - a1) + 6.0 * dt * (j0 + j1)) / dt3;
-        nw[k].x = ip_[k].x + a2 * (dt2 * dt2 / 24.0) + a3 * (dt2 * dt3 / 120.0);
-        nw[k].v = ip_[k].v + a2 * (dt3 / 6.0) + a3 * (dt2 * dt2 / 24.0);
+        static_cast<StepEnd&>(nw[k]) = p_.order == 6 ? end_of_step_6(i, k, dt) : end_of_step_4(i, k, dt);
         if (!finite(nw[k].x) || !finite(nw[k].v))
             throw HermiteError("Hermite: body " + std::to_string(i) + " has a non-finite corrected state at t = " +
                                fmt(origin_ + t) + "; the state of the last completed step (t = " + fmt(time()) +
                                ") is kept");
-        const Vec3d a2e = a2 + dt * a3;  // the 2nd derivative at the end of the step
-        const double s2 = norm(a2e), s3 = norm(a3), aa = norm(a1), jj = norm(j1);
-        const double num = aa * s2 + jj * jj, den = jj * s3 + s2 * s2;
-        const double dt_crit = den > 0 ? std::sqrt(p_.eta * num / den) : INFINITY;
+        const double dt_crit = nw[k].dt_crit;
         nw[k].level = level_for(dt_crit, b_.level[i], block_grid ? t : 0.0);
         shared_level = std::max(shared_level, nw[k].level);
         if (nw[k].level > p_.max_level)
@@ -246,6 +300,8 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
         b_.v[i] = nw[k].v;
         b_.a[i] = force_[k].acc;
         b_.jerk[i] = force_[k].jerk;
+        b_.snap[i] = p_.order == 6 ? force_[k].snap : Vec3d{};
+        b_.crackle[i] = nw[k].crackle;
         b_.pot[i] = force_[k].pot;
         b_.t[i] = t;
         b_.level[i] = p_.shared_steps ? shared_level : nw[k].level;

@@ -357,14 +357,15 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
         s.steps_per_frame = int(spf);
         if (const toml::node* n = r.node("integrator")) {
             s.integrator.name = r.text("integrator");
-            if (s.integrator.name != "leapfrog" && s.integrator.name != "hermite4")
-                r.error("integrator", "unknown integrator \"" + s.integrator.name + "\" (have \"leapfrog\", \"hermite4\")", n);
+            if (s.integrator.name != "leapfrog" && s.integrator.name != "hermite4" && s.integrator.name != "hermite6")
+                r.error("integrator",
+                        "unknown integrator \"" + s.integrator.name + "\" (have \"leapfrog\", \"hermite4\", \"hermite6\")", n);
         }
         for (const auto& [key, field] : {std::pair{"eta", &s.integrator.eta}, std::pair{"dt_max", &s.integrator.dt_max},
                                    std::pair{"time_per_frame", &s.integrator.time_per_frame}})
             if (const toml::node* n = r.node(key)) {
-                if (s.integrator.name != "hermite4")
-                    r.error(key, "belongs to integrator = \"hermite4\" (this scene's integrator is " + s.integrator.name + ")", n);
+                if (s.integrator.name == "leapfrog")
+                    r.error(key, "belongs to integrator = \"hermite4\" or \"hermite6\" (this scene's integrator is leapfrog)", n);
                 *field = r.positive_or(key, 1.0);
             }
         if (const toml::node* n = r.node("reduced_halo_share")) {

@@ -86,7 +86,7 @@ void write_component(std::ostream& out, const ComponentSpec& c) {
 
 // "# point masses: pericentre after 47.2 time units (462 Myr)": what the numbers mean, for the
 // reader of the file. Nothing when the orbit cannot be set up (the parser will say why).
-// Leapfrog is what a scene without the key gets, so only hermite4 is written.
+// Leapfrog is what a scene without the key gets, so only hermite4 and hermite6 are written.
 void write_integrator(std::ostream& out, const SceneIntegrator& in) {
     if (in.name == "leapfrog") return;
     out << "integrator = " << quoted(in.name) << "\n";

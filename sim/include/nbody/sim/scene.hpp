@@ -33,9 +33,9 @@ struct UnitSystem {
 // The integrator a scene is meant for ([scene] integrator, eta, dt_max; docs/SCENES.md): what
 // `view`, `record` and `run` use when --integrator is not given.
 struct SceneIntegrator {
-    std::string name = "leapfrog";  // "leapfrog" (shared step dt) or "hermite4" (block steps)
-    std::optional<double> eta, dt_max;  // hermite4 only; none: the command's defaults
-    // hermite4 only: model time each viewer frame advances (none: steps_per_frame x dt).
+    std::string name = "leapfrog";  // "leapfrog" (shared step dt), "hermite4" or "hermite6" (block steps)
+    std::optional<double> eta, dt_max;  // Hermite only; none: the command's defaults
+    // Hermite only: model time each viewer frame advances (none: steps_per_frame x dt).
     std::optional<double> time_per_frame;
 };
 
@@ -95,7 +95,7 @@ struct SceneEntry {
     std::string name;
     std::string description;
     std::size_t bodies = 0;
-    std::string integrator;  // [scene] integrator: "leapfrog" or "hermite4"
+    std::string integrator;  // [scene] integrator: "leapfrog", "hermite4" or "hermite6"
     std::string error;
 };
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,22 +22,27 @@
 namespace nbody::hermite {
 
 // A j-particle as GRAPE-6 stores it: position, velocity and the Taylor coefficients a/2 and j/6 at
-// its own time t. The predictor is x + dt (v + dt (a2 + dt j6)), v + dt (2 a2 + dt 3 j6).
+// its own time t. The predictor is x + dt (v + dt (a2 + dt j6)), v + dt (2 a2 + dt 3 j6). The
+// 6th-order integrator adds snap/24 and crackle/120 (zero for the 4th order and GRAPE-6, where
+// adding them changes no bit of the prediction).
 struct JParticle {
     int id = -1;           // GRAPE-6 "index": an i-particle with this id does not feel it
     double t = 0;          // time of x, v, a2, j6
     double mass = 0;
     Vec3d x, v, a2, j6;
+    Vec3d s24, c120;
 };
 
 struct IParticle {
     int id = -1;
     Vec3d x, v;            // predicted to the engine's time by the caller
     double h2 = 0;         // neighbour sphere radius squared (0: no neighbours wanted)
+    Vec3d a;               // predicted acceleration: read only when the engine computes the snap
 };
 
 struct IForce {
     Vec3d acc, jerk;
+    Vec3d snap;            // d^2 acc / dt^2, only from an engine asked for it (want_snap)
     double pot = 0;        // -sum m_j / sqrt(r^2 + eps^2)
     int nearest = -1;      // id of the nearest j-particle (smallest r^2, softening ignored)
     double nearest_r2 = 0;
@@ -44,15 +50,25 @@ struct IForce {
 
 // The predictor both sides use (the host for i-particles, the engine for j-particles): one
 // expression, so that a program calling libg6 and the built-in integrator round alike.
+inline double predict_position(double x, double v, double a2, double j6, double s24, double c120, double dt) {
+    return x + dt * (v + dt * (a2 + dt * (j6 + dt * (s24 + dt * c120))));
+}
+inline double predict_velocity(double v, double a2, double j6, double s24, double c120, double dt) {
+    return v + dt * (2.0 * a2 + dt * 3.0 * j6 + dt * dt * (4.0 * s24 + dt * 5.0 * c120));
+}
 inline Vec3d predict_position(const JParticle& p, double dt) {
-    return {p.x.x + dt * (p.v.x + dt * (p.a2.x + dt * p.j6.x)),
-            p.x.y + dt * (p.v.y + dt * (p.a2.y + dt * p.j6.y)),
-            p.x.z + dt * (p.v.z + dt * (p.a2.z + dt * p.j6.z))};
+    return {predict_position(p.x.x, p.v.x, p.a2.x, p.j6.x, p.s24.x, p.c120.x, dt),
+            predict_position(p.x.y, p.v.y, p.a2.y, p.j6.y, p.s24.y, p.c120.y, dt),
+            predict_position(p.x.z, p.v.z, p.a2.z, p.j6.z, p.s24.z, p.c120.z, dt)};
 }
 inline Vec3d predict_velocity(const JParticle& p, double dt) {
-    return {p.v.x + dt * (2.0 * p.a2.x + dt * 3.0 * p.j6.x),
-            p.v.y + dt * (2.0 * p.a2.y + dt * 3.0 * p.j6.y),
-            p.v.z + dt * (2.0 * p.a2.z + dt * 3.0 * p.j6.z)};
+    return {predict_velocity(p.v.x, p.a2.x, p.j6.x, p.s24.x, p.c120.x, dt),
+            predict_velocity(p.v.y, p.a2.y, p.j6.y, p.s24.y, p.c120.y, dt),
+            predict_velocity(p.v.z, p.a2.z, p.j6.z, p.s24.z, p.c120.z, dt)};
+}
+// The acceleration at t + dt, for the snap of the 6th-order integrator.
+inline Vec3d predict_acceleration(const JParticle& p, double dt) {
+    return 2.0 * p.a2 + dt * (6.0 * p.j6 + dt * (12.0 * p.s24 + dt * 20.0 * p.c120));
 }
 
 enum class EngineKind { Cpu, Cuda, Auto };
@@ -99,6 +115,13 @@ public:
     // Whether compute() finds each i-particle's nearest neighbour (IForce::nearest). The cpu engine
     // always does; the cuda engine skips it unless asked (3 of ~36 instructions per interaction).
     virtual void want_nearest(bool) {}
+    // Whether compute() also returns the snap (IForce::snap, from IParticle::a and the j-particles'
+    // predicted accelerations), which the 6th-order integrator needs. Only the cpu engine computes
+    // it; the others throw std::invalid_argument naming the engine to use.
+    virtual void want_snap(bool on) {
+        if (on) throw std::invalid_argument("the " + std::string(name()) + " Hermite engine computes no snap, which the 6th-order "
+                                            "integrator needs: use the cpu engine (--engine cpu)");
+    }
 
     // Pairwise interactions computed so far (i x j, self pairs included), for rate figures.
     virtual double interactions() const = 0;
@@ -108,7 +131,8 @@ public:
 bool cuda_engine_usable(std::string* why_not = nullptr);
 
 // `Auto`: cuda when a GPU is usable, else cpu. `why` (optional) receives a line saying which and why.
+// `needs_snap` (the 6th-order integrator): `Auto` takes the cpu engine, `Cuda` is an error.
 std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config = {},
-                                               std::string* why = nullptr);
+                                               std::string* why = nullptr, bool needs_snap = false);
 
 }  // namespace nbody::hermite
