@@ -24,8 +24,8 @@ const char* to_string(Integrator integrator) {
 void add_integrator_options(CLI::App& cmd, IntegratorOptions& o, const char* t_end_help) {
     cmd.add_option("--integrator", o.integrator,
                    "leapfrog (shared step --dt, galaxies), hermite4 (4th-order Hermite, block time steps, double; "
-                   "star clusters and few-body systems) or hermite6 (6th-order Hermite, the same block steps, on the "
-                   "cpu engine; few-body systems, 1e-8 and better). Default: the scene's [scene] integrator, else leapfrog");
+                   "star clusters and few-body systems) or hermite6 (6th-order Hermite, the same block steps, forces in "
+                   "double on the cpu or the GPU; few-body systems and clusters to 1e-8 and better). Default: the scene's [scene] integrator, else leapfrog");
     cmd.add_option("--t-end", o.t_end, t_end_help);
     cmd.add_option("--eta", o.eta,
                    "hermite4, hermite6: the time-step accuracy parameter (Aarseth's criterion; for hermite6 its "

@@ -166,8 +166,13 @@ TEST(HermiteCuda, UnsupportedVariantListsTheSupportedOnes) {
     }
 }
 
-TEST(HermiteCuda, IntegratorOnTheGpuFollowsTheCpu) {
-    REQUIRE_GPU();
+// A 1,024-body Plummer sphere integrated with `p` on the cpu engine and on the GPU (the engine
+// make_force_engine gives for the order): the largest position difference at t = 0.25 and the
+// GPU run's |dE/E| at t = 1. `why` receives the GPU engine's line.
+struct GpuAgainstCpu {
+    double dx = 0, energy_error = 0;
+};
+GpuAgainstCpu integrate_on_both(const HermiteParams& p, std::string* why) {
     const State st = ic::make_plummer({.bodies = 1024, .seed = 4});
     std::vector<double> m;
     std::vector<Vec3d> x, v;
@@ -176,20 +181,79 @@ TEST(HermiteCuda, IntegratorOnTheGpuFollowsTheCpu) {
         x.push_back(xyz(st.pos_mass[k]));
         v.push_back(xyz(st.velocity[k]));
     }
-    const HermiteParams p{.eta = 0.01, .softening = 1.0 / 1024};
-    HermiteIntegrator cpu(make_force_engine(EngineKind::Cpu), p), gpu(make_force_engine(EngineKind::Cuda), p);
+    const bool snap = p.order == 6;
+    HermiteIntegrator cpu(make_force_engine(EngineKind::Cpu, {}, nullptr, snap), p),
+        gpu(make_force_engine(EngineKind::Cuda, {}, why, snap), p);
     cpu.start(m, x, v, 0);
     gpu.start(m, x, v, 0);
     const double e0 = gpu.energy();
     cpu.evolve(0.25);
     gpu.evolve(0.25);
-    double d = 0;
-    for (std::size_t k = 0; k < m.size(); ++k) d = std::max(d, norm(cpu.bodies().x[k] - gpu.bodies().x[k]));
+    GpuAgainstCpu r;
+    for (std::size_t k = 0; k < m.size(); ++k) r.dx = std::max(r.dx, norm(cpu.bodies().x[k] - gpu.bodies().x[k]));
     gpu.evolve(1.0);
-    const double de = std::abs((gpu.energy() - e0) / e0);
-    std::printf("N = 1024: cpu vs cuda (ds) after t = 0.25: max |dx| = %.2e; cuda |dE/E| at t = 1: %.2e\n", d, de);
-    EXPECT_LT(d, 1e-5);
-    EXPECT_LT(de, 1e-7);
+    r.energy_error = std::abs((gpu.energy() - e0) / e0);
+    std::printf("N = 1024, order %d: cpu vs cuda after t = 0.25: max |dx| = %.2e; cuda |dE/E| at t = 1: %.2e (%s)\n",
+                p.order, r.dx, r.energy_error, why->c_str());
+    return r;
+}
+
+TEST(HermiteCuda, IntegratorOnTheGpuFollowsTheCpu) {
+    REQUIRE_GPU();
+    std::string why;
+    const GpuAgainstCpu r = integrate_on_both({.eta = 0.01, .softening = 1.0 / 1024}, &why);  // ds
+    EXPECT_LT(r.dx, 1e-5);
+    EXPECT_LT(r.energy_error, 1e-7);
+}
+
+// The 6th order's snap kernel (fp64) against the cpu engine: j-particles with snap and crackle
+// terms, i-particles with predicted accelerations, a j-split, with and without softening.
+TEST(HermiteCuda, SnapMatchesTheCpuReference) {
+    REQUIRE_GPU();
+    const double t = 0.5;
+    Scenario s = make_setup(3000, 700, t, 21);
+    std::mt19937_64 rng(22);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (JParticle& p : s.j) {
+        p.s24 = {u(rng) * 1e-3, u(rng) * 1e-3, u(rng) * 1e-3};
+        p.c120 = {u(rng) * 1e-4, u(rng) * 1e-4, u(rng) * 1e-4};
+    }
+    for (std::size_t k = 0; k < s.i.size(); ++k) {
+        const JParticle& p = s.j[(k * 7919) % s.j.size()];
+        s.i[k].x = predict_position(p, t - p.t);
+        s.i[k].v = predict_velocity(p, t - p.t);
+        s.i[k].a = predict_acceleration(p, t - p.t);
+    }
+    for (double eps2 : {0.0, 1e-4})
+        for (int split : {0, 5}) {
+            auto cpu = make_force_engine(EngineKind::Cpu);
+            auto gpu = make_force_engine(EngineKind::Cuda, {.precision = "fp64", .j_split = split});
+            cpu->want_snap(true);
+            gpu->want_snap(true);
+            const auto ref = run(*cpu, s, t, eps2), got = run(*gpu, s, t, eps2);
+            const Errors e = compare(got, ref);
+            double snap = 0;
+            for (std::size_t k = 0; k < ref.size(); ++k)
+                snap = std::max(snap, norm(got[k].snap - ref[k].snap) / norm(ref[k].snap));
+            std::printf("snap kernel, eps^2 %g, j-split %d: max relative error acc %.1e jerk %.1e pot %.1e snap %.1e\n",
+                        eps2, split, e.acc, e.jerk, e.pot, snap);
+            EXPECT_LT(e.acc, 1e-12);
+            EXPECT_LT(e.jerk, 1e-12);
+            EXPECT_LT(snap, 1e-11);
+        }
+    // The ds engine says what to use instead.
+    auto ds = make_force_engine(EngineKind::Cuda, {.precision = "ds"});
+    EXPECT_THROW(ds->want_snap(true), std::invalid_argument);
+}
+
+// hermite6 on the GPU (the fp64 snap kernel, whatever the precision asked) follows the cpu engine.
+TEST(HermiteCuda, SixthOrderIntegratorOnTheGpuFollowsTheCpu) {
+    REQUIRE_GPU();
+    std::string why;
+    const GpuAgainstCpu r = integrate_on_both({.order = 6, .softening = 1.0 / 1024}, &why);
+    EXPECT_NE(why.find("cuda, fp64"), std::string::npos) << why;
+    EXPECT_LT(r.dx, 1e-10);  // run 26 on the H200: 4.4e-16
+    EXPECT_LT(r.energy_error, 1e-9);  // 1.5e-12
 }
 
 // The energy diagnostics of large runs sum the potential on the GPU with this engine (fp64): the

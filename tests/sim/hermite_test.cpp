@@ -232,7 +232,7 @@ TEST(Hermite6, SnapIsTheDerivativeOfTheJerk) {
 
 TEST(Hermite6, FigureEightClosesWithFewerEvaluationsThanLeapfrog) {
     // Issue 18's target: one period at the default eta closes to <= 1e-8 with fewer force
-    // evaluations than leapfrog needs to close to 1e-4 (measured: 2.1e-10 with 1,538 against 3,075).
+    // evaluations than leapfrog needs to close to 1e-4 (measured: 2.1e-10 with 1,550 against 3,075).
     const FigureEight f = figure_eight();
     auto h = make({.order = 6});
     h->start(f.s.m, f.s.x, f.s.v, 0);

@@ -2,7 +2,8 @@
 //   nbody_hermite_bench kernel N NI [REPS]        force kernel rate, every variant and j-split,
 //                                                  NI active i-particles against N j-particles
 //   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2; 0, the
-//   default: the engine's choice per block)] [ORDER (4, the default; 6: cpu engine only)]
+//   default: the engine's choice per block)] [ORDER (4, the default; 6: the engine computes the snap, cuda in fp64)]
+//                                                  environment ETA_START: HermiteParams::eta_start (the first steps)
 //                                                  equal-mass Plummer, block steps to T_END:
 //                                                  wall time, blocks, force evaluations, rate, dE/E
 
@@ -101,8 +102,11 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
     hermite::EngineConfig c;
     c.precision = prec;
     c.bodies_per_thread = bodies_per_thread;
-    hermite::HermiteIntegrator h(hermite::make_force_engine(hermite::parse_engine_kind(engine), c),
-                                 {.eta = eta, .eta_start = std::getenv("ETA_START") ? std::atof(std::getenv("ETA_START")) : 0.0, .order = order, .softening = eps});
+    hermite::HermiteIntegrator h(hermite::make_force_engine(hermite::parse_engine_kind(engine), c, nullptr, order == 6),
+                                 {.eta = eta,
+                                  .eta_start = std::getenv("ETA_START") ? std::atof(std::getenv("ETA_START")) : 0.0,
+                                  .order = order,
+                                  .softening = eps});
     const auto t0 = std::chrono::steady_clock::now();
     h.start(m, x, v, 0);
     const double e0 = h.energy();

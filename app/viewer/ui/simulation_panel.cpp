@@ -125,6 +125,14 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
                            "dE/|E0| = %+.3e", e);
         ImGui::SameLine();
         ImGui::TextColored(kDim, "at t = %.3f", energy.latest_time());
+        if (ctx.sim.hermite()) {
+            // Two energy errors on one panel: say which is the integrator's.
+            ImGui::SameLine();
+            ImGui::TextColored(kDim, "(floats)");
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("From the positions drawn, which are the double state rounded to float: its floor is "
+                                  "float rounding, ~1e-8.\nThe Hermite line above is the integrator's own, in double.");
+        }
     } else {
         ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
     }

@@ -38,7 +38,7 @@ constexpr std::size_t kEnergyEveryFrameMaxN = 256;
 
 void draw_integrator_choice(SimulationParams& sim, Requests& requests) {
     static const char* names[] = {"leapfrog (shared step dt)", "hermite4 (block steps, double)",
-                                  "hermite6 (6th order, cpu)"};
+                                  "hermite6 (6th order, double)"};
     int which = !sim.hermite ? 0 : sim.hermite_order == 6 ? 2 : 1;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 15.0f);
     if (ImGui::Combo("Integrator", &which, names, 3)) {
@@ -52,8 +52,8 @@ void draw_integrator_choice(SimulationParams& sim, Requests& requests) {
         "leapfrog: one shared step dt, positions stepped on the GPU straight into the vertex buffer; for "
         "galaxies.\nhermite4: 4th-order Hermite predictor-corrector (Makino & Aarseth 1992) with individual "
         "block time steps in double precision; for star clusters, binaries and few-body orbits (softening 0 "
-        "works).\nhermite6: 6th-order Hermite (Nitadori & Makino 2008), the same block steps, on the cpu engine: "
-        "few-body orbits to 1e-8 and better in fewer steps.\nSwitching keeps the positions and velocities on screen.");
+        "works).\nhermite6: 6th-order Hermite (Nitadori & Makino 2008), the same block steps, forces in double "
+        "(cpu, or the GPU's fp64 kernel): orbits to 1e-8 and better in fewer steps.\nSwitching keeps the positions and velocities on screen.");
     if (!sim.hermite) return;
     ImGui::PushItemWidth(ImGui::GetFontSize() * 5.5f);
     float eta = float(sim.eta);

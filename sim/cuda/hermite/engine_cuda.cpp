@@ -64,22 +64,24 @@ public:
     void reserve(std::size_t n) override {
         if (n <= capacity_) return;
         flush();
-        std::size_t cap = std::max<std::size_t>(n, 1024);
-        DeviceBuffer<Real4> xm(cap), vt(cap), a2(cap), j6(cap);
-        CUDA_CHECK(cudaMemset(xm.get(), 0, xm.bytes()));
-        CUDA_CHECK(cudaMemset(vt.get(), 0, vt.bytes()));
-        CUDA_CHECK(cudaMemset(a2.get(), 0, a2.bytes()));
-        CUDA_CHECK(cudaMemset(j6.get(), 0, j6.bytes()));
-        if (capacity_ > 0) {
-            CUDA_CHECK(cudaMemcpy(xm.get(), xm_.get(), xm_.bytes(), cudaMemcpyDeviceToDevice));
-            CUDA_CHECK(cudaMemcpy(vt.get(), vt_.get(), vt_.bytes(), cudaMemcpyDeviceToDevice));
-            CUDA_CHECK(cudaMemcpy(a2.get(), a2_.get(), a2_.bytes(), cudaMemcpyDeviceToDevice));
-            CUDA_CHECK(cudaMemcpy(j6.get(), j6_.get(), j6_.bytes(), cudaMemcpyDeviceToDevice));
-        }
-        xm_ = std::move(xm), vt_ = std::move(vt), a2_ = std::move(a2), j6_ = std::move(j6);
+        const std::size_t cap = std::max<std::size_t>(n, 1024);
+        for (DeviceBuffer<Real4>* a : j_arrays()) *a = grown(*a, cap);
         hi_ = DeviceBuffer<float4>(cap), lo_ = DeviceBuffer<float4>(cap), vel_ = DeviceBuffer<float4>(cap);
         if (variant_.precision == k::Precision::Fp64) pos64_ = DeviceBuffer<Real4>(cap), vel64_ = DeviceBuffer<Real4>(cap);
+        if (variant_.snap) acc64_ = DeviceBuffer<Real4>(cap);
         capacity_ = cap;
+    }
+
+    // The 6th order: the snap kernel is fp64 (docs/HERMITE.md), and the j-memory gains snap/24 and
+    // crackle/120. Asked for before the first j-particle is stored (the integrator's constructor).
+    void want_snap(bool on) override {
+        if (on == variant_.snap) return;
+        if (on && variant_.precision != k::Precision::Fp64)
+            throw std::invalid_argument("the cuda engine computes the snap in fp64 only (precision is " + config_.precision +
+                                        "): use --precision fp64");
+        if (capacity_ > 0 || !pending_.empty())
+            throw std::logic_error("cuda force engine: want_snap after j-particles were stored");
+        variant_.snap = on;
     }
 
     void set_j(std::size_t address, const JParticle& p) override {
@@ -90,6 +92,8 @@ public:
         u.vt = r4(p.v.x, p.v.y, p.v.z, p.t);
         u.a2 = r4(p.a2.x, p.a2.y, p.a2.z, double(p.id));
         u.j6 = r4(p.j6.x, p.j6.y, p.j6.z, 0);
+        u.s24 = r4(p.s24.x, p.s24.y, p.s24.z, 0);
+        u.c120 = r4(p.c120.x, p.c120.y, p.c120.z, 0);
         pending_.push_back(u);
     }
     std::size_t j_capacity() const override { return capacity_; }
@@ -103,34 +107,37 @@ public:
         flush();
         k::ForceVariant v = variant_;
         v.extras = want_neighbours ? (k::kNearest | k::kNeighbours) : extras_;
-        if (v.extras != k::kNoExtras) v.block = 128, v.unroll = 4;
+        if (v.extras != k::kNoExtras || v.snap) v.block = 128, v.unroll = 4;
         v.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, v.precision, v.extras, ni);
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
         const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread);
         ensure_i(std::size_t(ni_pad), std::size_t(split));
 
-        // One stream, one wait: the i-batch goes up as [x(ni) | v(ni)] in one copy from page-locked
-        // memory, the results come back as [acc(ni) | jerk(ni)] and the nearest indices; the host
-        // waits once, at the end (a few hundred active bodies take tens of microseconds on the GPU,
-        // so each synchronous copy's latency counted as much as the kernel).
+        // One stream, one wait: the i-batch goes up as [x(ni) | v(ni) (| a(ni))] in one copy from
+        // page-locked memory, the results come back as [acc(ni) | jerk(ni) (| snap(ni))] and the
+        // nearest indices; the host waits once, at the end (a few hundred active bodies take tens of
+        // microseconds on the GPU, so each synchronous copy's latency counted as much as the kernel).
+        const std::size_t rows = v.snap ? 3 : 2;
         Real4* staged = i_stage_.get();
         for (int i = 0; i < ni; ++i) {
             const IParticle& p = in[std::size_t(i)];
             staged[i] = r4(p.x.x, p.x.y, p.x.z, p.h2);
             staged[ni + i] = r4(p.v.x, p.v.y, p.v.z, double(p.id));
+            if (v.snap) staged[2 * ni + i] = r4(p.a.x, p.a.y, p.a.z, 0);
         }
-        CUDA_CHECK(cudaMemcpyAsync(ixv_.get(), staged, sizeof(Real4) * 2 * std::size_t(ni), cudaMemcpyHostToDevice,
+        CUDA_CHECK(cudaMemcpyAsync(ixv_.get(), staged, sizeof(Real4) * rows * std::size_t(ni), cudaMemcpyHostToDevice,
                                    nullptr));
-        const k::IBatch batch{ixv_.get(), ixv_.get() + ni};
-        k::Predicted pred{hi_.get(), lo_.get(), vel_.get(), pos64_.get(), vel64_.get()};
-        k::predict_j({xm_.get(), vt_.get(), a2_.get(), j6_.get()}, int(nj), t, variant_.precision, pred, nullptr);
+        const k::IBatch batch{ixv_.get(), ixv_.get() + ni, v.snap ? ixv_.get() + 2 * ni : nullptr};
+        k::Predicted pred{hi_.get(), lo_.get(), vel_.get(), pos64_.get(), vel64_.get(), acc64_.get()};
+        k::predict_j(j_memory(), int(nj), t, variant_.precision, pred, nullptr);
         k::NeighbourLists lists{nb_count_.get(), nb_ids_.get(), config_.max_neighbours};
         if (want_neighbours) CUDA_CHECK(cudaMemsetAsync(nb_count_.get(), 0, sizeof(int) * std::size_t(ni), nullptr));
-        k::Partials part{p_acc_.get(), p_jerk_.get(), p_nn_.get()};
+        k::Partials part{p_acc_.get(), p_jerk_.get(), p_nn_.get(), v.snap ? p_snap_.get() : nullptr};
         k::hermite_force(v, pred, int(nj), batch, ni, eps2, split, part, lists, nullptr);
-        k::reduce_partials(part, ni, ni_pad, split, {r_.get(), r_.get() + ni, r_nn_.get()}, nullptr);
-        CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * 2 * std::size_t(ni), cudaMemcpyDeviceToHost,
-                                   nullptr));
+        k::reduce_partials(part, ni, ni_pad, split,
+                           {r_.get(), r_.get() + ni, r_nn_.get(), v.snap ? r_.get() + 2 * ni : nullptr}, nullptr);
+        CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * rows * std::size_t(ni),
+                                   cudaMemcpyDeviceToHost, nullptr));
         CUDA_CHECK(cudaMemcpyAsync(nn_stage_.get(), r_nn_.get(), sizeof(int) * std::size_t(ni), cudaMemcpyDeviceToHost,
                                    nullptr));
         CUDA_CHECK(cudaStreamSynchronize(nullptr));
@@ -143,6 +150,10 @@ public:
             f.jerk = {jn.x, jn.y, jn.z};
             f.nearest = nn_stage_[std::size_t(i)];
             f.nearest_r2 = f.nearest >= 0 ? jn.w : 0.0;
+            if (v.snap) {
+                const Real4 s = r_stage_[std::size_t(2 * ni + i)];
+                f.snap = {s.x, s.y, s.z};
+            }
         }
         lists_.assign(want_neighbours ? std::size_t(ni) : 0, {});
         overflow_.assign(want_neighbours ? std::size_t(ni) : 0, 0);
@@ -183,14 +194,31 @@ private:
         std::copy(pending_.begin(), pending_.end(), update_stage_.get());
         CUDA_CHECK(cudaMemcpyAsync(updates_.get(), update_stage_.get(), sizeof(k::JUpdate) * pending_.size(),
                                    cudaMemcpyHostToDevice, nullptr));
-        k::scatter_j({xm_.get(), vt_.get(), a2_.get(), j6_.get()}, updates_.get(), int(pending_.size()), nullptr);
+        k::scatter_j(j_memory(), updates_.get(), int(pending_.size()), nullptr);
         updates_in_flight_ = true;
         pending_.clear();
     }
+    // The j-memory arrays (snap/24 and crackle/120 only for the 6th order), as the kernels see them.
+    std::vector<DeviceBuffer<Real4>*> j_arrays() {
+        std::vector<DeviceBuffer<Real4>*> a{&xm_, &vt_, &a2_, &j6_};
+        if (variant_.snap) a.insert(a.end(), {&s24_, &c120_});
+        return a;
+    }
+    k::JMemory j_memory() {
+        return {xm_.get(), vt_.get(), a2_.get(), j6_.get(), variant_.snap ? s24_.get() : nullptr,
+                variant_.snap ? c120_.get() : nullptr};
+    }
+    // `old` copied into a zeroed buffer of `cap` elements.
+    static DeviceBuffer<Real4> grown(const DeviceBuffer<Real4>& old, std::size_t cap) {
+        DeviceBuffer<Real4> b(cap);
+        CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
+        if (old.size() > 0) CUDA_CHECK(cudaMemcpy(b.get(), old.get(), old.bytes(), cudaMemcpyDeviceToDevice));
+        return b;
+    }
     void ensure_i(std::size_t ni_pad, std::size_t split) {
-        if (r_nn_.size() < ni_pad) {
-            ixv_ = DeviceBuffer<Real4>(2 * ni_pad), r_ = DeviceBuffer<Real4>(2 * ni_pad), r_nn_ = DeviceBuffer<int>(ni_pad);
-            i_stage_ = nbody::cuda::PinnedBuffer<Real4>(2 * ni_pad), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(2 * ni_pad);
+        if (r_nn_.size() < ni_pad) {  // room for the 6th order's third row (a in, snap out) either way
+            ixv_ = DeviceBuffer<Real4>(3 * ni_pad), r_ = DeviceBuffer<Real4>(3 * ni_pad), r_nn_ = DeviceBuffer<int>(ni_pad);
+            i_stage_ = nbody::cuda::PinnedBuffer<Real4>(3 * ni_pad), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(3 * ni_pad);
             nn_stage_ = nbody::cuda::PinnedBuffer<int>(ni_pad);
             nb_count_ = DeviceBuffer<int>(ni_pad);
             nb_ids_ = DeviceBuffer<int>(ni_pad * std::size_t(config_.max_neighbours));
@@ -198,6 +226,7 @@ private:
         if (p_acc_.size() < ni_pad * split) {
             p_acc_ = DeviceBuffer<Real4>(ni_pad * split), p_jerk_ = DeviceBuffer<Real4>(ni_pad * split);
             p_nn_ = DeviceBuffer<int>(ni_pad * split);
+            if (variant_.snap) p_snap_ = DeviceBuffer<Real4>(ni_pad * split);
         }
     }
 
@@ -206,13 +235,13 @@ private:
     int extras_ = k::kNearest;
     int sm_count_ = 1;
     std::size_t capacity_ = 0;
-    DeviceBuffer<Real4> xm_, vt_, a2_, j6_, pos64_, vel64_;
+    DeviceBuffer<Real4> xm_, vt_, a2_, j6_, s24_, c120_, pos64_, vel64_, acc64_;
     DeviceBuffer<float4> hi_, lo_, vel_;
     DeviceBuffer<k::JUpdate> updates_;
     nbody::cuda::PinnedBuffer<k::JUpdate> update_stage_;
     bool updates_in_flight_ = false;  // update_stage_ may still be read by an asynchronous copy
     std::vector<k::JUpdate> pending_;
-    DeviceBuffer<Real4> ixv_, r_, p_acc_, p_jerk_;  // ixv_: [x | v] of the i-batch; r_: [acc | jerk]
+    DeviceBuffer<Real4> ixv_, r_, p_acc_, p_jerk_, p_snap_;  // ixv_: [x | v | a] of the i-batch; r_: [acc | jerk | snap]
     DeviceBuffer<int> r_nn_, p_nn_, nb_count_, nb_ids_;
     nbody::cuda::PinnedBuffer<Real4> i_stage_, r_stage_;  // host sides of ixv_ and r_
     nbody::cuda::PinnedBuffer<int> nn_stage_;

@@ -19,12 +19,35 @@ __global__ void scatter_kernel(JMemory j, const JUpdate* u, int count) {
     j.vt[a] = u[k].vt;
     j.a2[a] = u[k].a2;
     j.j6[a] = u[k].j6;
+    if (j.s24 != nullptr) j.s24[a] = u[k].s24, j.c120[a] = u[k].c120;
+}
+
+// The 6th order's predictor (nbody::hermite::predict_position / _velocity / _acceleration with
+// snap/24 and crackle/120): fp64 positions, velocities and accelerations.
+__device__ void predict_to_crackle(const JMemory& j, int k, double t, const Predicted& out) {
+    const Real4 xm = j.xm[k], vt = j.vt[k], a2 = j.a2[k], j6 = j.j6[k], s = j.s24[k], c = j.c120[k];
+    const double dt = t - vt.w;
+    auto x = [dt](double x0, double v, double a, double jk, double sn, double cr) {
+        return x0 + dt * (v + dt * (a + dt * (jk + dt * (sn + dt * cr))));
+    };
+    auto v = [dt](double v0, double a, double jk, double sn, double cr) {
+        return v0 + dt * (2.0 * a + dt * 3.0 * jk + dt * dt * (4.0 * sn + dt * 5.0 * cr));
+    };
+    auto acc = [dt](double a, double jk, double sn, double cr) {
+        return 2.0 * a + dt * (6.0 * jk + dt * (12.0 * sn + dt * 20.0 * cr));
+    };
+    out.pos64[k] = r4(x(xm.x, vt.x, a2.x, j6.x, s.x, c.x), x(xm.y, vt.y, a2.y, j6.y, s.y, c.y),
+                      x(xm.z, vt.z, a2.z, j6.z, s.z, c.z), xm.w);
+    out.vel64[k] = r4(v(vt.x, a2.x, j6.x, s.x, c.x), v(vt.y, a2.y, j6.y, s.y, c.y), v(vt.z, a2.z, j6.z, s.z, c.z),
+                      a2.w);
+    out.acc64[k] = r4(acc(a2.x, j6.x, s.x, c.x), acc(a2.y, j6.y, s.y, c.y), acc(a2.z, j6.z, s.z, c.z), 0);
 }
 
 // The same expression as nbody::hermite::predict_position / predict_velocity (host).
 __global__ void predict_kernel(JMemory j, int nj, double t, Precision precision, Predicted out) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= nj) return;
+    if (j.s24 != nullptr) return predict_to_crackle(j, k, t, out);
     const Real4 xm = j.xm[k], vt = j.vt[k], a2 = j.a2[k], j6 = j.j6[k];
     const double dt = t - vt.w;
     const double x = xm.x + dt * (vt.x + dt * (a2.x + dt * j6.x));
@@ -206,34 +229,61 @@ __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBa
     }
 }
 
+// One pair's term of the snap (Nitadori & Makino 2008; the cpu engine's snap_term): the 6th order,
+// in double, for accuracies float forces cannot give.
+__device__ inline void add_snap(Real4& s, double dx, double dy, double dz, double dvx, double dvy, double dvz,
+                                double dax, double day, double daz, double mass, double rinv) {
+    const double rinv2 = rinv * rinv, mr3 = mass * rinv * rinv2;
+    const double alpha = (dx * dvx + dy * dvy + dz * dvz) * rinv2;
+    const double beta = (dvx * dvx + dvy * dvy + dvz * dvz + dx * dax + dy * day + dz * daz) * rinv2 + alpha * alpha;
+    const double ax = mr3 * dx, ay = mr3 * dy, az = mr3 * dz;
+    const double jx = mr3 * dvx - (3.0 * alpha) * ax, jy = mr3 * dvy - (3.0 * alpha) * ay, jz = mr3 * dvz - (3.0 * alpha) * az;
+    s.x += mr3 * dax - (6.0 * alpha) * jx - (3.0 * beta) * ax;
+    s.y += mr3 * day - (6.0 * alpha) * jy - (3.0 * beta) * ay;
+    s.z += mr3 * daz - (6.0 * alpha) * jz - (3.0 * beta) * az;
+}
+
 // Everything in double: the reference on the GPU (fp64 is half the fp32 rate on H100/H200, and
-// the reciprocal square root is a division and a square root).
-template <int BLOCK, int UNROLL, int EXTRAS>
+// the reciprocal square root is a division and a square root). With SNAP (the 6th order) also the
+// snap, from the j-particles' predicted accelerations (add_snap above); SNAP takes no neighbour lists.
+template <int BLOCK, int UNROLL, int EXTRAS, bool SNAP>
 __global__ void __launch_bounds__(BLOCK) force_fp64(Predicted j, int nj, IBatch ib, int ni, int ni_pad, double eps2,
                                                     Partials part, NeighbourLists lists) {
-    __shared__ Real4 s_x[BLOCK], s_v[BLOCK];
+    static_assert(!SNAP || EXTRAS < kNeighbours, "the snap kernel keeps no neighbour lists");
+    __shared__ Real4 s_x[BLOCK], s_v[BLOCK], s_a[SNAP ? BLOCK : 1];
     const int i = blockIdx.x * BLOCK + threadIdx.x;
     const bool valid = i < ni;
-    Real4 xi = r4(1e18, 1e18, 1e18, 0), vi = r4(0, 0, 0, -1);
-    if (valid) xi = ib.x[i], vi = ib.v[i];
+    Real4 xi = r4(1e18, 1e18, 1e18, 0), vi = r4(0, 0, 0, -1), ai = r4(0, 0, 0, 0);
+    if (valid) {
+        xi = ib.x[i], vi = ib.v[i];
+        if constexpr (SNAP) ai = ib.a[i];
+    }
     const int id = int(vi.w);
     const int split = blockIdx.y;
     const auto [j0, j1] = split_range(nj, split, gridDim.y);
     ForceJerkSums<double> sums;
+    Real4 snap = r4(0, 0, 0, 0);
     Nearest<EXTRAS> nn;
     for (int tile = j0; tile < j1; tile += BLOCK) {
         const int k = tile + threadIdx.x;
         s_x[threadIdx.x] = k < j1 ? j.pos64[k] : r4(1e18, 1e18, 1e18, 0);
         s_v[threadIdx.x] = k < j1 ? j.vel64[k] : r4(0, 0, 0, -2);
+        if constexpr (SNAP) s_a[threadIdx.x] = k < j1 ? j.acc64[k] : r4(0, 0, 0, 0);
         __syncthreads();
 #pragma unroll UNROLL
         for (int q = 0; q < BLOCK; ++q) {
             const Real4 xj = s_x[q], vj = s_v[q];
             const double dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+            const double dvx = vj.x - vi.x, dvy = vj.y - vi.y, dvz = vj.z - vi.z;
             const double d2 = dx * dx + dy * dy + dz * dz;
             const int jid = int(vj.w);
             const bool self = jid == id;
-            sums.add(dx, dy, dz, vj.x - vi.x, vj.y - vi.y, vj.z - vi.z, xj.w, self ? 0.0 : inverse_distance(d2 + eps2));
+            const double rinv = self ? 0.0 : inverse_distance(d2 + eps2);
+            sums.add(dx, dy, dz, dvx, dvy, dvz, xj.w, rinv);
+            if constexpr (SNAP) {
+                const Real4 aj = s_a[q];
+                add_snap(snap, dx, dy, dz, dvx, dvy, dvz, aj.x - ai.x, aj.y - ai.y, aj.z - ai.z, xj.w, rinv);
+            }
             nn.see(float(d2), jid, self);
             if (valid) record_neighbour<EXTRAS>(lists, i, float(d2), float(xi.w), jid, self || jid == -2);
         }
@@ -244,12 +294,13 @@ __global__ void __launch_bounds__(BLOCK) force_fp64(Predicted j, int nj, IBatch 
     part.acc_pot[o] = r4(sums.ax, sums.ay, sums.az, sums.pot);
     part.jerk_nn[o] = r4(sums.jx, sums.jy, sums.jz, double(nn.r2));
     part.nearest[o] = nn.id;
+    if constexpr (SNAP) part.snap[o] = snap;
 }
 
 __global__ void reduce_kernel(Partials part, int ni, int ni_pad, int splits, Results out) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= ni) return;
-    Real4 a = r4(0, 0, 0, 0), jn = r4(0, 0, 0, 3.0e38);
+    Real4 a = r4(0, 0, 0, 0), jn = r4(0, 0, 0, 3.0e38), sn = r4(0, 0, 0, 0);
     int nearest = -1;
     for (int s = 0; s < splits; ++s) {  // fixed order: results do not depend on block timing
         const std::size_t o = std::size_t(s) * ni_pad + i;
@@ -257,10 +308,15 @@ __global__ void reduce_kernel(Partials part, int ni, int ni_pad, int splits, Res
         a.x += p.x, a.y += p.y, a.z += p.z, a.w += p.w;
         jn.x += q.x, jn.y += q.y, jn.z += q.z;
         if (q.w < jn.w && part.nearest[o] >= 0) jn.w = q.w, nearest = part.nearest[o];
+        if (part.snap != nullptr) {
+            const Real4 r = part.snap[o];
+            sn.x += r.x, sn.y += r.y, sn.z += r.z;
+        }
     }
     out.acc_pot[i] = a;
     out.jerk_nn[i] = jn;
     out.nearest[i] = nearest;
+    if (out.snap != nullptr) out.snap[i] = sn;
 }
 
 using Launch = void (*)(const Predicted&, int, const IBatch&, int, int, double, int, const Partials&,
@@ -274,7 +330,7 @@ void launch(const Predicted& j, int nj, const IBatch& ib, int ni, int ni_pad, do
         force_ds<BLOCK, UNROLL, EXTRAS, IPT>
             <<<grid, BLOCK / IPT, 0, stream>>>(j, nj, ib, ni, ni_pad, float(eps2), part, lists);
     else
-        force_fp64<BLOCK, UNROLL, EXTRAS><<<grid, BLOCK, 0, stream>>>(j, nj, ib, ni, ni_pad, eps2, part, lists);
+        force_fp64<BLOCK, UNROLL, EXTRAS, false><<<grid, BLOCK, 0, stream>>>(j, nj, ib, ni, ni_pad, eps2, part, lists);
 }
 
 template <Precision P, int EXTRAS, int IPT>
@@ -297,6 +353,22 @@ Launch pick_shape(int block, int unroll) {
     }
 }
 
+template <int EXTRAS>
+void launch_snap(const Predicted& j, int nj, const IBatch& ib, int ni, int ni_pad, double eps2, int j_split,
+                 const Partials& part, const NeighbourLists& lists, cudaStream_t stream) {
+    const dim3 grid(unsigned(ni_pad / 128), unsigned(j_split));
+    force_fp64<128, 4, EXTRAS, true><<<grid, 128, 0, stream>>>(j, nj, ib, ni, ni_pad, eps2, part, lists);
+}
+
+Launch pick_snap(const ForceVariant& v) {
+    if (v.precision != Precision::Fp64 || v.block != 128 || v.unroll != 4 || v.bodies_per_thread != 1) return nullptr;
+    switch (v.extras) {
+        case kNoExtras: return &launch_snap<kNoExtras>;
+        case kNearest: return &launch_snap<kNearest>;
+        default: return nullptr;
+    }
+}
+
 template <Precision P>
 Launch pick_extras(int extras, int block, int unroll, int bodies_per_thread) {
     if (bodies_per_thread == 2)  // ds without extras only
@@ -314,7 +386,8 @@ Launch pick_extras(int extras, int block, int unroll, int bodies_per_thread) {
 
 std::string supported_variants() {
     return "precision ds | fp64, block 64 | 128 | 256, unroll 1 | 4 | 8, bodies per thread 1 | 2 (2: ds without "
-           "neighbours only; nearest neighbour or neighbour lists: block 128, unroll 4 only)";
+           "neighbours only; nearest neighbour or neighbour lists: block 128, unroll 4 only; the snap: fp64, block "
+           "128, unroll 4, one body per thread, no neighbour lists)";
 }
 
 void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t stream) {
@@ -332,14 +405,15 @@ void predict_j(const JMemory& j, int nj, double t, Precision precision, const Pr
 void hermite_force(const ForceVariant& v, const Predicted& j, int nj, const IBatch& i, int ni, double eps2,
                    int j_split, const Partials& partials, const NeighbourLists& lists, cudaStream_t stream) {
     const int extras = v.extras & kNeighbours ? (kNearest | kNeighbours) : v.extras;
-    const Launch f = v.precision == Precision::Ds
-                         ? pick_extras<Precision::Ds>(extras, v.block, v.unroll, v.bodies_per_thread)
-                         : pick_extras<Precision::Fp64>(extras, v.block, v.unroll, v.bodies_per_thread);
+    const Launch f = v.snap                          ? pick_snap(v)
+                     : v.precision == Precision::Ds ? pick_extras<Precision::Ds>(extras, v.block, v.unroll, v.bodies_per_thread)
+                                                    : pick_extras<Precision::Fp64>(extras, v.block, v.unroll, v.bodies_per_thread);
     if (f == nullptr)
-        throw std::invalid_argument("Hermite force kernel: no variant with block " + std::to_string(v.block) +
+        throw std::invalid_argument(std::string("Hermite force kernel: no variant with ") +
+                                    (v.precision == Precision::Ds ? "ds" : "fp64") + ", block " + std::to_string(v.block) +
                                     ", unroll " + std::to_string(v.unroll) + ", bodies per thread " +
                                     std::to_string(v.bodies_per_thread) + ", extras " + std::to_string(v.extras) +
-                                    " (supported: " + supported_variants() + ")");
+                                    (v.snap ? ", snap" : "") + " (supported: " + supported_variants() + ")");
     if (ni <= 0) return;
     const int ni_pad = (ni + v.block - 1) / v.block * v.block;
     f(j, nj, i, ni, ni_pad, eps2, std::max(1, j_split), partials, lists, stream);

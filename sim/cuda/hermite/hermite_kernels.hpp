@@ -14,7 +14,8 @@
 //             tiles; the j_split partials are added in double, in a fixed order, by `reduce`.
 // Compile-time variants: precision (ds, fp64) x block (64, 128, 256) x unroll (1, 4, 8) x extras
 // (none; nearest neighbour; nearest + neighbour lists), the last two only at block 128, unroll 4;
-// ds without extras also with 2 i-bodies per thread (each shared-memory load serves two).
+// ds without extras also with 2 i-bodies per thread (each shared-memory load serves two); and the
+// snap (fp64, block 128, unroll 4, with or without the nearest neighbour) for the 6th order.
 
 #include <cuda_runtime_api.h>
 
@@ -40,9 +41,11 @@ struct JMemory {            // SoA j-memory, double
     Real4* vt;            // vx, vy, vz, t
     Real4* a2;            // a/2, w: id (as a double)
     Real4* j6;            // jerk/6
+    Real4* s24;           // snap/24 (the 6th order; null: predict to the jerk only, as GRAPE-6)
+    Real4* c120;          // crackle/120 (with s24)
 };
 struct JUpdate {
-    Real4 xm, vt, a2, j6;
+    Real4 xm, vt, a2, j6, s24, c120;
     long long address;
 };
 struct Predicted {          // what the force kernel reads
@@ -51,20 +54,24 @@ struct Predicted {          // what the force kernel reads
     float4* vel;            // ds: vx, vy, vz
     Real4* pos64;         // fp64: x, y, z, mass
     Real4* vel64;         // fp64: vx, vy, vz, id
+    Real4* acc64;         // fp64 with the snap: predicted ax, ay, az
 };
 struct IBatch {             // ni i-particles, double on the device
     Real4* x;             // x, y, z, h2
     Real4* v;             // vx, vy, vz, id
+    Real4* a;             // with the snap: predicted ax, ay, az
 };
 struct Partials {           // j_split x ni_pad
     Real4* acc_pot;       // ax, ay, az, pot
     Real4* jerk_nn;       // jx, jy, jz, nearest r^2
     int* nearest;
+    Real4* snap;          // with the snap: sx, sy, sz
 };
 struct Results {            // ni
     Real4* acc_pot;
     Real4* jerk_nn;
     int* nearest;
+    Real4* snap;          // with the snap
 };
 struct NeighbourLists {
     int* count;             // ni
@@ -77,6 +84,7 @@ struct ForceVariant {
     int block = 128, unroll = 4;  // block: i-bodies per block (and j-particles per tile)
     int bodies_per_thread = 1;    // i-bodies per thread (1, 2): a block has block / bodies_per_thread threads
     int extras = kNoExtras;
+    bool snap = false;            // also d^2 a / dt^2 (the 6th order): fp64, block 128, unroll 4, no neighbour lists
 };
 
 // The i-bodies per thread of one force evaluation of `ni` active bodies: `configured` (1, 2) where
@@ -91,6 +99,7 @@ constexpr int bodies_per_thread_for(int configured, Precision precision, int ext
 }
 
 void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t stream);
+// With j.s24 set, to the crackle term, and out.acc64 gets the predicted accelerations (fp64 only).
 void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream);
 
 // j_split blocks share each i-block's j-range; partials must hold j_split * ni_pad entries where

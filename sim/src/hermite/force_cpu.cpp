@@ -143,17 +143,16 @@ EngineKind parse_engine_kind(std::string_view text) {
 
 std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config, std::string* why,
                                                bool needs_snap) {
-    if (needs_snap && kind == EngineKind::Cuda)
-        throw std::invalid_argument("the 6th-order Hermite integrator needs the snap, which only the cpu engine computes "
-                                    "(a few-body system does not need a GPU): use the cpu or auto backend");
-    if (needs_snap) {
-        if (why) *why = "Hermite force engine: cpu (the 6th order needs the snap, which only the cpu engine computes)";
-        return std::make_unique<CpuForceEngine>(config.max_neighbours);
-    }
     std::string reason;
     const bool gpu = kind != EngineKind::Cpu && cuda_engine_available(&reason);
     if (kind == EngineKind::Cuda && !gpu) throw std::runtime_error("cuda force engine unavailable: " + reason);
 #ifdef NBODY_HERMITE_CUDA
+    if (gpu && needs_snap) {  // the snap kernel is fp64: the 6th order is for accuracies float forces cannot give
+        EngineConfig fp64 = config;
+        fp64.precision = "fp64";
+        if (why) *why = "Hermite force engine: cuda, fp64 (the 6th order's snap kernel is double)";
+        return make_cuda_force_engine(fp64);
+    }
     if (gpu) {
         if (why) *why = "Hermite force engine: cuda";
         return make_cuda_force_engine(config);

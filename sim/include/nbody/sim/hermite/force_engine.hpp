@@ -8,6 +8,7 @@
 //
 // Two engines: `cpu` (double, the reference, threaded) and `cuda` (the j-prediction and the force
 // on the GPU, positions in double-single as in Sapporo eq. 3 or fp64; sim/cuda/hermite_kernels.cu).
+// Both compute the snap for the 6th order (the cuda engine in fp64).
 
 #include <cstddef>
 #include <memory>
@@ -116,8 +117,8 @@ public:
     // always does; the cuda engine skips it unless asked (3 of ~36 instructions per interaction).
     virtual void want_nearest(bool) {}
     // Whether compute() also returns the snap (IForce::snap, from IParticle::a and the j-particles'
-    // predicted accelerations), which the 6th-order integrator needs. Only the cpu engine computes
-    // it; the others throw std::invalid_argument naming the engine to use.
+    // predicted accelerations), which the 6th-order integrator needs. The cpu engine computes it,
+    // the cuda engine in fp64; an engine that cannot throws std::invalid_argument saying why.
     virtual void want_snap(bool on) {
         if (on) throw std::invalid_argument("the " + std::string(name()) + " Hermite engine computes no snap, which the 6th-order "
                                             "integrator needs: use the cpu engine (--engine cpu)");
@@ -131,7 +132,7 @@ public:
 bool cuda_engine_usable(std::string* why_not = nullptr);
 
 // `Auto`: cuda when a GPU is usable, else cpu. `why` (optional) receives a line saying which and why.
-// `needs_snap` (the 6th-order integrator): `Auto` takes the cpu engine, `Cuda` is an error.
+// `needs_snap` (the 6th-order integrator): the cuda engine in fp64 whatever config.precision says.
 std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config = {},
                                                std::string* why = nullptr, bool needs_snap = false);
 

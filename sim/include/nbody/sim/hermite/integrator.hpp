@@ -25,7 +25,7 @@
 // is exact. evolve(t_end) ends with every body at t_end: block steps up to the last block time
 // <= t_end, then, for the bodies still behind, one step of their own length to t_end.
 //
-// Order 6 (HermiteParams::order = 6; the cpu engine, which computes the snap s = d^2 a / dt^2):
+// Order 6 (HermiteParams::order = 6; an engine that computes the snap s = d^2 a / dt^2: cpu, cuda fp64):
 //   - predictor x, v, a to the crackle term (j-particles carry snap/24 and crackle/120);
 //   - the engine returns a1, j1, s1; the corrector is
 //        v1 = v0 + dt/2 (a0 + a1) - dt^2/10 (j1 - j0) + dt^3/120 (s1 + s0)
@@ -34,7 +34,7 @@
 //     a, j, s at both ends; the step from the generalised criterion
 //        dt = eta ((sqrt(|a| |s|) + |j|) / (sqrt(|c| |d5|) + |pop|))^(1/3);
 //   - the start takes two force passes (the snap needs every body's acceleration) and a first
-//     step of eta_start |a| / |j| with eta_start 1/256 unless given.
+//     step of eta_start |a| / |j| with eta_start 1/4096 unless given (kEtaStart6).
 
 #include <cstddef>
 #include <cstdint>
@@ -49,10 +49,13 @@
 namespace nbody::hermite {
 
 // The 6th order's first-step parameter (eta_start 0): its eta is on another scale than the 4th
-// order's (default_eta), so eta / 2 would not do.
-constexpr double kEtaStart6 = 1.0 / 256;
+// order's (default_eta), so eta / 2 would not do. The first step's predictor has no crackle yet, so
+// its error is an order larger: on a 16K Plummer sphere (eps 1/N) 1/256 left a jump of 9.9e-9 in
+// the energy in the first 1/16 time unit (and nothing after it to t = 10), 1/1024 2.4e-10, 1/4096
+// 2.2e-14 at t = 1, for 0.8 % more force evaluations (device run 27, docs/HERMITE.md).
+constexpr double kEtaStart6 = 1.0 / 4096;
 // The eta each order takes when none is given: 0.01 for order 4 (Aarseth's form, as phiGRAPE and
-// Sapporo's tests); 0.1 for order 6, which closes the figure eight to 2e-10 in 1,538 force
+// Sapporo's tests); 0.1 for order 6, which closes the figure eight to 2e-10 in 1,550 force
 // evaluations where eta 0.2 leaves 2e-8 (docs/HERMITE.md).
 inline double default_eta(int order) { return order == 6 ? 0.1 : 0.01; }
 
