@@ -295,7 +295,7 @@ int run_hermite(const HermiteRunOptions& o) {
     hermite::EngineConfig config;
     config.precision = o.precision;
     std::string why;
-    HermiteIntegrator h(hermite::make_force_engine(kind, config, &why, p.order == 6), p);
+    HermiteIntegrator h(hermite::make_force_engine(kind, config, &why, p.order == 6, in.m.size()), p);
     std::fprintf(stderr, "%s\n", why.c_str());
     if (in.resume) {
         h.resume(*in.resume, in.time);

@@ -305,6 +305,14 @@ TEST(Hermite6, ResumeIsExact) {
     EXPECT_THROW(make(p)->resume(fourth, 0.25), std::invalid_argument);
 }
 
+// The auto backend gives a few-body system the cpu engine, with the reason, GPU or not.
+TEST(Hermite, AutoTakesTheCpuEngineForAFewBodies) {
+    std::string why;
+    const auto e = make_force_engine(EngineKind::Auto, {}, &why, true, 3);
+    EXPECT_EQ(e->name(), "cpu");
+    EXPECT_NE(why.find("3 bodies: below 256"), std::string::npos) << why;
+}
+
 TEST(Hermite, ZeroSeparationIsNamed) {
     System s = eccentric_binary();
     s.m.push_back(0.1);

@@ -37,7 +37,7 @@ void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec
     hermite::EngineConfig config;
     config.precision = settings_.precision;
     std::string why;
-    auto h = std::make_unique<hermite::HermiteIntegrator>(hermite::make_force_engine(settings_.engine, config, &why, p.order == 6), p);
+    auto h = std::make_unique<hermite::HermiteIntegrator>(hermite::make_force_engine(settings_.engine, config, &why, p.order == 6, mass.size()), p);
     h->start(mass, x, v, time);  // throws HermiteError for bad input: *this is untouched
     x0_ = x;  // before the old integrator goes: change() passes its arrays in
     h_ = std::move(h);

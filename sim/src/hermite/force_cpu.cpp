@@ -142,7 +142,13 @@ EngineKind parse_engine_kind(std::string_view text) {
 }
 
 std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config, std::string* why,
-                                               bool needs_snap) {
+                                               bool needs_snap, std::size_t bodies) {
+    if (kind == EngineKind::Auto && bodies > 0 && bodies < kGpuFromBodies) {
+        if (why)
+            *why = "Hermite force engine: cpu (" + std::to_string(bodies) + " bodies: below " +
+                   std::to_string(kGpuFromBodies) + " the cpu engine is faster than a GPU's latency per step)";
+        return std::make_unique<CpuForceEngine>(config.max_neighbours);
+    }
     std::string reason;
     const bool gpu = kind != EngineKind::Cpu && cuda_engine_available(&reason);
     if (kind == EngineKind::Cuda && !gpu) throw std::runtime_error("cuda force engine unavailable: " + reason);

@@ -131,9 +131,17 @@ public:
 // True when this build has the cuda engine and a device is usable; `why_not` gets the reason.
 bool cuda_engine_usable(std::string* why_not = nullptr);
 
-// `Auto`: cuda when a GPU is usable, else cpu. `why` (optional) receives a line saying which and why.
-// `needs_snap` (the 6th-order integrator): the cuda engine in fp64 whatever config.precision says.
+// Below this many bodies `Auto` takes the cpu engine: a GPU's per-step latency costs more than a
+// small system's whole force pass. Device run 30 (H200, 16 CPU cores, Plummer to t = 1): even at
+// 256 bodies (hermite4 0.06 s cpu, 0.07 s cuda; hermite6 0.20 s both), the cpu ahead below, the GPU
+// 5x ahead at 1,024 and 20x at 8,192; three bodies to t = 70: 0.02 s against 2.1 s (run 29).
+inline constexpr std::size_t kGpuFromBodies = 256;
+
+// `Auto`: cuda when a GPU is usable and the system has `bodies` >= kGpuFromBodies (0: not known),
+// else cpu. `why` (optional) receives a line saying which and why. `needs_snap` (the 6th-order
+// integrator): the cuda engine in fp64 whatever config.precision says.
 std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConfig& config = {},
-                                               std::string* why = nullptr, bool needs_snap = false);
+                                               std::string* why = nullptr, bool needs_snap = false,
+                                               std::size_t bodies = 0);
 
 }  // namespace nbody::hermite
