@@ -94,7 +94,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
     add_trail_option(*cmd, a->view);
     add_kernel_options(*cmd, a->view.kernel);
     add_integrator_options(*cmd, a->view.integrator,
-                           "hermite4: the model time of the last frame; the frames are spaced evenly from the start "
+                           "hermite4, hermite6: the model time of the last frame; the frames are spaced evenly from the start "
                            "(default spacing: the scene's time_per_frame)");
     cmd->footer(
         "Ctrl-C stops after the frame in progress: every frame queued is written, the sequence stays "

@@ -55,7 +55,7 @@ struct RunOptions {
     bool overwrite = false;
     double max_energy_error = 1e-2;  // a larger relative energy error is reported as a warning
     double progress_seconds = 2.0;
-    IntegratorOptions integ;  // --integrator leapfrog | hermite4 (hermite_run.cpp), --t-end, --eta, --dt-max
+    IntegratorOptions integ;  // --integrator leapfrog | hermite4 | hermite6 (hermite_run.cpp), --t-end, --eta, --dt-max
     double batch_seconds = 0.1;      // steps go in batches of about this long (interrupt latency)
 };
 
@@ -350,7 +350,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     add_overwrite_flag(*cmd, options->overwrite);
     add_kernel_options(*cmd, options->kernel);
     add_integrator_options(*cmd, options->integ,
-                           "Run to this model time instead of a step count (required for hermite4)");
+                           "Run to this model time instead of a step count (required for hermite4 and hermite6)");
     cmd->footer(
         "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C or SIGTERM stops after the "
         "steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "

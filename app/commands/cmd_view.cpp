@@ -143,7 +143,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
                     "nearest that point (scripts, tests)");
     add_kernel_options(*cmd, options->kernel);
     add_integrator_options(*cmd, options->integrator,
-                           "hermite4: the model time to reach. With --frames K the frames are spaced evenly to it (the "
+                           "hermite4, hermite6: the model time to reach. With --frames K the frames are spaced evenly to it (the "
                            "last shows t = T); in a window the simulation pauses there");
     cmd->footer(
         "Keys: Space pause, N single step, R reset, F screenshot, V record, H hide UI, C reset camera, G "

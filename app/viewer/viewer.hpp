@@ -80,7 +80,7 @@ class Viewer {
     void save_screenshot(const render::DrawTarget& target);  // viewer_draw.cpp: --screenshot on the last frame, else F
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
     void print_tree_report();
-    // --- hermite4 (viewer_hermite_step.cpp) --------------------------------------------------
+    // --- hermite4/6 (viewer_hermite_step.cpp) ------------------------------------------------
     void integrator_from_scene();   // a scene's [scene] integrator keys into the panel's params
     void start_integrator_from_options();  // at start: the scene's, then --integrator, --eta, ...
     HermiteSettings hermite_settings() const;

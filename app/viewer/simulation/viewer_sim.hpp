@@ -8,7 +8,7 @@
 //              positions come back to the host and go up again with glBufferSubData.
 //   upload     host backends (cpu, reference): positions are on the host already and are
 //              uploaded once per frame.
-// With hermite4 (viewer_hermite.hpp) the state lives in double on the host whatever the backend,
+// With hermite4/6 (viewer_hermite.hpp) the state lives in double on the host whatever the backend,
 // and its positions are uploaded once per frame; the backend waits, to take the state back.
 
 #include <cstddef>

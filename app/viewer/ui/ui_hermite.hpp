@@ -12,7 +12,7 @@ namespace nbody::app {
 void draw_integrator_choice(SimulationParams& sim, Requests& requests);
 // hermite4's playback control in place of steps/frame: model time per frame.
 void draw_time_per_frame(SimulationParams& sim, const PanelContext& ctx);
-// The block-step section under the playback buttons (hermite4 only).
+// The block-step section under the playback buttons (hermite4 and hermite6).
 void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx);
 
 }  // namespace nbody::app
