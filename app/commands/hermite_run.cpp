@@ -110,7 +110,6 @@ constexpr const char* kArrays[] = {"hermite.ax", "hermite.ay", "hermite.az", "he
 // hermite6 also saves the snap and crackle, which its predictor uses.
 constexpr const char* kArrays6[] = {"hermite.sx", "hermite.sy", "hermite.sz", "hermite.cx", "hermite.cy", "hermite.cz"};
 
-const char* integrator_name(int order) { return order == 6 ? "hermite6" : "hermite4"; }
 // Which integrator the snapshot's hermite.eta is for (absent: hermite4, the only one before).
 constexpr const char* kHermiteEtaOfKey = "hermite.eta_integrator";
 
@@ -129,9 +128,9 @@ std::optional<Bodies> saved_hermite_state(const io::Snapshot& snap, const Input&
     const auto it = snap.metadata.find(kHermiteIntegratorKey);
     if (it == snap.metadata.end() || !snap.precise || (it->second != "hermite4" && it->second != "hermite6"))
         return std::nullopt;
-    if (it->second != integrator_name(o.order)) {
+    if (it->second != hermite::integrator_name(o.order)) {
         std::fprintf(stderr, "%s was written by %s: %s starts afresh from its positions and velocities\n",
-                     o.input.c_str(), it->second.c_str(), integrator_name(o.order));
+                     o.input.c_str(), it->second.c_str(), hermite::integrator_name(o.order));
         return std::nullopt;
     }
     const std::size_t n = in.m.size();
@@ -233,23 +232,23 @@ void write_output(const std::string& path, const Input& in, const HermiteIntegra
     snap.precise = precise;
     snap.metadata = in.scene_metadata;
     snap.metadata["hermite.eta"] = g17(h.params().eta);
-    snap.metadata[kHermiteEtaOfKey] = integrator_name(h.params().order);
+    snap.metadata[kHermiteEtaOfKey] = hermite::integrator_name(h.params().order);
     snap.metadata["hermite.dt_max"] = g17(h.params().dt_max);
     if (!status.empty()) snap.metadata[io::kStatusKey] = status;
     if (h.synchronised()) {  // only a synchronised state resumes exactly
         const int order = h.params().order;
-        snap.metadata[kHermiteIntegratorKey] = integrator_name(order);
-        std::vector<std::vector<double>> arr(14, std::vector<double>(b.size()));
+        snap.metadata[kHermiteIntegratorKey] = hermite::integrator_name(order);
+        std::vector<std::vector<double>> arr(order == 6 ? 14 : 8, std::vector<double>(b.size()));
         for (std::size_t i = 0; i < b.size(); ++i) {
             arr[0][i] = b.a[i].x, arr[1][i] = b.a[i].y, arr[2][i] = b.a[i].z;
             arr[3][i] = b.jerk[i].x, arr[4][i] = b.jerk[i].y, arr[5][i] = b.jerk[i].z;
             arr[6][i] = b.pot[i], arr[7][i] = double(b.level[i]);
+            if (order != 6) continue;
             arr[8][i] = b.snap[i].x, arr[9][i] = b.snap[i].y, arr[10][i] = b.snap[i].z;
             arr[11][i] = b.crackle[i].x, arr[12][i] = b.crackle[i].y, arr[13][i] = b.crackle[i].z;
         }
-        for (int k = 0; k < 8; ++k) snap.extra[kArrays[k]] = std::move(arr[std::size_t(k)]);
-        if (order == 6)
-            for (int k = 0; k < 6; ++k) snap.extra[kArrays6[k]] = std::move(arr[std::size_t(8 + k)]);
+        for (std::size_t k = 0; k < arr.size(); ++k)
+            snap.extra[k < 8 ? kArrays[k] : kArrays6[k - 8]] = std::move(arr[k]);
     }
     io::write_snapshot(path, snap);
 }
@@ -277,7 +276,7 @@ void report_progress(const HermiteIntegrator& h, double t_start, double t_end, d
 
 int run_hermite(const HermiteRunOptions& o) {
     if (!o.t_end)
-        throw std::invalid_argument(std::string("--integrator ") + integrator_name(o.order) + " runs to a model time: give --t-end T");
+        throw std::invalid_argument(std::string("--integrator ") + hermite::integrator_name(o.order) + " runs to a model time: give --t-end T");
     // --eta and --dt-max were checked with the other integrator options (resolve_integrator).
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + g17(*o.softening) + ")");
@@ -288,7 +287,7 @@ int run_hermite(const HermiteRunOptions& o) {
     hermite::HermiteParams p;
     p.order = o.order;
     p.eta = o.eta                                              ? *o.eta
-            : in.eta && in.eta_of == integrator_name(o.order) ? *in.eta
+            : in.eta && in.eta_of == hermite::integrator_name(o.order) ? *in.eta
                                                                : hermite::default_eta(o.order);
     p.dt_max = o.dt_max ? *o.dt_max : in.dt_max.value_or(0.125);
     p.softening = o.softening ? *o.softening : in.softening.value_or(0.0);
@@ -346,7 +345,7 @@ int run_hermite(const HermiteRunOptions& o) {
     const auto& s = h.stats();
     std::printf("%s (%s engine): %zu bodies to t = %.17g in %.3f s: %llu blocks, %llu force evaluations, "
                 "%.3g interactions/s\n",
-                integrator_name(p.order), std::string(h.engine().name()).c_str(), h.bodies().size(), h.time(), seconds,
+                hermite::integrator_name(p.order), std::string(h.engine().name()).c_str(), h.bodies().size(), h.time(), seconds,
                 (unsigned long long)s.blocks, (unsigned long long)s.body_steps, s.interactions / seconds);
     std::printf("eta %g, dt_max %g, softening %g; block levels:%s\n", h.params().eta, h.params().dt_max,
                 h.params().softening, histogram(h.level_histogram(), h.params().dt_max).c_str());

@@ -8,6 +8,7 @@
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/gravity.hpp"
+#include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/kernel_config.hpp"
 #include "viewer_encounter.hpp"
 
@@ -30,7 +31,7 @@ struct SimulationParams {
     double eta = 0.01, dt_max = 0.125;
     double time_per_frame = 0.01;
     std::string integrator_error;  // why the Hermite run stopped or did not start; empty while it runs
-    const char* integrator_name() const { return !hermite ? "leapfrog" : hermite_order == 6 ? "hermite6" : "hermite4"; }
+    const char* integrator_name() const { return hermite ? hermite::integrator_name(hermite_order) : "leapfrog"; }
 };
 
 struct KernelParams {

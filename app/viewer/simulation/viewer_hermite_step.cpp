@@ -1,4 +1,4 @@
-// hermite4 in the viewer: which integrator runs (the scene's, --integrator, the Simulation
+// hermite4/6 in the viewer: which integrator runs (the scene's, --integrator, the Simulation
 // panel), playback to a model time per frame, errors that pause instead of ending the viewer, and
 // the scripted run's report. The integrator itself is ViewerHermite (viewer_hermite.hpp).
 
@@ -30,8 +30,9 @@ hermite::EngineKind engine_for(BackendKind backend) {
 void Viewer::integrator_from_scene() {
     const SceneIntegrator& i = scene_.integrator;
     SimulationParams& s = params_.sim;
-    s.hermite = i.name == "hermite4" || i.name == "hermite6";
-    s.hermite_order = i.name == "hermite6" ? 6 : 4;
+    const Integrator chosen = parse_integrator(i.name);  // a scene's name was checked when it loaded
+    s.hermite = is_hermite(chosen);
+    s.hermite_order = hermite_order(chosen);
     s.eta = i.eta.value_or(hermite::default_eta(s.hermite_order));
     s.dt_max = i.dt_max.value_or(0.125);
     s.time_per_frame = i.time_per_frame.value_or(scene_.steps_per_frame * scene_.params.dt);
@@ -193,7 +194,7 @@ void Viewer::print_hermite_report() {
     const double error = h.energy_error(), moved = h.largest_displacement();
     std::printf("  %s (%s): t = %.17g, %llu blocks, %llu force evaluations (%.1f per block), eta %g, dt_max %g, "
                 "softening %g; block levels:%s\n",
-                in.params().order == 6 ? "hermite6" : "hermite4", h.engine_line().c_str(), h.time(), (unsigned long long)st.blocks,
+                hermite::integrator_name(in.params().order), h.engine_line().c_str(), h.time(), (unsigned long long)st.blocks,
                 (unsigned long long)st.body_steps, st.blocks ? double(st.body_steps) / double(st.blocks) : 0.0,
                 in.params().eta, in.params().dt_max, in.params().softening, levels.c_str());
     std::printf("hermite_report t=%.17g blocks=%llu force_evaluations=%llu energy_error=%.3e largest_displacement=%.3e%s\n",

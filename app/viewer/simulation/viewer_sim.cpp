@@ -166,7 +166,8 @@ State SimulationDriver::snapshot() {
 
 void SimulationDriver::start_hermite(const HermiteSettings& settings) {
     auto h = std::make_unique<ViewerHermite>(settings, snapshot());
-    log_ << "nbody: hermite" << settings.order << ": " << h->engine_line() << "\n" << std::flush;  // the panel shows it too
+    log_ << "nbody: " << hermite::integrator_name(settings.order) << ": " << h->engine_line() << "\n"
+         << std::flush;  // the panel shows it too
     hermite_ = std::move(h);
 }
 

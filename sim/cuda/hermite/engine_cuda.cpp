@@ -216,9 +216,10 @@ private:
         return b;
     }
     void ensure_i(std::size_t ni_pad, std::size_t split) {
-        if (r_nn_.size() < ni_pad) {  // room for the 6th order's third row (a in, snap out) either way
-            ixv_ = DeviceBuffer<Real4>(3 * ni_pad), r_ = DeviceBuffer<Real4>(3 * ni_pad), r_nn_ = DeviceBuffer<int>(ni_pad);
-            i_stage_ = nbody::cuda::PinnedBuffer<Real4>(3 * ni_pad), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(3 * ni_pad);
+        if (r_nn_.size() < ni_pad) {
+            const std::size_t rows = variant_.snap ? 3 : 2;  // the 6th order's third row: a in, snap out
+            ixv_ = DeviceBuffer<Real4>(rows * ni_pad), r_ = DeviceBuffer<Real4>(rows * ni_pad), r_nn_ = DeviceBuffer<int>(ni_pad);
+            i_stage_ = nbody::cuda::PinnedBuffer<Real4>(rows * ni_pad), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(rows * ni_pad);
             nn_stage_ = nbody::cuda::PinnedBuffer<int>(ni_pad);
             nb_count_ = DeviceBuffer<int>(ni_pad);
             nb_ids_ = DeviceBuffer<int>(ni_pad * std::size_t(config_.max_neighbours));

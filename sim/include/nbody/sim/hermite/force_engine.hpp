@@ -121,7 +121,7 @@ public:
     // the cuda engine in fp64; an engine that cannot throws std::invalid_argument saying why.
     virtual void want_snap(bool on) {
         if (on) throw std::invalid_argument("the " + std::string(name()) + " Hermite engine computes no snap, which the 6th-order "
-                                            "integrator needs: use the cpu engine (--engine cpu)");
+                                            "integrator needs: use the cpu engine (--backend cpu)");
     }
 
     // Pairwise interactions computed so far (i x j, self pairs included), for rate figures.

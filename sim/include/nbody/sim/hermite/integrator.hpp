@@ -58,6 +58,8 @@ constexpr double kEtaStart6 = 1.0 / 4096;
 // Sapporo's tests); 0.1 for order 6, which closes the figure eight to 2e-10 in 1,550 force
 // evaluations where eta 0.2 leaves 2e-8 (docs/HERMITE.md).
 inline double default_eta(int order) { return order == 6 ? 0.1 : 0.01; }
+// The name users give an order (--integrator, scene files, snapshots, reports).
+inline const char* integrator_name(int order) { return order == 6 ? "hermite6" : "hermite4"; }
 
 struct HermiteParams {
     double eta = 0.0;         // Aarseth's accuracy parameter (order 6: its generalised form); 0: default_eta(order)
