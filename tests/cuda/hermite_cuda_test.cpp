@@ -83,10 +83,11 @@ TEST(HermiteCuda, ForceJerkPotentialMatchTheCpuReference) {
         for (const char* precision : {"ds", "fp64"})
             for (int block : {64, 128, 256})
                 for (int unroll : {1, 4, 8})
-                    for (int bpt : {1, 2})
+                    for (int bpt : {1, 2, 4})
                     for (int split : {1, 7, 0}) {
                         const bool ds = std::string(precision) == "ds";
-                        if (bpt == 2 && !ds) continue;  // two i-bodies per thread: the ds kernel only
+                        if (bpt > 1 && !ds) continue;          // several i-bodies per thread: the ds kernel only
+                        if (block / bpt < 32) continue;        // not whole warps: no such variant
                         EngineConfig c{.precision = precision, .block = block, .unroll = unroll,
                                        .bodies_per_thread = bpt, .j_split = split};
                         auto gpu = make_force_engine(EngineKind::Cuda, c);
@@ -126,15 +127,19 @@ TEST(HermiteCuda, NearestNeighbourAndNeighbourListsMatchTheCpu) {
 }
 
 // The rule the engine follows by default (host logic: runs without a GPU too).
-TEST(HermiteCuda, TwoBodiesPerThreadFromEightThousandActiveBodies) {
+TEST(HermiteCuda, TwoBodiesPerThreadFromEightThousandActiveBodiesFourFromThirtyTwoThousand) {
     namespace k = nbody::cuda::hermite;
-    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 8191), 1);
-    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 8192), 2);
-    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Fp64, k::kNoExtras, 1 << 20), 1);
-    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNearest, 1 << 20), 1);
-    EXPECT_EQ(k::bodies_per_thread_for(1, k::Precision::Ds, k::kNoExtras, 1 << 20), 1);
-    EXPECT_EQ(k::bodies_per_thread_for(2, k::Precision::Ds, k::kNoExtras, 16), 2);
-    EXPECT_EQ(k::bodies_per_thread_for(2, k::Precision::Ds, k::kNearest | k::kNeighbours, 16), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 8191, 128), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 8192, 128), 2);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 32767, 128), 2);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 32768, 128), 4);
+    EXPECT_EQ(k::bodies_per_thread_for(4, k::Precision::Ds, k::kNoExtras, 16, 128), 4);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNoExtras, 1 << 20, 64), 2);  // 16 threads: no
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Fp64, k::kNoExtras, 1 << 20, 128), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(0, k::Precision::Ds, k::kNearest, 1 << 20, 128), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(1, k::Precision::Ds, k::kNoExtras, 1 << 20, 128), 1);
+    EXPECT_EQ(k::bodies_per_thread_for(2, k::Precision::Ds, k::kNoExtras, 16, 128), 2);
+    EXPECT_EQ(k::bodies_per_thread_for(2, k::Precision::Ds, k::kNearest | k::kNeighbours, 16, 128), 1);
 }
 
 // A batch large enough for two bodies per thread under the default config matches the CPU too.
@@ -162,7 +167,53 @@ TEST(HermiteCuda, UnsupportedVariantListsTheSupportedOnes) {
         make_force_engine(EngineKind::Cuda, {.precision = "fp64", .bodies_per_thread = 2});
         FAIL() << "no error";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("bodies per thread 1 | 2 (2: ds"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("bodies per thread 1 | 2 | 4 (2, 4: ds"), std::string::npos) << e.what();
+    }
+    try {
+        make_force_engine(EngineKind::Cuda, {.block = 64, .bodies_per_thread = 4});
+        FAIL() << "no error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("block 64, unroll 4, bodies per thread 4"), std::string::npos) << e.what();
+    }
+}
+
+// The ds kernel's three tile loops (docs/HERMITE.md, version 3): tiles of one mass (sums in units of
+// it), tiles of mixed masses, and tiles that may hold an i-body's own id (the only ones with the self
+// test). Ids that are not the j-addresses (as a GRAPE-6 program may set them), softening 0 (a missed
+// self test gives an infinite force), every body active in id order and a scattered batch.
+TEST(HermiteCuda, DsTileLoopsMatchTheCpuReference) {
+    REQUIRE_GPU();
+    const double t = 0.25;
+    Scenario s = make_setup(4000, 0, t, 21);
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(0.5, 2.0);
+    const double m0 = s.j[0].mass;
+    for (std::size_t k = 0; k < s.j.size(); ++k) {
+        s.j[k].id = int(5 * k + 3);
+        s.j[k].mass = k < 2000 ? m0 : k < 3000 ? 3 * m0 : m0 * u(rng);  // uniform, uniform, mixed tiles
+    }
+    std::vector<IParticle> all, scattered;
+    for (std::size_t k = 0; k < s.j.size(); ++k) {
+        const JParticle& p = s.j[k];
+        all.push_back({.id = p.id, .x = predict_position(p, t - p.t), .v = predict_velocity(p, t - p.t)});
+        if (k % 13 == 0) scattered.push_back(all.back());
+    }
+    auto cpu = make_force_engine(EngineKind::Cpu);
+    for (const auto* batch : {&all, &scattered}) {
+        s.i = *batch;
+        const auto ref = run(*cpu, s, t, 0.0);
+        for (int block : {64, 128, 256})
+            for (int bpt : {1, 2, 4}) {
+                if (block / bpt < 32) continue;
+                auto gpu = make_force_engine(EngineKind::Cuda, {.precision = "ds", .block = block, .unroll = 4,
+                                                                .bodies_per_thread = bpt, .j_split = 0});
+                const Errors e = compare(run(*gpu, s, t, 0.0), ref);
+                SCOPED_TRACE("block " + std::to_string(block) + " bodies/thread " + std::to_string(bpt) + " batch " +
+                             std::to_string(s.i.size()));
+                EXPECT_LT(e.acc, 2e-6);
+                EXPECT_LT(e.jerk, 1e-4);
+                EXPECT_LT(e.pot, 2e-6);
+            }
     }
 }
 

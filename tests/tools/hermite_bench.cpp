@@ -62,8 +62,9 @@ static int kernel_bench(int n, int ni, int reps) {
         k::predict_j({dxm.get(), dvt.get(), da2.get(), dj6.get()}, n, 0.0, prec, pred, nullptr);
         for (int block : {64, 128, 256})
             for (int unroll : {1, 4, 8})
-            for (int bpt : {1, 2}) {
+            for (int bpt : {1, 2, 4}) {
                 if (prec == k::Precision::Fp64 && (unroll != 4 || bpt != 1)) continue;
+                if (block / bpt < 32) continue;  // not whole warps: no such variant
                 const int auto_split = k::choose_j_split(ni, n, block, sms, bpt);
                 for (int split : {1, auto_split, auto_split * 2}) {
                     if (split > max_split) continue;

@@ -50,10 +50,12 @@ public:
         variant_.block = c.block;
         variant_.unroll = c.unroll;
         // Fails now, with the list, rather than at the first step; with bodies_per_thread 0 (chosen
-        // per evaluation) the two-per-thread variant a large batch takes is checked.
-        variant_.bodies_per_thread = k::bodies_per_thread_for(c.bodies_per_thread, variant_.precision, k::kNoExtras,
-                                                              k::kTwoBodiesPerThreadFrom);
-        k::hermite_force(variant_, {}, 0, {}, 0, 0, 1, {}, {}, nullptr);
+        // per evaluation) the variants larger batches take are checked too.
+        for (int ni : {1, k::kTwoBodiesPerThreadFrom, k::kFourBodiesPerThreadFrom}) {
+            variant_.bodies_per_thread =
+                k::bodies_per_thread_for(c.bodies_per_thread, variant_.precision, k::kNoExtras, ni, c.block);
+            k::hermite_force(variant_, {}, 0, {}, 0, 0, 1, {}, {}, nullptr);
+        }
         int device = 0;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
@@ -108,7 +110,7 @@ public:
         k::ForceVariant v = variant_;
         v.extras = want_neighbours ? (k::kNearest | k::kNeighbours) : extras_;
         if (v.extras != k::kNoExtras || v.snap) v.block = 128, v.unroll = 4;
-        v.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, v.precision, v.extras, ni);
+        v.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, v.precision, v.extras, ni, v.block);
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
         const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread);
         ensure_i(std::size_t(ni_pad), std::size_t(split));

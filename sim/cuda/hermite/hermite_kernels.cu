@@ -2,6 +2,7 @@
 // reduction. See hermite_kernels.hpp.
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -138,22 +139,105 @@ struct DsIBody {
     float xh = kFar, yh = kFar, zh = kFar, xl = 0, yl = 0, zl = 0, vx = 0, vy = 0, vz = 0, h2 = 0;
     int id = -1, i = 0;
     bool valid = false;
+    // The sums over all tiles in double (in registers: keeping them in shared memory frees 56 of the
+    // ~190 registers at four bodies per thread, but measured 2 % slower, device run 34).
     double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0, pot = 0;
     Nearest<EXTRAS> nn;
+
+    __device__ void add(const ForceJerkSums<float>& t, double scale) {
+        ax = fma(double(t.ax), scale, ax), ay = fma(double(t.ay), scale, ay), az = fma(double(t.az), scale, az);
+        jx = fma(double(t.jx), scale, jx), jy = fma(double(t.jy), scale, jy), jz = fma(double(t.jz), scale, jz);
+        pot = fma(double(t.pot), scale, pot);
+    }
 };
 
+// The three loops a tile of force_ds can take (version 3, docs/HERMITE.md). The self test (the id
+// compare, a zeroed reciprocal and a select: 3 of ~38 issue slots per interaction in the SASS) is
+// needed only where an i-body's own id can be among the tile's j-ids; the mass multiply (1 FMUL) not
+// where every j-particle of the tile has one mass: the sums are then kept in units of that mass and
+// scaled once per tile.
+enum class TileLoop { SelfTest, AnyMass, UnitMass };
+
+// What the block learns of a tile while staging it: the range of its j-ids and of its masses' bits
+// (all bits equal <=> min == max). Padding j-particles have id -2 and mass 0.
+struct TileSummary {
+    int id_min, id_max, mass_min, mass_max;
+};
+
+// The smallest (MAX false) or largest value over the warp: one REDUX from sm_80 on.
+template <bool MAX>
+__device__ inline int warp_extreme(int v) {
+#if __CUDA_ARCH__ >= 800
+    return MAX ? __reduce_max_sync(0xffffffffu, v) : __reduce_min_sync(0xffffffffu, v);
+#else
+    for (int off = 16; off > 0; off /= 2) {
+        const int other = __shfl_xor_sync(0xffffffffu, v, off);
+        v = MAX ? max(v, other) : min(v, other);
+    }
+    return v;
+#endif
+}
+
+// Each warp folds its threads' j-slots and writes one summary; after the barrier every thread
+// folds the block's few warps (<= 8 LDS.128 per tile, against ~10^4 issue slots of interactions).
+template <int WARPS>
+__device__ TileSummary fold_summaries(const TileSummary (&per_warp)[WARPS]) {
+    TileSummary s = per_warp[0];
+#pragma unroll
+    for (int w = 1; w < WARPS; ++w) {
+        s.id_min = min(s.id_min, per_warp[w].id_min), s.id_max = max(s.id_max, per_warp[w].id_max);
+        s.mass_min = min(s.mass_min, per_warp[w].mass_min), s.mass_max = max(s.mass_max, per_warp[w].mass_max);
+    }
+    return s;
+}
+
+// The tile's interactions for every i-body of the thread: the j-loop, unrolled UNROLL times.
+template <TileLoop LOOP, int BLOCK, int UNROLL, int EXTRAS, int IPT>
+__device__ __forceinline__ void interact_tile(const float4* s_hi, const float4* s_lo, const float4* s_v, float eps2,
+                                              DsIBody<EXTRAS> (&me)[IPT], ForceJerkSums<float> (&t)[IPT],
+                                              const NeighbourLists& lists) {
+#pragma unroll UNROLL
+    for (int q = 0; q < BLOCK; ++q) {
+        const float4 hi = s_hi[q], vv = s_v[q];
+        const float4 lo = s_lo[q];
+        const float mass = LOOP == TileLoop::UnitMass ? 1.f : hi.w;  // x * 1 folds away: no FMUL
+#pragma unroll
+        for (int b = 0; b < IPT; ++b) {
+            DsIBody<EXTRAS>& m = me[b];
+            const float dx = (hi.x - m.xh) + (lo.x - m.xl);
+            const float dy = (hi.y - m.yh) + (lo.y - m.yl);
+            const float dz = (hi.z - m.zh) + (lo.z - m.zl);
+            if constexpr (EXTRAS == kNoExtras) {
+                const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+                const bool self = LOOP == TileLoop::SelfTest && __float_as_int(lo.w) == m.id;
+                t[b].add(dx, dy, dz, vv.x - m.vx, vv.y - m.vy, vv.z - m.vz, mass, self ? 0.f : rsqrt_ftz(r2));
+            } else {
+                const int jid = __float_as_int(lo.w);
+                const bool self = jid == m.id;
+                const float d2 = dx * dx + dy * dy + dz * dz;
+                t[b].add(dx, dy, dz, vv.x - m.vx, vv.y - m.vy, vv.z - m.vz, mass, self ? 0.f : rsqrt_ftz(d2 + eps2));
+                m.nn.see(d2, jid, self);
+                if (m.valid) record_neighbour<EXTRAS>(lists, m.i, d2, m.h2, jid, self || jid == -2);
+            }
+        }
+    }
+}
+
 // Double-single positions: dx = (xj_hi - xi_hi) + (xj_lo - xi_lo) (Sapporo eq. 3), the rest float.
-// ~35 FP32/ALU instructions per interaction (FLOP count convention: 60, Sapporo sec. 3): 9 for the
-// separation, 3 for dv, 3 FFMA for r^2 + eps^2, the self test (2), 8 scalar factors, 3 + 6 for the
-// acceleration and jerk, 1 for the potential; one MUFU.RSQ; 3 LDS.128 per j-particle, shared by the
-// IPT i-bodies each thread holds (docs/HERMITE.md).
-// IPT i-bodies per thread (1, 2): the BLOCK / IPT threads of a block hold its BLOCK i-bodies, thread
+// ~34 FP32 instructions per interaction (FLOP count convention: 60, Sapporo sec. 3): 9 for the
+// separation, 3 for dv, 3 FFMA for r^2 + eps^2, 7 scalar factors (6 in a tile of one mass), 3 + 6 for
+// the acceleration and jerk, 1 for the potential; one MUFU.RSQ; 3 LDS.128 per j-particle, shared by the
+// IPT i-bodies each thread holds; the self test (3) only in tiles that may hold an i-body's own id
+// (docs/HERMITE.md). The variants with extras (nearest neighbour, lists) always take the self test.
+// IPT i-bodies per thread (1, 2, 4): the BLOCK / IPT threads of a block hold its BLOCK i-bodies, thread
 // t bodies t + b BLOCK / IPT (coalesced), and stage BLOCK j-particles per tile, IPT each.
 template <int BLOCK, int UNROLL, int EXTRAS, int IPT>
 __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBatch ib, int ni, int ni_pad,
                                                         float eps2, Partials part, NeighbourLists lists) {
-    constexpr int kThreads = BLOCK / IPT;
+    constexpr int kThreads = BLOCK / IPT, kWarps = kThreads / 32;
+    static_assert(kThreads % 32 == 0, "force_ds: whole warps");
     __shared__ float4 s_hi[BLOCK], s_lo[BLOCK], s_v[BLOCK];
+    __shared__ TileSummary s_summary[kWarps];
     DsIBody<EXTRAS> me[IPT];
 #pragma unroll
     for (int b = 0; b < IPT; ++b) {
@@ -172,50 +256,44 @@ __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBa
     const int split = blockIdx.y;
     const auto [j0, j1] = split_range(nj, split, gridDim.y);
     for (int tile = j0; tile < j1; tile += BLOCK) {
+        TileSummary mine{INT_MAX, INT_MIN, INT_MAX, INT_MIN};
 #pragma unroll
         for (int b = 0; b < IPT; ++b) {
             const int slot = threadIdx.x + b * kThreads, k = tile + slot;
-            if (k < j1) {
-                s_hi[slot] = j.hi[k];
-                s_lo[slot] = j.lo[k];
-                s_v[slot] = j.vel[k];
-            } else {
-                s_hi[slot] = make_float4(kFar, kFar, kFar, 0.f);
-                s_lo[slot] = make_float4(0.f, 0.f, 0.f, __int_as_float(-2));
-                s_v[slot] = make_float4(0.f, 0.f, 0.f, 0.f);
-            }
+            float4 hi = make_float4(kFar, kFar, kFar, 0.f), lo = make_float4(0.f, 0.f, 0.f, __int_as_float(-2)),
+                   vel = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (k < j1) hi = j.hi[k], lo = j.lo[k], vel = j.vel[k];
+            s_hi[slot] = hi, s_lo[slot] = lo, s_v[slot] = vel;
+            mine.id_min = min(mine.id_min, __float_as_int(lo.w)), mine.id_max = max(mine.id_max, __float_as_int(lo.w));
+            mine.mass_min = min(mine.mass_min, __float_as_int(hi.w)), mine.mass_max = max(mine.mass_max, __float_as_int(hi.w));
+        }
+        if constexpr (EXTRAS == kNoExtras) {
+            mine = {warp_extreme<false>(mine.id_min), warp_extreme<true>(mine.id_max), warp_extreme<false>(mine.mass_min),
+                    warp_extreme<true>(mine.mass_max)};
+            if (threadIdx.x % 32 == 0) s_summary[threadIdx.x / 32] = mine;
         }
         __syncthreads();
         ForceJerkSums<float> t[IPT];  // one tile in float, accumulated in double below
-#pragma unroll UNROLL
-        for (int q = 0; q < BLOCK; ++q) {
-            const float4 hi = s_hi[q], lo = s_lo[q], vv = s_v[q];
-            const int jid = __float_as_int(lo.w);
+        double scale = 1.0;           // the tile's mass where its sums are in units of it
+        if constexpr (EXTRAS == kNoExtras) {
+            const TileSummary tile_s = fold_summaries(s_summary);
+            bool may_hold_self = false;
 #pragma unroll
-            for (int b = 0; b < IPT; ++b) {
-                DsIBody<EXTRAS>& m = me[b];
-                const float dx = (hi.x - m.xh) + (lo.x - m.xl);
-                const float dy = (hi.y - m.yh) + (lo.y - m.yl);
-                const float dz = (hi.z - m.zh) + (lo.z - m.zl);
-                const bool self = jid == m.id;
-                if constexpr (EXTRAS == kNoExtras) {
-                    const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-                    t[b].add(dx, dy, dz, vv.x - m.vx, vv.y - m.vy, vv.z - m.vz, hi.w, self ? 0.f : rsqrt_ftz(r2));
-                } else {
-                    const float d2 = dx * dx + dy * dy + dz * dz;
-                    t[b].add(dx, dy, dz, vv.x - m.vx, vv.y - m.vy, vv.z - m.vz, hi.w,
-                             self ? 0.f : rsqrt_ftz(d2 + eps2));
-                    m.nn.see(d2, jid, self);
-                    if (m.valid) record_neighbour<EXTRAS>(lists, m.i, d2, m.h2, jid, self || jid == -2);
-                }
+            for (int b = 0; b < IPT; ++b)
+                may_hold_self |= me[b].valid && me[b].id >= tile_s.id_min && me[b].id <= tile_s.id_max;
+            if (__any_sync(0xffffffffu, may_hold_self)) {
+                interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
+            } else if (tile_s.mass_min == tile_s.mass_max) {
+                scale = double(__int_as_float(tile_s.mass_min));
+                interact_tile<TileLoop::UnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
+            } else {
+                interact_tile<TileLoop::AnyMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
             }
+        } else {
+            interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
         }
 #pragma unroll
-        for (int b = 0; b < IPT; ++b) {
-            DsIBody<EXTRAS>& m = me[b];
-            m.ax += t[b].ax, m.ay += t[b].ay, m.az += t[b].az, m.jx += t[b].jx, m.jy += t[b].jy, m.jz += t[b].jz;
-            m.pot += t[b].pot;
-        }
+        for (int b = 0; b < IPT; ++b) me[b].add(t[b], scale);
         __syncthreads();
     }
 #pragma unroll
@@ -333,21 +411,28 @@ void launch(const Predicted& j, int nj, const IBatch& ib, int ni, int ni_pad, do
         force_fp64<BLOCK, UNROLL, EXTRAS, false><<<grid, BLOCK, 0, stream>>>(j, nj, ib, ni, ni_pad, eps2, part, lists);
 }
 
+// The launch of one shape; none where a block would not be whole warps (64 i-bodies, 4 per thread).
+template <Precision P, int BLOCK, int UNROLL, int EXTRAS, int IPT>
+constexpr Launch shape() {
+    if constexpr ((BLOCK / IPT) % 32 != 0) return nullptr;
+    else return &launch<P, BLOCK, UNROLL, EXTRAS, IPT>;
+}
+
 template <Precision P, int EXTRAS, int IPT>
 Launch pick_shape(int block, int unroll) {
     if constexpr (EXTRAS != kNoExtras) {
-        return block == 128 && unroll == 4 ? &launch<P, 128, 4, EXTRAS, IPT> : nullptr;
+        return block == 128 && unroll == 4 ? shape<P, 128, 4, EXTRAS, IPT>() : nullptr;
     } else {
     switch (block * 100 + unroll) {
-        case 6401: return &launch<P, 64, 1, EXTRAS, IPT>;
-        case 6404: return &launch<P, 64, 4, EXTRAS, IPT>;
-        case 6408: return &launch<P, 64, 8, EXTRAS, IPT>;
-        case 12801: return &launch<P, 128, 1, EXTRAS, IPT>;
-        case 12804: return &launch<P, 128, 4, EXTRAS, IPT>;
-        case 12808: return &launch<P, 128, 8, EXTRAS, IPT>;
-        case 25601: return &launch<P, 256, 1, EXTRAS, IPT>;
-        case 25604: return &launch<P, 256, 4, EXTRAS, IPT>;
-        case 25608: return &launch<P, 256, 8, EXTRAS, IPT>;
+        case 6401: return shape<P, 64, 1, EXTRAS, IPT>();
+        case 6404: return shape<P, 64, 4, EXTRAS, IPT>();
+        case 6408: return shape<P, 64, 8, EXTRAS, IPT>();
+        case 12801: return shape<P, 128, 1, EXTRAS, IPT>();
+        case 12804: return shape<P, 128, 4, EXTRAS, IPT>();
+        case 12808: return shape<P, 128, 8, EXTRAS, IPT>();
+        case 25601: return shape<P, 256, 1, EXTRAS, IPT>();
+        case 25604: return shape<P, 256, 4, EXTRAS, IPT>();
+        case 25608: return shape<P, 256, 8, EXTRAS, IPT>();
         default: return nullptr;
     }
     }
@@ -371,8 +456,10 @@ Launch pick_snap(const ForceVariant& v) {
 
 template <Precision P>
 Launch pick_extras(int extras, int block, int unroll, int bodies_per_thread) {
-    if (bodies_per_thread == 2)  // ds without extras only
-        return P == Precision::Ds && extras == kNoExtras ? pick_shape<P, kNoExtras, 2>(block, unroll) : nullptr;
+    if (bodies_per_thread == 2 || bodies_per_thread == 4) {  // ds without extras only
+        if (P != Precision::Ds || extras != kNoExtras) return nullptr;
+        return bodies_per_thread == 2 ? pick_shape<P, kNoExtras, 2>(block, unroll) : pick_shape<P, kNoExtras, 4>(block, unroll);
+    }
     if (bodies_per_thread != 1) return nullptr;
     switch (extras) {
         case kNoExtras: return pick_shape<P, kNoExtras, 1>(block, unroll);
@@ -385,7 +472,7 @@ Launch pick_extras(int extras, int block, int unroll, int bodies_per_thread) {
 }  // namespace
 
 std::string supported_variants() {
-    return "precision ds | fp64, block 64 | 128 | 256, unroll 1 | 4 | 8, bodies per thread 1 | 2 (2: ds without "
+    return "precision ds | fp64, block 64 | 128 | 256, unroll 1 | 4 | 8, bodies per thread 1 | 2 | 4 (2, 4: ds without "
            "neighbours only; nearest neighbour or neighbour lists: block 128, unroll 4 only; the snap: fp64, block "
            "128, unroll 4, one body per thread, no neighbour lists)";
 }

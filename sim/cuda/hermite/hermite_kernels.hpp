@@ -82,20 +82,26 @@ struct NeighbourLists {
 struct ForceVariant {
     Precision precision = Precision::Ds;
     int block = 128, unroll = 4;  // block: i-bodies per block (and j-particles per tile)
-    int bodies_per_thread = 1;    // i-bodies per thread (1, 2): a block has block / bodies_per_thread threads
+    int bodies_per_thread = 1;    // i-bodies per thread (1, 2, 4): a block has block / bodies_per_thread threads
     int extras = kNoExtras;
     bool snap = false;            // also d^2 a / dt^2 (the 6th order): fp64, block 128, unroll 4, no neighbour lists
 };
 
-// The i-bodies per thread of one force evaluation of `ni` active bodies: `configured` (1, 2) where
-// given; else (0) two for the ds kernel without extras from kTwoBodiesPerThreadFrom active bodies on,
-// one below (device run 23, docs/HERMITE.md: +1..6 % from 8K active; at 4K of 32K the doubled j-split
-// hits its cap of two tiles per block and loses 9 %). The extras variants have one.
+// The i-bodies per thread of one force evaluation of `ni` active bodies: `configured` (1, 2, 4) where
+// given; else (0), for the ds kernel without extras, four from kFourBodiesPerThreadFrom active bodies
+// on, two from kTwoBodiesPerThreadFrom, one below. Device run 23 (docs/HERMITE.md): two pay +1..6 %
+// from 8K active; at 4K of 32K the doubled j-split hits its cap of two tiles per block and loses 9 %.
+// Device run 35 (block 128 x 4, auto split): four pay +3.6 % with all of 256K active, +4.7 % at 32K
+// of 256K, +5.6 % at 32K of 32K, and lose 15 % at 8K of 32K. Four need blocks of 128 i-bodies or more (a block is whole warps). The extras
+// variants have one.
 inline constexpr int kTwoBodiesPerThreadFrom = 8192;
-constexpr int bodies_per_thread_for(int configured, Precision precision, int extras, int ni) {
+inline constexpr int kFourBodiesPerThreadFrom = 32768;
+constexpr int bodies_per_thread_for(int configured, Precision precision, int extras, int ni, int block) {
     if (extras != kNoExtras) return 1;
     if (configured > 0) return configured;
-    return precision == Precision::Ds && ni >= kTwoBodiesPerThreadFrom ? 2 : 1;
+    if (precision != Precision::Ds) return 1;
+    if (ni >= kFourBodiesPerThreadFrom && block >= 128) return 4;
+    return ni >= kTwoBodiesPerThreadFrom ? 2 : 1;
 }
 
 void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t stream);

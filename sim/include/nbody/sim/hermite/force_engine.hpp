@@ -81,8 +81,8 @@ struct EngineConfig {
     std::string precision = "ds";  // ds (double-single positions, Sapporo eq. 3) | fp64
     int block = 128;               // threads per block of the force kernel (64, 128, 256)
     int unroll = 4;                // j-loop unroll (1, 4, 8); 128 x 4 fastest end to end on the H200 (docs/HERMITE.md)
-    int bodies_per_thread = 0;     // i-bodies per thread of the ds kernel (1, 2; 2 is ds only); 0: two from
-                                   // 8,192 active bodies on, one below (docs/HERMITE.md)
+    int bodies_per_thread = 0;     // i-bodies per thread (1, 2, 4; 2 and 4 ds only); 0: four from 32,768 active
+                                   // bodies on, two from 8,192, one below (docs/HERMITE.md)
     int j_split = 0;               // blocks sharing one i-block's j-range (0: chosen to fill the GPU)
     int max_neighbours = 256;      // per i-particle, as Sapporo's default
 };
