@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,43 @@ static int kernel_bench(int n, int ni, int reps) {
     return 0;
 }
 
+// Where the wall time of a block-step run goes: the engine's compute() (on the GPU: the uploads, the
+// predictor, force and reduction kernels, the copies back and the one wait), its set_j() (the host
+// queueing the corrected bodies) and, by difference, the integrator's own host work.
+class TimedEngine final : public hermite::ForceEngine {
+public:
+    explicit TimedEngine(std::unique_ptr<hermite::ForceEngine> e) : e_(std::move(e)) {}
+    std::string_view name() const override { return e_->name(); }
+    void reserve(std::size_t n) override { e_->reserve(n); }
+    void set_j(std::size_t address, const hermite::JParticle& p) override {
+        const auto t0 = std::chrono::steady_clock::now();
+        e_->set_j(address, p);
+        set_j_s += seconds_since(t0);
+    }
+    std::size_t j_capacity() const override { return e_->j_capacity(); }
+    void compute(double t, std::size_t nj, std::span<const hermite::IParticle> in, double eps2,
+                 std::span<hermite::IForce> out, bool neighbours) override {
+        const auto t0 = std::chrono::steady_clock::now();
+        e_->compute(t, nj, in, eps2, out, neighbours);
+        compute_s += seconds_since(t0);
+        ++computes;
+    }
+    std::span<const int> neighbours(std::size_t i) const override { return e_->neighbours(i); }
+    bool neighbour_overflow(std::size_t i) const override { return e_->neighbour_overflow(i); }
+    void want_nearest(bool on) override { e_->want_nearest(on); }
+    void want_snap(bool on) override { e_->want_snap(on); }
+    double interactions() const override { return e_->interactions(); }
+
+    double compute_s = 0, set_j_s = 0;
+    long long computes = 0;
+
+private:
+    static double seconds_since(std::chrono::steady_clock::time_point t0) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    std::unique_ptr<hermite::ForceEngine> e_;
+};
+
 static int plummer(int n, double t_end, double eta, double eps, const std::string& engine, const std::string& prec,
                    int bodies_per_thread, int order) {
     const State st = ic::make_plummer({.bodies = std::size_t(n), .seed = 42});
@@ -103,7 +142,10 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
     hermite::EngineConfig c;
     c.precision = prec;
     c.bodies_per_thread = bodies_per_thread;
-    hermite::HermiteIntegrator h(hermite::make_force_engine(hermite::parse_engine_kind(engine), c, nullptr, order == 6),
+    auto timed = std::make_unique<TimedEngine>(
+        hermite::make_force_engine(hermite::parse_engine_kind(engine), c, nullptr, order == 6));
+    TimedEngine& timing = *timed;
+    hermite::HermiteIntegrator h(std::move(timed),
                                  {.eta = eta,
                                   .eta_start = std::getenv("ETA_START") ? std::atof(std::getenv("ETA_START")) : 0.0,
                                   .order = order,
@@ -112,6 +154,8 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
     h.start(m, x, v, 0);
     const double e0 = h.energy();
     const auto t1 = std::chrono::steady_clock::now();
+    const double compute_at_start = timing.compute_s, set_j_at_start = timing.set_j_s;
+    const long long computes_at_start = timing.computes;
     double next_report = 1.0, energy_wall = 0;  // the energy sums are O(N^2) on the host: kept out of the rate
     while (h.time() < t_end) {
         const double target = std::min(t_end, next_report);
@@ -135,6 +179,12 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
                 std::chrono::duration<double>(t1 - t0).count(), (unsigned long long)s.blocks,
                 double(s.body_steps) / double(s.blocks), double(s.body_steps), s.interactions, s.interactions / wall,
                 s.interactions / wall * 60 / 1e9, std::abs((e1 - e0) / e0));
+    const double compute_s = timing.compute_s - compute_at_start, set_j_s = timing.set_j_s - set_j_at_start;
+    const long long computes = std::max(1LL, timing.computes - computes_at_start);
+    std::printf("  of the %.2f s after the start: engine compute %.2f s (%lld calls, %.1f us each), set_j %.2f s, the "
+                "integrator's own host work %.2f s (%.1f us per block)\n",
+                wall, compute_s, computes, compute_s / double(computes) * 1e6, set_j_s, wall - compute_s - set_j_s,
+                (wall - compute_s - set_j_s) / double(std::max<unsigned long long>(1, s.blocks)) * 1e6);
     return 0;
 }
 

@@ -106,7 +106,6 @@ public:
         if (out.size() != in.size()) throw std::invalid_argument("cuda force engine: output size differs from input");
         const int ni = int(in.size());
         if (ni == 0) return;
-        flush();
         k::ForceVariant v = variant_;
         v.extras = want_neighbours ? (k::kNearest | k::kNeighbours) : extras_;
         if (v.extras != k::kNoExtras || v.snap) v.block = 128, v.unroll = 4;
@@ -115,34 +114,36 @@ public:
         const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread);
         ensure_i(std::size_t(ni_pad), std::size_t(split));
 
-        // One stream, one wait: the i-batch goes up as [x(ni) | v(ni) (| a(ni))] in one copy from
-        // page-locked memory, the results come back as [acc(ni) | jerk(ni) (| snap(ni))] and the
-        // nearest indices; the host waits once, at the end (a few hundred active bodies take tens of
-        // microseconds on the GPU, so each synchronous copy's latency counted as much as the kernel).
+        // One stream, one wait: the corrected j-particles and the i-batch [x(ni) | v(ni) (| a(ni))] go
+        // up in one copy from page-locked memory, the results come back in one copy ([acc(ni) |
+        // jerk(ni) (| snap(ni))] and the nearest indices); the host waits once, at the end (a few
+        // hundred active bodies take tens of microseconds on the GPU, so each copy's latency counted
+        // as much as the kernel: device runs 21 and 39, docs/HERMITE.md).
         const std::size_t rows = v.snap ? 3 : 2;
-        Real4* staged = i_stage_.get();
-        for (int i = 0; i < ni; ++i) {
-            const IParticle& p = in[std::size_t(i)];
-            staged[i] = r4(p.x.x, p.x.y, p.x.z, p.h2);
-            staged[ni + i] = r4(p.v.x, p.v.y, p.v.z, double(p.id));
-            if (v.snap) staged[2 * ni + i] = r4(p.a.x, p.a.y, p.a.z, 0);
-        }
-        CUDA_CHECK(cudaMemcpyAsync(ixv_.get(), staged, sizeof(Real4) * rows * std::size_t(ni), cudaMemcpyHostToDevice,
-                                   nullptr));
-        const k::IBatch batch{ixv_.get(), ixv_.get() + ni, v.snap ? ixv_.get() + 2 * ni : nullptr};
+        Real4* const ixv = reinterpret_cast<Real4*>(upload(sizeof(Real4) * rows * std::size_t(ni), [&](unsigned char* at) {
+            Real4* staged = reinterpret_cast<Real4*>(at);
+            for (int i = 0; i < ni; ++i) {
+                const IParticle& p = in[std::size_t(i)];
+                staged[i] = r4(p.x.x, p.x.y, p.x.z, p.h2);
+                staged[ni + i] = r4(p.v.x, p.v.y, p.v.z, double(p.id));
+                if (v.snap) staged[2 * ni + i] = r4(p.a.x, p.a.y, p.a.z, 0);
+            }
+        }));
+        const k::IBatch batch{ixv, ixv + ni, v.snap ? ixv + 2 * ni : nullptr};
         k::Predicted pred{hi_.get(), lo_.get(), vel_.get(), pos64_.get(), vel64_.get(), acc64_.get()};
         k::predict_j(j_memory(), int(nj), t, variant_.precision, pred, nullptr);
         k::NeighbourLists lists{nb_count_.get(), nb_ids_.get(), config_.max_neighbours};
         if (want_neighbours) CUDA_CHECK(cudaMemsetAsync(nb_count_.get(), 0, sizeof(int) * std::size_t(ni), nullptr));
         k::Partials part{p_acc_.get(), p_jerk_.get(), p_nn_.get(), v.snap ? p_snap_.get() : nullptr};
         k::hermite_force(v, pred, int(nj), batch, ni, eps2, split, part, lists, nullptr);
+        // The nearest indices follow the rows in r_, so that one copy brings everything back.
+        int* const nearest = reinterpret_cast<int*>(r_.get() + rows * std::size_t(ni));
         k::reduce_partials(part, ni, ni_pad, split,
-                           {r_.get(), r_.get() + ni, r_nn_.get(), v.snap ? r_.get() + 2 * ni : nullptr}, nullptr);
-        CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * rows * std::size_t(ni),
+                           {r_.get(), r_.get() + ni, nearest, v.snap ? r_.get() + 2 * ni : nullptr}, nullptr);
+        CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
                                    cudaMemcpyDeviceToHost, nullptr));
-        CUDA_CHECK(cudaMemcpyAsync(nn_stage_.get(), r_nn_.get(), sizeof(int) * std::size_t(ni), cudaMemcpyDeviceToHost,
-                                   nullptr));
         CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        const int* const nearest_back = reinterpret_cast<const int*>(r_stage_.get() + rows * std::size_t(ni));
         updates_in_flight_ = false;
         for (int i = 0; i < ni; ++i) {
             IForce& f = out[std::size_t(i)];
@@ -150,7 +151,7 @@ public:
             f.acc = {a.x, a.y, a.z};
             f.pot = a.w;
             f.jerk = {jn.x, jn.y, jn.z};
-            f.nearest = nn_stage_[std::size_t(i)];
+            f.nearest = nearest_back[i];
             f.nearest_r2 = f.nearest >= 0 ? jn.w : 0.0;
             if (v.snap) {
                 const Real4 s = r_stage_[std::size_t(2 * ni + i)];
@@ -184,21 +185,30 @@ public:
     void want_nearest(bool on) override { extras_ = on ? k::kNearest : k::kNoExtras; }
 
 private:
-    // The corrected bodies go up through a page-locked buffer without waiting; the next batch waits
-    // for that copy first only when no compute() has waited since (reserve() flushes too).
-    void flush() {
-        if (pending_.empty()) return;
+    // The corrected bodies (pending_) and `batch_bytes` that `fill_batch` writes go up in one copy from
+    // a page-locked buffer, without waiting; the bodies are scattered into the j-memory. Returns the
+    // device address of the batch. Waits first only when a copy from the buffer may still run (no
+    // compute() has waited since the last upload).
+    template <class FillBatch>
+    unsigned char* upload(std::size_t batch_bytes, const FillBatch& fill_batch) {
         if (updates_in_flight_) CUDA_CHECK(cudaStreamSynchronize(nullptr));
-        if (update_stage_.size() < pending_.size()) {
-            update_stage_ = nbody::cuda::PinnedBuffer<k::JUpdate>(pending_.size() * 2);
-            updates_ = DeviceBuffer<k::JUpdate>(pending_.size() * 2);
+        const std::size_t updates = pending_.size();
+        const std::size_t update_bytes = (updates * sizeof(k::JUpdate) + sizeof(Real4) - 1) / sizeof(Real4) * sizeof(Real4);
+        if (in_stage_.size() < update_bytes + batch_bytes) {
+            in_stage_ = nbody::cuda::PinnedBuffer<unsigned char>((update_bytes + batch_bytes) * 2);
+            in_dev_ = DeviceBuffer<unsigned char>((update_bytes + batch_bytes) * 2);
         }
-        std::copy(pending_.begin(), pending_.end(), update_stage_.get());
-        CUDA_CHECK(cudaMemcpyAsync(updates_.get(), update_stage_.get(), sizeof(k::JUpdate) * pending_.size(),
-                                   cudaMemcpyHostToDevice, nullptr));
-        k::scatter_j(j_memory(), updates_.get(), int(pending_.size()), nullptr);
+        std::copy(pending_.begin(), pending_.end(), reinterpret_cast<k::JUpdate*>(in_stage_.get()));
+        fill_batch(in_stage_.get() + update_bytes);
+        CUDA_CHECK(cudaMemcpyAsync(in_dev_.get(), in_stage_.get(), update_bytes + batch_bytes, cudaMemcpyHostToDevice,
+                                   nullptr));
         updates_in_flight_ = true;
+        k::scatter_j(j_memory(), reinterpret_cast<const k::JUpdate*>(in_dev_.get()), int(updates), nullptr);
         pending_.clear();
+        return in_dev_.get() + update_bytes;
+    }
+    void flush() {
+        if (!pending_.empty()) upload(0, [](unsigned char*) {});
     }
     // The j-memory arrays (snap/24 and crackle/120 only for the 6th order), as the kernels see them.
     std::vector<DeviceBuffer<Real4>*> j_arrays() {
@@ -218,13 +228,14 @@ private:
         return b;
     }
     void ensure_i(std::size_t ni_pad, std::size_t split) {
-        if (r_nn_.size() < ni_pad) {
+        if (ni_capacity_ < ni_pad) {
             const std::size_t rows = variant_.snap ? 3 : 2;  // the 6th order's third row: a in, snap out
-            ixv_ = DeviceBuffer<Real4>(rows * ni_pad), r_ = DeviceBuffer<Real4>(rows * ni_pad), r_nn_ = DeviceBuffer<int>(ni_pad);
-            i_stage_ = nbody::cuda::PinnedBuffer<Real4>(rows * ni_pad), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(rows * ni_pad);
-            nn_stage_ = nbody::cuda::PinnedBuffer<int>(ni_pad);
+            // r_: the rows, then the nearest indices (ni ints: ni / 8 more Real4, rounded up).
+            const std::size_t r_size = rows * ni_pad + (ni_pad * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
+            r_ = DeviceBuffer<Real4>(r_size), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(r_size);
             nb_count_ = DeviceBuffer<int>(ni_pad);
             nb_ids_ = DeviceBuffer<int>(ni_pad * std::size_t(config_.max_neighbours));
+            ni_capacity_ = ni_pad;
         }
         if (p_acc_.size() < ni_pad * split) {
             p_acc_ = DeviceBuffer<Real4>(ni_pad * split), p_jerk_ = DeviceBuffer<Real4>(ni_pad * split);
@@ -240,14 +251,15 @@ private:
     std::size_t capacity_ = 0;
     DeviceBuffer<Real4> xm_, vt_, a2_, j6_, s24_, c120_, pos64_, vel64_, acc64_;
     DeviceBuffer<float4> hi_, lo_, vel_;
-    DeviceBuffer<k::JUpdate> updates_;
-    nbody::cuda::PinnedBuffer<k::JUpdate> update_stage_;
-    bool updates_in_flight_ = false;  // update_stage_ may still be read by an asynchronous copy
+    bool updates_in_flight_ = false;  // in_stage_ may still be read by an asynchronous copy
     std::vector<k::JUpdate> pending_;
-    DeviceBuffer<Real4> ixv_, r_, p_acc_, p_jerk_, p_snap_;  // ixv_: [x | v | a] of the i-batch; r_: [acc | jerk | snap]
-    DeviceBuffer<int> r_nn_, p_nn_, nb_count_, nb_ids_;
-    nbody::cuda::PinnedBuffer<Real4> i_stage_, r_stage_;  // host sides of ixv_ and r_
-    nbody::cuda::PinnedBuffer<int> nn_stage_;
+    // r_: [acc | jerk | snap] of the i-batch, then the nearest indices (ints); r_stage_ its host side.
+    DeviceBuffer<Real4> r_, p_acc_, p_jerk_, p_snap_;
+    DeviceBuffer<int> p_nn_, nb_count_, nb_ids_;
+    nbody::cuda::PinnedBuffer<Real4> r_stage_;
+    DeviceBuffer<unsigned char> in_dev_;  // [JUpdate x pending | the i-batch rows], see upload()
+    nbody::cuda::PinnedBuffer<unsigned char> in_stage_;
+    std::size_t ni_capacity_ = 0;  // i-bodies (padded) the i-side buffers hold
     std::vector<std::vector<int>> lists_;
     std::vector<char> overflow_;
     double interactions_ = 0;

@@ -145,7 +145,7 @@ public:
     double energy() const;
 
 private:
-    double level_dt(int level) const;
+    double level_dt(int level) const { return level_dts_[std::size_t(level)]; }  // level in 0..max_level + 1
     void build_levels();
     void upload(std::size_t i);
     // Forces on `active` at relative time `t` from their predicted states; fills xp, vp, force_.
@@ -164,6 +164,7 @@ private:
     double origin_ = 0;   // absolute time of relative time 0
     double now_ = 0;      // current block time, relative
     std::vector<std::vector<int>> levels_;
+    std::vector<double> level_dts_;  // dt_max 2^-k for k = 0..max_level + 1
     std::vector<IParticle> ip_;
     std::vector<IForce> force_;
     HermiteStats stats_;
