@@ -4,7 +4,7 @@
 # makes $OUT/logs. Sets t0 (the script's start) and D (the folder of the executables).
 set -u
 t0=$SECONDS
-rm -rf .dev-17; tar -xzf .dev-pack/dev17.tar.gz
+rm -rf .dev-17; tar -xf .dev-pack/dev17.tar.gz  # gzip or xz
 D=$PWD/.dev-17/bin
 export LD_LIBRARY_PATH=$PWD/.dev-17/lib:$D
 export NBODY_EXECUTABLE=$D/nbody NBODY_SOURCE_DIR=$PWD
