@@ -1,7 +1,7 @@
 // nbody_hermite_bench: the measurements of docs/HERMITE.md, run on the GPU machine.
 //   nbody_hermite_bench kernel N NI [REPS]        force kernel rate, every variant and j-split,
 //                                                  NI active i-particles against N j-particles
-//   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2; 0, the
+//   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2, 4; 0, the
 //   default: the engine's choice per block)] [ORDER (4, the default; 6: the engine computes the snap, cuda in fp64)]
 //                                                  environment ETA_START: HermiteParams::eta_start (the first steps)
 //                                                  equal-mass Plummer, block steps to T_END:
@@ -83,9 +83,17 @@ static int kernel_bench(int n, int ni, int reps) {
                     stop.record(nullptr);
                     CUDA_CHECK(cudaEventSynchronize(stop.get()));
                     const double s = cuda::elapsed_ms(start, stop) * 1e-3 / reps;
-                    std::printf("kernel %s N %d active %d block %d unroll %d bpt %d j_split %d%s: %.3f ms, %.3e interactions/s\n",
+                    // The reduction of the split's partials alone, which the time above includes.
+                    start.record(nullptr);
+                    for (int r = 0; r < reps; ++r)
+                        k::reduce_partials(part, ni, ni_pad, split, {ra.get(), rj.get(), rn.get()}, nullptr);
+                    stop.record(nullptr);
+                    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+                    const double reduce_s = cuda::elapsed_ms(start, stop) * 1e-3 / reps;
+                    std::printf("kernel %s N %d active %d block %d unroll %d bpt %d j_split %d%s: %.3f ms (reduction %.1f us), "
+                                "%.3e interactions/s\n",
                                 prec == k::Precision::Ds ? "ds" : "fp64", n, ni, block, unroll, bpt, split,
-                                split == auto_split ? " (auto)" : "", s * 1e3, double(n) * ni / s);
+                                split == auto_split ? " (auto)" : "", s * 1e3, reduce_s * 1e6, double(n) * ni / s);
                 }
             }
     }
