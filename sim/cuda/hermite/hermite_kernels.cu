@@ -389,11 +389,11 @@ struct SplitSum {
     }
 };
 
-// The reduction of the j-split's partials: 32 i-bodies per block, kRows threads per i-body, thread row
-// r summing splits r, r + kRows, ... in order, then row 0 adding the rows' sums in row order: a fixed
-// order, so results do not depend on block timing. A few hundred active bodies against 128 splits
-// made one thread per i-body wait on L2 for 128 partials in a row (device run 41: 31 of a block
-// step's ~100 us on the GPU); kRows threads per body keep kRows x kUnroll loads in flight.
+// The reduction of the j-split's partials: 32 i-bodies per block, kReduceRows threads per i-body,
+// thread row r summing splits r, r + kReduceRows, ... in order, then row 0 adding the rows' sums in
+// row order: a fixed order, so results do not depend on block timing. One thread per i-body, as
+// before, waited on L2 for each of a small block's 128 partials in turn: ~45 us of its ~110 us on
+// the GPU, now ~7 us (device runs 41-42, docs/HERMITE.md).
 constexpr int kReduceRows = 8;
 template <bool SNAP>
 __global__ void __launch_bounds__(32 * kReduceRows) reduce_kernel(Partials part, int ni, int ni_pad, int splits, Results out) {
@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(32 * kReduceRows) reduce_kernel(Partials part,
     for (int k = 1; k < kReduceRows; ++k) {
         const SplitSum& o = rows[k][threadIdx.x];
         const int nn = o.nearest_split == INT_MAX ? -1 : o.nearest;
-        total.add<SNAP>(o.a, r4(o.jn.x, o.jn.y, o.jn.z, o.jn.w), nn, o.sn, o.nearest_split);
+        total.add<SNAP>(o.a, o.jn, nn, o.sn, o.nearest_split);
     }
     out.acc_pot[i] = total.a;
     out.jerk_nn[i] = total.jn;

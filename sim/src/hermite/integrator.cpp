@@ -188,8 +188,11 @@ bool HermiteIntegrator::synchronised() const {
 }
 
 void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
-    ip_.resize(active.size());
-    force_.resize(active.size());
+    // Grown, never shrunk: a block passes the first active.size() entries (resizing them down and up
+    // again would zero the regrown part every block).
+    if (ip_.size() < active.size()) ip_.resize(active.size()), force_.resize(active.size());
+    const std::span<const IParticle> in(ip_.data(), active.size());
+    const std::span<IForce> out(force_.data(), active.size());
     for (std::size_t k = 0; k < active.size(); ++k) {
         const std::size_t i = std::size_t(active[k]);
         const JParticle p = as_j(b_, i, p_.order);
@@ -199,11 +202,11 @@ void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
         if (p_.order == 6) ip_[k].a = predict_acceleration(p, t - p.t);
         ip_[k].h2 = 0;
     }
-    engine_->compute(t, b_.size(), ip_, p_.softening * p_.softening, force_);
+    engine_->compute(t, b_.size(), in, p_.softening * p_.softening, out);
     for (std::size_t k = 0; k < active.size(); ++k)
         if (!finite(force_[k].acc) || !finite(force_[k].jerk) || !std::isfinite(force_[k].pot)) {
             engine_->want_nearest(true);  // again, to name the other body
-            engine_->compute(t, b_.size(), ip_, p_.softening * p_.softening, force_);
+            engine_->compute(t, b_.size(), in, p_.softening * p_.softening, out);
             engine_->want_nearest(false);
             fail_force(t, active, k);
         }
@@ -273,10 +276,8 @@ StepEnd HermiteIntegrator::end_of_step_6(std::size_t i, std::size_t k, double dt
 }
 
 void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool block_grid) {
-    struct New : StepEnd {
-        int level;
-    };
-    std::vector<New> nw(active.size());
+    if (corrected_.size() < active.size()) corrected_.resize(active.size());
+    std::vector<Corrected>& nw = corrected_;  // every entry used below is written first
     int shared_level = 0;
     for (std::size_t k = 0; k < active.size(); ++k) {
         const std::size_t i = std::size_t(active[k]);
@@ -318,7 +319,8 @@ double HermiteIntegrator::step_block() {
     for (std::size_t k = 0; k < levels_.size(); ++k)
         if (!levels_[k].empty()) t_next = std::min(t_next, b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)));
     // Whole levels are active (integrator.hpp); ascending body order keeps runs reproducible.
-    std::vector<int> active;
+    std::vector<int>& active = active_;
+    active.clear();
     for (std::size_t k = 0; k < levels_.size(); ++k)
         if (!levels_[k].empty() && b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)) == t_next) {
             active.insert(active.end(), levels_[k].begin(), levels_[k].end());
