@@ -119,7 +119,7 @@ public:
         // jerk(ni) (| snap(ni))] and the nearest indices); the host waits once, at the end (a few
         // hundred active bodies take tens of microseconds on the GPU, so each copy's latency counted
         // as much as the kernel: device runs 21 and 39, docs/HERMITE.md).
-        const std::size_t rows = v.snap ? 3 : 2;
+        const std::size_t rows = i_rows();
         Real4* const ixv = reinterpret_cast<Real4*>(upload(sizeof(Real4) * rows * std::size_t(ni), [&](unsigned char* at) {
             Real4* staged = reinterpret_cast<Real4*>(at);
             for (int i = 0; i < ni; ++i) {
@@ -227,9 +227,12 @@ private:
         if (old.size() > 0) CUDA_CHECK(cudaMemcpy(b.get(), old.get(), old.bytes(), cudaMemcpyDeviceToDevice));
         return b;
     }
+    // Rows of the i-side buffers per i-body: x and v in, acc and jerk out; the 6th order's third row
+    // is the predicted a in and the snap out.
+    std::size_t i_rows() const { return variant_.snap ? 3 : 2; }
     void ensure_i(std::size_t ni_pad, std::size_t split) {
         if (ni_capacity_ < ni_pad) {
-            const std::size_t rows = variant_.snap ? 3 : 2;  // the 6th order's third row: a in, snap out
+            const std::size_t rows = i_rows();
             // r_: the rows, then the nearest indices (ni ints: ni / 8 more Real4, rounded up).
             const std::size_t r_size = rows * ni_pad + (ni_pad * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
             r_ = DeviceBuffer<Real4>(r_size), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(r_size);

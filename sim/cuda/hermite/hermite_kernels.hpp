@@ -7,15 +7,16 @@
 //             force kernel as double-single positions (hi + lo floats, Sapporo eq. 3) and float
 //             velocities, or as doubles (fp64)
 //   force     acceleration, jerk and potential on ni i-particles from nj j-particles. Each thread
-//             holds one i-particle (or two); a block stages `block` j-particles at a time in shared memory.
+//             holds one i-particle (or two or four); a block stages `block` j-particles at a time in
+//             shared memory.
 //             The grid is (i-blocks) x (j_split): the j-range is cut into j_split parts summed by
 //             separate blocks, so that a few hundred active bodies still fill 132 SMs (Sapporo
 //             fig. 4, across blocks). Per-thread sums are float within a tile and double across
 //             tiles; the j_split partials are added in double, in a fixed order, by `reduce`.
 // Compile-time variants: precision (ds, fp64) x block (64, 128, 256) x unroll (1, 4, 8) x extras
 // (none; nearest neighbour; nearest + neighbour lists), the last two only at block 128, unroll 4;
-// ds without extras also with 2 i-bodies per thread (each shared-memory load serves two); and the
-// snap (fp64, block 128, unroll 4, with or without the nearest neighbour) for the 6th order.
+// ds without extras also with 2 or 4 i-bodies per thread (each shared-memory load serves them all);
+// and the snap (fp64, block 128, unroll 4, with or without the nearest neighbour) for the 6th order.
 
 #include <cuda_runtime_api.h>
 
@@ -92,8 +93,8 @@ struct ForceVariant {
 // on, two from kTwoBodiesPerThreadFrom, one below. Device run 23 (docs/HERMITE.md): two pay +1..6 %
 // from 8K active; at 4K of 32K the doubled j-split hits its cap of two tiles per block and loses 9 %.
 // Device run 35 (block 128 x 4, auto split): four pay +3.6 % with all of 256K active, +4.7 % at 32K
-// of 256K, +5.6 % at 32K of 32K, and lose 15 % at 8K of 32K. Four need blocks of 128 i-bodies or more (a block is whole warps). The extras
-// variants have one.
+// of 256K, +5.6 % at 32K of 32K, and lose 15 % at 8K of 32K. Four need blocks of 128 i-bodies or
+// more (a block is whole warps). The extras variants have one.
 inline constexpr int kTwoBodiesPerThreadFrom = 8192;
 inline constexpr int kFourBodiesPerThreadFrom = 32768;
 constexpr int bodies_per_thread_for(int configured, Precision precision, int extras, int ni, int block) {

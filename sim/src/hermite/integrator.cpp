@@ -64,23 +64,23 @@ HermiteIntegrator::HermiteIntegrator(std::unique_ptr<ForceEngine> engine, const 
     for (std::size_t k = 0; k < level_dts_.size(); ++k) level_dts_[k] = std::ldexp(p_.dt_max, -int(k));
 }
 
-static JParticle as_j(const Bodies& b, std::size_t i, int order) {
+JParticle HermiteIntegrator::j_particle(std::size_t i) const {
     JParticle p;
     p.id = int(i);
-    p.t = b.t[i];
-    p.mass = b.mass[i];
-    p.x = b.x[i];
-    p.v = b.v[i];
-    p.a2 = b.a[i] * 0.5;
-    p.j6 = b.jerk[i] / 6.0;
-    if (order == 6) {  // the 4th order's are zero, as the JParticle's defaults
-        p.s24 = b.snap[i] / 24.0;
-        p.c120 = b.crackle[i] / 120.0;
+    p.t = b_.t[i];
+    p.mass = b_.mass[i];
+    p.x = b_.x[i];
+    p.v = b_.v[i];
+    p.a2 = b_.a[i] * 0.5;
+    p.j6 = b_.jerk[i] / 6.0;
+    if (p_.order == 6) {  // the 4th order's are zero, as the JParticle's defaults
+        p.s24 = b_.snap[i] / 24.0;
+        p.c120 = b_.crackle[i] / 120.0;
     }
     return p;
 }
 
-void HermiteIntegrator::upload(std::size_t i) { engine_->set_j(i, as_j(b_, i, p_.order)); }
+void HermiteIntegrator::upload(std::size_t i) { engine_->set_j(i, j_particle(i)); }
 
 void HermiteIntegrator::start(const std::vector<double>& mass, const std::vector<Vec3d>& x,
                               const std::vector<Vec3d>& v, double time) {
@@ -195,7 +195,7 @@ void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
     const std::span<IForce> out(force_.data(), active.size());
     for (std::size_t k = 0; k < active.size(); ++k) {
         const std::size_t i = std::size_t(active[k]);
-        const JParticle p = as_j(b_, i, p_.order);
+        const JParticle p = j_particle(i);
         ip_[k].id = int(i);
         ip_[k].x = predict_position(p, t - p.t);
         ip_[k].v = predict_velocity(p, t - p.t);
@@ -374,7 +374,7 @@ void HermiteIntegrator::predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) 
     x.resize(b_.size());
     v.resize(b_.size());
     for (std::size_t i = 0; i < b_.size(); ++i) {
-        const JParticle p = as_j(b_, i, p_.order);
+        const JParticle p = j_particle(i);
         x[i] = predict_position(p, now_ - p.t);
         v[i] = predict_velocity(p, now_ - p.t);
     }
@@ -385,7 +385,7 @@ void HermiteIntegrator::predicted_at(double t, std::vector<Vec3d>& x, std::vecto
     x.resize(b_.size());
     v.resize(b_.size());
     for (std::size_t i = 0; i < b_.size(); ++i) {
-        const JParticle p = as_j(b_, i, p_.order);
+        const JParticle p = j_particle(i);
         x[i] = predict_position(p, rel - p.t);
         v[i] = predict_velocity(p, rel - p.t);
     }

@@ -147,6 +147,7 @@ public:
 private:
     double level_dt(int level) const { return level_dts_[std::size_t(level)]; }  // level in 0..max_level + 1
     void build_levels();
+    JParticle j_particle(std::size_t i) const;  // body i as the engine stores it (a / 2, jerk / 6, ...)
     void upload(std::size_t i);
     // Forces on `active` at relative time `t` from their predicted states; fills xp, vp, force_.
     void evaluate(double t, const std::vector<int>& active);
