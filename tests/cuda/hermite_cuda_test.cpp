@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
 
+#include "../../sim/cuda/cuda_raii.hpp"
 #include "../../sim/cuda/hermite/hermite_kernels.hpp"
 #include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
@@ -247,6 +249,128 @@ GpuAgainstCpu integrate_on_both(const HermiteParams& p, std::string* why) {
     std::printf("N = 1024, order %d: cpu vs cuda after t = 0.25: max |dx| = %.2e; cuda |dE/E| at t = 1: %.2e (%s)\n",
                 p.order, r.dx, r.energy_error, why->c_str());
     return r;
+}
+
+// The ds force kernel on its own, every j-particle active in the given order (t = each particle's
+// own time, so the prediction is its position), with the warp-tiles counted by loop.
+struct KernelRun {
+    std::vector<IForce> out;
+    std::vector<unsigned long long> loops;
+};
+KernelRun run_ds_kernel(const std::vector<JParticle>& js, double eps2, int block, int unroll, int bpt, bool far_tiles) {
+    namespace k = nbody::cuda::hermite;
+    using nbody::cuda::DeviceBuffer;
+    const int n = int(js.size());
+    std::vector<k::Real4> xm(n), vt(n), a2(n), j6(n, k::r4(0, 0, 0, 0)), ix(n), iv(n);
+    for (int q = 0; q < n; ++q) {
+        const JParticle& p = js[std::size_t(q)];
+        xm[q] = k::r4(p.x.x, p.x.y, p.x.z, p.mass), vt[q] = k::r4(p.v.x, p.v.y, p.v.z, 0), a2[q] = k::r4(0, 0, 0, p.id);
+        ix[q] = k::r4(p.x.x, p.x.y, p.x.z, 0), iv[q] = k::r4(p.v.x, p.v.y, p.v.z, p.id);
+    }
+    auto up = [](const std::vector<k::Real4>& h) {
+        DeviceBuffer<k::Real4> d(h.size());
+        EXPECT_EQ(cudaMemcpy(d.get(), h.data(), d.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+        return d;
+    };
+    DeviceBuffer<k::Real4> dxm = up(xm), dvt = up(vt), da2 = up(a2), dj6 = up(j6), dix = up(ix), div = up(iv);
+    const std::size_t un = js.size();
+    DeviceBuffer<float4> hi(un), lo(un), vel(un);
+    const k::Predicted pred{hi.get(), lo.get(), vel.get(), nullptr, nullptr, nullptr};
+    k::predict_j({dxm.get(), dvt.get(), da2.get(), dj6.get(), nullptr, nullptr}, n, 0.0, k::Precision::Ds, pred, nullptr);
+    const int split = 3, ni_pad = (n + block - 1) / block * block;
+    const std::size_t partials = std::size_t(ni_pad) * split;
+    DeviceBuffer<k::Real4> pa(partials), pj(partials), ra(un), rj(un);
+    DeviceBuffer<int> pn(partials), rn(un);
+    DeviceBuffer<unsigned long long> loops(k::kDsTileLoops);
+    EXPECT_EQ(cudaMemset(loops.get(), 0, loops.bytes()), cudaSuccess);
+    k::Partials part{pa.get(), pj.get(), pn.get()};
+    part.tile_loops = loops.get();
+    k::ForceVariant v{k::Precision::Ds, block, unroll, bpt, k::kNoExtras};
+    v.far_tiles = far_tiles;
+    k::hermite_force(v, pred, n, {dix.get(), div.get(), nullptr}, n, eps2, split, part, {}, nullptr);
+    k::reduce_partials(part, n, ni_pad, split, {ra.get(), rj.get(), rn.get(), nullptr}, nullptr);
+    std::vector<k::Real4> acc(un), jerk(un);
+    KernelRun r{std::vector<IForce>(un), std::vector<unsigned long long>(k::kDsTileLoops)};
+    EXPECT_EQ(cudaMemcpy(acc.data(), ra.get(), ra.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(jerk.data(), rj.get(), rj.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(r.loops.data(), loops.get(), loops.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int q = 0; q < n; ++q) {
+        r.out[std::size_t(q)].acc = {acc[q].x, acc[q].y, acc[q].z}, r.out[std::size_t(q)].pot = acc[q].w;
+        r.out[std::size_t(q)].jerk = {jerk[q].x, jerk[q].y, jerk[q].z};
+    }
+    return r;
+}
+
+// Each body's error against the double reference, relative to the sum of its pairs' magnitudes
+// (m/r^2 for the acceleration, m (|v|/r^3 + 3 |x.v|/r^4) for the jerk, m/r for the potential), so that
+// a sum that cancels does not hide or inflate a per-pair error.
+Errors compare_to_scale(const std::vector<IForce>& a, const std::vector<IForce>& ref, const std::vector<JParticle>& js,
+                        double eps2) {
+    Errors e;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        double sa = 0, sj = 0, sp = 0;
+        for (std::size_t q = 0; q < js.size(); ++q) {
+            if (q == i) continue;
+            const Vec3d dx = js[q].x - js[i].x, dv = js[q].v - js[i].v;
+            const double r2 = dot(dx, dx) + eps2, r = std::sqrt(r2), m = js[q].mass;
+            sa += m / r2, sp += m / r, sj += m * (norm(dv) / (r2 * r) + 3 * std::abs(dot(dx, dv)) / (r2 * r2));
+        }
+        e.acc = std::max(e.acc, norm(a[i].acc - ref[i].acc) / sa);
+        e.jerk = std::max(e.jerk, norm(a[i].jerk - ref[i].jerk) / sj);
+        e.pot = std::max(e.pot, std::abs(a[i].pot - ref[i].pot) / sp);
+    }
+    return e;
+}
+
+// Version 4: tiles far from a warp's i-bodies for their distance from the origin skip the low parts
+// of the positions. Twelve small clusters in a row through the origin, in cluster order, some of one
+// mass and some of mixed masses: a warp's bodies and a tile lie in one or two clusters, so a tile is
+// near (its own cluster, or far from the origin beside a neighbour) or far apart, of one mass or not.
+// Then two tight clusters 0.05 apart at x = 1000, where the low parts carry the separation (the high
+// parts' spacing is 6e-5 there): these must take the double-single loops (one far tile among them
+// would be off by ~1e-3 of its terms).
+TEST(HermiteCuda, DsFarTilesMatchTheCpuReference) {
+    REQUIRE_GPU();
+    std::mt19937_64 rng(9);
+    std::uniform_real_distribution<double> u(-1, 1), mass(0.5, 2.0);
+    std::vector<JParticle> js;
+    const int clusters = 14, per_cluster = 320;
+    for (int c = 0; c < clusters; ++c)
+        for (int q = 0; q < per_cluster; ++q) {
+            JParticle p;
+            p.id = int(js.size());
+            p.mass = (c % 3 == 2 ? mass(rng) : 1.0) / (clusters * per_cluster);
+            Vec3d d;
+            do d = {u(rng), u(rng), u(rng)}; while (norm(d) > 1);
+            p.x = c < 12 ? Vec3d{10.0 * (c - 5.5), 0.5 * (c % 2), 0} + 0.3 * d : Vec3d{1000.0 + 0.05 * (c - 12), 0, 0} + 0.01 * d;
+            p.v = {0.1 * u(rng), 0.1 * u(rng), 0.1 * u(rng)};
+            js.push_back(p);
+        }
+    Scenario s;
+    s.j = js;
+    for (const JParticle& p : js) s.i.push_back({.id = p.id, .x = p.x, .v = p.v});
+    auto cpu = make_force_engine(EngineKind::Cpu);
+    for (const double eps2 : {0.0, 1e-6}) {
+        const auto ref = run(*cpu, s, 0.0, eps2);
+        for (const auto [block, unroll, bpt] : {std::array{128, 4, 4}, std::array{256, 8, 4}, std::array{256, 4, 2}, std::array{64, 1, 1}}) {
+            const KernelRun r = run_ds_kernel(js, eps2, block, unroll, bpt, true);
+            const Errors e = compare_to_scale(r.out, ref, js, eps2);
+            SCOPED_TRACE("block " + std::to_string(block) + " unroll " + std::to_string(unroll) + " bodies/thread " +
+                         std::to_string(bpt) + " eps2 " + std::to_string(eps2));
+            std::printf("far tiles, block %d unroll %d bodies/thread %d eps2 %g: tiles self %llu any %llu one %llu far-any %llu "
+                        "far-one %llu; max error over the pairs' magnitudes acc %.2e jerk %.2e pot %.2e\n",
+                        block, unroll, bpt, eps2, r.loops[0], r.loops[1], r.loops[2], r.loops[3], r.loops[4], e.acc, e.jerk, e.pot);
+            EXPECT_LT(e.acc, 2e-6);
+            EXPECT_LT(e.jerk, 2e-6);
+            EXPECT_LT(e.pot, 2e-6);
+            EXPECT_GT(r.loops[3], 0u) << "no far tile of mixed masses";
+            EXPECT_GT(r.loops[4], 0u) << "no far tile of one mass";
+            EXPECT_GT(r.loops[0] + r.loops[1] + r.loops[2], 0u) << "no near tile";
+            const KernelRun off = run_ds_kernel(js, eps2, block, unroll, bpt, false);
+            EXPECT_EQ(off.loops[3] + off.loops[4], 0u) << "far tiles taken while off";
+            EXPECT_LT(compare_to_scale(off.out, ref, js, eps2).acc, 2e-6);
+        }
+    }
 }
 
 TEST(HermiteCuda, IntegratorOnTheGpuFollowsTheCpu) {

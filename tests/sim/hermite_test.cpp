@@ -3,14 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <numbers>
+#include <random>
+#include <vector>
 
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/hermite/spatial_order.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 
 namespace nbody::hermite {
@@ -398,3 +402,25 @@ FigureEight figure_eight() {
 
 }  // namespace
 }  // namespace nbody::hermite
+
+// The order the ds kernel's far tiles need (docs/HERMITE.md, version 4): a permutation along a Morton
+// curve, so that the eight octants of a cloud come out as eight contiguous runs.
+TEST(HermiteSpatialOrder, MortonOrderIsAPermutationWithEachOctantContiguous) {
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(0.05, 0.95);
+    std::vector<nbody::hermite::Point> p;
+    for (int k = 0; k < 800; ++k) p.push_back({(k % 2 ? 1 : -1) * u(rng), (k % 4 < 2 ? 1 : -1) * u(rng), (k % 8 < 4 ? 1 : -1) * u(rng)});
+    p.push_back({NAN, 0.5, 0.5});  // a NaN coordinate takes cell 0: this body joins the x < 0, y > 0, z > 0 run
+    const std::vector<std::uint32_t> order = nbody::hermite::morton_order(p);
+    ASSERT_EQ(order.size(), p.size());
+    std::vector<std::uint32_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 0; k < sorted.size(); ++k) ASSERT_EQ(sorted[k], k);
+    auto octant = [&](std::uint32_t i) { return (p[i].x > 0) * 4 + (p[i].y > 0) * 2 + (p[i].z > 0); };
+    int changes = 0;
+    for (std::size_t s = 1; s < order.size(); ++s) changes += octant(order[s]) != octant(order[s - 1]);
+    EXPECT_EQ(changes, 7);
+    EXPECT_TRUE(nbody::hermite::morton_order({}).empty());
+    const std::vector<nbody::hermite::Point> same(5, {1, 2, 3});
+    EXPECT_EQ(nbody::hermite::morton_order(same), (std::vector<std::uint32_t>{0, 1, 2, 3, 4}));
+}

@@ -1,6 +1,13 @@
 // nbody_hermite_bench: the measurements of docs/HERMITE.md, run on the GPU machine.
-//   nbody_hermite_bench kernel N NI [REPS]        force kernel rate, every variant and j-split,
-//                                                  NI active i-particles against N j-particles
+//   nbody_hermite_bench kernel N NI [REPS [BLOCK UNROLL BPT]]
+//                                                  force kernel rate, every variant and j-split (or
+//                                                  the ds shapes BLOCK x UNROLL x BPT only, 0: any),
+//                                                  NI active i-particles against N j-particles, in
+//                                                  Morton order with the ds kernel's far tiles on
+//                                                  (environment HERMITE_BENCH_ORDER=input: the
+//                                                  Plummer generator's order, far tiles off, as the
+//                                                  cuda engine runs); prints the ds tile loops' mix
+//                                                  (docs/HERMITE.md, version 4)
 //   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2, 4; 0, the
 //   default: the engine's choice per block)] [ORDER (4, the default; 6: the engine computes the snap, cuda in fp64)]
 //                                                  environment ETA_START: HermiteParams::eta_start (the first steps)
@@ -21,6 +28,7 @@
 #include "../../sim/cuda/cuda_raii.hpp"
 #include "../../sim/cuda/hermite/hermite_kernels.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/hermite/spatial_order.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 
 using namespace nbody;
@@ -29,12 +37,46 @@ using nbody::cuda::DeviceBuffer;
 using k::r4;
 using k::Real4;
 
-static int kernel_bench(int n, int ni, int reps) {
+// A shape of the kernel benchmark; 0 in a field: every value of it.
+struct Shape {
+    int block = 0, unroll = 0, bpt = 0;
+    bool filters() const { return block != 0 || unroll != 0 || bpt != 0; }
+    bool takes(int b, int u, int p) const {
+        return (block == 0 || block == b) && (unroll == 0 || unroll == u) && (bpt == 0 || bpt == p);
+    }
+};
+
+// "self 2.0% any 0.0% ...": the share of each loop among the warp-tiles counted.
+static std::string tile_mix(const std::vector<unsigned long long>& counts) {
+    static const char* names[k::kDsTileLoops] = {"self", "any", "one", "far-any", "far-one"};
+    double total = 0;
+    for (unsigned long long c : counts) total += double(c);
+    std::string s;
+    for (int l = 0; l < k::kDsTileLoops; ++l) {
+        char b[48];
+        std::snprintf(b, sizeof b, "%s%s %.1f%%", l ? " " : "", names[l], total > 0 ? 100.0 * double(counts[l]) / total : 0.0);
+        s += b;
+    }
+    return s;
+}
+
+static int kernel_bench(int n, int ni, int reps, Shape only) {
     const State st = ic::make_plummer({.bodies = std::size_t(n), .seed = 1});
+    std::vector<std::uint32_t> order(n);
+    const char* order_env = std::getenv("HERMITE_BENCH_ORDER");
+    const bool input_order = order_env != nullptr && std::string(order_env) == "input";
+    if (input_order) {
+        for (int i = 0; i < n; ++i) order[i] = std::uint32_t(i);
+    } else {
+        std::vector<hermite::Point> p(n);
+        for (int i = 0; i < n; ++i) p[i] = {st.pos_mass[i].x, st.pos_mass[i].y, st.pos_mass[i].z};
+        order = hermite::morton_order(p);
+    }
     std::vector<Real4> xm(n), vt(n), a2(n), j6(n, r4(0, 0, 0, 0));
     for (int i = 0; i < n; ++i) {
-        xm[i] = r4(st.pos_mass[i].x, st.pos_mass[i].y, st.pos_mass[i].z, st.pos_mass[i].w);
-        vt[i] = r4(st.velocity[i].x, st.velocity[i].y, st.velocity[i].z, 0);
+        const std::size_t b = order[i];
+        xm[i] = r4(st.pos_mass[b].x, st.pos_mass[b].y, st.pos_mass[b].z, st.pos_mass[b].w);
+        vt[i] = r4(st.velocity[b].x, st.velocity[b].y, st.velocity[b].z, 0);
         a2[i] = r4(0, 0, 0, i);
     }
     DeviceBuffer<Real4> dxm(n), dvt(n), da2(n), dj6(n), p64(n), v64(n), ix(n), iv(n);
@@ -58,6 +100,8 @@ static int kernel_bench(int n, int ni, int reps) {
     DeviceBuffer<Real4> pa(std::size_t(ni + 256) * max_split), pj(std::size_t(ni + 256) * max_split);
     DeviceBuffer<int> pn(std::size_t(ni + 256) * max_split), rn(ni);
     DeviceBuffer<Real4> ra(ni), rj(ni);
+    DeviceBuffer<unsigned long long> loops(k::kDsTileLoops);
+    std::vector<unsigned long long> loop_counts(k::kDsTileLoops);
     cuda::Event start, stop;
     for (k::Precision prec : {k::Precision::Ds, k::Precision::Fp64}) {
         const k::Predicted pred{hi.get(), lo.get(), vel.get(), p64.get(), v64.get()};
@@ -67,17 +111,23 @@ static int kernel_bench(int n, int ni, int reps) {
             for (int bpt : {1, 2, 4}) {
                 if (prec == k::Precision::Fp64 && (unroll != 4 || bpt != 1)) continue;
                 if (block / bpt < 32) continue;  // not whole warps: no such variant
+                if (!only.takes(block, unroll, bpt) || (only.filters() && prec != k::Precision::Ds)) continue;
                 const int auto_split = k::choose_j_split(ni, n, block, sms, bpt);
                 for (int split : {1, auto_split, auto_split * 2}) {
                     if (split > max_split) continue;
                     const int ni_pad = (ni + block - 1) / block * block;
-                    const k::ForceVariant v{prec, block, unroll, bpt, k::kNoExtras};
-                    const k::Partials part{pa.get(), pj.get(), pn.get()};
+                    k::ForceVariant v{prec, block, unroll, bpt, k::kNoExtras};
+                    v.far_tiles = !input_order;
+                    k::Partials part{pa.get(), pj.get(), pn.get()};
                     auto once = [&] {
                         k::hermite_force(v, pred, n, {ix.get(), iv.get()}, ni, 0.0, split, part, {}, nullptr);
                         k::reduce_partials(part, ni, ni_pad, split, {ra.get(), rj.get(), rn.get()}, nullptr);
                     };
+                    CUDA_CHECK(cudaMemset(loops.get(), 0, loops.bytes()));
+                    part.tile_loops = loops.get();  // counted in the untimed first call only
                     once();
+                    part.tile_loops = nullptr;
+                    CUDA_CHECK(cudaMemcpy(loop_counts.data(), loops.get(), loops.bytes(), cudaMemcpyDeviceToHost));
                     start.record(nullptr);
                     for (int r = 0; r < reps; ++r) once();
                     stop.record(nullptr);
@@ -91,9 +141,11 @@ static int kernel_bench(int n, int ni, int reps) {
                     CUDA_CHECK(cudaEventSynchronize(stop.get()));
                     const double reduce_s = cuda::elapsed_ms(start, stop) * 1e-3 / reps;
                     std::printf("kernel %s N %d active %d block %d unroll %d bpt %d j_split %d%s: %.3f ms (reduction %.1f us), "
-                                "%.3e interactions/s\n",
+                                "%.3e interactions/s%s%s\n",
                                 prec == k::Precision::Ds ? "ds" : "fp64", n, ni, block, unroll, bpt, split,
-                                split == auto_split ? " (auto)" : "", s * 1e3, reduce_s * 1e6, double(n) * ni / s);
+                                split == auto_split ? " (auto)" : "", s * 1e3, reduce_s * 1e6, double(n) * ni / s,
+                                prec == k::Precision::Ds ? "; tiles " : "",
+                                prec == k::Precision::Ds ? tile_mix(loop_counts).c_str() : "");
                 }
             }
     }
@@ -196,12 +248,14 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
 int main(int argc, char** argv) {
     try {
         const std::string mode = argc > 1 ? argv[1] : "";
-        if (mode == "kernel" && argc >= 4) return kernel_bench(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? std::atoi(argv[4]) : 5);
+        if (mode == "kernel" && (argc == 4 || argc == 5 || argc == 8))
+            return kernel_bench(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? std::atoi(argv[4]) : 5,
+                                argc == 8 ? Shape{std::atoi(argv[5]), std::atoi(argv[6]), std::atoi(argv[7])} : Shape{});
         if (mode == "plummer" && argc >= 6)
             return plummer(std::atoi(argv[2]), std::atof(argv[3]), std::atof(argv[4]), std::atof(argv[5]),
                            argc > 6 ? argv[6] : "cuda", argc > 7 ? argv[7] : "ds", argc > 8 ? std::atoi(argv[8]) : 0,
                            argc > 9 ? std::atoi(argv[9]) : 4);
-        std::fprintf(stderr, "usage: %s kernel N NI [REPS] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD] [ORDER (4, 6)]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s kernel N NI [REPS [BLOCK UNROLL BPT]] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD] [ORDER (4, 6)]\n", argv[0]);
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "nbody_hermite_bench: %s\n", e.what());

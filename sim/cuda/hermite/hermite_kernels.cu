@@ -111,8 +111,13 @@ struct ForceJerkSums {
 struct JRange {
     int first, last;
 };
+// Whole tiles of TILE j-particles (the last split ends at nj): a tile cut at a split's edge would be
+// padded, and padding (id -2, mass 0) sends the tile to the self-test, any-mass loop.
+template <int TILE>
 __device__ inline JRange split_range(int nj, int split, int splits) {
-    return {int((long long)nj * split / splits), int((long long)nj * (split + 1) / splits)};
+    const long long tiles = (nj + TILE - 1) / TILE;
+    const int first = int(tiles * split / splits) * TILE, last = int(tiles * (split + 1) / splits) * TILE;
+    return {min(first, nj), min(last, nj)};
 }
 
 template <int EXTRAS>
@@ -151,17 +156,72 @@ struct DsIBody {
     }
 };
 
-// The three loops a tile of force_ds can take (version 3, docs/HERMITE.md). The self test (the id
+// The loops a tile of force_ds can take (versions 3 and 4, docs/HERMITE.md). The self test (the id
 // compare, a zeroed reciprocal and a select: 3 of ~38 issue slots per interaction in the SASS) is
 // needed only where an i-body's own id can be among the tile's j-ids; the mass multiply (1 FMUL) not
 // where every j-particle of the tile has one mass: the sums are then kept in units of that mass and
-// scaled once per tile.
-enum class TileLoop { SelfTest, AnyMass, UnitMass };
+// scaled once per tile. The low parts of the positions (6 FADD and one LDS.128 of ~34 slots) not where
+// the warp's i-bodies and the tile are far apart for their distance from the origin (far_apart below).
+enum class TileLoop { SelfTest, AnyMass, UnitMass, FarAnyMass, FarUnitMass };  // Partials::tile_loops order
+static_assert(int(TileLoop::FarUnitMass) + 1 == kDsTileLoops);
+
+// Float bits as an int of the same order (negative floats' magnitude bits flipped), so that one REDUX
+// finds a float minimum or maximum over a warp.
+__device__ inline int ordered_bits(float f) {
+    const int i = __float_as_int(f);
+    return i >= 0 ? i : i ^ 0x7fffffff;
+}
+__device__ inline float from_ordered_bits(int i) { return __int_as_float(i >= 0 ? i : i ^ 0x7fffffff); }
+
+// The bounding box of a set of positions (their high parts) and their largest squared distance from
+// the origin, as ordered bits. An empty box (lo > hi, from empty_box()) is far from everything. No
+// constructor: the block keeps boxes in shared memory.
+struct Box {
+    int lo[3], hi[3], r2;
+    __device__ void add(float x, float y, float z) {
+        const float p[3] = {x, y, z};
+#pragma unroll
+        for (int d = 0; d < 3; ++d) lo[d] = min(lo[d], ordered_bits(p[d])), hi[d] = max(hi[d], ordered_bits(p[d]));
+        r2 = max(r2, ordered_bits(fmaf(x, x, fmaf(y, y, z * z))));
+    }
+    __device__ void merge(const Box& o) {
+#pragma unroll
+        for (int d = 0; d < 3; ++d) lo[d] = min(lo[d], o.lo[d]), hi[d] = max(hi[d], o.hi[d]);
+        r2 = max(r2, o.r2);
+    }
+};
+__device__ inline Box empty_box() {
+    const int big = ordered_bits(3.0e38f), small = ordered_bits(-3.0e38f);
+    return {{big, big, big}, {small, small, small}, 0};
+}
+
+// A pair's separation from the high parts alone, (xj_hi - xi_hi) rounded, is off from the double-single
+// one by at most 2^-24 (|xi| + |xj| + |dx|) (each low part is at most half an ulp of its high part).
+// Where the boxes of the warp's i-bodies and of the tile are at least (|xi| + |xj|) / kFarRatio apart,
+// that is at most (kFarRatio + 1) 2^-24 = 4.2e-7 of |dx|, about the error the rsqrt already puts in
+// 1/r^3 (3 x 2^-22.9 = 4.0e-7, rsqrt.approx), so the tile skips the low parts. Positive separation
+// also means no i-body is in the tile (no self test). Device runs 51-53 (docs/HERMITE.md, version 4):
+// in Morton order, 256K Plummer bodies, kFarRatio 4 sends 66-80 % of the warp-tiles (by shape) this
+// way, 6 about 82-89 % (counted on the host).
+inline constexpr float kFarRatio = 6.f;
+__device__ inline bool far_apart(const Box& a, const Box& b) {
+    float d2 = 0.f;
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+        const float gap = fmaxf(0.f, fmaxf(from_ordered_bits(b.lo[d]) - from_ordered_bits(a.hi[d]),
+                                           from_ordered_bits(a.lo[d]) - from_ordered_bits(b.hi[d])));
+        d2 = fmaf(gap, gap, d2);
+    }
+    const float reach = sqrtf(from_ordered_bits(a.r2)) + sqrtf(from_ordered_bits(b.r2));
+    return d2 > 0.f && d2 * (kFarRatio * kFarRatio) >= reach * reach;
+}
 
 // What the block learns of a tile while staging it: the range of its j-ids and of its masses' bits
-// (all bits equal <=> min == max). Padding j-particles have id -2 and mass 0.
+// (all bits equal <=> min == max), and its box. Padding j-particles (id -2, mass 0) count in the
+// masses only.
 struct TileSummary {
     int id_min, id_max, mass_min, mass_max;
+    Box box;
 };
 
 // The smallest (MAX false) or largest value over the warp: one REDUX from sm_80 on.
@@ -187,8 +247,17 @@ __device__ TileSummary fold_summaries(const TileSummary (&per_warp)[WARPS]) {
     for (int w = 1; w < WARPS; ++w) {
         s.id_min = min(s.id_min, per_warp[w].id_min), s.id_max = max(s.id_max, per_warp[w].id_max);
         s.mass_min = min(s.mass_min, per_warp[w].mass_min), s.mass_max = max(s.mass_max, per_warp[w].mass_max);
+        s.box.merge(per_warp[w].box);
     }
     return s;
+}
+
+__device__ inline Box warp_box(const Box& mine) {
+    Box w{};
+#pragma unroll
+    for (int d = 0; d < 3; ++d) w.lo[d] = warp_extreme<false>(mine.lo[d]), w.hi[d] = warp_extreme<true>(mine.hi[d]);
+    w.r2 = warp_extreme<true>(mine.r2);
+    return w;
 }
 
 // The tile's interactions for every i-body of the thread: the j-loop, unrolled UNROLL times.
@@ -196,17 +265,19 @@ template <TileLoop LOOP, int BLOCK, int UNROLL, int EXTRAS, int IPT>
 __device__ __forceinline__ void interact_tile(const float4* s_hi, const float4* s_lo, const float4* s_v, float eps2,
                                               DsIBody<EXTRAS> (&me)[IPT], ForceJerkSums<float> (&t)[IPT],
                                               const NeighbourLists& lists) {
+    constexpr bool kHighPartsOnly = LOOP == TileLoop::FarAnyMass || LOOP == TileLoop::FarUnitMass;
+    constexpr bool kUnitMass = LOOP == TileLoop::UnitMass || LOOP == TileLoop::FarUnitMass;
 #pragma unroll UNROLL
     for (int q = 0; q < BLOCK; ++q) {
         const float4 hi = s_hi[q], vv = s_v[q];
-        const float4 lo = s_lo[q];
-        const float mass = LOOP == TileLoop::UnitMass ? 1.f : hi.w;  // x * 1 folds away: no FMUL
+        const float4 lo = kHighPartsOnly ? make_float4(0.f, 0.f, 0.f, 0.f) : s_lo[q];
+        const float mass = kUnitMass ? 1.f : hi.w;  // x * 1 folds away: no FMUL
 #pragma unroll
         for (int b = 0; b < IPT; ++b) {
             DsIBody<EXTRAS>& m = me[b];
-            const float dx = (hi.x - m.xh) + (lo.x - m.xl);
-            const float dy = (hi.y - m.yh) + (lo.y - m.yl);
-            const float dz = (hi.z - m.zh) + (lo.z - m.zl);
+            const float dx = kHighPartsOnly ? hi.x - m.xh : (hi.x - m.xh) + (lo.x - m.xl);
+            const float dy = kHighPartsOnly ? hi.y - m.yh : (hi.y - m.yh) + (lo.y - m.yl);
+            const float dz = kHighPartsOnly ? hi.z - m.zh : (hi.z - m.zh) + (lo.z - m.zl);
             if constexpr (EXTRAS == kNoExtras) {
                 const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
                 const bool self = LOOP == TileLoop::SelfTest && __float_as_int(lo.w) == m.id;
@@ -233,11 +304,12 @@ __device__ __forceinline__ void interact_tile(const float4* s_hi, const float4* 
 // t bodies t + b BLOCK / IPT (coalesced), and stage BLOCK j-particles per tile, IPT each.
 template <int BLOCK, int UNROLL, int EXTRAS, int IPT>
 __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBatch ib, int ni, int ni_pad,
-                                                        float eps2, Partials part, NeighbourLists lists) {
+                                                        float eps2, Partials part, NeighbourLists lists, bool far_tiles) {
     constexpr int kThreads = BLOCK / IPT, kWarps = kThreads / 32;
     static_assert(kThreads % 32 == 0, "force_ds: whole warps");
     __shared__ float4 s_hi[BLOCK], s_lo[BLOCK], s_v[BLOCK];
     __shared__ TileSummary s_summary[kWarps];
+    __shared__ Box s_warp_i_box[kWarps];  // of each warp's valid i-bodies
     DsIBody<EXTRAS> me[IPT];
 #pragma unroll
     for (int b = 0; b < IPT; ++b) {
@@ -253,10 +325,19 @@ __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBa
             m.id = int(v.w);
         }
     }
+    const int warp = threadIdx.x / 32;
+    if (EXTRAS == kNoExtras && far_tiles) {
+        Box mine = empty_box();
+#pragma unroll
+        for (int b = 0; b < IPT; ++b)
+            if (me[b].valid) mine.add(me[b].xh, me[b].yh, me[b].zh);
+        const Box w = warp_box(mine);
+        if (threadIdx.x % 32 == 0) s_warp_i_box[warp] = w;  // read after the tile's barrier
+    }
     const int split = blockIdx.y;
-    const auto [j0, j1] = split_range(nj, split, gridDim.y);
+    const auto [j0, j1] = split_range<BLOCK>(nj, split, gridDim.y);
     for (int tile = j0; tile < j1; tile += BLOCK) {
-        TileSummary mine{INT_MAX, INT_MIN, INT_MAX, INT_MIN};
+        TileSummary mine{INT_MAX, INT_MIN, INT_MAX, INT_MIN, empty_box()};
 #pragma unroll
         for (int b = 0; b < IPT; ++b) {
             const int slot = threadIdx.x + b * kThreads, k = tile + slot;
@@ -264,13 +345,16 @@ __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBa
                    vel = make_float4(0.f, 0.f, 0.f, 0.f);
             if (k < j1) hi = j.hi[k], lo = j.lo[k], vel = j.vel[k];
             s_hi[slot] = hi, s_lo[slot] = lo, s_v[slot] = vel;
-            mine.id_min = min(mine.id_min, __float_as_int(lo.w)), mine.id_max = max(mine.id_max, __float_as_int(lo.w));
             mine.mass_min = min(mine.mass_min, __float_as_int(hi.w)), mine.mass_max = max(mine.mass_max, __float_as_int(hi.w));
+            if (k < j1) {  // padding (id -2) is never an i-body's own id
+                mine.id_min = min(mine.id_min, __float_as_int(lo.w)), mine.id_max = max(mine.id_max, __float_as_int(lo.w));
+                if (far_tiles) mine.box.add(hi.x, hi.y, hi.z);
+            }
         }
         if constexpr (EXTRAS == kNoExtras) {
             mine = {warp_extreme<false>(mine.id_min), warp_extreme<true>(mine.id_max), warp_extreme<false>(mine.mass_min),
-                    warp_extreme<true>(mine.mass_max)};
-            if (threadIdx.x % 32 == 0) s_summary[threadIdx.x / 32] = mine;
+                    warp_extreme<true>(mine.mass_max), far_tiles ? warp_box(mine.box) : mine.box};
+            if (threadIdx.x % 32 == 0) s_summary[warp] = mine;
         }
         __syncthreads();
         ForceJerkSums<float> t[IPT];  // one tile in float, accumulated in double below
@@ -281,14 +365,28 @@ __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBa
 #pragma unroll
             for (int b = 0; b < IPT; ++b)
                 may_hold_self |= me[b].valid && me[b].id >= tile_s.id_min && me[b].id <= tile_s.id_max;
+            // Warp-uniform: every input is the warp's or the block's.
+            const bool far = far_tiles && far_apart(s_warp_i_box[warp], tile_s.box);
+            const bool one_mass = tile_s.mass_min == tile_s.mass_max;
+            if (one_mass) scale = double(__int_as_float(tile_s.mass_min));
+            TileLoop loop;
             if (__any_sync(0xffffffffu, may_hold_self)) {
+                loop = TileLoop::SelfTest, scale = 1.0;
                 interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
-            } else if (tile_s.mass_min == tile_s.mass_max) {
-                scale = double(__int_as_float(tile_s.mass_min));
+            } else if (far && one_mass) {
+                loop = TileLoop::FarUnitMass;
+                interact_tile<TileLoop::FarUnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
+            } else if (far) {
+                loop = TileLoop::FarAnyMass;
+                interact_tile<TileLoop::FarAnyMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
+            } else if (one_mass) {
+                loop = TileLoop::UnitMass;
                 interact_tile<TileLoop::UnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
             } else {
+                loop = TileLoop::AnyMass;
                 interact_tile<TileLoop::AnyMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
             }
+            if (part.tile_loops != nullptr && threadIdx.x % 32 == 0) atomicAdd(&part.tile_loops[int(loop)], 1ull);
         } else {
             interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
         }
@@ -338,7 +436,7 @@ __global__ void __launch_bounds__(BLOCK) force_fp64(Predicted j, int nj, IBatch 
     }
     const int id = int(vi.w);
     const int split = blockIdx.y;
-    const auto [j0, j1] = split_range(nj, split, gridDim.y);
+    const auto [j0, j1] = split_range<BLOCK>(nj, split, gridDim.y);
     ForceJerkSums<double> sums;
     Real4 snap = r4(0, 0, 0, 0);
     Nearest<EXTRAS> nn;
@@ -438,15 +536,15 @@ __global__ void __launch_bounds__(32 * kReduceRows) reduce_kernel(Partials part,
 }
 
 using Launch = void (*)(const Predicted&, int, const IBatch&, int, int, double, int, const Partials&,
-                        const NeighbourLists&, cudaStream_t);
+                        const NeighbourLists&, bool, cudaStream_t);
 
 template <Precision P, int BLOCK, int UNROLL, int EXTRAS, int IPT>
 void launch(const Predicted& j, int nj, const IBatch& ib, int ni, int ni_pad, double eps2, int j_split,
-            const Partials& part, const NeighbourLists& lists, cudaStream_t stream) {
+            const Partials& part, const NeighbourLists& lists, bool far_tiles, cudaStream_t stream) {
     const dim3 grid(unsigned(ni_pad / BLOCK), unsigned(j_split));
     if constexpr (P == Precision::Ds)
         force_ds<BLOCK, UNROLL, EXTRAS, IPT>
-            <<<grid, BLOCK / IPT, 0, stream>>>(j, nj, ib, ni, ni_pad, float(eps2), part, lists);
+            <<<grid, BLOCK / IPT, 0, stream>>>(j, nj, ib, ni, ni_pad, float(eps2), part, lists, far_tiles);
     else
         force_fp64<BLOCK, UNROLL, EXTRAS, false><<<grid, BLOCK, 0, stream>>>(j, nj, ib, ni, ni_pad, eps2, part, lists);
 }
@@ -480,7 +578,7 @@ Launch pick_shape(int block, int unroll) {
 
 template <int EXTRAS>
 void launch_snap(const Predicted& j, int nj, const IBatch& ib, int ni, int ni_pad, double eps2, int j_split,
-                 const Partials& part, const NeighbourLists& lists, cudaStream_t stream) {
+                 const Partials& part, const NeighbourLists& lists, bool, cudaStream_t stream) {
     const dim3 grid(unsigned(ni_pad / 128), unsigned(j_split));
     force_fp64<128, 4, EXTRAS, true><<<grid, 128, 0, stream>>>(j, nj, ib, ni, ni_pad, eps2, part, lists);
 }
@@ -543,7 +641,7 @@ void hermite_force(const ForceVariant& v, const Predicted& j, int nj, const IBat
                                     (v.snap ? ", snap" : "") + " (supported: " + supported_variants() + ")");
     if (ni <= 0) return;
     const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-    f(j, nj, i, ni, ni_pad, eps2, std::max(1, j_split), partials, lists, stream);
+    f(j, nj, i, ni, ni_pad, eps2, std::max(1, j_split), partials, lists, v.far_tiles, stream);
     CUDA_CHECK_LAUNCH();
 }
 

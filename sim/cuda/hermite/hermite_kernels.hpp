@@ -66,8 +66,12 @@ struct Partials {           // j_split x ni_pad
     Real4* acc_pot;       // ax, ay, az, pot
     Real4* jerk_nn;       // jx, jy, jz, nearest r^2
     int* nearest;
-    Real4* snap;          // with the snap: sx, sy, sz
+    Real4* snap = nullptr;  // with the snap: sx, sy, sz
+    // Optional (tests, benchmark): warp-tiles of the ds kernel without extras by loop, added to:
+    // [0] self test, [1] any mass, [2] one mass, [3] far apart, any mass, [4] far apart, one mass.
+    unsigned long long* tile_loops = nullptr;
 };
+inline constexpr int kDsTileLoops = 5;
 struct Results {            // ni
     Real4* acc_pot;
     Real4* jerk_nn;
@@ -86,6 +90,11 @@ struct ForceVariant {
     int bodies_per_thread = 1;    // i-bodies per thread (1, 2, 4): a block has block / bodies_per_thread threads
     int extras = kNoExtras;
     bool snap = false;            // also d^2 a / dt^2 (the 6th order): fp64, block 128, unroll 4, no neighbour lists
+    // ds without extras: tiles far from a warp's i-bodies for their distance from the origin skip the
+    // low parts of the positions (hermite_kernels.cu, far_apart). Pays where i- and j-particles are in
+    // spatial (Morton) order, which the cuda engine does not keep yet: off there, and each tile's box
+    // is not even computed.
+    bool far_tiles = false;
 };
 
 // The i-bodies per thread of one force evaluation of `ni` active bodies: `configured` (1, 2, 4) where
