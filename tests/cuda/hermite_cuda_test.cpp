@@ -157,6 +157,50 @@ TEST(HermiteCuda, DefaultConfigOnALargeBatchMatchesTheCpuReference) {
     EXPECT_LT(e.pot, 2e-6);
 }
 
+// From kFarTilesFrom (32,768) active bodies the engine keeps its j-particles in Morton order and sorts
+// the batch to match (docs/HERMITE.md, version 4). The results come back in the caller's order: every
+// body active, then updated bodies and a small batch (against the ordered j-memory), then fewer
+// j-particles (the order is made again for them) and a batch whose ids are not its addresses.
+TEST(HermiteCuda, SpatialOrderOfALargeBatchKeepsTheCallersOrder) {
+    REQUIRE_GPU();
+    const double t = 0.5;
+    Scenario s = make_setup(33000, 0, t, 12);
+    for (const JParticle& p : s.j) s.i.push_back({.id = p.id, .x = predict_position(p, t - p.t), .v = predict_velocity(p, t - p.t)});
+    auto cpu = make_force_engine(EngineKind::Cpu);
+    auto gpu = make_force_engine(EngineKind::Cuda);
+    // A result in the wrong place is off by O(1); float sums that cancel reach a few 1e-6 of the total.
+    auto check = [&](const char* what, std::size_t nj) {
+        SCOPED_TRACE(what);
+        std::vector<IForce> g(s.i.size()), c(s.i.size());
+        gpu->compute(t, nj, s.i, 1e-4, g, false);
+        cpu->compute(t, nj, s.i, 1e-4, c, false);
+        const Errors e = compare(g, c);
+        EXPECT_LT(e.acc, 1e-5);
+        EXPECT_LT(e.jerk, 1e-4);
+        EXPECT_LT(e.pot, 2e-6);
+    };
+    for (std::size_t k = 0; k < s.j.size(); ++k) gpu->set_j(k, s.j[k]), cpu->set_j(k, s.j[k]);
+    check("every body active", s.j.size());
+    for (std::size_t k = 0; k < s.j.size(); k += 3) {  // a third of the bodies moved and updated
+        s.j[k].x += Vec3d{0.01, -0.02, 0.005};
+        gpu->set_j(k, s.j[k]), cpu->set_j(k, s.j[k]);
+    }
+    const std::vector<IParticle> all = s.i;
+    s.i.assign(all.begin() + 100, all.begin() + 1100);
+    check("1,000 active after updates", s.j.size());
+    s.i.assign(all.begin(), all.begin() + 32768);
+    check("32,768 active of 32,768 j-particles", 32768);
+    s.i = all;
+    for (IParticle& p : s.i) p.id = int(s.j.size()) - 1 - p.id;  // i-ids that are not their addresses
+    check("i-ids that are not the addresses", s.j.size());
+    for (std::size_t k = 0; k < s.j.size(); ++k) {  // nor the j-ids: the kernel sees the ids themselves
+        s.j[k].id = int(k) + 1000000;
+        gpu->set_j(k, s.j[k]), cpu->set_j(k, s.j[k]);
+    }
+    for (std::size_t k = 0; k < s.i.size(); ++k) s.i[k].id = int(k) + 1000000;
+    check("j-ids that are not the addresses", s.j.size());
+}
+
 TEST(HermiteCuda, UnsupportedVariantListsTheSupportedOnes) {
     REQUIRE_GPU();
     try {

@@ -8,6 +8,9 @@
 //                                                  Plummer generator's order, far tiles off, as the
 //                                                  cuda engine runs); prints the ds tile loops' mix
 //                                                  (docs/HERMITE.md, version 4)
+//   nbody_hermite_bench engine N [REPS]           the cuda engine's compute() with all N active
+//                                                  (environment HERMITE_BENCH_NEAREST=1: with the
+//                                                  nearest neighbours, as g6 and the first step)
 //   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2, 4; 0, the
 //   default: the engine's choice per block)] [ORDER (4, the default; 6: the engine computes the snap, cuda in fp64)]
 //                                                  environment ETA_START: HermiteParams::eta_start (the first steps)
@@ -77,7 +80,7 @@ static int kernel_bench(int n, int ni, int reps, Shape only) {
         const std::size_t b = order[i];
         xm[i] = r4(st.pos_mass[b].x, st.pos_mass[b].y, st.pos_mass[b].z, st.pos_mass[b].w);
         vt[i] = r4(st.velocity[b].x, st.velocity[b].y, st.velocity[b].z, 0);
-        a2[i] = r4(0, 0, 0, i);
+        a2[i] = r4(0, 0, 0, double(i));  // ids: the slots, as the engine gives the kernel where ids are addresses
     }
     DeviceBuffer<Real4> dxm(n), dvt(n), da2(n), dj6(n), p64(n), v64(n), ix(n), iv(n);
     DeviceBuffer<float4> hi(n), lo(n), vel(n);
@@ -89,7 +92,7 @@ static int kernel_bench(int n, int ni, int reps, Shape only) {
     for (int i = 0; i < ni; ++i) {
         const int s = int((long long)i * n / ni);
         hx[i] = r4(xm[s].x, xm[s].y, xm[s].z, 0);
-        hv[i] = r4(vt[s].x, vt[s].y, vt[s].z, s);
+        hv[i] = r4(vt[s].x, vt[s].y, vt[s].z, a2[s].w);
     }
     CUDA_CHECK(cudaMemcpy(ix.get(), hx.data(), sizeof(Real4) * ni, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(iv.get(), hv.data(), sizeof(Real4) * ni, cudaMemcpyHostToDevice));
@@ -186,6 +189,39 @@ private:
     std::unique_ptr<hermite::ForceEngine> e_;
 };
 
+// What `run --integrator hermite4` gets when every body is active: the cuda engine's compute() on N
+// Plummer bodies in the generator's order, wall time per call (the host's sort and copies included),
+// the first call (which also puts the j-particles in Morton order) apart.
+static int engine_bench(int n, int reps) {
+    const State st = ic::make_plummer({.bodies = std::size_t(n), .seed = 1});
+    auto e = hermite::make_force_engine(hermite::EngineKind::Cuda);
+    // As the integrator's block steps (its first step, and g6calc_lasthalf2, also want the nearest
+    // neighbour: environment HERMITE_BENCH_NEAREST=1; that variant takes no far tiles).
+    e->want_nearest(std::getenv("HERMITE_BENCH_NEAREST") != nullptr);
+    const std::size_t un = std::size_t(n);
+    std::vector<hermite::IParticle> in(un);
+    for (int i = 0; i < n; ++i) {
+        hermite::JParticle p;
+        p.id = i, p.mass = st.pos_mass[i].w, p.x = xyz(st.pos_mass[i]), p.v = xyz(st.velocity[i]);
+        e->set_j(std::size_t(i), p);
+        in[std::size_t(i)] = {.id = i, .x = p.x, .v = p.v};
+    }
+    std::vector<hermite::IForce> out(un);
+    auto seconds_since = [](std::chrono::steady_clock::time_point from) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+    };
+    auto t0 = std::chrono::steady_clock::now();
+    e->compute(0.0, std::size_t(n), in, 0.0, out, false);
+    const double first = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) e->compute(0.0, std::size_t(n), in, 0.0, out, false);
+    const double each = seconds_since(t0) / reps;
+    std::printf("engine cuda ds%s N %d all active: first call %.3f ms, then %.3f ms per call = %.3e interactions/s\n",
+                std::getenv("HERMITE_BENCH_NEAREST") != nullptr ? " (nearest neighbours)" : "", n, first * 1e3, each * 1e3,
+                double(n) * n / each);
+    return 0;
+}
+
 static int plummer(int n, double t_end, double eta, double eps, const std::string& engine, const std::string& prec,
                    int bodies_per_thread, int order) {
     const State st = ic::make_plummer({.bodies = std::size_t(n), .seed = 42});
@@ -248,6 +284,7 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
 int main(int argc, char** argv) {
     try {
         const std::string mode = argc > 1 ? argv[1] : "";
+        if (mode == "engine" && argc >= 3) return engine_bench(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 5);
         if (mode == "kernel" && (argc == 4 || argc == 5 || argc == 8))
             return kernel_bench(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? std::atoi(argv[4]) : 5,
                                 argc == 8 ? Shape{std::atoi(argv[5]), std::atoi(argv[6]), std::atoi(argv[7])} : Shape{});
@@ -255,7 +292,7 @@ int main(int argc, char** argv) {
             return plummer(std::atoi(argv[2]), std::atof(argv[3]), std::atof(argv[4]), std::atof(argv[5]),
                            argc > 6 ? argv[6] : "cuda", argc > 7 ? argv[7] : "ds", argc > 8 ? std::atoi(argv[8]) : 0,
                            argc > 9 ? std::atoi(argv[9]) : 4);
-        std::fprintf(stderr, "usage: %s kernel N NI [REPS [BLOCK UNROLL BPT]] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD] [ORDER (4, 6)]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s kernel N NI [REPS [BLOCK UNROLL BPT]] | engine N [REPS] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD] [ORDER (4, 6)]\n", argv[0]);
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "nbody_hermite_bench: %s\n", e.what());

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "../cuda_raii.hpp"
 #include "hermite_kernels.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
+#include "nbody/sim/hermite/spatial_order.hpp"
 
 namespace nbody::hermite {
 
@@ -37,6 +39,13 @@ bool cuda_engine_available(std::string* why_not) {
 }
 
 namespace {
+
+// Batches of this many active bodies or more take the ds kernel's far tiles, with the j-particles in
+// Morton order and the batch sorted to match (docs/HERMITE.md, version 4): a warp's 64-128 bodies are
+// then close together. The order is made again once the bodies have been updated kReorderAfter times
+// over on average (a 256K order costs a few milliseconds on the host, against ~80 ms per evaluation).
+inline constexpr int kFarTilesFrom = 32768;
+inline constexpr std::size_t kReorderAfter = 4;
 
 class CudaForceEngine final : public ForceEngine {
 public:
@@ -88,8 +97,15 @@ public:
 
     void set_j(std::size_t address, const JParticle& p) override {
         if (address >= capacity_) reserve(std::max(address + 1, capacity_ + capacity_ / 2));
+        if (j_pos_.size() <= address) j_pos_.resize(address + 1, Point{0, 0, 0});
+        if (id_is_address_.size() <= address) id_is_address_.resize(address + 1, 1);
+        j_pos_[address] = {p.x.x, p.x.y, p.x.z};
+        const char is_address = p.id == int(address);
+        other_ids_ += std::ptrdiff_t(id_is_address_[address] && !is_address) - std::ptrdiff_t(!id_is_address_[address] && is_address);
+        id_is_address_[address] = is_address;
+        ++updates_since_order_;
         k::JUpdate u;
-        u.address = (long long)address;
+        u.address = (long long)slot(address);
         u.xm = r4(p.x.x, p.x.y, p.x.z, p.mass);
         u.vt = r4(p.v.x, p.v.y, p.v.z, p.t);
         u.a2 = r4(p.a2.x, p.a2.y, p.a2.z, double(p.id));
@@ -110,6 +126,14 @@ public:
         v.extras = want_neighbours ? (k::kNearest | k::kNeighbours) : extras_;
         if (v.extras != k::kNoExtras || v.snap) v.block = 128, v.unroll = 4;
         v.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, v.precision, v.extras, ni, v.block);
+        v.far_tiles = v.precision == k::Precision::Ds && v.extras == k::kNoExtras && !v.snap && ni >= kFarTilesFrom;
+        keep_order(nj, v.far_tiles);
+        if (v.far_tiles) sort_batch(in);
+        // In Morton order a tile's ids are scattered, and the self test would run on every tile that is
+        // not far: where every id is its address, the kernel sees slots instead (the i-body's its own
+        // j-particle's; -3, no j-particle, for an id beyond nj).
+        const bool slot_ids = v.far_tiles && other_ids_ == 0;
+        auto kernel_id = [&](int id) { return !slot_ids ? id : id >= 0 && std::size_t(id) < nj ? int(slot(std::size_t(id))) : -3; };
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
         const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread);
         ensure_i(std::size_t(ni_pad), std::size_t(split));
@@ -120,18 +144,29 @@ public:
         // hundred active bodies take tens of microseconds on the GPU, so each copy's latency counted
         // as much as the kernel: device runs 21 and 39, docs/HERMITE.md).
         const std::size_t rows = i_rows();
-        Real4* const ixv = reinterpret_cast<Real4*>(upload(sizeof(Real4) * rows * std::size_t(ni), [&](unsigned char* at) {
+        // A sorted batch goes up in the caller's order with its order (ints) after the rows, and is
+        // gathered on the GPU; its results are scattered back there: the host touches every body in
+        // order (random host access cost ~0.2-0.7 us per body at 256K-1M, device run 55).
+        const std::size_t batch_bytes = sizeof(Real4) * rows * std::size_t(ni) + (v.far_tiles ? sizeof(int) * std::size_t(ni) : 0);
+        Real4* ixv = reinterpret_cast<Real4*>(upload(batch_bytes, [&](unsigned char* at) {
             Real4* staged = reinterpret_cast<Real4*>(at);
+            if (v.far_tiles) std::copy(i_order_.begin(), i_order_.end(), reinterpret_cast<int*>(staged + rows * std::size_t(ni)));
             for (int i = 0; i < ni; ++i) {
                 const IParticle& p = in[std::size_t(i)];
                 staged[i] = r4(p.x.x, p.x.y, p.x.z, p.h2);
-                staged[ni + i] = r4(p.v.x, p.v.y, p.v.z, double(p.id));
+                staged[ni + i] = r4(p.v.x, p.v.y, p.v.z, double(kernel_id(p.id)));
                 if (v.snap) staged[2 * ni + i] = r4(p.a.x, p.a.y, p.a.z, 0);
             }
         }));
+        const int* const sorted_from = v.far_tiles ? reinterpret_cast<const int*>(ixv + rows * std::size_t(ni)) : nullptr;
+        if (v.far_tiles) {
+            for (std::size_t r = 0; r < rows; ++r)
+                k::gather_real4(sorted_in_.get() + r * std::size_t(ni), ixv + r * std::size_t(ni), sorted_from, ni, nullptr);
+            ixv = sorted_in_.get();
+        }
         const k::IBatch batch{ixv, ixv + ni, v.snap ? ixv + 2 * ni : nullptr};
         k::Predicted pred{hi_.get(), lo_.get(), vel_.get(), pos64_.get(), vel64_.get(), acc64_.get()};
-        k::predict_j(j_memory(), int(nj), t, variant_.precision, pred, nullptr);
+        k::predict_j(j_memory(), int(nj), t, variant_.precision, pred, nullptr, slot_ids);
         k::NeighbourLists lists{nb_count_.get(), nb_ids_.get(), config_.max_neighbours};
         if (want_neighbours) CUDA_CHECK(cudaMemsetAsync(nb_count_.get(), 0, sizeof(int) * std::size_t(ni), nullptr));
         k::Partials part{p_acc_.get(), p_jerk_.get(), p_nn_.get(), v.snap ? p_snap_.get() : nullptr};
@@ -140,6 +175,11 @@ public:
         int* const nearest = reinterpret_cast<int*>(r_.get() + rows * std::size_t(ni));
         k::reduce_partials(part, ni, ni_pad, split,
                            {r_.get(), r_.get() + ni, nearest, v.snap ? r_.get() + 2 * ni : nullptr}, nullptr);
+        if (v.far_tiles) {  // back to the caller's order (no nearest neighbours without extras: all -1)
+            for (std::size_t r = 0; r < rows; ++r)
+                k::scatter_real4(sorted_in_.get() + r * std::size_t(ni), r_.get() + r * std::size_t(ni), sorted_from, ni, nullptr);
+            CUDA_CHECK(cudaMemcpyAsync(r_.get(), sorted_in_.get(), sizeof(Real4) * rows * std::size_t(ni), cudaMemcpyDeviceToDevice, nullptr));
+        }
         CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
                                    cudaMemcpyDeviceToHost, nullptr));
         CUDA_CHECK(cudaStreamSynchronize(nullptr));
@@ -185,6 +225,72 @@ public:
     void want_nearest(bool on) override { extras_ = on ? k::kNearest : k::kNoExtras; }
 
 private:
+    std::size_t slot(std::size_t address) const { return address < slot_of_.size() ? slot_of_[address] : address; }
+
+    // The kernel reads slots 0 .. nj-1, so the order maps the first nj addresses onto them (a compute
+    // over another nj makes it again); a batch with far tiles wants it spatial and fresh.
+    void keep_order(std::size_t nj, bool spatial) {
+        const bool ordered = !slot_of_.empty();
+        if (ordered && nj != ordered_nj_) return reorder(nj, spatial);
+        if (spatial && (!ordered || updates_since_order_ >= kReorderAfter * nj)) reorder(nj, true);
+    }
+
+    // Moves the j-particles to Morton order of their last positions (spatial) or back to their
+    // addresses, on the GPU; the updates still queued carry the old slots, so they go first.
+    void reorder(std::size_t nj, bool spatial) {
+        flush();
+        const std::size_t n = std::max(nj, ordered_nj_);
+        std::vector<std::uint32_t> next(n);  // address -> its new slot
+        std::iota(next.begin(), next.end(), 0u);
+        if (spatial) {
+            if (j_pos_.size() < nj) j_pos_.resize(nj, Point{0, 0, 0});
+            const std::vector<std::uint32_t> order = morton_order(std::span<const Point>(j_pos_.data(), nj));
+            for (std::size_t s = 0; s < nj; ++s) next[order[s]] = std::uint32_t(s);
+        }
+        std::vector<int> source(n);  // new slot -> the slot its j-particle is in now
+        for (std::size_t a = 0; a < n; ++a) source[next[a]] = int(slot(a));
+        DeviceBuffer<int> source_dev(n);
+        DeviceBuffer<Real4> scratch(n);
+        CUDA_CHECK(cudaMemcpy(source_dev.get(), source.data(), source_dev.bytes(), cudaMemcpyHostToDevice));
+        k::permute_j(j_memory(), source_dev.get(), int(n), scratch.get(), nullptr);
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the buffers above go out of scope
+        updates_in_flight_ = false;
+        if (spatial) {
+            address_of_.resize(nj);
+            for (std::size_t a = 0; a < nj; ++a) address_of_[next[a]] = std::uint32_t(a);
+            slot_of_ = std::move(next), ordered_nj_ = nj;
+        } else {
+            slot_of_.clear(), address_of_.clear(), ordered_nj_ = 0;
+        }
+        updates_since_order_ = 0;
+    }
+
+    // The batch by the slot of the j-particle with each body's id (the integrator's ids are its
+    // addresses; where a GRAPE-6 program numbers them otherwise, or repeats one, those bodies go last
+    // in their order: the batch is less compact and fewer tiles go far, the results are the same).
+    void sort_batch(std::span<const IParticle> in) {
+        const std::size_t slots = slot_of_.size();
+        bool every_address_in_order = in.size() == address_of_.size();
+        for (std::size_t k = 0; k < in.size() && every_address_in_order; ++k) every_address_in_order = in[k].id == int(k);
+        if (every_address_in_order) {  // every body active, as the integrator lists them: no search
+            i_order_ = address_of_;
+            return;
+        }
+        place_.assign(slots, -1);
+        i_order_.clear();
+        std::vector<std::uint32_t> rest;
+        for (std::size_t k = 0; k < in.size(); ++k) {
+            const int id = in[k].id;
+            if (id >= 0 && std::size_t(id) < slots && place_[slot_of_[std::size_t(id)]] < 0)
+                place_[slot_of_[std::size_t(id)]] = int(k);
+            else
+                rest.push_back(std::uint32_t(k));
+        }
+        for (int k : place_)
+            if (k >= 0) i_order_.push_back(std::uint32_t(k));
+        i_order_.insert(i_order_.end(), rest.begin(), rest.end());
+    }
+
     // The corrected bodies (pending_) and `batch_bytes` that `fill_batch` writes go up in one copy from
     // a page-locked buffer, without waiting; the bodies are scattered into the j-memory. Returns the
     // device address of the batch. Waits first only when a copy from the buffer may still run (no
@@ -237,6 +343,7 @@ private:
             const std::size_t r_size = rows * ni_pad + (ni_pad * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
             r_ = DeviceBuffer<Real4>(r_size), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(r_size);
             nb_count_ = DeviceBuffer<int>(ni_pad);
+            sorted_in_ = DeviceBuffer<Real4>(rows * ni_pad);
             nb_ids_ = DeviceBuffer<int>(ni_pad * std::size_t(config_.max_neighbours));
             ni_capacity_ = ni_pad;
         }
@@ -258,11 +365,21 @@ private:
     std::vector<k::JUpdate> pending_;
     // r_: [acc | jerk | snap] of the i-batch, then the nearest indices (ints); r_stage_ its host side.
     DeviceBuffer<Real4> r_, p_acc_, p_jerk_, p_snap_;
+    DeviceBuffer<Real4> sorted_in_;  // a sorted batch's rows on the GPU, then its results in the caller's order
     DeviceBuffer<int> p_nn_, nb_count_, nb_ids_;
     nbody::cuda::PinnedBuffer<Real4> r_stage_;
     DeviceBuffer<unsigned char> in_dev_;  // [JUpdate x pending | the i-batch rows], see upload()
     nbody::cuda::PinnedBuffer<unsigned char> in_stage_;
     std::size_t ni_capacity_ = 0;  // i-bodies (padded) the i-side buffers hold
+    // The j-particles in Morton order (kFarTilesFrom): slot_of_[address] for the first ordered_nj_
+    // addresses, the address itself beyond them and while slot_of_ is empty; j_pos_[address] each
+    // body's position at its own time, for the next order; i_order_ the sorted batch (place -> body).
+    std::vector<std::uint32_t> slot_of_, address_of_, i_order_;
+    std::vector<Point> j_pos_;
+    std::vector<int> place_;
+    std::vector<char> id_is_address_;  // by address: set_j gave the j-particle its address as id
+    std::ptrdiff_t other_ids_ = 0;     // j-particles whose id is not their address
+    std::size_t ordered_nj_ = 0, updates_since_order_ = 0;
     std::vector<std::vector<int>> lists_;
     std::vector<char> overflow_;
     double interactions_ = 0;

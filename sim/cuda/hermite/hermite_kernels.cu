@@ -23,6 +23,14 @@ __global__ void scatter_kernel(JMemory j, const JUpdate* u, int count) {
     if (j.s24 != nullptr) j.s24[a] = u[k].s24, j.c120[a] = u[k].c120;
 }
 
+template <bool GATHER>
+__global__ void move_kernel(Real4* to, const Real4* from, const int* index, int n) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    if constexpr (GATHER) to[k] = from[index[k]];
+    else to[index[k]] = from[k];
+}
+
 // The 6th order's predictor (nbody::hermite::predict_position / _velocity / _acceleration with
 // snap/24 and crackle/120): fp64 positions, velocities and accelerations.
 __device__ void predict_to_crackle(const JMemory& j, int k, double t, const Predicted& out) {
@@ -45,7 +53,7 @@ __device__ void predict_to_crackle(const JMemory& j, int k, double t, const Pred
 }
 
 // The same expression as nbody::hermite::predict_position / predict_velocity (host).
-__global__ void predict_kernel(JMemory j, int nj, double t, Precision precision, Predicted out) {
+__global__ void predict_kernel(JMemory j, int nj, double t, Precision precision, Predicted out, bool slot_ids) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= nj) return;
     if (j.s24 != nullptr) return predict_to_crackle(j, k, t, out);
@@ -57,7 +65,7 @@ __global__ void predict_kernel(JMemory j, int nj, double t, Precision precision,
     const double vx = vt.x + dt * (2.0 * a2.x + dt * 3.0 * j6.x);
     const double vy = vt.y + dt * (2.0 * a2.y + dt * 3.0 * j6.y);
     const double vz = vt.z + dt * (2.0 * a2.z + dt * 3.0 * j6.z);
-    const int id = int(a2.w);
+    const int id = slot_ids ? k : int(a2.w);
     if (precision == Precision::Ds) {
         const float hx = float(x), hy = float(y), hz = float(z);
         out.hi[k] = make_float4(hx, hy, hz, float(xm.w));
@@ -369,16 +377,19 @@ __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBa
             const bool far = far_tiles && far_apart(s_warp_i_box[warp], tile_s.box);
             const bool one_mass = tile_s.mass_min == tile_s.mass_max;
             if (one_mass) scale = double(__int_as_float(tile_s.mass_min));
+            // Far first: a far tile holds none of the warp's bodies whatever the ids (a body's j-particle
+            // is within an ulp of its i-position, far means a sixth of 2|x| away), and the engine's
+            // Morton order scatters the ids of a tile over their whole range.
             TileLoop loop;
-            if (__any_sync(0xffffffffu, may_hold_self)) {
-                loop = TileLoop::SelfTest, scale = 1.0;
-                interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
-            } else if (far && one_mass) {
+            if (far && one_mass) {
                 loop = TileLoop::FarUnitMass;
                 interact_tile<TileLoop::FarUnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
             } else if (far) {
                 loop = TileLoop::FarAnyMass;
                 interact_tile<TileLoop::FarAnyMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
+            } else if (__any_sync(0xffffffffu, may_hold_self)) {
+                loop = TileLoop::SelfTest, scale = 1.0;
+                interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
             } else if (one_mass) {
                 loop = TileLoop::UnitMass;
                 interact_tile<TileLoop::UnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
@@ -621,9 +632,30 @@ void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t
     CUDA_CHECK_LAUNCH();
 }
 
-void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream) {
+void gather_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream) {
+    if (n <= 0) return;
+    move_kernel<true><<<unsigned((n + 255) / 256), 256, 0, stream>>>(to, from, index, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+void scatter_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream) {
+    if (n <= 0) return;
+    move_kernel<false><<<unsigned((n + 255) / 256), 256, 0, stream>>>(to, from, index, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+void permute_j(const JMemory& j, const int* source, int n, Real4* scratch, cudaStream_t stream) {
+    for (Real4* a : {j.xm, j.vt, j.a2, j.j6, j.s24, j.c120}) {
+        if (a == nullptr || n <= 0) continue;
+        gather_real4(scratch, a, source, n, stream);
+        CUDA_CHECK(cudaMemcpyAsync(a, scratch, sizeof(Real4) * std::size_t(n), cudaMemcpyDeviceToDevice, stream));
+    }
+}
+
+void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream,
+               bool slot_ids) {
     if (nj <= 0) return;
-    predict_kernel<<<unsigned((nj + 255) / 256), 256, 0, stream>>>(j, nj, t, precision, out);
+    predict_kernel<<<unsigned((nj + 255) / 256), 256, 0, stream>>>(j, nj, t, precision, out, slot_ids);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -3,6 +3,7 @@
 // pointers, the only way host code reaches them.
 //
 //   scatter   writes a batch of updated j-particles (the corrected active bodies) into j-memory
+//   permute   moves the j-particles to other slots (the engine's spatial order)
 //   predict   every j-particle to time t in double (x + dt (v + dt (a2 + dt j6))), stored for the
 //             force kernel as double-single positions (hi + lo floats, Sapporo eq. 3) and float
 //             velocities, or as doubles (fp64)
@@ -92,8 +93,8 @@ struct ForceVariant {
     bool snap = false;            // also d^2 a / dt^2 (the 6th order): fp64, block 128, unroll 4, no neighbour lists
     // ds without extras: tiles far from a warp's i-bodies for their distance from the origin skip the
     // low parts of the positions (hermite_kernels.cu, far_apart). Pays where i- and j-particles are in
-    // spatial (Morton) order, which the cuda engine does not keep yet: off there, and each tile's box
-    // is not even computed.
+    // spatial (Morton) order, as the cuda engine keeps them for large batches; off, no tile's box is
+    // computed.
     bool far_tiles = false;
 };
 
@@ -115,8 +116,17 @@ constexpr int bodies_per_thread_for(int configured, Precision precision, int ext
 }
 
 void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t stream);
+// Slot k of the first n slots of every j-memory array takes what slot source[k] held (source: n device
+// ints, a permutation of 0 .. n-1); scratch holds n Real4.
+void permute_j(const JMemory& j, const int* source, int n, Real4* scratch, cudaStream_t stream);
+// to[k] = from[index[k]] (gather) or to[index[k]] = from[k] (scatter) for k < n: the engine's sorted batches.
+void gather_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream);
+void scatter_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream);
 // With j.s24 set, to the crackle term, and out.acc64 gets the predicted accelerations (fp64 only).
-void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream);
+// slot_ids (ds): each j-particle's id for the force kernel is its slot, not a2.w; the engine's Morton
+// order uses it where ids are addresses, so that a tile's ids stay a range for the self test.
+void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream,
+               bool slot_ids = false);
 
 // j_split blocks share each i-block's j-range; partials must hold j_split * ni_pad entries where
 // ni_pad = ni rounded up to the block size. Throws std::invalid_argument listing the supported

@@ -8,29 +8,47 @@
 
 namespace nbody::hermite {
 
-std::vector<std::uint32_t> morton_order(std::span<const Point> points) {
-    const std::size_t n = points.size();
-    std::vector<std::uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
-    if (n < 2) return order;
+MortonCube bounding_cube(std::span<const Point> points) {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (const Point& p : points) {
         const double c[3] = {p.x, p.y, p.z};
         for (int a = 0; a < 3; ++a)
             if (std::isfinite(c[a])) lo[a] = std::min(lo[a], c[a]), hi[a] = std::max(hi[a], c[a]);
     }
+    MortonCube cube;
     double side = 0;
-    for (int a = 0; a < 3; ++a) side = std::max(side, hi[a] > lo[a] ? hi[a] - lo[a] : 0.0);
-    if (!(side > 0)) return order;  // one place (or nothing finite): any order is as good
-    const double scale = double(tree::kKeyCells) / (side * (1 + 1e-6));
-    std::vector<std::uint64_t> keys(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const Point& p = points[i];
-        auto cell = [&](double v, int a) { return std::isnan(v) ? 0u : tree::grid_cell((v - lo[a]) * scale); };
-        keys[i] = tree::morton_key(cell(p.x, 0), cell(p.y, 1), cell(p.z, 2));
+    for (int a = 0; a < 3; ++a) {
+        cube.lo[a] = lo[a] <= hi[a] ? lo[a] : 0.0;
+        side = std::max(side, lo[a] <= hi[a] ? hi[a] - lo[a] : 0.0);
     }
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+    cube.scale = side > 0 ? kMortonCellsPerSide / (side * (1 + 1e-6)) : 0.0;
+    return cube;
+}
+
+std::vector<std::uint32_t> morton_order(std::span<const Point> points, const MortonCube& cube) {
+    const std::size_t n = points.size();
+    std::vector<std::uint32_t> order(n), other(n), keys(n);
+    std::iota(order.begin(), order.end(), 0u);
+    auto cell = [&](double v, int a) -> std::uint64_t {
+        const double u = (v - cube.lo[a]) * cube.scale;  // NaN fails both tests: cell 0
+        return u > 0 ? std::uint64_t(std::min(u, double(kMortonCellsPerSide - 1))) : 0;
+    };
+    for (std::size_t i = 0; i < n; ++i)
+        keys[i] = std::uint32_t(tree::morton_key(std::uint32_t(cell(points[i].x, 0)), std::uint32_t(cell(points[i].y, 1)),
+                                                 std::uint32_t(cell(points[i].z, 2))));
+    constexpr int kDigitBits = 15;  // 30-bit keys: two passes
+    std::vector<std::uint32_t> start((1u << kDigitBits) + 1);
+    for (int shift = 0; shift < 30; shift += kDigitBits) {
+        std::fill(start.begin(), start.end(), 0u);
+        auto digit = [&](std::uint32_t i) { return (keys[i] >> shift) & ((1u << kDigitBits) - 1); };
+        for (std::uint32_t i : order) ++start[digit(i) + 1];
+        std::partial_sum(start.begin(), start.end(), start.begin());
+        for (std::uint32_t i : order) other[start[digit(i)]++] = i;
+        order.swap(other);
+    }
     return order;
 }
+
+std::vector<std::uint32_t> morton_order(std::span<const Point> points) { return morton_order(points, bounding_cube(points)); }
 
 }  // namespace nbody::hermite

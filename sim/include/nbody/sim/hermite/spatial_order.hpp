@@ -1,6 +1,6 @@
 #pragma once
-// Bodies in the order of a Morton curve over their bounding cube, so that bodies near in the order
-// are near in space. The cuda engine keeps its j-particles and i-batches in this order: the ds force
+// Bodies in the order of a Morton curve, so that bodies near in the order are near in space. The
+// cuda engine keeps its j-particles in this order and sorts large i-batches to match: the ds force
 // kernel's warps and tiles then cover small boxes, and a tile far from a warp's bodies for their
 // distance from the origin skips the low parts of the positions (docs/HERMITE.md, version 4).
 
@@ -14,8 +14,21 @@ struct Point {
     double x, y, z;
 };
 
-// order[s] = the index of the body in place s. Stable (equal keys keep their order); NaN coordinates
-// take cell 0. Empty input, empty order.
+// The cube the keys are cut on: cell = (coordinate - lo) * scale, 1024 cells a side (30-bit keys:
+// cells far smaller than the 128-256 bodies of a warp or tile, even at 10^9 bodies).
+struct MortonCube {
+    double lo[3] = {0, 0, 0};
+    double scale = 0;  // 0: every body in one cell
+};
+inline constexpr int kMortonCellsPerSide = 1024;
+
+// The bounding cube of the finite coordinates (a little larger, so that none lands on the top face).
+MortonCube bounding_cube(std::span<const Point> points);
+
+// order[s] = the index of the body in place s, by key in `cube` (coordinates outside it go to its
+// faces, NaN to cell 0). Stable: bodies of one cell keep their order. Two passes of a radix sort.
+std::vector<std::uint32_t> morton_order(std::span<const Point> points, const MortonCube& cube);
+// In the points' own bounding cube.
 std::vector<std::uint32_t> morton_order(std::span<const Point> points);
 
 }  // namespace nbody::hermite
