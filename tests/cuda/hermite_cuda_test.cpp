@@ -201,6 +201,16 @@ TEST(HermiteCuda, SpatialOrderOfALargeBatchKeepsTheCallersOrder) {
     check("j-ids that are not the addresses", s.j.size());
 }
 
+// Far and near tiles differ in cost: a batch with far tiles takes four times the automatic split
+// (device runs 60-61), still at least two tiles per block. Host arithmetic: runs without a GPU.
+TEST(HermiteCuda, FarTilesTakeFourTimesTheSplitWithinTwoTilesPerBlock) {
+    namespace k = nbody::cuda::hermite;
+    EXPECT_EQ(k::choose_j_split(262144, 262144, 128, 132, 4, false), 5);
+    EXPECT_EQ(k::choose_j_split(262144, 262144, 128, 132, 4, true), 20);
+    EXPECT_EQ(k::choose_j_split(1048576, 1048576, 128, 132, 4, true), 8);
+    EXPECT_EQ(k::choose_j_split(32768, 4096, 128, 132, 4, true), 4096 / (2 * 128));  // the cap
+}
+
 TEST(HermiteCuda, UnsupportedVariantListsTheSupportedOnes) {
     REQUIRE_GPU();
     try {

@@ -115,7 +115,7 @@ static int kernel_bench(int n, int ni, int reps, Shape only) {
                 if (prec == k::Precision::Fp64 && (unroll != 4 || bpt != 1)) continue;
                 if (block / bpt < 32) continue;  // not whole warps: no such variant
                 if (!only.takes(block, unroll, bpt) || (only.filters() && prec != k::Precision::Ds)) continue;
-                const int auto_split = k::choose_j_split(ni, n, block, sms, bpt);
+                const int auto_split = k::choose_j_split(ni, n, block, sms, bpt, prec == k::Precision::Ds && !input_order);
                 for (int split : {1, auto_split, auto_split * 2}) {
                     if (split > max_split) continue;
                     const int ni_pad = (ni + block - 1) / block * block;

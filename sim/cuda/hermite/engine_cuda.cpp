@@ -135,7 +135,7 @@ public:
         const bool slot_ids = v.far_tiles && other_ids_ == 0;
         auto kernel_id = [&](int id) { return !slot_ids ? id : id >= 0 && std::size_t(id) < nj ? int(slot(std::size_t(id))) : -3; };
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-        const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread);
+        const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread, v.far_tiles);
         ensure_i(std::size_t(ni_pad), std::size_t(split));
 
         // One stream, one wait: the corrected j-particles and the i-batch [x(ni) | v(ni) (| a(ni))] go

@@ -136,7 +136,7 @@ void hermite_force(const ForceVariant& variant, const Predicted& j, int nj, cons
 void reduce_partials(const Partials& partials, int ni, int ni_pad, int j_split, const Results& out, cudaStream_t stream);
 
 // The split that fills the device: enough blocks for every SM, at least two tiles per block.
-int choose_j_split(int ni, int nj, int block, int sm_count, int bodies_per_thread = 1);
+int choose_j_split(int ni, int nj, int block, int sm_count, int bodies_per_thread = 1, bool far_tiles = false);
 
 std::string supported_variants();
 
