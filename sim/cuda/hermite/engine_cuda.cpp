@@ -130,8 +130,8 @@ public:
         keep_order(nj, v.far_tiles);
         if (v.far_tiles) sort_batch(in);
         // In Morton order a tile's ids are scattered, and the self test would run on every tile that is
-        // not far: where every id is its address, the kernel sees slots instead (the i-body's its own
-        // j-particle's; -3, no j-particle, for an id beyond nj).
+        // not far: where every id is its address, the kernel sees slots instead (an i-body gets the slot
+        // of its own j-particle; an id beyond nj gets -3, which no j-particle has).
         const bool slot_ids = v.far_tiles && other_ids_ == 0;
         auto kernel_id = [&](int id) { return !slot_ids ? id : id >= 0 && std::size_t(id) < nj ? int(slot(std::size_t(id))) : -3; };
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
@@ -145,8 +145,8 @@ public:
         // as much as the kernel: device runs 21 and 39, docs/HERMITE.md).
         const std::size_t rows = i_rows();
         // A sorted batch goes up in the caller's order with its order (ints) after the rows, and is
-        // gathered on the GPU; its results are scattered back there: the host touches every body in
-        // order (random host access cost ~0.2-0.7 us per body at 256K-1M, device run 55).
+        // gathered on the GPU; its results are scattered back there, so that the host reads and writes
+        // the caller's bodies in order (sorting on the host would visit 256K-1M bodies at random).
         const std::size_t batch_bytes = sizeof(Real4) * rows * std::size_t(ni) + (v.far_tiles ? sizeof(int) * std::size_t(ni) : 0);
         Real4* ixv = reinterpret_cast<Real4*>(upload(batch_bytes, [&](unsigned char* at) {
             Real4* staged = reinterpret_cast<Real4*>(at);
