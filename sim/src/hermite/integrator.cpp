@@ -205,13 +205,20 @@ void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
     engine_->compute(t, b_.size(), in, p_.softening * p_.softening, out);
     for (std::size_t k = 0; k < active.size(); ++k)
         if (!finite(force_[k].acc) || !finite(force_[k].jerk) || !std::isfinite(force_[k].pot)) {
-            engine_->want_nearest(true);  // again, to name the other body
-            engine_->compute(t, b_.size(), in, p_.softening * p_.softening, out);
-            engine_->want_nearest(false);
+            find_nearest(t, active);  // again, to name the other body
             fail_force(t, active, k);
         }
     stats_.body_steps += active.size();
     stats_.interactions += double(active.size()) * double(b_.size());
+}
+
+// The block's forces again, with each body's nearest neighbour (block steps do not search for it):
+// for an error message that names the other body.
+void HermiteIntegrator::find_nearest(double t, const std::vector<int>& active) {
+    engine_->want_nearest(true);
+    engine_->compute(t, b_.size(), std::span<const IParticle>(ip_.data(), active.size()), p_.softening * p_.softening,
+                     std::span<IForce>(force_.data(), active.size()));
+    engine_->want_nearest(false);
 }
 
 void HermiteIntegrator::fail_force(double t, const std::vector<int>& active, std::size_t k) const {
@@ -290,13 +297,15 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
         const double dt_crit = nw[k].dt_crit;
         nw[k].level = level_for(dt_crit, b_.level[i], block_grid ? t : 0.0);
         shared_level = std::max(shared_level, nw[k].level);
-        if (nw[k].level > p_.max_level)
+        if (nw[k].level > p_.max_level) {
+            if (force_[k].nearest < 0) find_nearest(t, active);
             throw HermiteError("Hermite: step underflow at t = " + fmt(origin_ + t) + ": body " + std::to_string(i) +
                                " needs a step of " + fmt(dt_crit) + ", below the smallest block step " +
                                fmt(level_dt(p_.max_level)) + " (level " + std::to_string(p_.max_level) +
                                "); its nearest body is " + std::to_string(force_[k].nearest) + " at r = " +
                                fmt(std::sqrt(force_[k].nearest_r2)) + ". The state of the last completed step (t = " +
                                fmt(time()) + ") is kept");
+        }
     }
     // All checks passed: commit.
     for (std::size_t k = 0; k < active.size(); ++k) {

@@ -157,6 +157,7 @@ private:
     // Body i (index k in the active list), whose step of length dt ends now.
     StepEnd end_of_step_4(std::size_t i, std::size_t k, double dt) const;
     StepEnd end_of_step_6(std::size_t i, std::size_t k, double dt) const;
+    void find_nearest(double t, const std::vector<int>& active);
     [[noreturn]] void fail_force(double t, const std::vector<int>& active, std::size_t k) const;
 
     std::unique_ptr<ForceEngine> engine_;
