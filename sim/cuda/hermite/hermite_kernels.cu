@@ -208,9 +208,9 @@ __device__ inline Box empty_box() {
 // Where the boxes of the warp's i-bodies and of the tile are at least (|xi| + |xj|) / kFarRatio apart,
 // that is at most (kFarRatio + 1) 2^-24 = 4.2e-7 of |dx|, about the error the rsqrt already puts in
 // 1/r^3 (3 x 2^-22.9 = 4.0e-7, rsqrt.approx), so the tile skips the low parts. Positive separation
-// also means no i-body is in the tile (no self test). Device runs 51-53 (docs/HERMITE.md, version 4):
-// in Morton order, 256K Plummer bodies, kFarRatio 4 sends 66-80 % of the warp-tiles (by shape) this
-// way, 6 about 82-89 % (counted on the host).
+// also means no i-body is in the tile (no self test). Device runs 52-53 (docs/HERMITE.md, version 4),
+// 256K Plummer bodies in Morton order: kFarRatio 4 sends 66-80 % of the warp-tiles (by shape) this way,
+// 6 sends 80-89 % (Partials::tile_loops).
 inline constexpr float kFarRatio = 6.f;
 __device__ inline bool far_apart(const Box& a, const Box& b) {
     float d2 = 0.f;
