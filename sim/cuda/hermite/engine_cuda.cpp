@@ -97,11 +97,9 @@ public:
 
     void set_j(std::size_t address, const JParticle& p) override {
         if (address >= capacity_) reserve(std::max(address + 1, capacity_ + capacity_ / 2));
-        if (j_pos_.size() <= address) j_pos_.resize(address + 1, Point{0, 0, 0});
         if (id_is_address_.size() <= address) id_is_address_.resize(address + 1, 1);
-        j_pos_[address] = {p.x.x, p.x.y, p.x.z};
         const char is_address = p.id == int(address);
-        other_ids_ += std::ptrdiff_t(id_is_address_[address] && !is_address) - std::ptrdiff_t(!id_is_address_[address] && is_address);
+        other_ids_ += std::ptrdiff_t(!is_address) - std::ptrdiff_t(!id_is_address_[address]);
         id_is_address_[address] = is_address;
         ++updates_since_order_;
         k::JUpdate u;
@@ -128,7 +126,7 @@ public:
         v.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, v.precision, v.extras, ni, v.block);
         v.far_tiles = v.precision == k::Precision::Ds && v.extras == k::kNoExtras && !v.snap && ni >= kFarTilesFrom;
         keep_order(nj, v.far_tiles);
-        if (v.far_tiles) sort_batch(in);
+        const std::span<const std::uint32_t> batch_order = v.far_tiles ? sort_batch(in) : std::span<const std::uint32_t>();
         // In Morton order a tile's ids are scattered, and the self test would run on every tile that is
         // not far: where every id is its address, the kernel sees slots instead (an i-body gets the slot
         // of its own j-particle; an id beyond nj gets -3, which no j-particle has).
@@ -150,7 +148,7 @@ public:
         const std::size_t batch_bytes = sizeof(Real4) * rows * std::size_t(ni) + (v.far_tiles ? sizeof(int) * std::size_t(ni) : 0);
         Real4* ixv = reinterpret_cast<Real4*>(upload(batch_bytes, [&](unsigned char* at) {
             Real4* staged = reinterpret_cast<Real4*>(at);
-            if (v.far_tiles) std::copy(i_order_.begin(), i_order_.end(), reinterpret_cast<int*>(staged + rows * std::size_t(ni)));
+            std::copy(batch_order.begin(), batch_order.end(), reinterpret_cast<int*>(staged + rows * std::size_t(ni)));
             for (int i = 0; i < ni; ++i) {
                 const IParticle& p = in[std::size_t(i)];
                 staged[i] = r4(p.x.x, p.x.y, p.x.z, p.h2);
@@ -235,16 +233,23 @@ private:
         if (spatial && (!ordered || updates_since_order_ >= kReorderAfter * nj)) reorder(nj, true);
     }
 
-    // Moves the j-particles to Morton order of their last positions (spatial) or back to their
-    // addresses, on the GPU; the updates still queued carry the old slots, so they go first.
+    // Moves the j-particles to Morton order of their last positions (spatial; read back from the
+    // j-memory, positions at each body's own time) or back to their addresses, on the GPU; the updates
+    // still queued carry the old slots, so they go first.
     void reorder(std::size_t nj, bool spatial) {
         flush();
         const std::size_t n = std::max(nj, ordered_nj_);
         std::vector<std::uint32_t> next(n);  // address -> its new slot
         std::iota(next.begin(), next.end(), 0u);
         if (spatial) {
-            if (j_pos_.size() < nj) j_pos_.resize(nj, Point{0, 0, 0});
-            const std::vector<std::uint32_t> order = morton_order(std::span<const Point>(j_pos_.data(), nj));
+            std::vector<Real4> by_slot(n);
+            CUDA_CHECK(cudaMemcpy(by_slot.data(), xm_.get(), sizeof(Real4) * n, cudaMemcpyDeviceToHost));
+            std::vector<Point> position(nj);
+            for (std::size_t a = 0; a < nj; ++a) {
+                const Real4& x = by_slot[slot(a)];
+                position[a] = {x.x, x.y, x.z};
+            }
+            const std::vector<std::uint32_t> order = morton_order(position);
             for (std::size_t s = 0; s < nj; ++s) next[order[s]] = std::uint32_t(s);
         }
         std::vector<int> source(n);  // new slot -> the slot its j-particle is in now
@@ -268,14 +273,12 @@ private:
     // The batch by the slot of the j-particle with each body's id (the integrator's ids are its
     // addresses; where a GRAPE-6 program numbers them otherwise, or repeats one, those bodies go last
     // in their order: the batch is less compact and fewer tiles go far, the results are the same).
-    void sort_batch(std::span<const IParticle> in) {
+    // Returns place -> index in the batch.
+    std::span<const std::uint32_t> sort_batch(std::span<const IParticle> in) {
         const std::size_t slots = slot_of_.size();
         bool every_address_in_order = in.size() == address_of_.size();
         for (std::size_t k = 0; k < in.size() && every_address_in_order; ++k) every_address_in_order = in[k].id == int(k);
-        if (every_address_in_order) {  // every body active, as the integrator lists them: no search
-            i_order_ = address_of_;
-            return;
-        }
+        if (every_address_in_order) return address_of_;  // every body active, as the integrator lists them
         place_.assign(slots, -1);
         i_order_.clear();
         std::vector<std::uint32_t> rest;
@@ -289,6 +292,7 @@ private:
         for (int k : place_)
             if (k >= 0) i_order_.push_back(std::uint32_t(k));
         i_order_.insert(i_order_.end(), rest.begin(), rest.end());
+        return i_order_;
     }
 
     // The corrected bodies (pending_) and `batch_bytes` that `fill_batch` writes go up in one copy from
@@ -372,10 +376,9 @@ private:
     nbody::cuda::PinnedBuffer<unsigned char> in_stage_;
     std::size_t ni_capacity_ = 0;  // i-bodies (padded) the i-side buffers hold
     // The j-particles in Morton order (kFarTilesFrom): slot_of_[address] for the first ordered_nj_
-    // addresses, the address itself beyond them and while slot_of_ is empty; j_pos_[address] each
-    // body's position at its own time, for the next order; i_order_ the sorted batch (place -> body).
+    // addresses, the address itself beyond them and while slot_of_ is empty; address_of_ its inverse;
+    // i_order_ a sorted batch that is not every address in order (place -> body).
     std::vector<std::uint32_t> slot_of_, address_of_, i_order_;
-    std::vector<Point> j_pos_;
     std::vector<int> place_;
     std::vector<char> id_is_address_;  // by address: set_j gave the j-particle its address as id
     std::ptrdiff_t other_ids_ = 0;     // j-particles whose id is not their address

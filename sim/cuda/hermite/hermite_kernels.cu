@@ -224,6 +224,15 @@ __device__ inline bool far_apart(const Box& a, const Box& b) {
     return d2 > 0.f && d2 * (kFarRatio * kFarRatio) >= reach * reach;
 }
 
+// Far first: a far tile holds none of the warp's bodies whatever the ids (a body's j-particle is within
+// an ulp of its i-position, far means a sixth of 2|x| away), and the engine's Morton order scatters the
+// ids of a tile over their whole range.
+__device__ inline TileLoop choose_loop(bool far, bool one_mass, bool may_hold_self) {
+    if (far) return one_mass ? TileLoop::FarUnitMass : TileLoop::FarAnyMass;
+    if (may_hold_self) return TileLoop::SelfTest;
+    return one_mass ? TileLoop::UnitMass : TileLoop::AnyMass;
+}
+
 // What the block learns of a tile while staging it: the range of its j-ids and of its masses' bits
 // (all bits equal <=> min == max), and its box. Padding j-particles (id -2, mass 0) count in the
 // masses only.
@@ -365,8 +374,8 @@ __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBa
             if (threadIdx.x % 32 == 0) s_summary[warp] = mine;
         }
         __syncthreads();
-        ForceJerkSums<float> t[IPT];  // one tile in float, accumulated in double below
-        double scale = 1.0;           // the tile's mass where its sums are in units of it
+        TileLoop loop = TileLoop::SelfTest;  // the variants with extras always take it
+        double scale = 1.0;                  // the tile's mass where its sums are in units of it
         if constexpr (EXTRAS == kNoExtras) {
             const TileSummary tile_s = fold_summaries(s_summary);
             bool may_hold_self = false;
@@ -374,32 +383,18 @@ __global__ void __launch_bounds__(BLOCK / IPT) force_ds(Predicted j, int nj, IBa
             for (int b = 0; b < IPT; ++b)
                 may_hold_self |= me[b].valid && me[b].id >= tile_s.id_min && me[b].id <= tile_s.id_max;
             // Warp-uniform: every input is the warp's or the block's.
-            const bool far = far_tiles && far_apart(s_warp_i_box[warp], tile_s.box);
-            const bool one_mass = tile_s.mass_min == tile_s.mass_max;
-            if (one_mass) scale = double(__int_as_float(tile_s.mass_min));
-            // Far first: a far tile holds none of the warp's bodies whatever the ids (a body's j-particle
-            // is within an ulp of its i-position, far means a sixth of 2|x| away), and the engine's
-            // Morton order scatters the ids of a tile over their whole range.
-            TileLoop loop;
-            if (far && one_mass) {
-                loop = TileLoop::FarUnitMass;
-                interact_tile<TileLoop::FarUnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
-            } else if (far) {
-                loop = TileLoop::FarAnyMass;
-                interact_tile<TileLoop::FarAnyMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
-            } else if (__any_sync(0xffffffffu, may_hold_self)) {
-                loop = TileLoop::SelfTest, scale = 1.0;
-                interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
-            } else if (one_mass) {
-                loop = TileLoop::UnitMass;
-                interact_tile<TileLoop::UnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
-            } else {
-                loop = TileLoop::AnyMass;
-                interact_tile<TileLoop::AnyMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
-            }
+            loop = choose_loop(far_tiles && far_apart(s_warp_i_box[warp], tile_s.box), tile_s.mass_min == tile_s.mass_max,
+                               __any_sync(0xffffffffu, may_hold_self));
+            if (loop == TileLoop::UnitMass || loop == TileLoop::FarUnitMass) scale = double(__int_as_float(tile_s.mass_min));
             if (part.tile_loops != nullptr && threadIdx.x % 32 == 0) atomicAdd(&part.tile_loops[int(loop)], 1ull);
-        } else {
-            interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists);
+        }
+        ForceJerkSums<float> t[IPT];  // one tile in float, accumulated in double below
+        switch (loop) {
+            case TileLoop::SelfTest: interact_tile<TileLoop::SelfTest, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists); break;
+            case TileLoop::AnyMass: interact_tile<TileLoop::AnyMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists); break;
+            case TileLoop::UnitMass: interact_tile<TileLoop::UnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists); break;
+            case TileLoop::FarAnyMass: interact_tile<TileLoop::FarAnyMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists); break;
+            case TileLoop::FarUnitMass: interact_tile<TileLoop::FarUnitMass, BLOCK, UNROLL>(s_hi, s_lo, s_v, eps2, me, t, lists); break;
         }
 #pragma unroll
         for (int b = 0; b < IPT; ++b) me[b].add(t[b], scale);
@@ -510,22 +505,21 @@ __global__ void __launch_bounds__(32 * kReduceRows) reduce_kernel(Partials part,
     const int i = blockIdx.x * 32 + threadIdx.x, row = threadIdx.y;
     SplitSum sum;
     if (i < ni) {
-        int s = row;
-        for (; s + (kUnroll - 1) * kReduceRows < splits; s += kUnroll * kReduceRows) {
+        // kUnroll splits' loads in flight at once; the last pass's past `splits` are not taken.
+        for (int s = row; s < splits; s += kUnroll * kReduceRows) {
             Real4 p[kUnroll], q[kUnroll], r[kUnroll] = {};
             int nn[kUnroll];
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) {
-                const std::size_t o = std::size_t(s + u * kReduceRows) * ni_pad + i;
+                const int su = s + u * kReduceRows;
+                if (su >= splits) continue;
+                const std::size_t o = std::size_t(su) * ni_pad + i;
                 p[u] = part.acc_pot[o], q[u] = part.jerk_nn[o], nn[u] = part.nearest[o];
                 if constexpr (SNAP) r[u] = part.snap[o];
             }
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u) sum.add<SNAP>(p[u], q[u], nn[u], r[u], s + u * kReduceRows);
-        }
-        for (; s < splits; s += kReduceRows) {
-            const std::size_t o = std::size_t(s) * ni_pad + i;
-            sum.add<SNAP>(part.acc_pot[o], part.jerk_nn[o], part.nearest[o], SNAP ? part.snap[o] : r4(0, 0, 0, 0), s);
+            for (int u = 0; u < kUnroll; ++u)
+                if (s + u * kReduceRows < splits) sum.add<SNAP>(p[u], q[u], nn[u], r[u], s + u * kReduceRows);
         }
     }
     // Raw storage: a __shared__ variable may not have a constructor that does something.
