@@ -155,6 +155,10 @@ static int kernel_bench(int n, int ni, int reps, Shape only) {
     return 0;
 }
 
+static double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Where the wall time of a block-step run goes: the engine's compute() (on the GPU: the uploads, the
 // predictor, force and reduction kernels, the copies back and the one wait) and, by difference, the
 // host's work around it (the integrator, and set_j() queueing the corrected bodies: not timed per call,
@@ -183,9 +187,6 @@ public:
     long long computes = 0;
 
 private:
-    static double seconds_since(std::chrono::steady_clock::time_point t0) {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
     std::unique_ptr<hermite::ForceEngine> e_;
 };
 
@@ -207,9 +208,6 @@ static int engine_bench(int n, int reps) {
         in[std::size_t(i)] = {.id = i, .x = p.x, .v = p.v};
     }
     std::vector<hermite::IForce> out(un);
-    auto seconds_since = [](std::chrono::steady_clock::time_point from) {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-    };
     auto t0 = std::chrono::steady_clock::now();
     e->compute(0.0, std::size_t(n), in, 0.0, out, false);
     const double first = seconds_since(t0);
