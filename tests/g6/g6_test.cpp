@@ -100,6 +100,83 @@ TEST_F(G6Cpu, NeighbourListsAndTheFortranNames) {
     EXPECT_NE(g6_set_ti(5, 0.0), 0);  // cluster 5 is not open
 }
 
+// ---- jp buffer and resets ----
+// Here they only check the cluster is open (docs/GRAPE6.md), but GRAPE-6 codes call them around
+// every j-particle update and after errors, so they must not lose writes, the j-memory or ti.
+
+constexpr int kJ = 4, kI = 2;
+
+// Moving j-particles predicted to ti = 0.5, so the forces depend on every stored field and on ti.
+void set_bodies(int cluster, bool fortran) {
+    double ti = 0.5;
+    ASSERT_EQ(fortran ? g6_set_ti_(&cluster, &ti) : g6_set_ti(cluster, ti), 0);
+    for (int k = 0; k < kJ; ++k) {
+        int address = k, index = 20 + k;
+        double tj = 0, dtj = 0.125, m = 1.0 + k, k18[3] = {}, j6[3] = {0.01 * k, 0, -0.02},
+               a2[3] = {0, 0.1 * k, 0}, v[3] = {0.3, -0.2 * k, 0.1}, x[3] = {double(k), 0.5 * k * k, 1.0 - k};
+        ASSERT_EQ(fortran ? g6_set_j_particle_(&cluster, &address, &index, &tj, &dtj, &m, k18, j6, a2, v, x)
+                          : g6_set_j_particle(cluster, address, index, tj, dtj, m, k18, j6, a2, v, x),
+                  0);
+    }
+}
+
+std::vector<double> forces(int cluster) {
+    int index[kI] = {21, 100};
+    double xi[kI][3] = {{1.2, 0.4, 0.1}, {-1, 2, 0.5}}, vi[kI][3] = {{0, 0.1, 0}, {0.2, 0, -0.1}}, h2[kI] = {};
+    double acc[kI][3] = {}, jerk[kI][3] = {}, pot[kI] = {};
+    g6calc_firsthalf(cluster, kJ, kI, index, xi, vi, nullptr, nullptr, nullptr, 0.01, h2);
+    EXPECT_EQ(g6calc_lasthalf(cluster, kJ, kI, index, xi, vi, 0.01, h2, acc, jerk, pot), 0);
+    std::vector<double> f;
+    for (int i = 0; i < kI; ++i) f.insert(f.end(), {acc[i][0], acc[i][1], acc[i][2], jerk[i][0], jerk[i][1], jerk[i][2], pot[i]});
+    return f;
+}
+
+TEST_F(G6Cpu, JpBufferFlushGivesTheSameForcesAsDirectSets) {
+    set_bodies(0, false);
+    const auto direct = forces(0);
+    ASSERT_EQ(g6_open(1), 0);
+    EXPECT_EQ(g6_initialize_jp_buffer(1, 2), 0);  // smaller than the writes: GRAPE-6 would send packets on the way
+    set_bodies(1, false);
+    EXPECT_EQ(g6_flush_jp_buffer(1), 0);
+    EXPECT_EQ(forces(1), direct);
+    g6_close(1);
+}
+
+TEST_F(G6Cpu, ResetsKeepTheJParticlesAndTi) {
+    set_bodies(0, false);
+    const auto before = forces(0);
+    EXPECT_EQ(g6_reset(0), 0);
+    EXPECT_EQ(g6_reset_fofpga(0), 0);
+    EXPECT_EQ(forces(0), before);  // nothing re-sent
+}
+
+TEST_F(G6Cpu, FortranJpBufferAndResetNamesBehaveAsTheCNames) {
+    set_bodies(0, false);
+    const auto c_names = forces(0);
+    int id = 1, size = 2;
+    ASSERT_EQ(g6_open_(&id), 0);
+    EXPECT_EQ(g6_initialize_jp_buffer_(&id, &size), 0);
+    set_bodies(1, true);
+    EXPECT_EQ(g6_flush_jp_buffer_(&id), 0);
+    EXPECT_EQ(forces(1), c_names);
+    EXPECT_EQ(g6_reset_(&id), 0);
+    EXPECT_EQ(g6_reset_fofpga_(&id), 0);
+    EXPECT_EQ(forces(1), c_names);
+    g6_close_(&id);
+}
+
+TEST_F(G6Cpu, JpBufferAndResetCallsFailForAClusterThatIsNotOpen) {
+    int id = 5, size = 16;
+    EXPECT_NE(g6_initialize_jp_buffer(id, size), 0);
+    EXPECT_NE(g6_flush_jp_buffer(id), 0);
+    EXPECT_NE(g6_reset(id), 0);
+    EXPECT_NE(g6_reset_fofpga(id), 0);
+    EXPECT_NE(g6_initialize_jp_buffer_(&id, &size), 0);
+    EXPECT_NE(g6_flush_jp_buffer_(&id), 0);
+    EXPECT_NE(g6_reset_(&id), 0);
+    EXPECT_NE(g6_reset_fofpga_(&id), 0);
+}
+
 // ---- the example driver against the built-in integrator ----
 
 struct Bodies {

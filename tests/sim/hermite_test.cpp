@@ -300,6 +300,23 @@ Bodies expect_exact_resume(const HermiteParams& p) {
 
 TEST(Hermite, ResumeIsExact) { expect_exact_resume({.eta = 0.02, .softening = 0.01}); }
 
+TEST(Hermite6, SmallEtaFarFromTheOriginRunsThroughTheRounding) {
+    // A binary 1e4 from the origin: its positions round at 2e-12, so at eta 0.01 the quintic's pop
+    // and 5th derivative are rounding within the first steps. Without the step's floor
+    // (kStepFloorOfTheLowTimeScale) the criterion collapsed to an underflow at t = 0.006.
+    const double e = 0.9, apo = 1 + e, v_rel = std::sqrt((1 - e) / (1 + e)), offset = 1e4;
+    const System s{{0.5, 0.5},
+                   {{offset + apo / 2, 0, 0}, {offset - apo / 2, 0, 0}},
+                   {{0, v_rel / 2, 0}, {0, -v_rel / 2, 0}}};
+    auto h = make({.eta = 0.01, .order = 6});
+    h->start(s.m, s.x, s.v, 0);
+    ASSERT_NO_THROW(h->evolve(2 * std::numbers::pi));
+    const double closing = max_distance(h->bodies().x, s.x);
+    std::printf("binary at 1e4, e = 0.9, eta 0.01, one period: closes to %.3e with %llu force evaluations\n", closing,
+                static_cast<unsigned long long>(h->stats().body_steps));
+    EXPECT_LT(closing, 1e-7);  // the rounding of positions of 1e4, over ~1e5 steps
+}
+
 TEST(Hermite6, ResumeIsExact) {
     const HermiteParams p{.eta = 0.2, .order = 6, .softening = 0.01};
     Bodies fourth = expect_exact_resume(p);

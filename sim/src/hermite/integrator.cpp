@@ -276,9 +276,18 @@ StepEnd HermiteIntegrator::end_of_step_6(std::size_t i, std::size_t k, double dt
     e.crackle = 6.0 * c3 + (24.0 * dt) * c4 + (60.0 * dt2) * c5;
     const Vec3d pop = 24.0 * c4 + (120.0 * dt) * c5, d5 = 120.0 * c5;
     // Nitadori & Makino's generalised Aarseth criterion for order 6 (New Astron. 13, 498, 2008, eq. 13).
-    const double num = std::sqrt(norm(a1) * norm(s1)) + norm(j1);
+    const double aa = norm(a1), jj = norm(j1), ss = norm(s1);
+    const double num = std::sqrt(aa * ss) + jj;
     const double den = std::sqrt(norm(e.crackle) * norm(d5)) + norm(pop);
-    e.dt_crit = den > 0 ? p_.eta * std::cbrt(num / den) : INFINITY;
+    const double dt_6th = den > 0 ? p_.eta * std::cbrt(num / den) : INFINITY;
+    // pop and d5 carry the rounding of a0 and a1 divided by dt^4 and dt^5. Where eta asks for steps whose
+    // truncation lies below that rounding (a close pair at eta 0.01, a binary far from the origin), the
+    // criterion reads the noise as structure and asks for a shorter step, whose noise is larger: the step
+    // collapses to an underflow. The kernel's own a, j and s carry no such noise, so their time scale
+    // bounds the step from below (kStepFloorOfTheLowTimeScale, integrator.hpp).
+    const double low_den = std::sqrt(aa * ss + jj * jj);
+    const double dt_floor = low_den > 0 ? p_.eta * kStepFloorOfTheLowTimeScale * aa / low_den : 0.0;
+    e.dt_crit = std::max(dt_6th, dt_floor);
     return e;
 }
 
