@@ -55,9 +55,9 @@ Integrator resolve_integrator(const IntegratorOptions& o, const std::string& sce
     }
     for (const LeapfrogOnly& option : leapfrog_only)
         if (option.given)
-            throw std::invalid_argument(std::string(option.name) +
-                                        " is leapfrog's; " + to_string(chosen) +
-                                        " chooses its own block steps (--eta, --dt-max)" + origin);
+            throw std::invalid_argument(std::string(option.name) + " is leapfrog's; " + to_string(chosen) + " " +
+                                        (option.instead ? option.instead : "chooses its own block steps (--eta, --dt-max)") +
+                                        origin);
     if (o.eta && (!(*o.eta > 0) || !std::isfinite(*o.eta)))
         throw std::invalid_argument("--eta must be > 0 (got " + g(*o.eta) + ")");
     if (o.dt_max && (!(*o.dt_max > 0) || !std::isfinite(*o.dt_max)))

@@ -30,6 +30,7 @@ void add_integrator_options(CLI::App& cmd, IntegratorOptions& options, const cha
 struct LeapfrogOnly {
     const char* name;
     bool given;
+    const char* instead = nullptr;  // what the Hermite integrators take instead (none: their block steps)
 };
 
 // The integrator to use: --integrator, else `scene_integrator` (a scene file's [scene] integrator;

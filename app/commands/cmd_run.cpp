@@ -57,6 +57,8 @@ struct RunOptions {
     double progress_seconds = 2.0;
     IntegratorOptions integ;  // --integrator leapfrog | hermite4 | hermite6 (hermite_run.cpp), --t-end, --eta, --dt-max
     double batch_seconds = 0.1;      // steps go in batches of about this long (interrupt latency)
+    bool steps_given = false;        // --steps on the command line (it has a default)
+    std::optional<int> j_split;      // hermite4 on the cuda engine
 };
 
 // The system to integrate and the run parameters that came with it (scene or snapshot).
@@ -144,6 +146,9 @@ void announce_energy_cost(std::size_t n) {
 }
 
 
+constexpr const char* kHermiteKernelOptions =
+    "takes --block, --unroll, --bodies-per-thread, --j-split and --precision for its kernel";
+
 int run(RunOptions o) {
     // Before any work, for both integrators: the output can be written (and is not the input,
     // unless --overwrite).
@@ -151,8 +156,22 @@ int run(RunOptions o) {
         if (!o.output.empty())
             check_outputs({{"--out", o.output, particle_output_kind(o.output)}}, {o.input, o.scene}, o.overwrite);
     };
+    const KernelOptions& k = o.kernel;
     const Integrator integrator = resolve_integrator(
-        o.integ, o.scene.empty() ? std::string() : read_scene_integrator(o.scene).name, {{"--dt", o.dt.has_value()}});
+        o.integ, o.scene.empty() ? std::string() : read_scene_integrator(o.scene).name,
+        {{"--dt", o.dt.has_value()},
+         // A scene that asks for Hermite, run without --t-end, gets the message below that names the scene.
+         {"--steps", o.steps_given && (o.integ.integrator || o.integ.t_end), "runs to a model time (--t-end)"},
+         {"--threads-per-body", k.threads_per_body.has_value(), kHermiteKernelOptions},
+         {"--bodies-per-lane", k.bodies_per_lane.has_value(), kHermiteKernelOptions},
+         {"--pairs", k.pairs.has_value(), "sums every pair for each active body (its kernel: --block, --unroll, ...)"},
+         {"--gravity tree", k.gravity.gravity != "direct", "sums every pair (direct)"},
+         {"--theta", k.gravity.theta.has_value(), "sums every pair (direct)"},
+         {"--leaf-size", k.gravity.leaf_size.has_value(), "sums every pair (direct)"},
+         {"--group-size", k.gravity.group_size.has_value(), "sums every pair (direct)"}});
+    if (!is_hermite(integrator) && o.j_split)
+        throw std::invalid_argument("--j-split tunes the Hermite engine (--integrator hermite4); leapfrog's kernel splits "
+                                    "a body's j-range with --threads-per-body");
     if (is_hermite(integrator)) {
         if (!o.integ.integrator && !o.integ.t_end)
             throw std::invalid_argument(o.scene + " asks for integrator " + to_string(integrator) +
@@ -169,7 +188,11 @@ int run(RunOptions o) {
         h.eta = o.integ.eta;
         h.dt_max = o.integ.dt_max;
         h.backend = o.backend;
-        if (o.kernel.precision) h.precision = *o.kernel.precision;
+        if (k.precision) h.precision = *k.precision;
+        h.block = k.block;
+        h.unroll = k.unroll;
+        h.bodies_per_thread = k.bodies_per_thread;
+        h.j_split = o.j_split;
         h.progress_seconds = o.progress_seconds;
         h.max_energy_error = o.max_energy_error;
         return run_hermite(h);
@@ -342,7 +365,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
         ->check(whole_number(0, std::numeric_limits<long long>::max()));
     cmd->add_option("--dt", options->dt, "Time step, internal units (G = 1); default: the scene's or snapshot's, else 0.001");
     cmd->add_option("--softening", options->softening,
-                    "Plummer softening length epsilon; default: the scene's or snapshot's, else 0.01");
+                    "Plummer softening length epsilon; default: the scene's or snapshot's, else 0.01 (hermite4, "
+                    "hermite6: 0)");
     cmd->add_option("--backend", options->backend, "reference | cpu | cuda | auto")->capture_default_str();
     cmd->add_option("--max-energy-error", options->max_energy_error,
                     "Warn when the relative energy error at the end is above this")
@@ -351,12 +375,19 @@ void add_run_command(CLI::App& app, int& exit_code) {
     add_kernel_options(*cmd, options->kernel);
     add_integrator_options(*cmd, options->integ,
                            "Run to this model time instead of a step count (required for hermite4 and hermite6)");
+    cmd->add_option("--j-split", options->j_split,
+                    "hermite4 on CUDA: blocks sharing one i-block's j-range (default: chosen to fill the GPU). "
+                    "--block (64, 128, 256), --unroll (1, 4, 8), --bodies-per-thread (1, 2, 4) and --precision "
+                    "(ds, fp64) tune its kernel too");
     cmd->footer(
         "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C or SIGTERM stops after the "
         "steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "
         "130 / 143. If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
         "finite state to --out (marked as such) and exits 1.");
-    cmd->callback([options, &exit_code] { exit_code = run(*options); });
+    cmd->callback([options, cmd, &exit_code] {
+        options->steps_given = cmd->count("--steps") > 0;
+        exit_code = run(*options);
+    });
 }
 
 }  // namespace nbody::app

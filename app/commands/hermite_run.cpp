@@ -272,6 +272,37 @@ void report_progress(const HermiteIntegrator& h, double t_start, double t_end, d
                  format_hms(elapsed).c_str(), left.c_str());
 }
 
+// --block, --unroll, --bodies-per-thread and --j-split on top of the engine's defaults; the cuda
+// engine checks the shape when it is made and lists the supported ones.
+hermite::EngineConfig engine_config(const HermiteRunOptions& o) {
+    hermite::EngineConfig config;
+    config.precision = o.precision;
+    const bool shaped = o.block || o.unroll || o.bodies_per_thread;
+    if (o.order == 6 && (shaped || o.j_split))
+        throw std::invalid_argument("hermite6 computes the snap in one kernel shape (fp64, block 128, unroll 4, one body "
+                                    "per thread, its j-split chosen to fill the GPU): --block, --unroll, "
+                                    "--bodies-per-thread and --j-split tune hermite4's");
+    if (o.j_split && *o.j_split < 0) throw std::invalid_argument("--j-split must be >= 0 (0: chosen to fill the GPU)");
+    config.block = o.block.value_or(config.block);
+    config.unroll = o.unroll.value_or(config.unroll);
+    config.bodies_per_thread = o.bodies_per_thread.value_or(config.bodies_per_thread);
+    config.j_split = o.j_split.value_or(config.j_split);
+    return config;
+}
+
+// The engine line, with the kernel's shape where a GPU runs it (defaults included, so that a run's
+// log says what it measured).
+std::string describe_engine(const std::string& why, const hermite::EngineConfig& c, const HermiteRunOptions& o) {
+    const bool cuda = why.find("cuda") != std::string::npos;
+    if (!cuda && (o.block || o.unroll || o.bodies_per_thread || o.j_split))
+        return why + "; --block, --unroll, --bodies-per-thread and --j-split tune the cuda engine and are not used";
+    if (!cuda || o.order == 6) return why;
+    const std::string per_thread = c.bodies_per_thread > 0 ? std::to_string(c.bodies_per_thread) : "auto";
+    const std::string split = c.j_split > 0 ? std::to_string(c.j_split) : "auto";
+    return why + " (" + c.precision + ", block " + std::to_string(c.block) + ", unroll " + std::to_string(c.unroll) +
+           ", bodies per thread " + per_thread + ", j-split " + split + ")";
+}
+
 }  // namespace
 
 int run_hermite(const HermiteRunOptions& o) {
@@ -291,11 +322,10 @@ int run_hermite(const HermiteRunOptions& o) {
                                                                : hermite::default_eta(o.order);
     p.dt_max = o.dt_max ? *o.dt_max : in.dt_max.value_or(0.125);
     p.softening = o.softening ? *o.softening : in.softening.value_or(0.0);
-    hermite::EngineConfig config;
-    config.precision = o.precision;
+    const hermite::EngineConfig config = engine_config(o);
     std::string why;
     HermiteIntegrator h(hermite::make_force_engine(kind, config, &why, p.order == 6, in.m.size()), p);
-    std::fprintf(stderr, "%s\n", why.c_str());
+    std::fprintf(stderr, "%s\n", describe_engine(why, config, o).c_str());
     if (in.resume) {
         h.resume(*in.resume, in.time);
         std::fprintf(stderr, "resuming the Hermite run of %s at t = %s\n", o.input.c_str(), g17(in.time).c_str());

@@ -19,6 +19,9 @@ struct HermiteRunOptions {
     std::optional<double> dt_max;     // default: a Hermite snapshot's or the scene's, else 0.125
     std::string backend = "auto";     // reference | cpu -> the cpu engine; cuda; auto
     std::string precision = "ds";     // cuda engine: ds | fp64
+    // The cuda engine's kernel (hermite::EngineConfig; none: its defaults). The 6th order's snap
+    // kernel has one shape, so hermite6 refuses these.
+    std::optional<int> block, unroll, bodies_per_thread, j_split;
     double progress_seconds = 2.0;
     double max_energy_error = 1e-2;  // a larger relative energy error is reported as a warning
 };

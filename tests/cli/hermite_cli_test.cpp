@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -54,7 +55,39 @@ TEST(HermiteCli, FigureEightFromADoubleCsvClosesTo1e8) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("hermite4"), std::string::npos) << r.output;
     EXPECT_LT(largest_difference(kFigureEight, test::read_text(dir.file("out.csv"))), 1e-8) << r.output;
-    EXPECT_NE(test::read_text(dir.file("out.csv")).find("e-"), std::string::npos);  // 17 digits, not 9
+    // Every value that is not a small whole number carries 17 significant digits, so the file reads
+    // back to the same doubles.
+    const std::string text = test::read_text(dir.file("out.csv"));
+    std::string values = text.substr(text.find('\n') + 1);
+    std::replace(values.begin(), values.end(), '\n', ',');
+    std::istringstream fields(values);
+    int checked = 0;
+    for (std::string field; std::getline(fields, field, ',');) {
+        if (field.empty() || field.find_first_not_of("-0123456789") == std::string::npos) continue;  // 0, the masses
+        const std::string mantissa = field.substr(0, field.find_first_of("eE"));
+        const auto digits = std::count_if(mantissa.begin(), mantissa.end(), [](char c) { return c >= '0' && c <= '9'; });
+        EXPECT_GE(digits, 16) << field;  // %.17g drops trailing zeros
+        ++checked;
+    }
+    EXPECT_GE(checked, 12) << text;
+}
+
+// A head-on pair with zero softening: the step underflows as they meet. The message names the time
+// and the other body, and -o gets the last completed step's state, not nothing.
+TEST(HermiteCli, StepUnderflowWritesTheLastGoodState) {
+    test::TempDir dir;
+    test::write_text(dir.file("pair.csv"), "x,y,z,vx,vy,vz,m\n0.5,0,0,0,0,0,0.5\n-0.5,0,0,0,0,0,0.5\n");
+    const auto r = run_nbody("run --integrator hermite4 --backend cpu -i " + dir.file("pair.csv") +
+                             " --softening 0 --t-end 2 -o " + dir.file("out.csv"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("step underflow at t = 1.11"), std::string::npos) << r.output;  // free fall: pi/2^1.5 = 1.1107
+    EXPECT_NE(r.output.find("its nearest body is"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("wrote the last good state (t = 1.11"), std::string::npos) << r.output;
+    const auto rows = read_rows(test::read_text(dir.file("out.csv")));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_GT(rows[0][0], 0.0);  // not yet met: the state before the failing step
+    EXPECT_LT(rows[0][0], 1e-3);
+    EXPECT_TRUE(std::isfinite(rows[0][3]));
 }
 
 // Issue 18's figure-eight target from the command line: hermite6 at its default eta closes one
@@ -139,6 +172,45 @@ TEST(HermiteCli, FewBodyScenesRun) {
             EXPECT_NE(r.output.find(std::string(integrator) + " (cpu engine)"), std::string::npos) << r.output;
             EXPECT_NE(r.output.find("relative energy error"), std::string::npos) << r.output;
         }
+}
+
+// Leapfrog's step count, pair modes, tree and per-body thread options are refused by name (they were
+// accepted and ignored), each with what the Hermite integrators take instead.
+TEST(HermiteCli, LeapfrogOnlyOptionsAreRefusedByName) {
+    const std::string base = "run --integrator hermite4 --backend cpu --scene " + test::source_dir() +
+                             "/scenes/few-body/figure-eight.toml --t-end 0.1 ";
+    for (const char* option : {"--steps 5", "--pairs symmetric", "--gravity tree", "--theta 0.5", "--leaf-size 8",
+                               "--group-size 32", "--threads-per-body 2", "--bodies-per-lane 2", "--dt 0.01"}) {
+        const auto r = run_nbody(base + option);
+        EXPECT_NE(r.exit_code, 0) << option;
+        const std::string name(option, std::string(option).find(' '));  // "--gravity tree" is named whole
+        EXPECT_NE(r.output.find("error: " + name), std::string::npos) << option << ": " << r.output;
+        EXPECT_NE(r.output.find(" is leapfrog's; hermite4"), std::string::npos) << option << ": " << r.output;
+    }
+    auto r = run_nbody("run --scene " + test::source_dir() + "/scenes/plummer.toml -n 32 --steps 2 --backend cpu --j-split 2");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("--j-split tunes the Hermite engine"), std::string::npos) << r.output;
+    r = run_nbody("run --integrator hermite6 --backend cpu --scene " + test::source_dir() +
+                  "/scenes/few-body/figure-eight.toml --t-end 0.1 --block 256");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("hermite6 computes the snap in one kernel shape"), std::string::npos) << r.output;
+}
+
+// --block, --unroll, --bodies-per-thread and --j-split reach the cuda engine, whose line shows the shape
+// it runs; an unsupported shape is refused with the supported list. On the cpu engine the line says
+// they are not used.
+TEST(HermiteCli, KernelOptionsReachTheCudaEngine) {
+    const std::string base = "run --integrator hermite4 --scene " + test::source_dir() + "/scenes/plummer.toml -n 512 --t-end 0.01 ";
+    auto r = run_nbody(base + "--backend cpu --block 64");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("tune the cuda engine and are not used"), std::string::npos) << r.output;
+    r = run_nbody(base + "--backend cuda --block 64 --unroll 8 --bodies-per-thread 2 --j-split 3");
+    if (r.output.find("cuda force engine unavailable") != std::string::npos) GTEST_SKIP() << "no usable GPU: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("(ds, block 64, unroll 8, bodies per thread 2, j-split 3)"), std::string::npos) << r.output;
+    r = run_nbody(base + "--backend cuda --block 96");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("block 64 | 128 | 256"), std::string::npos) << r.output;
 }
 
 TEST(LeapfrogCli, TEndSetsTheStepCount) {
