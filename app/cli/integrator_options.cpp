@@ -1,8 +1,13 @@
 #include "integrator_options.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
+
+#include "nbody/sim/io/hermite_snapshot.hpp"
+#include "nbody/sim/scene.hpp"
 
 namespace nbody::app {
 
@@ -43,6 +48,15 @@ std::string g(double x) {
 }
 
 }  // namespace
+
+std::string integrator_of_file(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".toml") return read_scene_integrator(path).name;
+    if (ext != ".nbsnap") return {};  // another file's errors are the loader's to name
+    const io::SavedHermiteParams saved = io::saved_hermite_params(io::read_snapshot(path));
+    return saved.from_hermite_run ? saved.eta_of : std::string();
+}
 
 Integrator resolve_integrator(const IntegratorOptions& o, const std::string& scene_integrator,
                               std::initializer_list<LeapfrogOnly> leapfrog_only) {

@@ -33,6 +33,10 @@ struct LeapfrogOnly {
     const char* instead = nullptr;  // what the Hermite integrators take instead (none: their block steps)
 };
 
+// The integrator a file asks for: a scene file's [scene] integrator, or the Hermite integrator that
+// wrote a snapshot (.nbsnap); empty for any other file (leapfrog). Throws for a file that cannot be read.
+std::string integrator_of_file(const std::string& path);
+
 // The integrator to use: --integrator, else `scene_integrator` (a scene file's [scene] integrator;
 // empty: leapfrog). Throws std::invalid_argument for an unknown name, an --eta or --dt-max that
 // is not a positive number or is given to leapfrog, and any of `leapfrog_only` given to a Hermite integrator.

@@ -27,6 +27,8 @@ struct ViewOptions {
     int width = 1280, height = 720;
     bool vsync = true;
     std::optional<int> steps_per_frame;
+    std::optional<double> softening;  // --softening: replaces the scene's (a particle file's is a guess)
+    std::optional<std::string> save_snapshot;  // --save-snapshot: the state at the end, as the Save button writes it
     std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
     bool encounter = false;  // open the Encounter panel at start (--encounter)
     bool show_halo = false;  // dark-matter particles are hidden unless asked for (--show-halo)
@@ -70,6 +72,9 @@ void check_view_outputs(const ViewOptions& options, bool overwrite);
 // what belongs to the other integrator (--eta, --dt-max, --t-end to leapfrog; --steps-per-frame to
 // hermite4), with run's words (integrator_options.hpp). Throws std::invalid_argument.
 void resolve_view_integrator(ViewOptions& options);
+// --softening and --save-snapshot of view and record (one help text each): --softening is checked
+// >= 0 by the viewer, --save-snapshot with the other outputs (check_view_outputs).
+void add_state_options(CLI::App& cmd, ViewOptions& options);
 // "galaxy" | "component" | "speed" | "plain"; throws CLI::ValidationError naming `option`.
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option);
 // The name parse_colour_option takes for `mode` ("galaxy", ...).

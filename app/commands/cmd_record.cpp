@@ -62,6 +62,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
         ->check(whole_number(1, std::numeric_limits<long long>::max()));
     cmd->add_option("--steps-per-frame", a->steps_per_frame,
                     "Simulation steps between consecutive frames (default: the scene's steps per frame)");
+    add_state_options(*cmd, a->view);
     cmd->add_option("--size", a->size, "Frame size WxH in pixels")->capture_default_str();
     cmd->add_option("--out", a->out, "Folder for the PNGs (created if missing)")->required();
     cmd->add_option("--camera", a->camera,

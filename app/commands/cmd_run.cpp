@@ -158,7 +158,7 @@ int run(RunOptions o) {
     };
     const KernelOptions& k = o.kernel;
     const Integrator integrator = resolve_integrator(
-        o.integ, o.scene.empty() ? std::string() : read_scene_integrator(o.scene).name,
+        o.integ, integrator_of_file(o.scene.empty() ? o.input : o.scene),
         {{"--dt", o.dt.has_value()},
          // A scene that asks for Hermite, run without --t-end, gets the message below that names the scene.
          {"--steps", o.steps_given && (o.integ.integrator || o.integ.t_end), "runs to a model time (--t-end)"},
@@ -174,7 +174,7 @@ int run(RunOptions o) {
                                     "a body's j-range with --threads-per-body");
     if (is_hermite(integrator)) {
         if (!o.integ.integrator && !o.integ.t_end)
-            throw std::invalid_argument(o.scene + " asks for integrator " + to_string(integrator) +
+            throw std::invalid_argument((o.scene.empty() ? o.input : o.scene) + " asks for integrator " + to_string(integrator) +
                                         ", which runs to a model time: give --t-end T (or --integrator leapfrog for --steps)");
         check_output();
         HermiteRunOptions h;

@@ -40,6 +40,7 @@ void check_view_outputs(const ViewOptions& o, bool overwrite) {
         check_memory_for(*o.bodies, backend_name_for(o.backend), requested_precision(o.kernel), /*viewer=*/true);
     std::vector<OutputRequest> outputs;
     if (o.screenshot) outputs.push_back({"--screenshot", *o.screenshot, OutputKind::Png});
+    if (o.save_snapshot) outputs.push_back({"--save-snapshot", *o.save_snapshot, OutputKind::Snapshot});
     if (o.record_folder) outputs.push_back({"--record", *o.record_folder, OutputKind::Folder});
     if (o.record) {
         outputs.push_back({"--out", o.record->folder.string(), OutputKind::Folder});
@@ -57,9 +58,19 @@ const char* colour_option_name(render::ColourMode mode) {
     return i >= 0 && i < 4 ? kColourNames[i] : "galaxy";
 }
 
+void add_state_options(CLI::App& cmd, ViewOptions& options) {
+    cmd.add_option("--softening", options.softening,
+                   "Plummer softening length epsilon (default: the scene's or snapshot's; a particle file's is a "
+                   "guess from its size). 0 for few-body systems with hermite4/6");
+    cmd.add_option("--save-snapshot", options.save_snapshot,
+                   "When the run ends (the last of --frames, Ctrl-C, the window closed), write the state reached to "
+                   "this .nbsnap, as the Save button does: a Hermite run's in double with the block steps that "
+                   "`nbody run -i` and the viewer resume exactly where every body is at that time (checked before "
+                   "the viewer starts)");
+}
+
 void resolve_view_integrator(ViewOptions& o) {
-    const bool toml = o.scene && std::filesystem::path(*o.scene).extension() == ".toml";
-    const std::string from_scene = toml ? read_scene_integrator(*o.scene).name : std::string();
+    const std::string from_scene = integrator_of_file(o.scene.value_or(""));
     const Integrator chosen =
         resolve_integrator(o.integrator, from_scene, {{"--steps-per-frame", o.steps_per_frame.has_value()}});
     o.hermite = is_hermite(chosen);
@@ -120,6 +131,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--size", *size, "Window or image size WxH in pixels")->capture_default_str();
     cmd->add_option("--steps-per-frame", options->steps_per_frame,
                     "Leapfrog steps per frame (default: the scene's)");
+    add_state_options(*cmd, *options);
     auto colour = std::make_shared<std::string>();
     cmd->add_option("--colour", *colour,
                     "Colour by galaxy | component | speed | plain (default: galaxy, or component "

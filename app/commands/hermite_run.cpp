@@ -15,6 +15,7 @@
 
 #include "nbody/sim/atomic_file.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/io/hermite_snapshot.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
@@ -105,56 +106,6 @@ void read_csv_double(const std::string& path, Input& in) {
     in.labels.resize(in.m.size());
 }
 
-constexpr const char* kArrays[] = {"hermite.ax", "hermite.ay", "hermite.az", "hermite.jx", "hermite.jy",
-                                   "hermite.jz", "hermite.pot", "hermite.level"};
-// hermite6 also saves the snap and crackle, which its predictor uses.
-constexpr const char* kArrays6[] = {"hermite.sx", "hermite.sy", "hermite.sz", "hermite.cx", "hermite.cy", "hermite.cz"};
-
-// Which integrator the snapshot's hermite.eta is for (absent: hermite4, the only one before).
-constexpr const char* kHermiteEtaOfKey = "hermite.eta_integrator";
-
-// The snapshot's array `name` of n values; a clear error when it is missing or short.
-const std::vector<double>& saved_array(const io::Snapshot& snap, const std::string& path, const char* name, std::size_t n) {
-    const auto a = snap.extra.find(name);
-    if (a == snap.extra.end() || a->second.size() != n)
-        throw std::runtime_error(path + ": a Hermite snapshot without its array '" + name + "' of " + std::to_string(n) +
-                                 " values");
-    return a->second;
-}
-
-// The block-step state of a synchronised Hermite snapshot, to resume the run exactly; none when the
-// snapshot was written by another integrator (the run then starts afresh from its positions).
-std::optional<Bodies> saved_hermite_state(const io::Snapshot& snap, const Input& in, const HermiteRunOptions& o) {
-    const auto it = snap.metadata.find(kHermiteIntegratorKey);
-    if (it == snap.metadata.end() || !snap.precise || (it->second != "hermite4" && it->second != "hermite6"))
-        return std::nullopt;
-    if (it->second != hermite::integrator_name(o.order)) {
-        std::fprintf(stderr, "%s was written by %s: %s starts afresh from its positions and velocities\n",
-                     o.input.c_str(), it->second.c_str(), hermite::integrator_name(o.order));
-        return std::nullopt;
-    }
-    const std::size_t n = in.m.size();
-    std::vector<const std::vector<double>*> arr;
-    for (const char* name : kArrays) arr.push_back(&saved_array(snap, o.input, name, n));
-    if (o.order == 6)
-        for (const char* name : kArrays6) arr.push_back(&saved_array(snap, o.input, name, n));
-    Bodies b;
-    b.resize(n);
-    b.mass = in.m, b.x = in.x, b.v = in.v;
-    for (std::size_t i = 0; i < n; ++i) {
-        b.a[i] = {(*arr[0])[i], (*arr[1])[i], (*arr[2])[i]};
-        b.jerk[i] = {(*arr[3])[i], (*arr[4])[i], (*arr[5])[i]};
-        b.pot[i] = (*arr[6])[i];
-        b.level[i] = int((*arr[7])[i]);
-        b.t[i] = 0;
-        if (o.order == 6) {
-            b.snap[i] = {(*arr[8])[i], (*arr[9])[i], (*arr[10])[i]};
-            b.crackle[i] = {(*arr[11])[i], (*arr[12])[i], (*arr[13])[i]};
-        }
-    }
-    return b;
-}
-
 Input load(const HermiteRunOptions& o) {
     if (o.input.empty() == o.scene.empty())
         throw std::invalid_argument("give exactly one of --input FILE (csv, tipsy, nbsnap) and --scene FILE.toml");
@@ -188,10 +139,13 @@ Input load(const HermiteRunOptions& o) {
                 in.v = snap.precise->velocity;
                 in.m = snap.precise->mass;
             }
-            for (auto [key, field] : {std::pair{"hermite.eta", &in.eta}, std::pair{"hermite.dt_max", &in.dt_max}})
-                if (const auto m = snap.metadata.find(key); m != snap.metadata.end()) *field = std::stod(m->second);
-            if (const auto m = snap.metadata.find(kHermiteEtaOfKey); m != snap.metadata.end()) in.eta_of = m->second;
-            in.resume = saved_hermite_state(snap, in, o);
+            const io::SavedHermiteParams saved = io::saved_hermite_params(snap);
+            in.eta = saved.eta;
+            in.dt_max = saved.dt_max;
+            in.eta_of = saved.eta_of;
+            std::string note;
+            in.resume = io::saved_hermite_state(snap, o.input, o.order, &note);
+            if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
             break;
         }
     }
@@ -231,25 +185,9 @@ void write_output(const std::string& path, const Input& in, const HermiteIntegra
     snap.scene_source = in.source;
     snap.precise = precise;
     snap.metadata = in.scene_metadata;
-    snap.metadata["hermite.eta"] = g17(h.params().eta);
-    snap.metadata[kHermiteEtaOfKey] = hermite::integrator_name(h.params().order);
-    snap.metadata["hermite.dt_max"] = g17(h.params().dt_max);
     if (!status.empty()) snap.metadata[io::kStatusKey] = status;
-    if (h.synchronised()) {  // only a synchronised state resumes exactly
-        const int order = h.params().order;
-        snap.metadata[kHermiteIntegratorKey] = hermite::integrator_name(order);
-        std::vector<std::vector<double>> arr(order == 6 ? 14 : 8, std::vector<double>(b.size()));
-        for (std::size_t i = 0; i < b.size(); ++i) {
-            arr[0][i] = b.a[i].x, arr[1][i] = b.a[i].y, arr[2][i] = b.a[i].z;
-            arr[3][i] = b.jerk[i].x, arr[4][i] = b.jerk[i].y, arr[5][i] = b.jerk[i].z;
-            arr[6][i] = b.pot[i], arr[7][i] = double(b.level[i]);
-            if (order != 6) continue;
-            arr[8][i] = b.snap[i].x, arr[9][i] = b.snap[i].y, arr[10][i] = b.snap[i].z;
-            arr[11][i] = b.crackle[i].x, arr[12][i] = b.crackle[i].y, arr[13][i] = b.crackle[i].z;
-        }
-        for (std::size_t k = 0; k < arr.size(); ++k)
-            snap.extra[k < 8 ? kArrays[k] : kArrays6[k - 8]] = std::move(arr[k]);
-    }
+    io::put_hermite_params(h, snap);
+    if (h.synchronised()) io::put_hermite_state(h, snap);  // only a synchronised state resumes exactly
     io::write_snapshot(path, snap);
 }
 

@@ -28,7 +28,4 @@ struct HermiteRunOptions {
 
 int run_hermite(const HermiteRunOptions& options);
 
-// Snapshot names of the Hermite per-body state (XARR arrays) and the run parameters (META).
-inline constexpr const char* kHermiteIntegratorKey = "nbody.integrator";
-
 }  // namespace nbody::app

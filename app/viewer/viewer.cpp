@@ -78,6 +78,11 @@ Viewer::Viewer(const ViewOptions& o)
       surface_(open_surface(o)),
       sim_(o.backend, std::cerr),
       camera_(scene_.camera) {
+    if (o.softening) {
+        if (!(*o.softening >= 0) || !std::isfinite(*o.softening))
+            throw std::invalid_argument("--softening must be >= 0 (got " + std::to_string(*o.softening) + ")");
+        scene_.params.softening = *o.softening;
+    }
     params_.sim.step = scene_.params;
     params_.sim.steps_per_frame = o.steps_per_frame.value_or(scene_.steps_per_frame);
     if (params_.sim.steps_per_frame < 1) throw std::invalid_argument("--steps-per-frame must be >= 1");
@@ -108,6 +113,7 @@ Viewer::Viewer(const ViewOptions& o)
     params_.kernel.origin = kernel_origin;
     params_.kernel.gravity = sim_.backend().gravity();  // --gravity, --theta, ... as applied
     sim_.load(scene_.state, scene_.params.dt);
+    sim_.set_exact_start(scene_.precise, scene_.hermite_state, scene_.hermite_state_order);
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
     start_integrator_from_options();
@@ -198,6 +204,10 @@ int Viewer::run() {
         if (final_frame) break;
     }
     if (progress_ && interrupted_) progress_->interrupt_line();
+    if (o_.save_snapshot) {  // after the last frame, or an interrupt: the state reached is not lost
+        write_snapshot_to(*o_.save_snapshot);
+        std::cerr << "nbody: state at t = " << sim_.time() << " saved to " << *o_.save_snapshot << "\n";
+    }
     return finish();
 }
 
@@ -243,6 +253,7 @@ void Viewer::start_energy() {
 void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
     next.state.validate();
     sim_.load(next.state, next.params.dt);
+    sim_.set_exact_start(next.precise, next.hermite_state, next.hermite_state_order);
     scene_ = std::move(next);
     scene_path_ = path;
     energy_.reset();

@@ -101,7 +101,10 @@ class Viewer {
                         bool reread = false);
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
-    void save_snapshot();
+    void save_snapshot();  // the Save button's: a failure is said, the simulation goes on
+    // The state on screen with its scene (and a Hermite run's double state and block steps): --save-snapshot
+    // and save_snapshot(). Throws for a file that cannot be written (none is left half-written).
+    void write_snapshot_to(const std::string& path);
     void load_snapshot();
     void toggle_recording(const render::DrawTarget& target);
     void start_recording(const RecordingSettings& settings, int width, int height);  // viewer_recording.cpp

@@ -124,5 +124,59 @@ TEST(HermiteViewer, BadInputPausesWithTheReasonAndStaysAlive) {
     EXPECT_NE(r.output.find("failed=1"), std::string::npos) << r.output;
 }
 
+// A double CSV in the viewer: hermite6 starts from its double values (not their floats), so the
+// figure eight closes as `nbody run` closes it: the same blocks, force evaluations and energy error,
+// and to 1.5e-10 where the float start leaves 7e-7 (FigureEightClosesItsOrbit above).
+TEST(HermiteViewer, DoubleCsvClosesTheFigureEightAsRunDoes) {
+    test::TempDir dir;
+    test::write_text(dir.file("f8.csv"),
+                     "x,y,z,vx,vy,vz,m\n"
+                     "0.97000435971594168,-0.24308750704796772,0,0.46620367583808053,0.43236574253045301,0,1\n"
+                     "-0.97000435971594168,0.24308750704796772,0,0.46620367583808053,0.43236574253045301,0,1\n"
+                     "0,0,0,-0.93240735167616107,-0.86473148506090602,0,1\n");
+    const std::string common = std::string(" --integrator hermite6 --backend cpu --t-end ") + kFigureEightPeriod;
+    const auto r = test::run_nbody("view --headless --no-ui --size 64x48 --frames 40 --softening 0 --scene " +
+                                   dir.file("f8.csv") + common);
+    if (no_egl(r)) GTEST_SKIP() << "no headless EGL: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("hermite6 starts from the file's double state"), std::string::npos) << r.output;
+    EXPECT_LT(report_value(r.output, "largest_displacement"), 1e-9) << r.output;
+    const auto run = test::run_nbody("run -i " + dir.file("f8.csv") + common);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    char same[96];
+    std::snprintf(same, sizeof same, "%.0f blocks, %.0f force evaluations", report_value(r.output, "blocks"),
+                  report_value(r.output, "force_evaluations"));
+    EXPECT_NE(run.output.find(same), std::string::npos) << same << "\n" << run.output;
+    char error[64];
+    std::snprintf(error, sizeof error, "relative energy error: %.3e", report_value(r.output, "energy_error"));
+    EXPECT_NE(run.output.find(error), std::string::npos) << error << "\n" << run.output;
+}
+
+// A Hermite snapshot from `nbody run` opens on its integrator in the viewer, which continues its
+// block steps exactly; --save-snapshot keeps the end in double with its block steps, and that state
+// is, byte for byte, the one a straight `nbody run` reaches.
+TEST(HermiteViewer, ContinuesASavedRunExactly) {
+    test::TempDir dir;
+    const std::string plummer = "--scene " + test::source_dir() + "/scenes/plummer.toml -n 64 --integrator hermite4";
+    const std::string common = " --backend cpu --softening 0.01 --eta 0.02";
+    auto r = test::run_nbody("run " + plummer + common + " --t-end 0.5 -o " + dir.file("half.nbsnap"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = test::run_nbody("view --headless --no-ui --size 64x48 --frames 5 --backend cpu --t-end 1 --scene " +
+                        dir.file("half.nbsnap") + " --save-snapshot " + dir.file("end.nbsnap"));
+    if (no_egl(r)) GTEST_SKIP() << "no headless EGL: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("hermite4 starts from the file's double state, continuing its saved block steps exactly"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("state at t = 1 saved to"), std::string::npos) << r.output;
+    // `run` reads the viewer's snapshot as a hermite4 run at t = 1 (no --integrator needed) and writes it out.
+    r = test::run_nbody("run -i " + dir.file("end.nbsnap") + " --t-end 1 -o " + dir.file("viewer.csv"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("resuming the Hermite run"), std::string::npos) << r.output;
+    r = test::run_nbody("run " + plummer + common + " --t-end 1 -o " + dir.file("straight.csv"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(test::read_text(dir.file("viewer.csv")), test::read_text(dir.file("straight.csv")));
+}
+
 }  // namespace
 }  // namespace nbody

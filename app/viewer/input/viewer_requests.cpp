@@ -92,28 +92,34 @@ std::optional<std::size_t> Viewer::host_cap(const std::string& path) {
 
 void Viewer::save_snapshot() {
     try {
-        io::Snapshot snap;
-        snap.state = sim_.snapshot();
-        snap.params = params_.sim.step;
-        snap.steps_per_frame = params_.sim.steps_per_frame;
-        snap.scene_name = scene_.name;
-        snap.scene_source = scene_.source.empty() ? scene_path_ : scene_.source;  // a snapshot's: its scene's
-        // The units, camera, galaxy names and the colouring on screen, so that the snapshot is
-        // viewed as this scene (io/scene_metadata.hpp).
-        scene_.colour_by = colour_option_name(params_.render.colour_mode);
-        io::put_scene_metadata(scene_, snap.metadata);
-        io::write_snapshot(params_.sim.snapshot_path, snap);
+        write_snapshot_to(params_.sim.snapshot_path);
         say("snapshot saved to " + params_.sim.snapshot_path, false);
     } catch (const std::exception& e) {
         say(std::string("snapshot not saved: ") + e.what(), true);
     }
 }
 
+void Viewer::write_snapshot_to(const std::string& path) {
+    io::Snapshot snap;
+    snap.state = sim_.snapshot();
+    if (const ViewerHermite* h = sim_.hermite()) h->save_into(snap);  // double, and the block steps to resume
+    snap.params = params_.sim.step;
+    snap.steps_per_frame = params_.sim.steps_per_frame;
+    snap.scene_name = scene_.name;
+    snap.scene_source = scene_.source.empty() ? scene_path_ : scene_.source;  // a snapshot's: its scene's
+    // The units, camera, galaxy names and the colouring on screen, so that the snapshot is
+    // viewed as this scene (io/scene_metadata.hpp).
+    scene_.colour_by = colour_option_name(params_.render.colour_mode);
+    io::put_scene_metadata(scene_, snap.metadata);
+    io::write_snapshot(path, snap);
+}
+
 void Viewer::load_snapshot() {
     try {
         io::Snapshot snap = io::read_snapshot(params_.sim.snapshot_path);
         Scene restored = scene_;
-        restored.state = std::move(snap.state);
+        restored.state = snap.state;
+        take_snapshot_run(snap, params_.sim.snapshot_path, restored);
         restored.params = snap.params;
         restored.steps_per_frame = snap.steps_per_frame;
         if (!snap.scene_name.empty()) restored.name = snap.scene_name;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "nbody/sim/io/hermite_snapshot.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
@@ -126,6 +127,21 @@ std::optional<Scene> source_scene(const std::string& snapshot_path, const std::s
 
 }  // namespace
 
+void take_snapshot_run(const io::Snapshot& snap, const std::string& path, Scene& scene) {
+    scene.precise = snap.precise;
+    scene.hermite_state.reset();
+    scene.hermite_state_order = 0;
+    const io::SavedHermiteParams saved = io::saved_hermite_params(snap);
+    if (!saved.from_hermite_run) return;
+    scene.integrator = {};
+    scene.integrator.name = saved.eta_of;
+    scene.integrator.eta = saved.eta;
+    scene.integrator.dt_max = saved.dt_max;
+    const int order = saved.eta_of == "hermite6" ? 6 : 4;
+    scene.hermite_state = io::saved_hermite_state(snap, path, order);
+    if (scene.hermite_state) scene.hermite_state_order = order;
+}
+
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
     if (path.empty()) return default_scene(bodies);
     std::string ext = fs::path(path).extension().string();
@@ -140,9 +156,15 @@ Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
                                  "' (a scene is a .toml scene file, or particles: .csv, .tipsy/.std/.bin, .nbsnap)");
     }
     if (bodies) throw std::invalid_argument("--bodies cannot rescale a particle file or snapshot (" + path + ")");
-    if (format != io::ParticleFormat::Snapshot) return particles_scene(path, io::read_particles(path));
+    if (format != io::ParticleFormat::Snapshot) {
+        std::optional<PreciseState> precise;
+        Scene scene = particles_scene(path, io::read_particles(path, &precise));
+        scene.precise = std::move(precise);
+        return scene;
+    }
     io::Snapshot snap = io::read_snapshot(path);
-    Scene scene = particles_scene(path, std::move(snap.state));
+    Scene scene = particles_scene(path, snap.state);
+    take_snapshot_run(snap, path, scene);
     if (!snap.scene_name.empty()) scene.name = snap.scene_name;
     if (!snap.scene_source.empty()) scene.source = snap.scene_source;  // a snapshot of it names the scene again
     scene.params = snap.params;

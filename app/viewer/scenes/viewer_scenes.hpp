@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/scene.hpp"
 
 namespace nbody::app {
@@ -31,5 +32,11 @@ CameraSpec frame_camera(const State& state);
 // .nbsnap: particles, framed by frame_camera, in N-body units) with `bodies` particles when given. Throws
 // std::runtime_error naming the file and the problem.
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies);
+
+// From a snapshot into `scene`: its double state and, where a Hermite run wrote it, that integrator
+// with its eta and dt_max and (when it was synchronised) its block-step state, so that the viewer
+// continues the run exactly. Throws std::runtime_error naming `path` for a Hermite state with an
+// array missing.
+void take_snapshot_run(const io::Snapshot& snap, const std::string& path, Scene& scene);
 
 }  // namespace nbody::app

@@ -2,6 +2,8 @@
 
 #include "viewer_hermite.hpp"
 
+#include "nbody/sim/io/hermite_snapshot.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,8 +29,14 @@ ViewerHermite::ViewerHermite(const HermiteSettings& settings, const State& state
     start(m, x, v, state.time);
 }
 
+ViewerHermite::ViewerHermite(const HermiteSettings& settings, const PreciseState& precise, double time,
+                             const hermite::Bodies* resume)
+    : settings_(settings) {
+    start(precise.mass, precise.position, precise.velocity, time, resume);
+}
+
 void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
-                          double time) {
+                          double time, const hermite::Bodies* resume) {
     hermite::HermiteParams p;
     p.order = settings_.order;
     p.eta = settings_.eta;
@@ -38,7 +46,10 @@ void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec
     config.precision = settings_.precision;
     std::string why;
     auto h = std::make_unique<hermite::HermiteIntegrator>(hermite::make_force_engine(settings_.engine, config, &why, p.order == 6, mass.size()), p);
-    h->start(mass, x, v, time);  // throws HermiteError for bad input: *this is untouched
+    if (resume)
+        h->resume(*resume, time);
+    else
+        h->start(mass, x, v, time);  // throws HermiteError for bad input: *this is untouched
     x0_ = x;  // before the old integrator goes: change() passes its arrays in
     h_ = std::move(h);
     engine_line_ = why;
@@ -124,6 +135,14 @@ State ViewerHermite::state(const State& labels) const {
     for (std::size_t i = 0; i < v_.size(); ++i) s.velocity[i] = {float(v_[i].x), float(v_[i].y), float(v_[i].z), 0.0f};
     s.time = shown_;
     return s;
+}
+
+void ViewerHermite::save_into(io::Snapshot& snap) const {
+    const hermite::Bodies& b = h_->bodies();
+    const bool at_a_block_end = h_->synchronised() && h_->time() == shown_;
+    snap.precise = at_a_block_end ? PreciseState{b.x, b.v, b.mass} : PreciseState{x_, v_, b.mass};
+    io::put_hermite_params(*h_, snap);
+    if (at_a_block_end) io::put_hermite_state(*h_, snap);
 }
 
 double ViewerHermite::energy_error() const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/state.hpp"
 
 namespace nbody::app {
@@ -43,6 +44,11 @@ class ViewerHermite {
     // bad input (a pair at zero separation with zero softening, a NaN, a first step that
     // underflows) and std::invalid_argument for bad settings; nothing is left half-built.
     ViewerHermite(const HermiteSettings& settings, const State& state);
+    // The same from a file's double state (`state` above is it rounded); with `resume`, a synchronised
+    // run's block-step state of settings.order (io/hermite_snapshot.hpp), it continues that run
+    // exactly, with no force evaluation.
+    ViewerHermite(const HermiteSettings& settings, const PreciseState& precise, double time,
+                  const hermite::Bodies* resume = nullptr);
 
     // Block steps while the next one ends at or before `t`, then shows the bodies predicted to t
     // (each within its own step: as accurate as the integrator's predictor). With `budget_s` > 0
@@ -66,6 +72,11 @@ class ViewerHermite {
     void positions(std::vector<Vec4f>& out) const;
     State state(const State& labels) const;
 
+    // Into `snap`: the state at time() in double, the run's parameters and, where every body is at
+    // time() (a block's end), the block-step state that resumes the run exactly (`nbody run -i`,
+    // the viewer); the caller sets the rest (the floats, the scene).
+    void save_into(io::Snapshot& snap) const;
+
     // Relative energy error at time() against the start, in double on the host (O(N^2)).
     double energy_error() const;
     // Largest distance of a body from where it started (a periodic orbit's closing error).
@@ -73,7 +84,7 @@ class ViewerHermite {
 
   private:
     void start(const std::vector<double>& mass, const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
-               double time);
+               double time, const hermite::Bodies* resume = nullptr);
     void predict_shown() const;
 
     HermiteSettings settings_;

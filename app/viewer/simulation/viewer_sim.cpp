@@ -47,6 +47,8 @@ void SimulationDriver::notice(const std::string& line) {
 void SimulationDriver::load(const State& state, double dt) {
     state.validate();
     hermite_.reset();
+    exact_.reset();
+    exact_resume_.reset();
     backend_->load(state);
     host_ = state;
     buffers_.load(state, dt);
@@ -164,8 +166,42 @@ State SimulationDriver::snapshot() {
     return s;
 }
 
+void SimulationDriver::set_exact_start(const std::optional<PreciseState>& precise,
+                                       const std::optional<hermite::Bodies>& resume, int resume_order) {
+    exact_ = precise;
+    exact_resume_ = precise ? resume : std::nullopt;
+    exact_resume_order_ = resume_order;
+}
+
+namespace {
+
+// Whether `now` is `exact` rounded: nothing has moved the bodies since the file was loaded.
+bool rounds_to(const PreciseState& exact, const State& now) {
+    if (exact.size() != now.size()) return false;
+    State rounded = now;
+    exact.round_into(rounded);
+    const auto same = [](const Vec4f& a, const Vec4f& b, bool with_w) {
+        return a.x == b.x && a.y == b.y && a.z == b.z && (!with_w || a.w == b.w);
+    };
+    for (std::size_t i = 0; i < now.size(); ++i)
+        if (!same(rounded.pos_mass[i], now.pos_mass[i], true) || !same(rounded.velocity[i], now.velocity[i], false))
+            return false;
+    return true;
+}
+
+}  // namespace
+
 void SimulationDriver::start_hermite(const HermiteSettings& settings) {
-    auto h = std::make_unique<ViewerHermite>(settings, snapshot());
+    const State now = snapshot();
+    std::unique_ptr<ViewerHermite> h;
+    if (exact_ && rounds_to(*exact_, now)) {
+        const bool resumes = exact_resume_ && exact_resume_order_ == settings.order;
+        h = std::make_unique<ViewerHermite>(settings, *exact_, now.time, resumes ? &*exact_resume_ : nullptr);
+        log_ << "nbody: " << hermite::integrator_name(settings.order) << " starts from the file's double state"
+             << (resumes ? ", continuing its saved block steps exactly" : "") << "\n";
+    } else {
+        h = std::make_unique<ViewerHermite>(settings, now);
+    }
     log_ << "nbody: " << hermite::integrator_name(settings.order) << ": " << h->engine_line() << "\n"
          << std::flush;  // the panel shows it too
     hermite_ = std::move(h);

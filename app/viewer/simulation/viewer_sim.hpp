@@ -54,6 +54,11 @@ class SimulationDriver {
     // Loads `state` into the backend and the buffers and picks the transfer path. `dt` is the
     // step the speed colouring assumes before the first step.
     void load(const State& state, double dt);
+    // The loaded system's double state and a saved Hermite run's block-step state (Scene::precise,
+    // Scene::hermite_state; after load()): start_hermite() starts from them while the state on
+    // screen is still theirs, rounded.
+    void set_exact_start(const std::optional<PreciseState>& precise, const std::optional<hermite::Bodies>& resume,
+                         int resume_order);
 
     // Advances `steps` leapfrog steps and leaves the newest positions in buffers().current().
     // `frame` tags the GPU timing of these steps (gpu_step_timer()).
@@ -115,6 +120,9 @@ class SimulationDriver {
     bool interop_refused_ = false;  // once refused, do not retry on every reload
     std::vector<std::string> notices_;
     std::unique_ptr<ViewerHermite> hermite_;  // hermite4 running; null: leapfrog
+    std::optional<PreciseState> exact_;         // set_exact_start(); load() clears them
+    std::optional<hermite::Bodies> exact_resume_;
+    int exact_resume_order_ = 0;
 #if NBODY_HAVE_CUDA
     std::unique_ptr<render::CudaStreamTimer> step_timer_;
 #endif

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/state.hpp"
 
 namespace nbody {
@@ -55,6 +56,13 @@ struct Scene {
     std::vector<std::string> galaxy_names;
     std::string colour_by;
     SceneIntegrator integrator;
+    // A particle file's or snapshot's state in double (a CSV's values, a snapshot's F64S; `state`
+    // holds them rounded), and a snapshot's block-step state of a synchronised Hermite run of order
+    // `hermite_state_order` (io/hermite_snapshot.hpp): a Hermite run in the viewer starts from
+    // these, so that it continues the saved run exactly.
+    std::optional<PreciseState> precise;
+    std::optional<hermite::Bodies> hermite_state;
+    int hermite_state_order = 0;
 };
 
 // The default galaxy collision shown when the viewer starts with no scene: the Milky Way -
