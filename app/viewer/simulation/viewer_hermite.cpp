@@ -2,11 +2,11 @@
 
 #include "viewer_hermite.hpp"
 
-#include "nbody/sim/io/hermite_snapshot.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+
+#include "nbody/sim/io/hermite_snapshot.hpp"
 
 namespace nbody::app {
 
