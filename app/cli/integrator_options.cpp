@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 
 #include "nbody/sim/io/hermite_snapshot.hpp"
@@ -53,8 +54,14 @@ std::string integrator_of_file(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
     if (ext == ".toml") return read_scene_integrator(path).name;
-    if (ext != ".nbsnap") return {};  // another file's errors are the loader's to name
-    const io::SavedHermiteParams saved = io::saved_hermite_params(io::read_snapshot(path));
+    if (ext != ".nbsnap") return {};
+    std::map<std::string, std::string> metadata;
+    try {
+        metadata = io::read_snapshot_metadata(path);  // not the bodies: the loader reads the file next
+    } catch (const std::runtime_error&) {
+        return {};  // a file that cannot be read: the loader names the problem in full
+    }
+    const io::SavedHermiteParams saved = io::saved_hermite_params(metadata);
     return saved.from_hermite_run ? saved.eta_of : std::string();
 }
 

@@ -148,6 +148,7 @@ void announce_energy_cost(std::size_t n) {
 
 constexpr const char* kHermiteKernelOptions =
     "takes --block, --unroll, --bodies-per-thread, --j-split and --precision for its kernel";
+constexpr const char* kHermiteSumsEveryPair = "sums every pair (direct)";
 
 int run(RunOptions o) {
     // Before any work, for both integrators: the output can be written (and is not the input,
@@ -165,10 +166,10 @@ int run(RunOptions o) {
          {"--threads-per-body", k.threads_per_body.has_value(), kHermiteKernelOptions},
          {"--bodies-per-lane", k.bodies_per_lane.has_value(), kHermiteKernelOptions},
          {"--pairs", k.pairs.has_value(), "sums every pair for each active body (its kernel: --block, --unroll, ...)"},
-         {"--gravity tree", k.gravity.gravity != "direct", "sums every pair (direct)"},
-         {"--theta", k.gravity.theta.has_value(), "sums every pair (direct)"},
-         {"--leaf-size", k.gravity.leaf_size.has_value(), "sums every pair (direct)"},
-         {"--group-size", k.gravity.group_size.has_value(), "sums every pair (direct)"}});
+         {"--gravity tree", k.gravity.gravity != "direct", kHermiteSumsEveryPair},
+         {"--theta", k.gravity.theta.has_value(), kHermiteSumsEveryPair},
+         {"--leaf-size", k.gravity.leaf_size.has_value(), kHermiteSumsEveryPair},
+         {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair}});
     if (!is_hermite(integrator) && o.j_split)
         throw std::invalid_argument("--j-split tunes the Hermite engine (--integrator hermite4); leapfrog's kernel splits "
                                     "a body's j-range with --threads-per-body");

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -139,7 +140,7 @@ Input load(const HermiteRunOptions& o) {
                 in.v = snap.precise->velocity;
                 in.m = snap.precise->mass;
             }
-            const io::SavedHermiteParams saved = io::saved_hermite_params(snap);
+            const io::SavedHermiteParams saved = io::saved_hermite_params(snap.metadata);
             in.eta = saved.eta;
             in.dt_max = saved.dt_max;
             in.eta_of = saved.eta_of;
@@ -230,8 +231,9 @@ hermite::EngineConfig engine_config(const HermiteRunOptions& o) {
 
 // The engine line, with the kernel's shape where a GPU runs it (defaults included, so that a run's
 // log says what it measured).
-std::string describe_engine(const std::string& why, const hermite::EngineConfig& c, const HermiteRunOptions& o) {
-    const bool cuda = why.find("cuda") != std::string::npos;
+std::string describe_engine(const hermite::ForceEngine& engine, const std::string& why, const hermite::EngineConfig& c,
+                            const HermiteRunOptions& o) {
+    const bool cuda = engine.name() == "cuda";
     if (!cuda && (o.block || o.unroll || o.bodies_per_thread || o.j_split))
         return why + "; --block, --unroll, --bodies-per-thread and --j-split tune the cuda engine and are not used";
     if (!cuda || o.order == 6) return why;
@@ -262,8 +264,9 @@ int run_hermite(const HermiteRunOptions& o) {
     p.softening = o.softening ? *o.softening : in.softening.value_or(0.0);
     const hermite::EngineConfig config = engine_config(o);
     std::string why;
-    HermiteIntegrator h(hermite::make_force_engine(kind, config, &why, p.order == 6, in.m.size()), p);
-    std::fprintf(stderr, "%s\n", describe_engine(why, config, o).c_str());
+    std::unique_ptr<hermite::ForceEngine> engine = hermite::make_force_engine(kind, config, &why, p.order == 6, in.m.size());
+    std::fprintf(stderr, "%s\n", describe_engine(*engine, why, config, o).c_str());
+    HermiteIntegrator h(std::move(engine), p);
     if (in.resume) {
         h.resume(*in.resume, in.time);
         std::fprintf(stderr, "resuming the Hermite run of %s at t = %s\n", o.input.c_str(), g17(in.time).c_str());

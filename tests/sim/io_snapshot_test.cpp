@@ -42,6 +42,18 @@ void expect_same(const State& a, const State& b) {
     EXPECT_EQ(std::bit_cast<std::uint64_t>(a.time), std::bit_cast<std::uint64_t>(b.time));
 }
 
+// A double state near `s` with digits beyond float that the float arrays cannot hold.
+PreciseState precise_beyond_float(const State& s) {
+    PreciseState p;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const Vec4f& x = s.pos_mass[i];
+        p.position.push_back({x.x + 1e-12 * double(i), x.y - 3e-13, x.z + 1.0 / 3.0 * 1e-11});
+        p.velocity.push_back({1.0 / 7.0 + double(i), -2.0 / 3.0, 1e-300});
+        p.mass.push_back(double(x.w) * (1 + 1e-15));
+    }
+    return p;
+}
+
 std::string error_of(const std::string& bytes) {
     try {
         io::decode_snapshot(bytes, "run.nbsnap");
@@ -154,14 +166,7 @@ TEST(IoSnapshot, Version1FilesAreStillRead) {
 TEST(IoSnapshot, Version2SectionsRoundTrip) {
     test::TempDir dir;
     io::Snapshot snap = sample_snapshot(257);
-    PreciseState p;
-    for (std::size_t i = 0; i < snap.state.size(); ++i) {
-        const Vec4f& x = snap.state.pos_mass[i];
-        // Digits beyond float that the float arrays cannot hold.
-        p.position.push_back({x.x + 1e-12 * double(i), x.y - 3e-13, x.z + 1.0 / 3.0 * 1e-11});
-        p.velocity.push_back({1.0 / 7.0 + double(i), -2.0 / 3.0, 1e-300});
-        p.mass.push_back(double(x.w) * (1 + 1e-15));
-    }
+    const PreciseState p = precise_beyond_float(snap.state);
     p.round_into(snap.state);
     snap.precise = p;
     snap.metadata = {{"name", "Antennae \xc3\xa9"}, {"units", "kpc, Myr"}, {"camera", ""}, {"colours", "1,0,0;0,1,0"}};
@@ -191,6 +196,28 @@ TEST(IoSnapshot, Version2SectionsRoundTrip) {
     // A precise state of the wrong size is refused on writing.
     snap.precise->mass.pop_back();
     EXPECT_THROW(io::encode_snapshot(snap), std::invalid_argument);
+}
+
+// The metadata alone, seeking past the bodies and the double state: what `nbody run -i` and the
+// viewer read to learn which integrator wrote a snapshot before they load it whole.
+TEST(IoSnapshot, MetadataIsReadWithoutTheBodies) {
+    test::TempDir dir;
+    io::Snapshot snap = sample_snapshot(123);
+    snap.precise = precise_beyond_float(snap.state);  // a section before META, which the reader must skip
+    snap.extra = {{"hermite.ax", std::vector<double>(123, 2.0)}};
+    snap.metadata = {{"hermite.eta", "0.02"}, {"nbody.integrator", "hermite4"}};
+    io::write_snapshot(dir.file("run.nbsnap"), snap);
+    EXPECT_EQ(io::read_snapshot_metadata(dir.file("run.nbsnap")), snap.metadata);
+
+    snap.metadata.clear();
+    io::write_snapshot(dir.file("bare.nbsnap"), snap);
+    EXPECT_TRUE(io::read_snapshot_metadata(dir.file("bare.nbsnap")).empty());
+
+    const std::string bytes = io::encode_snapshot(sample_snapshot(10));
+    test::write_text(dir.file("cut.nbsnap"), bytes.substr(0, bytes.size() - 20));  // ends inside the bodies
+    EXPECT_THROW(io::read_snapshot_metadata(dir.file("cut.nbsnap")), std::runtime_error);
+    test::write_text(dir.file("text.nbsnap"), "x,y,z\n1,2,3\n");
+    EXPECT_THROW(io::read_snapshot_metadata(dir.file("text.nbsnap")), std::runtime_error);
 }
 
 TEST(IoSnapshot, UnknownSectionsAreSkipped) {

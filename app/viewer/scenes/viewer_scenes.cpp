@@ -11,6 +11,7 @@
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
+#include "integrator_options.hpp"
 
 namespace fs = std::filesystem;
 
@@ -131,13 +132,13 @@ void take_snapshot_run(const io::Snapshot& snap, const std::string& path, Scene&
     scene.precise = snap.precise;
     scene.hermite_state.reset();
     scene.hermite_state_order = 0;
-    const io::SavedHermiteParams saved = io::saved_hermite_params(snap);
+    const io::SavedHermiteParams saved = io::saved_hermite_params(snap.metadata);
     if (!saved.from_hermite_run) return;
     scene.integrator = {};
     scene.integrator.name = saved.eta_of;
     scene.integrator.eta = saved.eta;
     scene.integrator.dt_max = saved.dt_max;
-    const int order = saved.eta_of == "hermite6" ? 6 : 4;
+    const int order = hermite_order(parse_integrator(saved.eta_of));
     scene.hermite_state = io::saved_hermite_state(snap, path, order);
     if (scene.hermite_state) scene.hermite_state_order = order;
 }

@@ -55,11 +55,11 @@ void put_hermite_state(const hermite::HermiteIntegrator& h, Snapshot& snap) {
     for (std::size_t k = 0; k < arr.size(); ++k) snap.extra[k < 8 ? kArrays4[k] : kArrays6[k - 8]] = std::move(arr[k]);
 }
 
-SavedHermiteParams saved_hermite_params(const Snapshot& snap) {
+SavedHermiteParams saved_hermite_params(const std::map<std::string, std::string>& metadata) {
     SavedHermiteParams p;
     for (auto [key, field] : {std::pair{"hermite.eta", &p.eta}, std::pair{"hermite.dt_max", &p.dt_max}})
-        if (const auto m = snap.metadata.find(key); m != snap.metadata.end()) *field = std::stod(m->second);
-    if (const auto m = snap.metadata.find(kEtaOfKey); m != snap.metadata.end()) p.eta_of = m->second;
+        if (const auto m = metadata.find(key); m != metadata.end()) *field = std::stod(m->second);
+    if (const auto m = metadata.find(kEtaOfKey); m != metadata.end()) p.eta_of = m->second;
     p.from_hermite_run = p.eta.has_value();
     return p;
 }

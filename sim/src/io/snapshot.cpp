@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <vector>
 #include <stdexcept>
@@ -78,6 +79,19 @@ std::string get_string(detail::Reader& in, const char* what, const std::string& 
     return std::string(in.get_bytes(len, what));
 }
 
+// A "META" payload's key/value pairs; `where` names the section in messages.
+void decode_metadata(detail::Reader& p, const std::string& where, const std::string& source,
+                     std::map<std::string, std::string>& metadata) {
+    const std::uint32_t pairs = p.get<std::uint32_t>("metadata count");
+    for (std::uint32_t i = 0; i < pairs; ++i) {
+        std::string key = get_string(p, "metadata key", source);
+        std::string value = get_string(p, "metadata value", source);
+        if (key.empty()) throw std::runtime_error(source + ": corrupt snapshot: empty metadata key in " + where);
+        if (!metadata.emplace(std::move(key), std::move(value)).second)
+            throw std::runtime_error(source + ": corrupt snapshot: " + where + " repeats a key");
+    }
+}
+
 // Reads the version 2 sections in bytes [begin, end) into `snap`.
 void decode_sections(std::string_view bytes, std::size_t begin, std::size_t end, std::size_t n, Snapshot& snap,
                      const std::string& source) {
@@ -114,14 +128,7 @@ void decode_sections(std::string_view bytes, std::size_t begin, std::size_t end,
         } else if (tag == kTagMetadata) {
             if (have_metadata) throw std::runtime_error(source + ": corrupt snapshot: a second " + where);
             have_metadata = true;
-            const std::uint32_t pairs = p.get<std::uint32_t>("metadata count");
-            for (std::uint32_t i = 0; i < pairs; ++i) {
-                std::string key = get_string(p, "metadata key", source);
-                std::string value = get_string(p, "metadata value", source);
-                if (key.empty()) throw std::runtime_error(source + ": corrupt snapshot: empty metadata key in " + where);
-                if (!snap.metadata.emplace(std::move(key), std::move(value)).second)
-                    throw std::runtime_error(source + ": corrupt snapshot: " + where + " repeats a key");
-            }
+            decode_metadata(p, where, source, snap.metadata);
         } else if (tag == kTagExtra) {
             std::string name = get_string(p, "extra array name", source);
             const std::uint64_t values = p.get<std::uint64_t>("extra array length");
@@ -270,6 +277,43 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& source) {
         throw std::runtime_error(source + ": invalid snapshot: " + e.what());
     }
     return snap;
+}
+
+std::map<std::string, std::string> read_snapshot_metadata(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw std::runtime_error(path + ": cannot open the snapshot");
+    // The next `n` bytes of the file, as a Reader that names the file in its messages.
+    std::string chunk;
+    const auto take = [&](std::size_t n) {
+        chunk.assign(n, '\0');
+        f.read(chunk.data(), std::streamsize(n));
+        if (std::size_t(f.gcount()) != n) throw std::runtime_error(path + ": truncated snapshot");
+        return detail::Reader(chunk, Order::Little, path);
+    };
+    const std::size_t fixed = kMagic.size() + 4 + 8 + 3 * 8 + 4;  // to the steps per frame (the layout above)
+    detail::Reader head = take(fixed);
+    if (head.get_bytes(kMagic.size(), "magic") != kMagic)
+        throw std::runtime_error(path + ": not an nbody snapshot (the file does not start with the .nbsnap magic bytes)");
+    const std::uint32_t version = head.get<std::uint32_t>("format version");
+    const std::uint64_t n = head.get<std::uint64_t>("body count");
+    if (version < 2) return {};
+    for (int text = 0; text < 2; ++text) f.seekg(take(4).get<std::uint32_t>("string length"), std::ios::cur);
+    f.seekg(std::streamoff(n * (16 + 16 + 2 + 1)), std::ios::cur);
+    const std::uint32_t count = take(4).get<std::uint32_t>("section count");
+    for (std::uint32_t k = 0; k < count; ++k) {
+        detail::Reader header = take(12);
+        const std::string tag(header.get_bytes(4, "section tag"));
+        const std::uint64_t length = header.get<std::uint64_t>("section length");
+        if (tag != kTagMetadata) {
+            f.seekg(std::streamoff(length), std::ios::cur);
+            continue;
+        }
+        detail::Reader payload = take(std::size_t(length));
+        std::map<std::string, std::string> metadata;
+        decode_metadata(payload, "section 'META'", path, metadata);
+        return metadata;
+    }
+    return {};
 }
 
 Snapshot read_snapshot(const std::string& path) {

@@ -4,6 +4,7 @@
 // and crackle) as extra arrays beside the double state F64S, so that the run resumes exactly.
 // `nbody run` and the viewer write and read it through these functions, in the same words.
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -27,7 +28,8 @@ void put_hermite_params(const hermite::HermiteIntegrator& h, Snapshot& snap);
 // at h.time(). Throws std::logic_error unless h is synchronised (only then does a state resume).
 void put_hermite_state(const hermite::HermiteIntegrator& h, Snapshot& snap);
 
-SavedHermiteParams saved_hermite_params(const Snapshot& snap);
+// From a snapshot's metadata (Snapshot::metadata, or read_snapshot_metadata without the bodies).
+SavedHermiteParams saved_hermite_params(const std::map<std::string, std::string>& metadata);
 
 // The block-step state that resumes a run of `order` from `snap`: none where the snapshot holds no
 // such state or one of the other order (`note`, if given, then says what happens instead). Throws

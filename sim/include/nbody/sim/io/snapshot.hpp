@@ -82,6 +82,11 @@ std::string encode_snapshot(const Snapshot& snapshot);
 // values), an invalid body (unknown component, negative mass), a malformed section (tag and
 // offset). Nothing is returned half-read. Unknown section tags are skipped.
 Snapshot read_snapshot(const std::string& path);
+// The "META" section alone (empty for version 1 or none), seeking past the bodies and the other
+// sections: for a decision before the whole file is loaded (which integrator wrote it) at the cost
+// of a few reads, not of the file. The checksum is not verified (read_snapshot does); throws
+// std::runtime_error for a file that is not a readable snapshot.
+std::map<std::string, std::string> read_snapshot_metadata(const std::string& path);
 Snapshot decode_snapshot(std::string_view bytes, const std::string& source_name);
 
 }  // namespace nbody::io
