@@ -73,7 +73,7 @@ __device__ __forceinline__ void interact_remainder(const float4* lane_tile, int 
                                                    float3 (&ai)[B], float eps2) {
 #pragma unroll 1
     for (; k < groups; ++k) {
-        const float4 pj = lane_tile[k * Q];
+        const float4& pj = lane_tile[k * Q];
 #pragma unroll
         for (int b = 0; b < B; ++b) accumulate<Rot, UnitMass>(xi[b], pj, eps2, ai[b]);
     }
