@@ -6,7 +6,10 @@
 // LAB_S = 0 and LAB_LB = 0 is the product's code.
 //   LAB_S bits: 1 r^2 summed x first   2 s = (1/r^2)(1/r)   4 phase order over B (all r^2, then
 //   all rsqrt, then all sums)   8 d = x_i - x_j, a -= s d   16 the B loop reversed
-//   32 the next k-step's first j-body loaded ahead
+//   32 the next k-step's first j-body loaded ahead   64 software pipelined (j's rsqrts among j - 1's
+//   sums); probes with wrong forces: 128 one FADD per j-body instead of its LDS, 256 an FMUL instead
+//   of the MUFU.RSQ; 512 the sums in z, y, x order, 1024 the factor as the sums' first operand,
+//   2048 the differences in z, y, x order
 // LAB_LB: __launch_bounds__(LAB_LB, 1) (0: none). LAB_PIPE = K > 0: a ring of K tiles with mbarriers
 // (force_body_ring) instead of the product's barrier per tile. LAB_PACK = 1: uniform-mass tiles packed
 // as x, y, z (12 bytes a body; q = 1 only).
@@ -62,7 +65,11 @@ template <bool Rot>
 __device__ __forceinline__ Pair pair_of(const float3& xi, const float4& pj, float eps2) {
     const float xj = Rot ? pj.y : pj.x, yj = Rot ? pj.z : pj.y, zj = Rot ? pj.w : pj.z;
     Pair p;
-    if (LAB_S & 8) {
+    if (LAB_S & 2048) {  // the differences in z, y, x order
+        p.dz = (LAB_S & 8) ? xi.z - zj : zj - xi.z;
+        p.dy = (LAB_S & 8) ? xi.y - yj : yj - xi.y;
+        p.dx = (LAB_S & 8) ? xi.x - xj : xj - xi.x;
+    } else if (LAB_S & 8) {
         p.dx = xi.x - xj;
         p.dy = xi.y - yj;
         p.dz = xi.z - zj;
@@ -85,10 +92,23 @@ __device__ __forceinline__ float factor_of(const float4& pj, float inv_r) {
 
 __device__ __forceinline__ void add_term(const Pair& p, float s, float3& a) {
     const float f = (LAB_S & 8) ? -s : s;
-    a.x = fmaf(p.dx, f, a.x);
-    a.y = fmaf(p.dy, f, a.y);
-    a.z = fmaf(p.dz, f, a.z);
+    if (LAB_S & 512) {  // the sums in z, y, x order
+        a.z = (LAB_S & 1024) ? fmaf(f, p.dz, a.z) : fmaf(p.dz, f, a.z);
+        a.y = (LAB_S & 1024) ? fmaf(f, p.dy, a.y) : fmaf(p.dy, f, a.y);
+        a.x = (LAB_S & 1024) ? fmaf(f, p.dx, a.x) : fmaf(p.dx, f, a.x);
+    } else if (LAB_S & 1024) {  // the factor as the first operand
+        a.x = fmaf(f, p.dx, a.x);
+        a.y = fmaf(f, p.dy, a.y);
+        a.z = fmaf(f, p.dz, a.z);
+    } else {
+        a.x = fmaf(p.dx, f, a.x);
+        a.y = fmaf(p.dy, f, a.y);
+        a.z = fmaf(p.dz, f, a.z);
+    }
 }
+
+// LAB_S & 256 (a probe, wrong forces): an FMUL where the MUFU.RSQ was, same issue slots.
+__device__ __forceinline__ float lab_rsqrt(float x) { return (LAB_S & 256) ? x * 1.0001f : rsqrtf(x); }
 
 template <int B, bool Rot, bool UnitMass>
 __device__ __forceinline__ void accumulate_j(const float4& pj, const float3 (&xi)[B], float3 (&ai)[B], float eps2) {
@@ -103,7 +123,7 @@ __device__ __forceinline__ void accumulate_j(const float4& pj, const float3 (&xi
 #pragma unroll
         for (int c = 0; c < B; ++c) {
             const int b = (LAB_S & 16) ? B - 1 - c : c;
-            inv[b] = rsqrtf(p[b].r2);
+            inv[b] = lab_rsqrt(p[b].r2);
         }
 #pragma unroll
         for (int c = 0; c < B; ++c) {
@@ -115,7 +135,7 @@ __device__ __forceinline__ void accumulate_j(const float4& pj, const float3 (&xi
         for (int c = 0; c < B; ++c) {
             const int b = (LAB_S & 16) ? B - 1 - c : c;
             const Pair p = pair_of<Rot>(xi[b], pj, eps2);
-            add_term(p, factor_of<Rot, UnitMass>(pj, rsqrtf(p.r2)), ai[b]);
+            add_term(p, factor_of<Rot, UnitMass>(pj, lab_rsqrt(p.r2)), ai[b]);
         }
     }
 }
@@ -133,6 +153,49 @@ __device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int gr
             accumulate_j<B, Rot, UnitMass>(head, xi, ai, eps2);
 #pragma unroll
             for (int u = 1; u < U; ++u) accumulate_j<B, Rot, UnitMass>(lane_tile[(k + u) * Q], xi, ai, eps2);
+        }
+        return k;
+    }
+    if (LAB_S & 128) {  // a probe, wrong forces: one FADD per j-body where its LDS was
+        const float4 first = lane_tile[0];
+        float t = first.y;  // every coordinate of the j-body moves with t: nothing can be hoisted
+        for (; k + U <= groups; k += U) {
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                t += 0x1p-10f;
+                accumulate_j<B, Rot, UnitMass>(make_float4(t, t, t, t), xi, ai, eps2);
+            }
+        }
+        return k;
+    }
+    if (LAB_S & 64) {  // software pipelined: j's rsqrts issued among j - 1's sums
+        for (; k + U <= groups; k += U) {
+            Pair prev[B];
+            float prev_inv[B];
+            float4 prev_pj;
+#pragma unroll
+            for (int u = 0; u <= U; ++u) {
+                float4 pj;
+                Pair cur[B];
+                float cur_inv[B];
+                if (u < U) pj = lane_tile[(k + u) * Q];
+#pragma unroll
+                for (int b = 0; b < B; ++b) {
+                    if (u < U) {
+                        cur[b] = pair_of<Rot>(xi[b], pj, eps2);
+                        cur_inv[b] = lab_rsqrt(cur[b].r2);
+                    }
+                    if (u > 0) add_term(prev[b], factor_of<Rot, UnitMass>(prev_pj, prev_inv[b]), ai[b]);
+                }
+                if (u < U) {
+#pragma unroll
+                    for (int b = 0; b < B; ++b) {
+                        prev[b] = cur[b];
+                        prev_inv[b] = cur_inv[b];
+                    }
+                    prev_pj = pj;
+                }
+            }
         }
         return k;
     }
