@@ -23,7 +23,9 @@ constexpr KernelConfig each_pair_once(KernelConfig full_tunables, int bodies_per
 // and 1.4x from 64K on. The every-pair tunables are each N's best from the sweep. From 256K the
 // bounding-box grid beats the lambda map at B = 8 (256K 3.403 against 3.315e12, 1M 3.429 against
 // 3.335e12, runs 14 and 15): its exit test costs less than the map's arithmetic once tiles are many.
-// Every pair at 1M: U8 p1024 q1 B4 2.381e12, ahead of run 14's U32 p1024 q1 B2 (2.321e12; run 16).
+// Every pair at 1M: U8 p1024 q1 B4 2.381e12, ahead of run 14's U32 p1024 q1 B2 (2.321e12; run 16);
+// 2.402e12 with section 12.6's summation order (H100 run 74), within 0.3 % of the fastest every-pair
+// instance measured (U32 q2 B4 under kernel flags 5, 2.410e12), which this table cannot name.
 constexpr const char* kH200 = "docs/PERFORMANCE.md section 12, H200 run 14";
 constexpr const char* kH200BoundingBox = "docs/PERFORMANCE.md section 12.4, H200 runs 14-16";
 constexpr std::array kRows{
