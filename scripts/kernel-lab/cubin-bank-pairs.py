@@ -50,7 +50,7 @@ def hot_loop(ins):
     best, run = [], []
     for x in ins + [None]:
         if x is not None and (x[0] & 0xff) in (FFMA, FADD, FMUL, MUFU, LDS) and (x[0] & 0xff) != 0x84 or \
-           x is not None and x[0] == 0x984:
+           x is not None and x[0] in (0x984, 0x981, 0xabb):  # LDS.128, LDG.128 (LAB_DIRECT), ULDC.64 (const_probe)
             run.append(x)
             continue
         mufu = sum(1 for y in run if (y[0] & 0xff) == MUFU and y[0] >> 8 == 3)

@@ -10,15 +10,20 @@
 //   sums); probes with wrong forces: 128 one FADD per j-body instead of its LDS, 256 an FMUL instead
 //   of the MUFU.RSQ; 512 the sums in z, y, x order, 1024 the factor as the sums' first operand,
 //   2048 the differences in z, y, x order
-// LAB_LB: __launch_bounds__(LAB_LB, 1) (0: none). LAB_PIPE = K > 0: a ring of K tiles with mbarriers
+// LAB_LB: __launch_bounds__(LAB_LB, LAB_MINB) (0: none; LAB_MINB defaults to 1). LAB_PIPE = K > 0: a ring of K tiles with mbarriers
 // (force_body_ring) instead of the product's barrier per tile. LAB_PACK = 1: uniform-mass tiles packed
-// as x, y, z (12 bytes a body; q = 1 only).
+// as x, y, z (12 bytes a body; q = 1 only). LAB_DIRECT = 1: no shared memory and no barrier at all;
+// every warp reads the j-bodies straight from a global copy in tile layout (warp-uniform LDG.128,
+// served by L1), so warps never wait for each other (force_body_direct). LAB_T = T > 1: tiles of T p
+// bodies, each thread staging T of them, so one barrier per T p j-bodies (force_body_big).
 #include <cuda_runtime.h>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
+
+#include "lab_check.h"
 
 #include "force_kernel_body.cuh"  // the helpers the lab body shares with the product
 
@@ -34,15 +39,16 @@
 #ifndef LAB_PIPE
 #define LAB_PIPE 0
 #endif
+#ifndef LAB_DIRECT
+#define LAB_DIRECT 0
+#endif
+#ifndef LAB_T
+#define LAB_T 1
+#endif
+#ifndef LAB_MINB
+#define LAB_MINB 1
+#endif
 
-#define CK(call)                                                                                  \
-    do {                                                                                          \
-        cudaError_t e_ = (call);                                                                  \
-        if (e_ != cudaSuccess) {                                                                  \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                         \
-        }                                                                                         \
-    } while (0)
 
 namespace lab {
 using nbody::cuda::detail::ForceKernelParams;
@@ -140,6 +146,32 @@ __device__ __forceinline__ void accumulate_j(const float4& pj, const float3 (&xi
     }
 }
 
+// LAB_DIRECT reads each j-body from global memory as one 128-bit load at an immediate offset from
+// the group's pointer. A plain float4 read whose mass is unused becomes a 64- and a 32-bit load (two
+// MIO instructions), and __ldg takes every address in its own register pair (about seven more
+// instructions a j-body); both seen in the cubin here.
+template <int Off>
+__device__ __forceinline__ float4 lab_ldg4(const float4* row) {
+    float4 v;
+    asm("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4+%5];"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(row), "n"(Off));
+    return v;
+}
+template <int U, int Q, int B, bool Rot, bool UnitMass, int u = 0>
+__device__ __forceinline__ void accumulate_group(const float4* row, const float3 (&xi)[B], float3 (&ai)[B],
+                                                 float eps2) {
+    if constexpr (u < U) {
+        accumulate_j<B, Rot, UnitMass>(lab_ldg4<u * Q * 16>(row), xi, ai, eps2);
+        accumulate_group<U, Q, B, Rot, UnitMass, u + 1>(row, xi, ai, eps2);
+    }
+}
+#if LAB_DIRECT
+#define LAB_J(ptr) lab_ldg4<0>(ptr)
+#else
+#define LAB_J(ptr) (*(ptr))
+#endif
+
 template <int U, int Q, int B, bool Rot, bool UnitMass>
 __device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int groups, const float3 (&xi)[B],
                                                  float3 (&ai)[B], float eps2) {
@@ -199,9 +231,13 @@ __device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int gr
         }
         return k;
     }
-    for (; k + U <= groups; k += U) {
+    if constexpr (LAB_DIRECT != 0) {
+        for (; k + U <= groups; k += U) accumulate_group<U, Q, B, Rot, UnitMass>(lane_tile + k * Q, xi, ai, eps2);
+    } else {
+        for (; k + U <= groups; k += U) {
 #pragma unroll
-        for (int u = 0; u < U; ++u) accumulate_j<B, Rot, UnitMass>(lane_tile[(k + u) * Q], xi, ai, eps2);
+            for (int u = 0; u < U; ++u) accumulate_j<B, Rot, UnitMass>(lane_tile[(k + u) * Q], xi, ai, eps2);
+        }
     }
     return k;
 }
@@ -210,7 +246,7 @@ template <int Q, int B, bool Rot, bool UnitMass>
 __device__ __forceinline__ void interact_remainder(const float4* lane_tile, int k, int groups, const float3 (&xi)[B],
                                                    float3 (&ai)[B], float eps2) {
 #pragma unroll 1
-    for (; k < groups; ++k) accumulate_j<B, Rot, UnitMass>(lane_tile[k * Q], xi, ai, eps2);
+    for (; k < groups; ++k) accumulate_j<B, Rot, UnitMass>(LAB_J(lane_tile + k * Q), xi, ai, eps2);
 }
 
 // ---- the product's force_kernel_body.cuh with the lab's interact_tile; its helpers are used as they are ----
@@ -397,6 +433,104 @@ __device__ __forceinline__ void force_body(const ForceKernelParams& a) {
     }
 }
 
+// Where block g's work starts (i-block, tile) and how many tile steps it has: the product's split,
+// written once for the big-tile and direct bodies (their SASS is the one runs 79-80 timed, checked on
+// the cubins). force_body keeps the product's inline text (run 75) and the ring body the text runs
+// 71-73 timed: through this helper its SASS differs.
+__device__ __forceinline__ void block_work(const ForceKernelParams& a, int g, int& ib, int& tile, int& steps) {
+    if (a.counters == nullptr) {
+        ib = g;
+        tile = 0;
+        steps = a.tiles;
+    } else {
+        const int w0 = nbody::cuda::detail::first_step(g, a);
+        steps = a.share + (g < a.extra ? 1 : 0);
+        ib = w0 / a.tiles;
+        tile = w0 - ib * a.tiles;
+    }
+}
+
+// ---- LAB_T = T > 1: tiles of T p bodies, one barrier per T p j-bodies ----
+// Does the barrier cost a fixed drain per tile (then T tiles' worth of work per barrier recovers most
+// of it) or grow with the work between barriers? The next tile is loaded after the current one is
+// done, not ahead (T float4s held across the loop would cost 4 T registers); its latency is paid
+// once per T p j-bodies. Double-buffered as flags 2 (kForceSingleBarrier) does, whatever F says.
+template <int U, int Q, int B, int F, int T>
+__device__ __forceinline__ void force_body_big(const ForceKernelParams& a) {
+    constexpr bool kRot = (F & kRotF) != 0;
+    constexpr bool kMassTiles = (F & kMassF) != 0;
+    extern __shared__ float4 tile_smem[];  // two tiles of T p bodies
+    __shared__ int finisher;
+    const int p = blockDim.x;
+    const int P = T * p;
+    const int t = threadIdx.x;
+    const int s = t % Q;
+    const int groups = P / Q;
+    const int g = blockIdx.x;
+    int ib, tile, remaining;
+    block_work(a, g, ib, tile, remaining);
+    int buf = 0;
+#pragma unroll
+    for (int r = 0; r < T; ++r) tile_smem[r * p + t] = to_tile<kRot>(load_body(a.pos, a.n, tile * P + r * p + t));
+    __syncthreads();
+    for (; remaining > 0; ++ib, tile = 0) {
+        const int count = min(a.tiles - tile, remaining);
+        remaining -= count;
+        float3 xi[B];
+        float3 ai[B];
+        float scale;
+        const int first = start_iblock<Q, B>(a, ib, groups / T, xi, ai, scale);
+        const int tile_end = tile + count;
+        for (; tile < tile_end; ++tile) {
+            const bool more = tile + 1 < tile_end || remaining > 0;
+            const int next_tile = tile + 1 == a.tiles ? 0 : tile + 1;
+            const bool unit_masses = kMassTiles && enter_tile_unit<B>(a.tile_mass, tile, ai, scale);
+            interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + buf * P + s, groups, xi, ai, a.eps2, unit_masses);
+            if (more) {
+#pragma unroll
+                for (int r = 0; r < T; ++r)
+                    tile_smem[(buf ^ 1) * P + r * p + t] = to_tile<kRot>(load_body(a.pos, a.n, next_tile * P + r * p + t));
+            }
+            __syncthreads();
+            buf ^= 1;
+        }
+        finish_iblock<Q, B, kMassTiles>(a, ib, first, groups / T, s, g, ai, scale, finisher);
+    }
+}
+
+// ---- LAB_DIRECT: each warp streams the j-bodies from global memory, no tile barrier ----
+// ncu put 45 % of the cycles in which no warp issued on the per-tile barrier (run 70), and a ring of
+// tiles only moved that wait to mbarriers and the MUFU queue (run 71). Here no warp ever waits for
+// another: jt is the bodies in tile layout (to_tile, padded to whole tiles with zero-mass bodies),
+// read with one warp-uniform LDG.128 per j-body, as the LDS.128 read the tile.
+template <int U, int Q, int B, int F>
+__device__ __forceinline__ void force_body_direct(const ForceKernelParams& a, const float4* __restrict__ jt) {
+    constexpr bool kRot = (F & kRotF) != 0;
+    constexpr bool kMassTiles = (F & kMassF) != 0;
+    __shared__ int finisher;
+    const int p = blockDim.x;
+    const int t = threadIdx.x;
+    const int s = t % Q;
+    const int groups = p / Q;
+    const int g = blockIdx.x;
+    int ib, tile, remaining;
+    block_work(a, g, ib, tile, remaining);
+    for (; remaining > 0; ++ib, tile = 0) {
+        const int count = min(a.tiles - tile, remaining);
+        remaining -= count;
+        float3 xi[B];
+        float3 ai[B];
+        float scale;
+        const int first = start_iblock<Q, B>(a, ib, groups, xi, ai, scale);
+        const int tile_end = tile + count;
+        for (; tile < tile_end; ++tile) {
+            const bool unit_masses = kMassTiles && enter_tile_unit<B>(a.tile_mass, tile, ai, scale);
+            interact_tile<U, Q, B, kRot, kMassTiles>(jt + tile * p + s, groups, xi, ai, a.eps2, unit_masses);
+        }
+        finish_iblock<Q, B, kMassTiles>(a, ib, first, groups, s, g, ai, scale, finisher);
+    }
+}
+
 // ---- LAB_PIPE = K > 0: a ring of K tiles with mbarriers instead of one barrier per tile ----
 // Each step (one tile of the block's work) waits only for its own tile to be complete (full[slot]);
 // a thread refills the slot of the step before last, once every thread has finished reading it
@@ -437,7 +571,7 @@ __device__ __forceinline__ void force_body_ring(const ForceKernelParams& a) {
     const int s = t % Q;
     const int groups = p / Q;
     const int g = blockIdx.x;
-    int ib, tile, steps;
+    int ib, tile, steps;  // inline as timed in runs 71-73: through block_work() its SASS differs
     if (a.counters == nullptr) {
         ib = g;
         tile = 0;
@@ -497,11 +631,15 @@ __device__ __forceinline__ void force_body_ring(const ForceKernelParams& a) {
 }  // namespace lab
 
 #if LAB_LB > 0
-__global__ void __launch_bounds__(LAB_LB, 1) lab_force(const lab::ForceKernelParams a) {
+__global__ void __launch_bounds__(LAB_LB, LAB_MINB) lab_force(const lab::ForceKernelParams a, const float4* __restrict__ jt) {
 #else
-__global__ void lab_force(const lab::ForceKernelParams a) {
+__global__ void lab_force(const lab::ForceKernelParams a, const float4* __restrict__ jt) {
 #endif
-#if LAB_PIPE > 0
+#if LAB_DIRECT
+    lab::force_body_direct<LAB_U, LAB_Q, LAB_B, LAB_F>(a, jt);
+#elif LAB_T > 1
+    lab::force_body_big<LAB_U, LAB_Q, LAB_B, LAB_F, LAB_T>(a);
+#elif LAB_PIPE > 0
     lab::force_body_ring<LAB_U, LAB_Q, LAB_B, LAB_F, LAB_PIPE>(a);
 #else
     lab::force_body<LAB_U, LAB_Q, LAB_B, LAB_F>(a);
@@ -525,11 +663,16 @@ std::vector<float4> plummer(int n) {
 double time_force(int n, int p, int reps, double* max_err) {
     const std::vector<float4> host = plummer(n);
     const int per_iblock = p / LAB_Q * LAB_B;
-    const int iblocks = (n + per_iblock - 1) / per_iblock, tiles = (n + p - 1) / p;
+    const int P = LAB_T * p;  // bodies per tile
+    const int iblocks = (n + per_iblock - 1) / per_iblock, tiles = (n + P - 1) / P;
     std::vector<float2> tm(tiles, make_float2(0.0f, 0.0f));
     for (int t = 0; t < tiles; ++t)
-        if ((t + 1) * p <= n) tm[t] = make_float2(1.0f / n, float(n));
-    const size_t smem = (LAB_PIPE > 0 ? LAB_PIPE : (LAB_F & lab::kSingleF) ? 2 : 1) * size_t(p) * sizeof(float4);
+        if ((t + 1) * P <= n) tm[t] = make_float2(1.0f / n, float(n));
+    const size_t smem =
+        LAB_DIRECT ? 0 : (LAB_PIPE > 0 ? LAB_PIPE : (LAB_F & lab::kSingleF) || LAB_T > 1 ? 2 : 1) * size_t(P) * sizeof(float4);
+    std::vector<float4> jt_host(size_t(tiles) * P, make_float4(0.0f, 0.0f, 0.0f, 0.0f));  // tile layout, padded
+    for (int j = 0; j < n; ++j)
+        jt_host[j] = (LAB_F & lab::kRotF) ? make_float4(host[j].w, host[j].x, host[j].y, host[j].z) : host[j];
     int sms = 0, bps = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     CK(cudaFuncSetAttribute(lab_force, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
@@ -543,7 +686,7 @@ double time_force(int n, int p, int reps, double* max_err) {
     k.share = int(work / blocks);
     k.extra = int(work % blocks);
     const long long contributors = (tiles - 1 + k.share - 1) / k.share + 1;
-    float4 *pos, *acc, *partials;
+    float4 *pos, *acc, *partials, *jt;
     unsigned* counters;
     float2* tile_mass;
     CK(cudaMalloc(&pos, n * sizeof(float4)));
@@ -551,6 +694,8 @@ double time_force(int n, int p, int reps, double* max_err) {
     CK(cudaMalloc(&partials, contributors * n * sizeof(float4)));
     CK(cudaMalloc(&counters, iblocks * sizeof(unsigned)));
     CK(cudaMalloc(&tile_mass, tiles * sizeof(float2)));
+    CK(cudaMalloc(&jt, jt_host.size() * sizeof(float4)));
+    CK(cudaMemcpy(jt, jt_host.data(), jt_host.size() * sizeof(float4), cudaMemcpyHostToDevice));
     CK(cudaMemset(counters, 0, iblocks * sizeof(unsigned)));
     CK(cudaMemcpy(pos, host.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(tile_mass, tm.data(), tiles * sizeof(float2), cudaMemcpyHostToDevice));
@@ -559,7 +704,7 @@ double time_force(int n, int p, int reps, double* max_err) {
     k.partials = partials;
     k.counters = counters;
     k.tile_mass = (LAB_F & lab::kMassF) ? tile_mass : nullptr;
-    for (int w = 0; w < 2; ++w) lab_force<<<int(blocks), p, smem>>>(k);
+    for (int w = 0; w < 2; ++w) lab_force<<<int(blocks), p, smem>>>(k, jt);
     CK(cudaGetLastError());
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
@@ -567,7 +712,7 @@ double time_force(int n, int p, int reps, double* max_err) {
     float best = 1e30f;
     for (int batch = 0; batch < 3; ++batch) {
         CK(cudaEventRecord(e0));
-        for (int r = 0; r < reps; ++r) lab_force<<<int(blocks), p, smem>>>(k);
+        for (int r = 0; r < reps; ++r) lab_force<<<int(blocks), p, smem>>>(k, jt);
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
         float ms = 0;
@@ -589,7 +734,7 @@ double time_force(int n, int p, int reps, double* max_err) {
                                    (out[i].z - az) * (out[i].z - az)) / std::sqrt(ax * ax + ay * ay + az * az);
         *max_err = std::max(*max_err, e);
     }
-    cudaFree(pos), cudaFree(acc), cudaFree(partials), cudaFree(counters), cudaFree(tile_mass);
+    cudaFree(pos), cudaFree(acc), cudaFree(partials), cudaFree(counters), cudaFree(tile_mass), cudaFree(jt);
     return best;
 }
 }  // namespace
@@ -609,8 +754,8 @@ int main(int argc, char** argv) {
                             LAB_F, LAB_S, LAB_LB, LAB_PIPE, p, attr.numRegs);
                 break;
             }
-            std::printf("U%-2d q%d B%d F%d S%-2d LB%-4d K%d P%d p%-4d N %7d: %8.3f ms  %.4e /s  regs %d  err %.1e\n", LAB_U,
-                        LAB_Q, LAB_B, LAB_F, LAB_S, LAB_LB, LAB_PIPE, LAB_PACK, p, n, ms, double(n) * n / (ms * 1e-3),
+            std::printf("U%-2d q%d B%d F%d S%-2d LB%-4d K%d P%d D%d T%d p%-4d N %7d: %8.3f ms  %.4e /s  regs %d  err %.1e\n",
+                        LAB_U, LAB_Q, LAB_B, LAB_F, LAB_S, LAB_LB, LAB_PIPE, LAB_PACK, LAB_DIRECT, LAB_T, p, n, ms, double(n) * n / (ms * 1e-3),
                         attr.numRegs, err);
         }
     }
