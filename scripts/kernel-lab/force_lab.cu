@@ -166,11 +166,6 @@ __device__ __forceinline__ void accumulate_group(const float4* row, const float3
         accumulate_group<U, Q, B, Rot, UnitMass, u + 1>(row, xi, ai, eps2);
     }
 }
-#if LAB_DIRECT
-#define LAB_J(ptr) lab_ldg4<0>(ptr)
-#else
-#define LAB_J(ptr) (*(ptr))
-#endif
 
 template <int U, int Q, int B, bool Rot, bool UnitMass>
 __device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int groups, const float3 (&xi)[B],
@@ -246,7 +241,10 @@ template <int Q, int B, bool Rot, bool UnitMass>
 __device__ __forceinline__ void interact_remainder(const float4* lane_tile, int k, int groups, const float3 (&xi)[B],
                                                    float3 (&ai)[B], float eps2) {
 #pragma unroll 1
-    for (; k < groups; ++k) accumulate_j<B, Rot, UnitMass>(LAB_J(lane_tile + k * Q), xi, ai, eps2);
+    for (; k < groups; ++k) {
+        if constexpr (LAB_DIRECT != 0) accumulate_j<B, Rot, UnitMass>(lab_ldg4<0>(lane_tile + k * Q), xi, ai, eps2);
+        else accumulate_j<B, Rot, UnitMass>(lane_tile[k * Q], xi, ai, eps2);
+    }
 }
 
 // ---- the product's force_kernel_body.cuh with the lab's interact_tile; its helpers are used as they are ----
@@ -296,7 +294,8 @@ __device__ __forceinline__ void interact_packed(const float4* slot_base, int gro
     for (; k < groups; ++k)
         accumulate_j<B, false, true>(make_float4(f[3 * k], f[3 * k + 1], f[3 * k + 2], 0.0f), xi, ai, eps2);
 }
-#if LAB_PACK
+// One tile; lane s reads entries k Q + s of the tile at slot_base. LAB_PACK sends a uniform-mass
+// tile at q = 1 to the packed loop; otherwise it is the product's interact_tile.
 template <int U, int Q, int B, bool Rot, bool MassTiles>
 __device__ __forceinline__ void interact_tile(const float4* slot_base, int s, int groups, const float3 (&xi)[B],
                                               float3 (&ai)[B], float eps2, bool unit_masses) {
@@ -313,19 +312,6 @@ __device__ __forceinline__ void interact_tile(const float4* slot_base, int s, in
         interact_remainder<Q, B, Rot, false>(lane_tile, k, groups, xi, ai, eps2);
     }
 }
-#else
-template <int U, int Q, int B, bool Rot, bool MassTiles>
-__device__ __forceinline__ void interact_tile(const float4* lane_tile, int groups, const float3 (&xi)[B],
-                                              float3 (&ai)[B], float eps2, bool unit_masses) {
-    if (MassTiles && unit_masses) {
-        const int k = interact_unrolled<U, Q, B, Rot, true>(lane_tile, groups, xi, ai, eps2);
-        interact_remainder<Q, B, Rot, true>(lane_tile, k, groups, xi, ai, eps2);
-    } else {
-        const int k = interact_unrolled<U, Q, B, Rot, false>(lane_tile, groups, xi, ai, eps2);
-        interact_remainder<Q, B, Rot, false>(lane_tile, k, groups, xi, ai, eps2);
-    }
-}
-#endif
 // The bodies of i-block ib this thread owns, and zero sums in units of 1.
 template <int Q, int B>
 __device__ __forceinline__ int start_iblock(const ForceKernelParams& a, int ib, int groups, float3 (&xi)[B],
@@ -406,26 +392,22 @@ __device__ __forceinline__ void force_body(const ForceKernelParams& a) {
             const bool unit_masses = kMassTiles && enter_tile_unit<B>(a.tile_mass, tile, ai, scale);
             if constexpr (kSingle) {
                 if (more) next = load_body(a.pos, a.n, j_next);
-#if LAB_PACK
                 interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + buf * p, s, groups, xi, ai, a.eps2,
                                                          unit_masses);
+#if LAB_PACK
                 stage_tile<kRot>(tile_smem + (buf ^ 1) * p, t, more, next, more && tile_is_uniform(a, j_next / p));
 #else
-                interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + buf * p + s, groups, xi, ai, a.eps2,
-                                                         unit_masses);
                 stage_tile<kRot>(tile_smem + (buf ^ 1) * p + t, more, next);
 #endif
                 buf ^= 1;
             } else {
 #if LAB_PACK
                 stage_tile<kRot>(tile_smem, t, true, next, unit_masses && LAB_PACK);
-                if (more) next = load_body(a.pos, a.n, j_next);
-                interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem, s, groups, xi, ai, a.eps2, unit_masses);
 #else
                 stage_tile<kRot>(tile_smem + t, true, next);
-                if (more) next = load_body(a.pos, a.n, j_next);
-                interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + s, groups, xi, ai, a.eps2, unit_masses);
 #endif
+                if (more) next = load_body(a.pos, a.n, j_next);
+                interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem, s, groups, xi, ai, a.eps2, unit_masses);
                 __syncthreads();
             }
         }
@@ -465,7 +447,8 @@ __device__ __forceinline__ void force_body_big(const ForceKernelParams& a) {
     const int P = T * p;
     const int t = threadIdx.x;
     const int s = t % Q;
-    const int groups = P / Q;
+    const int groups = P / Q;        // j-values a lane reads per tile
+    const int i_groups = p / Q;      // the i-block's layout, as with tiles of p
     const int g = blockIdx.x;
     int ib, tile, remaining;
     block_work(a, g, ib, tile, remaining);
@@ -479,13 +462,13 @@ __device__ __forceinline__ void force_body_big(const ForceKernelParams& a) {
         float3 xi[B];
         float3 ai[B];
         float scale;
-        const int first = start_iblock<Q, B>(a, ib, groups / T, xi, ai, scale);
+        const int first = start_iblock<Q, B>(a, ib, i_groups, xi, ai, scale);
         const int tile_end = tile + count;
         for (; tile < tile_end; ++tile) {
             const bool more = tile + 1 < tile_end || remaining > 0;
             const int next_tile = tile + 1 == a.tiles ? 0 : tile + 1;
             const bool unit_masses = kMassTiles && enter_tile_unit<B>(a.tile_mass, tile, ai, scale);
-            interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + buf * P + s, groups, xi, ai, a.eps2, unit_masses);
+            interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + buf * P, s, groups, xi, ai, a.eps2, unit_masses);
             if (more) {
 #pragma unroll
                 for (int r = 0; r < T; ++r)
@@ -494,7 +477,7 @@ __device__ __forceinline__ void force_body_big(const ForceKernelParams& a) {
             __syncthreads();
             buf ^= 1;
         }
-        finish_iblock<Q, B, kMassTiles>(a, ib, first, groups / T, s, g, ai, scale, finisher);
+        finish_iblock<Q, B, kMassTiles>(a, ib, first, i_groups, s, g, ai, scale, finisher);
     }
 }
 
@@ -525,7 +508,7 @@ __device__ __forceinline__ void force_body_direct(const ForceKernelParams& a, co
         const int tile_end = tile + count;
         for (; tile < tile_end; ++tile) {
             const bool unit_masses = kMassTiles && enter_tile_unit<B>(a.tile_mass, tile, ai, scale);
-            interact_tile<U, Q, B, kRot, kMassTiles>(jt + tile * p + s, groups, xi, ai, a.eps2, unit_masses);
+            interact_tile<U, Q, B, kRot, kMassTiles>(jt + tile * p, s, groups, xi, ai, a.eps2, unit_masses);
         }
         finish_iblock<Q, B, kMassTiles>(a, ib, first, groups, s, g, ai, scale, finisher);
     }
@@ -606,11 +589,7 @@ __device__ __forceinline__ void force_body_ring(const ForceKernelParams& a) {
         const int slot = m % K;
         mbar_wait(&full[slot], (m / K) & 1);
         const bool unit_masses = kMassTiles && enter_tile_unit<B>(a.tile_mass, tile, ai, scale);
-#if LAB_PACK
         interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + slot * p, s, groups, xi, ai, a.eps2, unit_masses);
-#else
-        interact_tile<U, Q, B, kRot, kMassTiles>(tile_smem + slot * p + s, groups, xi, ai, a.eps2, unit_masses);
-#endif
         mbar_arrive(&empty[slot]);
         if (m >= 1 && m - 1 + K < steps) {  // refill the slot of step m - 1 with step m - 1 + K
             const int refill = (m - 1) % K;
