@@ -1,17 +1,14 @@
 #include "nbody/sim/io/body_check.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
+
+#include "ic/message_format.hpp"
 
 namespace nbody::io {
 namespace {
 
-std::string shown(double x) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.9g", x);
-    return buf;
-}
+using message_format::short_number;
 
 [[noreturn]] void fail_body(const std::string& source, std::size_t i, const std::string& problem) {
     throw std::runtime_error(source + ": body " + std::to_string(i) + " has " + problem);
@@ -29,11 +26,11 @@ std::optional<std::string> body_problem(const double position[3], const double v
     static const char* const kPos[3] = {"x", "y", "z"};
     static const char* const kVel[3] = {"vx", "vy", "vz"};
     for (int c = 0; c < 3; ++c)
-        if (!std::isfinite(position[c])) return "a non-finite position (" + std::string(kPos[c]) + " = " + shown(position[c]) + ")";
+        if (!std::isfinite(position[c])) return "a non-finite position (" + std::string(kPos[c]) + " = " + short_number(position[c]) + ")";
     for (int c = 0; c < 3; ++c)
-        if (!std::isfinite(velocity[c])) return "a non-finite velocity (" + std::string(kVel[c]) + " = " + shown(velocity[c]) + ")";
-    if (!std::isfinite(mass)) return "a non-finite mass (m = " + shown(mass) + ")";
-    if (mass < 0) return "negative mass m = " + shown(mass) + " (masses must be >= 0)";
+        if (!std::isfinite(velocity[c])) return "a non-finite velocity (" + std::string(kVel[c]) + " = " + short_number(velocity[c]) + ")";
+    if (!std::isfinite(mass)) return "a non-finite mass (m = " + short_number(mass) + ")";
+    if (mass < 0) return "negative mass m = " + short_number(mass) + " (masses must be >= 0)";
     return std::nullopt;
 }
 

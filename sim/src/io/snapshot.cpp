@@ -311,8 +311,11 @@ std::map<std::string, std::string> read_snapshot_metadata(const std::string& pat
     if (version < 2) return {};
     for (const char* text : {"scene name", "scene source"}) skip(take(4, text).get<std::uint32_t>(text), text);
     const std::uint64_t per_body = 16 + 16 + 2 + 1;
-    if (n > (file.size() - at) / per_body) skip(file.size(), "the bodies (N = " + std::to_string(n) + ")");
-    at += n * per_body;
+    if (n > (file.size() - at) / per_body)
+        throw std::runtime_error(path + ": truncated snapshot: N = " + std::to_string(n) + " bodies need " +
+                                 std::to_string(per_body) + " bytes each from byte offset " + std::to_string(at) +
+                                 ", but the file ends at byte " + std::to_string(file.size()));
+    skip(n * per_body, "the bodies");
     const std::uint32_t count = take(4, "section count").get<std::uint32_t>("section count");
     for (std::uint32_t k = 0; k < count; ++k) {
         const std::uint64_t section_at = at;
