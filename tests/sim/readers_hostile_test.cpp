@@ -335,8 +335,15 @@ TEST(SnapshotReader, HermiteLevelsMustBeWholeNumbersInRange) {
 
 TEST(SnapshotReader, NonFiniteBodiesAreNamedWithTheirField) {
     io::Snapshot snap = small_snapshot();
-    snap.precise = PreciseState{{{1, 0, 0}, {-1, 0, 0}}, {{0, 0, 0}, {0, 0, std::numeric_limits<double>::infinity()}}, {1, 1}};
-    const std::string message = error_of([&] { io::decode_snapshot(io::encode_snapshot(snap), "p.nbsnap"); });
+    snap.precise = PreciseState{{{1, 0, 0}, {-1, 0, 0}}, {{0, 0, 0}, {0, 0, 0}}, {1, 1}};
+    // The writer refuses a non-finite state, so the bytes are changed after it: body 1's vz, the
+    // last velocity of the F64S payload (positions 2 x 24 bytes, then velocities).
+    std::string bytes = io::encode_snapshot(snap);
+    const std::size_t payload = bytes.find("F64S") + 12;
+    const double inf = std::numeric_limits<double>::infinity();
+    std::memcpy(bytes.data() + payload + 48 + 24 + 16, &inf, sizeof inf);  // the file is little-endian, as this host
+    reseal(bytes);
+    const std::string message = error_of([&] { io::decode_snapshot(bytes, "p.nbsnap"); });
     EXPECT_TRUE(has(message, "p.nbsnap: invalid snapshot (double-precision state): body 1 has a non-finite velocity (vz = inf)"))
         << message;
 }
@@ -383,10 +390,16 @@ TEST(SceneReader, ValuesThatOverflowTheStateAreNamedByTheirKey) {
     };
     std::string message = scene_error(scene_text("10", plummer("1e308", "1")));
     EXPECT_TRUE(has(message, "s.toml:12: galaxy[0].plummer.mass: 1e+308 is beyond the range of float")) << message;
-    message = scene_error(scene_text("10", plummer("1e30", "1e-30")));
-    EXPECT_TRUE(has(message, "galaxy[0].plummer.mass: mass = 1e+30 over scale_radius = 1e-30 gives speeds of about")) << message;
-    message = scene_error(scene_text("10", "[[galaxy]]\nposition = [3e38, 0, 0]\n[galaxy.cube]\nmass = 1\nbodies = 10\nside = 1e38\n"));
-    EXPECT_TRUE(has(message, "s.toml: galaxy[0]: placing it by its position = [3e+38, 0, 0]")) << message;
+    message = scene_error(scene_text("10", plummer("1e38", "1e-38")));
+    EXPECT_TRUE(has(message, "galaxy[0].plummer.mass: mass = 1e+38 over scale_radius = 1e-38 gives speeds of about")) << message;
+    // Two galaxies far apart (the assembly centres the system, so one alone would be moved back).
+    const auto cube_at = [](const std::string& x) {
+        return "[[galaxy]]\nposition = [" + x + ", 0, 0]\n[galaxy.cube]\nmass = 1\nbodies = 10\nside = 1e38\n";
+    };
+    message = scene_error(scene_text("20", cube_at("-3.3e38") + cube_at("3.3e38")));
+    EXPECT_TRUE(has(message, "s.toml: galaxy[")) << message;
+    EXPECT_TRUE(has(message, "]: placing it by its position = [")) << message;
+    EXPECT_TRUE(has(message, "e+38, 0, 0], velocity = [0, 0, 0] gave body")) << message;
     EXPECT_TRUE(has(message, "a non-finite position")) << message;
 }
 

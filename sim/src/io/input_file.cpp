@@ -34,6 +34,9 @@ InputFile::InputFile(const std::string& path, std::string_view kind) : path_(pat
     fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd_ < 0) {
         const int err = errno;
+        // A socket cannot be opened at all (ENXIO): say what it is rather than the errno's words.
+        if (const std::string what = non_regular_kind(path); !what.empty())
+            throw std::runtime_error(path + ": is " + what + ", not a " + kind_ + " file (only regular files are read)");
         throw std::runtime_error("cannot open '" + path + "' for reading (" + kind_ + " file): " + std::strerror(err));
     }
     struct stat st {};
