@@ -278,7 +278,8 @@ ComponentSpec read_component(Reader& r, Kind kind) {
         r.error("mass", "mass = " + short_number(c.mass) + " over " + scale_key(kind) + " = " + short_number(c.scale) +
                             " gives speeds of about sqrt(mass / " + scale_key(kind) + ") = " +
                             short_number(std::sqrt(c.mass / c.scale)) +
-                            ", beyond the range of float (3.4e38) in which the simulation keeps its state; use other units");
+                            ", beyond the range of float (3.4e38) in which the simulation keeps its state; use other units",
+                r.node("mass"));
     if (c.mass > 0 && c.bodies == 0) r.error("bodies", "is 0 but mass is " + short_number(c.mass) + ": a component with mass needs bodies");
     if (c.bodies > 0 && c.mass == 0) r.error("mass", "is 0 but bodies is " + std::to_string(c.bodies) + ": bodies need mass");
     if (c.max_radius > 0 && c.max_radius <= c.scale && kind != Kind::Cube)
