@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nbody/sim/atomic_file.hpp"
+#include "nbody/sim/csv.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/io/hermite_snapshot.hpp"
 #include "nbody/sim/io/particle_files.hpp"
@@ -59,52 +60,13 @@ void widen(const State& s, Input& in) {
     in.labels = s;
 }
 
-// CSV in double: header naming x,y,z,vx,vy,vz,m (any order, other columns ignored).
+// The project's one CSV reader (nbody/sim/csv.hpp), every value kept in double.
 void read_csv_double(const std::string& path, Input& in) {
-    std::ifstream f(path);
-    if (!f) throw std::runtime_error(path + ": cannot open");
-    std::string line;
-    if (!std::getline(f, line)) throw std::runtime_error(path + ": empty file; expected a header x,y,z,vx,vy,vz,m");
-    const char* names[7] = {"x", "y", "z", "vx", "vy", "vz", "m"};
-    int col[7] = {-1, -1, -1, -1, -1, -1, -1};
-    {
-        std::stringstream ss(line);
-        std::string h;
-        for (int c = 0; std::getline(ss, h, ','); ++c) {
-            while (!h.empty() && (h.back() == '\r' || h.back() == ' ')) h.pop_back();
-            while (!h.empty() && h.front() == ' ') h.erase(h.begin());
-            for (int k = 0; k < 7; ++k)
-                if (h == names[k]) col[k] = c;
-        }
-        for (int k = 0; k < 7; ++k)
-            if (col[k] < 0) throw std::runtime_error(path + ":1: no column '" + names[k] + "' (need x,y,z,vx,vy,vz,m)");
-    }
-    for (int line_no = 2; std::getline(f, line); ++line_no) {
-        if (line.empty() || line == "\r") continue;
-        std::vector<std::string> fields;
-        std::stringstream ss(line);
-        std::string field;
-        while (std::getline(ss, field, ',')) fields.push_back(field);
-        double val[7];
-        for (int k = 0; k < 7; ++k) {
-            if (col[k] >= int(fields.size()))
-                throw std::runtime_error(path + ":" + std::to_string(line_no) + ": too few fields");
-            std::string t = fields[std::size_t(col[k])];
-            while (!t.empty() && (t.back() == '\r' || t.back() == ' ')) t.pop_back();
-            std::size_t start = t.find_first_not_of(' ');
-            t = start == std::string::npos ? "" : t.substr(start);
-            const auto r = std::from_chars(t.data(), t.data() + t.size(), val[k]);
-            if (r.ec != std::errc() || r.ptr != t.data() + t.size())
-                throw std::runtime_error(path + ":" + std::to_string(line_no) + ": '" + t + "' in column " + names[k] +
-                                         " is not a number");
-        }
-        if (!(val[6] >= 0)) throw std::runtime_error(path + ":" + std::to_string(line_no) + ": negative mass");
-        in.x.push_back({val[0], val[1], val[2]});
-        in.v.push_back({val[3], val[4], val[5]});
-        in.m.push_back(val[6]);
-    }
-    if (in.m.empty()) throw std::runtime_error(path + ": no particles");
-    in.labels.resize(in.m.size());
+    CsvContents csv = read_csv_file(path);
+    in.x = std::move(csv.values.position);
+    in.v = std::move(csv.values.velocity);
+    in.m = std::move(csv.values.mass);
+    in.labels = std::move(csv.state);
 }
 
 Input load(const HermiteRunOptions& o) {

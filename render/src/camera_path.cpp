@@ -1,5 +1,7 @@
 #include "nbody/render/camera_path.hpp"
 
+#include "nbody/sim/io/input_file.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -93,11 +95,7 @@ CameraPath CameraPath::parse(std::string_view text, const std::string& source) {
 }
 
 CameraPath CameraPath::load(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) fail(file, 0, "cannot read the camera path file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse(text.str(), file);
+    return parse(io::read_input_file(file, "camera path"), file);
 }
 
 CameraPose CameraPath::at(double frame) const {

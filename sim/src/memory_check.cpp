@@ -9,6 +9,7 @@
 #ifdef NBODY_HAVE_CUDA
 #include "../cuda/cuda_probe.hpp"
 #endif
+#include "nbody/sim/io/body_check.hpp"
 
 namespace nbody {
 namespace {
@@ -80,8 +81,7 @@ std::optional<std::uint64_t> device_memory_available() {
 }
 
 void check_memory_for(std::uint64_t bodies, std::string_view backend, Precision precision, bool viewer) {
-    // The kernels index bodies with int; 2^30 is the cuda backend's own limit.
-    constexpr std::uint64_t kMaxBodies = std::uint64_t(1) << 30;
+    using io::kMaxBodies;
     if (bodies > kMaxBodies)
         throw std::runtime_error("N = " + std::to_string(bodies) + " bodies is more than nbody supports (at most " +
                                  std::to_string(kMaxBodies) + " = 2^30)");

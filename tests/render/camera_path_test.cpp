@@ -106,7 +106,7 @@ TEST(CameraPath, BadFilesAreRefusedNamingTheLine) {
         CameraPath::load("/nonexistent/camera.path");
         FAIL();
     } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("/nonexistent/camera.path: cannot read"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cannot open '/nonexistent/camera.path' for reading (camera path file)"), std::string::npos) << e.what();
     }
 }
 

@@ -25,6 +25,9 @@
 #include "nbody/sim/ic/orbit.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/ic/star_cluster.hpp"
+#include "nbody/sim/io/body_check.hpp"
+#include "nbody/sim/io/input_file.hpp"
+#include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
 #include "nbody/sim/scene_spec.hpp"
 #include "random.hpp"
@@ -62,6 +65,8 @@ std::string type_name(const toml::node& n) {
 }
 
 using message_format::short_number;
+
+constexpr double kFloatMax = double(std::numeric_limits<float>::max());
 
 class Reader {
 public:
@@ -129,10 +134,13 @@ public:
         if (!n.is_integer()) error(k, "expected an integer, got " + type_name(n), &n);
         return n.as_integer()->get();
     }
+    // A number of bodies: 0 to 2^30 (io::kMaxBodies), so that no sum of counts can wrap.
     std::size_t count(std::string_view k) {
         const toml::node& n = required(k, "an integer");
         const std::int64_t v = integer(k, n);
-        if (v < 0) error(k, "must be >= 0 (got " + std::to_string(v) + ")", &n);
+        if (v < 0 || std::uint64_t(v) > io::kMaxBodies)
+            error(k, std::to_string(v) + " is outside 0 to " + std::to_string(io::kMaxBodies) +
+                         " (the number of bodies nbody supports, 2^30)", &n);
         return std::size_t(v);
     }
 
@@ -153,6 +161,7 @@ public:
             if (!e.is_number()) error(k, "expected an array of 3 numbers, element " + std::to_string(i) + " is " + type_name(e), &e);
             v[i] = e.is_integer() ? double(e.as_integer()->get()) : e.as_floating_point()->get();
             if (!std::isfinite(v[i])) error(k, "element " + std::to_string(i) + " is not finite", &e);
+            check_float_range(k, v[i], e);
         }
         return Vec3d{v[0], v[1], v[2]};
     }
@@ -183,7 +192,14 @@ private:
         else if (n.is_floating_point()) x = n.as_floating_point()->get();
         else error(k, "expected a number, got " + type_name(n), &n);
         if (!std::isfinite(x)) error(k, "must be finite (got " + short_number(x) + ")", &n);
+        check_float_range(k, x, n);
         return x;
+    }
+    void check_float_range(std::string_view k, double x, const toml::node& n) const {
+        if (std::abs(x) > kFloatMax)
+            error(k, short_number(x) + " is beyond the range of float (magnitude up to 3.4e38), in which the "
+                     "simulation keeps its state; use other units",
+                  &n);
     }
     std::string to_text(std::string_view k, const toml::node& n) {
         if (!n.is_string()) error(k, "expected a string, got " + type_name(n), &n);
@@ -197,6 +213,15 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 // Parsing.
+
+const char* scale_key(Kind kind) {
+    switch (kind) {
+        case Kind::Disk: return "scale_length";
+        case Kind::Cube: return "side";
+        case Kind::Point: return "mass";
+        default: return "scale_radius";
+    }
+}
 
 ComponentSpec read_component(Reader& r, Kind kind) {
     ComponentSpec c;
@@ -247,6 +272,14 @@ ComponentSpec read_component(Reader& r, Kind kind) {
             c.virial_ratio = r.non_negative_or("virial_ratio", 0.0);
             break;
     }
+    // G = 1 inside: the bodies move at about sqrt(mass / scale) (a Plummer sphere's escape speed
+    // is 1.4 times that); beyond float's range the state could not hold them.
+    if (kind != Kind::Point && c.mass > 0 && !(10 * std::sqrt(c.mass / c.scale) < kFloatMax))
+        r.error("mass", "mass = " + short_number(c.mass) + " over " + scale_key(kind) + " = " + short_number(c.scale) +
+                            " gives speeds of about sqrt(mass / " + scale_key(kind) + ") = " +
+                            short_number(std::sqrt(c.mass / c.scale)) +
+                            ", beyond the range of float (3.4e38) in which the simulation keeps its state; use other units",
+                r.node("mass"));
     if (c.mass > 0 && c.bodies == 0) r.error("bodies", "is 0 but mass is " + short_number(c.mass) + ": a component with mass needs bodies");
     if (c.bodies > 0 && c.mass == 0) r.error("mass", "is 0 but bodies is " + std::to_string(c.bodies) + ": bodies need mass");
     if (c.max_radius > 0 && c.max_radius <= c.scale && kind != Kind::Cube)
@@ -333,6 +366,9 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
         const toml::node& nb = r.required("bodies", "an integer, the number of bodies N");
         const std::int64_t n = r.integer("bodies", nb);
         if (n <= 0) r.error("bodies", "N = " + std::to_string(n) + ": a scene needs at least one body", &nb);
+        if (std::uint64_t(n) > io::kMaxBodies)
+            r.error("bodies", "N = " + std::to_string(n) + " is outside 1 to " + std::to_string(io::kMaxBodies) +
+                                  " (the number of bodies nbody supports, 2^30)", &nb);
         s.bodies = std::size_t(n);
         const toml::node& un = r.required("units", "\"galactic\" or \"nbody\"");
         const std::string units = r.text("units");
@@ -420,6 +456,8 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
 
 void scale(SceneSpec& s, std::size_t target) {
     if (target == 0) fail(s.source, "--bodies", "N = 0: a scene needs at least one body");
+    if (target > io::kMaxBodies)
+        fail(s.source, "--bodies", "N = " + std::to_string(target) + " is outside 1 to " + std::to_string(io::kMaxBodies));
     std::vector<ComponentSpec*> scalable;
     std::size_t fixed = 0;
     for (auto& g : s.galaxies)
@@ -500,7 +538,71 @@ State build_galaxy(const GalaxySpec& g, std::uint64_t seed, double softening) {
     return ic::make_galaxy(p);
 }
 
+// The values of a component as its table names them, for a message about its bodies.
+std::string component_values(const ComponentSpec& c) {
+    std::string v = "mass = " + short_number(c.mass);
+    if (c.kind == Kind::Point) return v;
+    v += ", bodies = " + std::to_string(c.bodies) + ", " + scale_key(c.kind) + " = " + short_number(c.scale);
+    if (c.kind == Kind::Disk) v += ", scale_height = " + short_number(c.height) + ", toomre_q = " + short_number(c.toomre_q);
+    if (c.kind == Kind::Cube) v += ", virial_ratio = " + short_number(c.virial_ratio);
+    if (c.max_radius > 0) v += ", max_radius = " + short_number(c.max_radius);
+    return v;
+}
+
+// The component of `g` that made a body labelled `label` (the generators label bodies so).
+const ComponentSpec& component_of(const GalaxySpec& g, Component label) {
+    if (g.components.size() == 1) return g.components.front();
+    const Kind kind = label == Component::Disk ? Kind::Disk : label == Component::Bulge ? Kind::Bulge : Kind::Halo;
+    for (const ComponentSpec& c : g.components)
+        if (c.kind == kind) return c;
+    return g.components.front();
+}
+
+std::optional<std::pair<std::size_t, std::string>> first_bad_body(const State& state) {
+    for (std::size_t i = 0; i < state.size(); ++i) {
+        const Vec4f& p = state.pos_mass[i];
+        const Vec4f& v = state.velocity[i];
+        const double x[3] = {p.x, p.y, p.z}, u[3] = {v.x, v.y, v.z};
+        if (auto problem = io::body_problem(x, u, p.w)) return std::pair{i, *problem};
+    }
+    return std::nullopt;
+}
+
+// A galaxy's bodies, before placement, must be finite: else name the component's values.
+void check_generated(const SceneSpec& s, const GalaxySpec& g, const State& bodies) {
+    const auto bad = first_bad_body(bodies);
+    if (!bad) return;
+    const ComponentSpec& c = component_of(g, bodies.component[bad->first]);
+    fail(s.source, c.key, "generating its bodies from " + component_values(c) + " gave body " +
+                              std::to_string(bad->first) + " " + bad->second +
+                              ": these values are too large or too small together for the simulation's float "
+                              "state; use other units");
+}
+
+// After placement (position, velocity, orbit): name the galaxy and how it was placed.
+void check_placed(const SceneSpec& s, const State& state) {
+    const auto bad = first_bad_body(state);
+    if (!bad) return;
+    const GalaxySpec& g = s.galaxies[std::min<std::size_t>(state.galaxy[bad->first], s.galaxies.size() - 1)];
+    const auto vec = [](const Vec3d& v) {
+        return "[" + short_number(v.x) + ", " + short_number(v.y) + ", " + short_number(v.z) + "]";
+    };
+    const std::string placement =
+        g.orbit ? "orbit (pericentre = " + short_number(g.orbit->pericentre) + ", separation = " +
+                      short_number(g.orbit->separation) + ", eccentricity = " + short_number(g.orbit->eccentricity) + ")"
+                : "position = " + vec(g.position) + ", velocity = " + vec(g.velocity);
+    fail(s.source, g.key, "placing it by its " + placement + " gave body " + std::to_string(bad->first) + " " +
+                              bad->second + ": the values are too large for the simulation's float state");
+}
+
 Scene generate(const SceneSpec& s) {
+    // Before any body is made: N within what the host can hold (the state, its copies while the
+    // galaxies are assembled); the command checks its backend's own need once the state exists.
+    try {
+        check_memory_for(s.bodies, "scene generation", Precision::Fp32);
+    } catch (const std::runtime_error& e) {
+        fail(s.source, "scene.bodies", e.what());
+    }
     std::vector<ic::EncounterMember> members;
     members.reserve(s.galaxies.size());
     for (std::size_t k = 0; k < s.galaxies.size(); ++k) {
@@ -511,6 +613,7 @@ Scene generate(const SceneSpec& s) {
         } catch (const std::invalid_argument& e) {
             fail(s.source, g.key, e.what());
         }
+        check_generated(s, g, m.body);
         m.orientation = g.orientation;
         m.orbit = g.orbit;
         m.plane = g.plane;
@@ -521,10 +624,10 @@ Scene generate(const SceneSpec& s) {
     Scene scene;
     try {
         scene.state = ic::assemble_encounter(std::move(members));
-        scene.state.validate();
     } catch (const std::invalid_argument& e) {
         fail(s.source, "", e.what());
     }
+    check_placed(s, scene.state);
     scene.state.time = 0.0;
     scene.name = s.name;
     scene.description = s.description;
@@ -553,7 +656,6 @@ SceneSpec parse_text(std::string_view text, const std::string& source) {
 std::string read_file(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": scene file does not exist");
-    if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a folder, not a scene file");
     // A particle file given where a scene (TOML) is expected would otherwise fail as a TOML
     // syntax error on its first line, which says nothing about the real mistake.
     std::string ext = std::filesystem::path(path).extension().string();
@@ -561,12 +663,7 @@ std::string read_file(const std::string& path) {
     if (ext == ".csv" || ext == ".tipsy" || ext == ".std" || ext == ".bin" || ext == ".nbsnap")
         throw std::runtime_error(path + ": is a particle file (" + ext + "), not a scene file (.toml); give it as "
                                  "`nbody run --input " + path + "`" + (ext == ".nbsnap" ? " or `nbody view --scene " + path + "`" : std::string()));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path + ": cannot open scene file for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) throw std::runtime_error(path + ": read error");
-    return ss.str();
+    return io::read_input_file(path, "scene");
 }
 
 }  // namespace

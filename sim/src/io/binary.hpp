@@ -6,9 +6,6 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -90,18 +87,6 @@ private:
     Order order_;
     std::string source_;
 };
-
-inline std::string read_whole_file(const std::string& path, const char* what) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw std::runtime_error(path + ": is a folder, not a " + std::string(what) + " file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path + ": cannot open " + std::string(what) + " for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) throw std::runtime_error(path + ": read error");
-    return ss.str();
-}
 
 // FNV-1a, 64 bits: one multiply per byte, no table, and any single flipped bit changes it.
 inline std::uint64_t fnv1a64(std::string_view data) {

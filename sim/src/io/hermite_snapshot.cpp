@@ -2,7 +2,11 @@
 
 #include "nbody/sim/io/hermite_snapshot.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <string_view>
 #include <stdexcept>
 #include <vector>
 
@@ -30,6 +34,20 @@ const std::vector<double>& saved_array(const Snapshot& snap, const std::string& 
     return a->second;
 }
 
+[[noreturn]] void bad_value(const std::string& source, const char* key, const std::string& value, const char* expected) {
+    const std::string shown = value.size() > 40 ? value.substr(0, 40) + "... (" + std::to_string(value.size()) + " characters)" : value;
+    throw std::runtime_error(source + ": invalid snapshot: metadata " + key + " = '" + shown + "' must be " + expected);
+}
+
+// A parameter the file stores as text: the whole text a finite number > 0.
+double positive_number(const std::string& source, const char* key, const std::string& text) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || !(v > 0))
+        bad_value(source, key, text, "a number > 0");
+    return v;
+}
+
 }  // namespace
 
 void put_hermite_params(const hermite::HermiteIntegrator& h, Snapshot& snap) {
@@ -55,13 +73,45 @@ void put_hermite_state(const hermite::HermiteIntegrator& h, Snapshot& snap) {
     for (std::size_t k = 0; k < arr.size(); ++k) snap.extra[k < 8 ? kArrays4[k] : kArrays6[k - 8]] = std::move(arr[k]);
 }
 
-SavedHermiteParams saved_hermite_params(const std::map<std::string, std::string>& metadata) {
+SavedHermiteParams saved_hermite_params(const std::map<std::string, std::string>& metadata, const std::string& source) {
     SavedHermiteParams p;
     for (auto [key, field] : {std::pair{"hermite.eta", &p.eta}, std::pair{"hermite.dt_max", &p.dt_max}})
-        if (const auto m = metadata.find(key); m != metadata.end()) *field = std::stod(m->second);
-    if (const auto m = metadata.find(kEtaOfKey); m != metadata.end()) p.eta_of = m->second;
+        if (const auto m = metadata.find(key); m != metadata.end()) *field = positive_number(source, key, m->second);
+    if (const auto m = metadata.find(kEtaOfKey); m != metadata.end()) {
+        p.eta_of = m->second;
+        if (p.eta_of != "hermite4" && p.eta_of != "hermite6") bad_value(source, kEtaOfKey, m->second, "hermite4 or hermite6");
+    }
     p.from_hermite_run = p.eta.has_value();
     return p;
+}
+
+void check_hermite_sections(const Snapshot& snap, const std::string& source) {
+    saved_hermite_params(snap.metadata, source);
+    const auto it = snap.metadata.find(kHermiteIntegratorKey);
+    if (it == snap.metadata.end()) return;
+    if (it->second != "hermite4" && it->second != "hermite6")
+        bad_value(source, kHermiteIntegratorKey, it->second, "hermite4 or hermite6");
+    if (!snap.precise)
+        throw std::runtime_error(source + ": invalid snapshot: " + kHermiteIntegratorKey + " = " + it->second +
+                                 " but the file has no double-precision state (section F64S)");
+    const std::size_t n = snap.precise->size();
+    std::vector<const char*> names(std::begin(kArrays4), std::end(kArrays4));
+    if (it->second == "hermite6") names.insert(names.end(), std::begin(kArrays6), std::end(kArrays6));
+    const int max_level = hermite::HermiteParams{}.max_level;
+    for (const char* name : names) {
+        const std::vector<double>& values = saved_array(snap, source, name, n);
+        const bool level = std::string_view(name) == "hermite.level";
+        for (std::size_t i = 0; i < n; ++i) {
+            const double v = values[i];
+            if (!std::isfinite(v))
+                throw std::runtime_error(source + ": invalid snapshot: " + name + " of body " + std::to_string(i) +
+                                         " is " + g17(v));
+            if (level && (v != std::floor(v) || v < 0 || v > max_level))
+                throw std::runtime_error(source + ": invalid snapshot: hermite.level of body " + std::to_string(i) +
+                                         " is " + g17(v) + "; a block level is a whole number from 0 to " +
+                                         std::to_string(max_level));
+        }
+    }
 }
 
 std::optional<hermite::Bodies> saved_hermite_state(const Snapshot& snap, const std::string& path, int order,

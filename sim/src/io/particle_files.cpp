@@ -32,9 +32,6 @@ std::string_view to_string(ParticleFormat format) {
 
 State read_particles(const std::string& path, std::optional<PreciseState>* precise) {
     const ParticleFormat format = particle_format_for(path);
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw std::runtime_error(path + ": is a folder, not a " + std::string(to_string(format)) + " file");
     if (precise) precise->reset();
     switch (format) {
         case ParticleFormat::Csv: return read_csv(path, precise);

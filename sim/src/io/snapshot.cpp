@@ -1,8 +1,8 @@
 #include "nbody/sim/io/snapshot.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <vector>
 #include <stdexcept>
@@ -10,6 +10,9 @@
 
 #include "binary.hpp"
 #include "nbody/sim/atomic_file.hpp"
+#include "nbody/sim/io/body_check.hpp"
+#include "nbody/sim/io/hermite_snapshot.hpp"
+#include "nbody/sim/io/input_file.hpp"
 
 namespace nbody::io {
 namespace {
@@ -265,59 +268,79 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& source) {
                                      std::to_string(c) + " (byte offset " + std::to_string(at) + ")");
         s.component[i] = static_cast<Component>(c);
     }
-    if (!(snap.params.dt > 0) || !(snap.params.softening >= 0) || snap.steps_per_frame < 1)
-        throw std::runtime_error(source + ": snapshot has invalid run parameters (dt " + std::to_string(snap.params.dt) +
-                                 ", softening " + std::to_string(snap.params.softening) + ", steps per frame " +
-                                 std::to_string(snap.steps_per_frame) + ")");
+    if (!(snap.params.dt > 0) || !(snap.params.softening >= 0) || !std::isfinite(snap.params.dt) ||
+        !std::isfinite(snap.params.softening) || snap.steps_per_frame < 1 || !std::isfinite(time))
+        throw std::runtime_error(source + ": snapshot has invalid run parameters (time " + std::to_string(time) + ", dt " +
+                                 std::to_string(snap.params.dt) + ", softening " + std::to_string(snap.params.softening) +
+                                 ", steps per frame " + std::to_string(snap.steps_per_frame) + ")");
     if (version >= 2) decode_sections(bytes, bodies_end, end, s.size(), snap, source);
-    try {
-        s.validate();
-        if (snap.precise) snap.precise->validate(s.size());
-    } catch (const std::invalid_argument& e) {
-        throw std::runtime_error(source + ": invalid snapshot: " + e.what());
-    }
+    // The whole file is checked here, so that "read succeeded" means "usable" to every caller
+    // (run, the viewer's Open/drop): bodies, the double state, a Hermite run's arrays.
+    const std::string invalid = source + ": invalid snapshot";
+    check_body_count(n, source, "body count");
+    check_bodies(s, invalid);
+    if (snap.precise) check_bodies(*snap.precise, invalid + " (double-precision state)");
+    check_hermite_sections(snap, source);
     return snap;
 }
 
 std::map<std::string, std::string> read_snapshot_metadata(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw std::runtime_error(path + ": cannot open the snapshot");
-    // The next `n` bytes of the file, as a Reader that names the file in its messages.
+    InputFile file(path, "snapshot");
+    // Only the header and the sections' headers are read; every length is checked against the
+    // bytes the file has left before anything is allocated for it.
+    std::uint64_t at = 0;
     std::string chunk;
-    const auto take = [&](std::size_t n) {
-        chunk.assign(n, '\0');
-        f.read(chunk.data(), std::streamsize(n));
-        if (std::size_t(f.gcount()) != n) throw std::runtime_error(path + ": truncated snapshot");
+    const auto take = [&](std::uint64_t n, const char* what) {
+        chunk = file.read_at(at, n, what);
+        at += n;
         return detail::Reader(chunk, Order::Little, path);
     };
+    const auto skip = [&](std::uint64_t n, const std::string& what) {
+        if (n > file.size() - at)
+            throw std::runtime_error(path + ": corrupt snapshot: " + what + " at byte offset " + std::to_string(at) +
+                                     " claims " + std::to_string(n) + " bytes, but only " +
+                                     std::to_string(file.size() - at) + " remain");
+        at += n;
+    };
     const std::size_t fixed = kMagic.size() + 4 + 8 + 3 * 8 + 4;  // to the steps per frame (the layout above)
-    detail::Reader head = take(fixed);
+    detail::Reader head = take(fixed, "the header");
     if (head.get_bytes(kMagic.size(), "magic") != kMagic)
         throw std::runtime_error(path + ": not an nbody snapshot (the file does not start with the .nbsnap magic bytes)");
     const std::uint32_t version = head.get<std::uint32_t>("format version");
     const std::uint64_t n = head.get<std::uint64_t>("body count");
     if (version < 2) return {};
-    for (int text = 0; text < 2; ++text) f.seekg(take(4).get<std::uint32_t>("string length"), std::ios::cur);
-    f.seekg(std::streamoff(n * (16 + 16 + 2 + 1)), std::ios::cur);
-    const std::uint32_t count = take(4).get<std::uint32_t>("section count");
+    for (const char* text : {"scene name", "scene source"}) skip(take(4, text).get<std::uint32_t>(text), text);
+    const std::uint64_t per_body = 16 + 16 + 2 + 1;
+    if (n > (file.size() - at) / per_body)
+        throw std::runtime_error(path + ": truncated snapshot: N = " + std::to_string(n) + " bodies need " +
+                                 std::to_string(per_body) + " bytes each from byte offset " + std::to_string(at) +
+                                 ", but the file ends at byte " + std::to_string(file.size()));
+    skip(n * per_body, "the bodies");
+    const std::uint32_t count = take(4, "section count").get<std::uint32_t>("section count");
     for (std::uint32_t k = 0; k < count; ++k) {
-        detail::Reader header = take(12);
+        const std::uint64_t section_at = at;
+        detail::Reader header = take(12, "section header");
         const std::string tag(header.get_bytes(4, "section tag"));
         const std::uint64_t length = header.get<std::uint64_t>("section length");
+        const std::string where = "section '" + tag + "' at byte offset " + std::to_string(section_at);
+        if (length > file.size() - at)
+            throw std::runtime_error(path + ": corrupt snapshot: " + where + " claims " + std::to_string(length) +
+                                     " bytes, but only " + std::to_string(file.size() - at) + " remain");
         if (tag != kTagMetadata) {
-            f.seekg(std::streamoff(length), std::ios::cur);
+            at += length;
             continue;
         }
-        detail::Reader payload = take(std::size_t(length));
+        detail::Reader payload = take(length, "section 'META'");
         std::map<std::string, std::string> metadata;
-        decode_metadata(payload, "section 'META'", path, metadata);
+        decode_metadata(payload, where, path, metadata);
+        saved_hermite_params(metadata, path);  // refuses a bad eta or dt_max naming this file
         return metadata;
     }
     return {};
 }
 
 Snapshot read_snapshot(const std::string& path) {
-    const std::string bytes = detail::read_whole_file(path, "snapshot");
+    const std::string bytes = read_input_file(path, "snapshot");
     return decode_snapshot(bytes, path);
 }
 

@@ -29,7 +29,17 @@ void put_hermite_params(const hermite::HermiteIntegrator& h, Snapshot& snap);
 void put_hermite_state(const hermite::HermiteIntegrator& h, Snapshot& snap);
 
 // From a snapshot's metadata (Snapshot::metadata, or read_snapshot_metadata without the bodies).
-SavedHermiteParams saved_hermite_params(const std::map<std::string, std::string>& metadata);
+// Throws std::runtime_error naming `source`, the key and the value for an eta or dt_max that is
+// not a number > 0 or an unknown integrator (the snapshot readers already call it, so a metadata
+// map they returned never throws here).
+SavedHermiteParams saved_hermite_params(const std::map<std::string, std::string>& metadata,
+                                        const std::string& source = "the snapshot");
+
+// The reader's check of a Hermite run in `snap` (called by decode_snapshot): its parameters as
+// above, and for a resumable state every array present with N finite values and every block
+// level a whole number from 0 to HermiteParams::max_level. Throws std::runtime_error naming
+// `source`, the array, the body and the value.
+void check_hermite_sections(const Snapshot& snap, const std::string& source);
 
 // The block-step state that resumes a run of `order` from `snap`: none where the snapshot holds no
 // such state or one of the other order (`note`, if given, then says what happens instead). Throws
