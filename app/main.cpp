@@ -4,14 +4,22 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "nbody/sim/comm/mpi_session.hpp"
+#include "rank_output.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Under mpirun every rank runs the same command line (docs/DISTRIBUTED.md): MPI is initialised once
+// here, rank 0 alone prints, and a rank that fails prints why and ends every rank (MPI_Abort), so
+// that no rank waits for ever in a collective the failed one will not join.
+int run_main(int argc, char** argv, nbody::comm::MpiSession& mpi, const nbody::app::RankOutput& output) {
     CLI::App app{"nbody: all-pairs gravitational N-body simulator (CUDA, with a CPU fallback)", "nbody"};
     app.require_subcommand(0, 1);
     app.set_version_flag("--version", std::string("nbody ") + NBODY_VERSION);
@@ -32,8 +40,23 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "nbody: error: %s\n", e.what());
+        output.report_error(e.what());
+        if (mpi.size() > 1) mpi.abort_all(1);
         return 1;
     }
     return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::unique_ptr<nbody::comm::MpiSession> mpi;
+    try {
+        mpi = std::make_unique<nbody::comm::MpiSession>(&argc, &argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nbody: error: %s\n", e.what());
+        return 1;
+    }
+    const nbody::app::RankOutput output(mpi->rank(), mpi->size());
+    return run_main(argc, argv, *mpi, output);
 }
