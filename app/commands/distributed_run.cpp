@@ -1,6 +1,7 @@
 #include "distributed_run.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "nbody/sim/comm/distributed_direct_backend.hpp"
@@ -35,6 +36,8 @@ std::shared_ptr<std::optional<std::string>> add_gpus_option(CLI::App& cmd) {
 
 void check_gpus_request(const std::optional<std::string>& gpus) {
     if (!gpus) return;
+    // The value's form first (0, "two"): its message holds in any build, on any machine.
+    comm::select_gpus(*gpus, std::numeric_limits<int>::max());
     if (!comm::have_nccl())
         throw std::invalid_argument("--gpus " + *gpus +
                                     ": this build has no NCCL, which several GPUs need (configure with the CUDA "
