@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "distributed_run.hpp"
 #include "nbody/sim/comm/mpi_session.hpp"
 #include "rank_output.hpp"
 
@@ -36,6 +37,7 @@ int run_main(int argc, char** argv, nbody::comm::MpiSession& mpi, const nbody::a
     if (args.empty()) args.push_back("view");
     std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
     try {
+        nbody::app::refuse_command_across_ranks(args.back());
         app.parse(args);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);

@@ -20,6 +20,12 @@ std::unique_ptr<Backend> distribute_over_launch(std::unique_ptr<Backend> local) 
     return comm::make_distributed_backend(local->name(), world);
 }
 
+void refuse_command_across_ranks(const std::string& command) {
+    if (launch_ranks() > 1 && command != "run" && command.rfind("-", 0) != 0)
+        throw std::invalid_argument("nbody " + command + " does not run across " + std::to_string(launch_ranks()) +
+                                    " MPI ranks: only `nbody run` does (docs/DISTRIBUTED.md); start it without mpirun");
+}
+
 void refuse_several_ranks(const std::string& what) {
     if (launch_ranks() > 1)
         throw std::invalid_argument(what + " does not run across " + std::to_string(launch_ranks()) +

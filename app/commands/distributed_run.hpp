@@ -24,6 +24,11 @@ bool is_output_rank();
 // ranks. Throws std::invalid_argument for a backend not distributed yet (cuda through MPI).
 std::unique_ptr<Backend> distribute_over_launch(std::unique_ptr<Backend> local);
 
+// Under several ranks only `run` steps distributed; any other command would run whole on every
+// rank (each writing its own outputs). Throws std::invalid_argument naming `command` (the first
+// argument) for those; nothing on one rank.
+void refuse_command_across_ranks(const std::string& command);
+
 // Throws std::invalid_argument naming `what` when launched as several ranks: for the modes that do
 // not run distributed yet (hermite, tree).
 void refuse_several_ranks(const std::string& what);

@@ -99,6 +99,10 @@ TEST_F(MpiRun, ModesNotDistributedYetAreRefusedWithTheReason) {
     EXPECT_NE(hermite.exit_code, 0) << hermite.output;
     EXPECT_NE(hermite.output.find("--integrator hermite4 does not run across 2 MPI ranks"), std::string::npos)
         << hermite.output;
+    // Commands other than run would run whole on every rank, each writing its outputs.
+    const CommandResult bench = run_command(mpirun(2) + " " + nbody() + " bench --backend cpu --bodies 1K");
+    EXPECT_NE(bench.exit_code, 0) << bench.output;
+    EXPECT_NE(bench.output.find("nbody bench does not run across 2 MPI ranks"), std::string::npos) << bench.output;
 }
 
 }  // namespace

@@ -149,9 +149,3 @@ TEST(DistributedDirectBackendMpi, RanksWithDifferentSystemsAreRefusedWithTheReas
 
 }  // namespace
 }  // namespace nbody::comm
-
-int main(int argc, char** argv) {
-    nbody::comm::MpiSession mpi(&argc, &argv);
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
-}

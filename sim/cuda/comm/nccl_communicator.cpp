@@ -202,7 +202,9 @@ std::unique_ptr<DeviceCommunicator> make_nccl_communicator(Communicator& host, i
     ncclUniqueId id{};
     if (host.rank() == 0) NBODY_NCCL_CHECK(ncclGetUniqueId(&id));
     host.broadcast(&id, sizeof id, DataType::Byte, 0);
-    DeviceScope on(device);
+    // One rank per process: its GPU becomes the process's current device, where the caller's
+    // buffers for this communicator must be allocated.
+    CUDA_CHECK(cudaSetDevice(device));
     ncclComm_t comm = nullptr;
     NBODY_NCCL_CHECK(ncclCommInitRank(&comm, host.size(), id, host.rank()));
     try {

@@ -37,7 +37,8 @@ int visible_gpu_count();
 std::vector<std::unique_ptr<DeviceCommunicator>> make_nccl_communicators(std::span<const int> devices);
 
 // This process's rank of a communicator spanning the ranks of `host` (MPI), on GPU `device`.
-// Every rank of `host` calls it (a collective).
+// Every rank of `host` calls it (a collective). Makes `device` the calling thread's current
+// device: the buffers given to this communicator must be allocated there.
 std::unique_ptr<DeviceCommunicator> make_nccl_communicator(Communicator& host, int device);
 
 // Runs body(rank's communicator) on one thread per communicator and waits for all. The first
