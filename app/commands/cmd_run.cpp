@@ -265,9 +265,11 @@ int run(RunOptions o) {
     const StepParams params = loaded.params;
     // The energy at the start is N^2/2 pairs on the host: skipped when a Ctrl-C came while the
     // system was loading (the run stops before its first step), announced when it takes long.
+    // Under mpirun rank 0 alone reports, so only it pays for the energy (docs/DISTRIBUTED.md).
     const bool stop_before_start = InterruptGuard::requested() != 0;
-    if (!stop_before_start) announce_energy_cost(state.size());
-    const Diagnostics before = stop_before_start ? Diagnostics{} : compute_diagnostics(state, params.softening);
+    const bool skip_energy = stop_before_start || !is_output_rank();
+    if (!skip_energy) announce_energy_cost(state.size());
+    const Diagnostics before = skip_energy ? Diagnostics{} : compute_diagnostics(state, params.softening);
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
@@ -331,6 +333,7 @@ int run(RunOptions o) {
         return 128 + interrupted;
     }
 
+    if (!is_output_rank()) return 0;
     announce_energy_cost(state.size());
     const Diagnostics after = compute_diagnostics(state, params.softening);
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
