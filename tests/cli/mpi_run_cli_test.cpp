@@ -73,6 +73,18 @@ TEST_F(MpiRun, RanksReadingDifferentInputsAreRefusedAndNothingIsWritten) {
     EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+TEST_F(MpiRun, RanksGivenDifferentStepParametersAreRefused) {
+    const std::string out = dir.file("never.csv");
+    const std::string common = " run --backend cpu --steps 3 --bodies 200 --scene " +
+                               quoted(source_dir() + "/scenes/plummer.toml") + " --out " + quoted(out);
+    const CommandResult r = run_command(mpirun(1) + " " + nbody() + common + " --dt 0.001 : -np 1 " + nbody() +
+                                        common + " --dt 0.002");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("the ranks disagree on the step parameters: rank 1 has dt 0.002"), std::string::npos)
+        << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST_F(MpiRun, ARankThatFailsAloneEndsEveryRankNamingItself) {
     const std::string scene = quoted(source_dir() + "/scenes/plummer.toml");
     const std::string out = dir.file("never.csv");
