@@ -1,5 +1,6 @@
 #include "distributed_run.hpp"
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -24,6 +25,23 @@ void refuse_command_across_ranks(const std::string& command) {
     if (launch_ranks() > 1 && command != "run" && command.rfind("-", 0) != 0)
         throw std::invalid_argument("nbody " + command + " does not run across " + std::to_string(launch_ranks()) +
                                     " MPI ranks: only `nbody run` does (docs/DISTRIBUTED.md); start it without mpirun");
+}
+
+namespace {
+constexpr std::size_t kBuildIdBytes = 64;
+std::string describe_build(std::span<const std::byte> bytes) {
+    const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return "build '" + text.substr(0, text.find('\0')) + "'";
+}
+}  // namespace
+
+void require_same_build_on_every_rank(const std::string& build) {
+    comm::Communicator& world = comm::launch_communicator();
+    if (world.size() == 1) return;
+    std::array<char, kBuildIdBytes> id{};
+    build.copy(id.data(), id.size() - 1);
+    comm::require_same_on_every_rank(world, std::as_bytes(std::span(id)), "the build", describe_build,
+                                     "give every rank the same nbody executable");
 }
 
 void refuse_several_ranks(const std::string& what) {

@@ -29,6 +29,10 @@ std::unique_ptr<Backend> distribute_over_launch(std::unique_ptr<Backend> local);
 // argument) for those; nothing on one rank.
 void refuse_command_across_ranks(const std::string& command);
 
+// Under several ranks, refuses a launch whose ranks run different builds: `build` (version and
+// compile time of main.cpp) must be the same on every rank. Nothing on one rank.
+void require_same_build_on_every_rank(const std::string& build);
+
 // Throws std::invalid_argument naming `what` when launched as several ranks: for the modes that do
 // not run distributed yet (hermite, tree).
 void refuse_several_ranks(const std::string& what);

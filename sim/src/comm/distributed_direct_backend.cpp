@@ -50,6 +50,8 @@ std::string describe_step(std::span<const std::byte> bytes) {
     return text;
 }
 
+constexpr std::string_view kSameInput = "every rank must read the same input with the same options";
+
 template <class T>
 std::span<const std::byte> bytes_of(const T& value) {
     return {reinterpret_cast<const std::byte*>(&value), sizeof value};
@@ -58,7 +60,7 @@ std::span<const std::byte> bytes_of(const T& value) {
 }  // namespace
 
 void require_same_on_every_rank(Communicator& comm, std::span<const std::byte> local, std::string_view what,
-                                std::string (*describe)(std::span<const std::byte>)) {
+                                std::string (*describe)(std::span<const std::byte>), std::string_view remedy) {
     const std::vector<std::byte> all = comm.all_gather_host_bytes(local);
     const std::size_t width = local.size();
     const std::span<const std::byte> root(all.data(), width);
@@ -66,8 +68,8 @@ void require_same_on_every_rank(Communicator& comm, std::span<const std::byte> l
         const std::span<const std::byte> theirs(all.data() + std::size_t(r) * width, width);
         if (std::memcmp(theirs.data(), root.data(), width) == 0) continue;
         const std::string message = "the ranks disagree on " + std::string(what) + ": rank " + std::to_string(r) +
-                                    " has " + describe(theirs) + ", rank 0 has " + describe(root) +
-                                    " (every rank must read the same input with the same options)";
+                                    " has " + describe(theirs) + ", rank 0 has " + describe(root) + " (" +
+                                    std::string(remedy) + ")";
         // Rank 0 reports and ends the launch; the others give it time so that one message is
         // printed, and only report themselves if rank 0 could not.
         if (comm.rank() != 0) std::this_thread::sleep_for(std::chrono::seconds(10));
@@ -92,7 +94,7 @@ template <class Real>
 void DistributedDirectBackend<Real>::load(const State& state) {
     state.validate();
     const SystemFingerprint f = fingerprint(state);
-    require_same_on_every_rank(comm_, bytes_of(f), "the system", describe_system);
+    require_same_on_every_rank(comm_, bytes_of(f), "the system", describe_system, kSameInput);
     const std::size_t n = state.size();
     partition_ = Partition::even(n, comm_.size());
     begin_ = partition_.begin(comm_.rank());
@@ -202,7 +204,7 @@ void DistributedDirectBackend<Real>::step(const StepParams& params, int count) {
     if (!(params.dt > 0)) throw std::invalid_argument("time step dt must be > 0");
     if (!(params.softening >= 0)) throw std::invalid_argument("softening must be >= 0");
     const double step_values[2] = {params.dt, params.softening};
-    require_same_on_every_rank(comm_, bytes_of(step_values), "the step parameters", describe_step);
+    require_same_on_every_rank(comm_, bytes_of(step_values), "the step parameters", describe_step, kSameInput);
     const Real eps2 = Real(params.softening) * Real(params.softening);
     if (acc_softening_ != params.softening) {
         compute_accelerations(eps2);

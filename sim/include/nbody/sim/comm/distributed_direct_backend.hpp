@@ -67,9 +67,9 @@ std::unique_ptr<Backend> make_distributed_backend(std::string_view backend_name,
 // Checks that every rank holds the same `local` bytes (an N, a system's hash, run parameters);
 // `what` names them and `describe` turns one rank's bytes into words for the message. On a
 // mismatch rank 0 throws std::runtime_error naming the first rank that differs, its value and rank
-// 0's; the other ranks wait up to 10 s for rank 0 to end the launch (so that one message is
+// 0's, and `remedy`; the other ranks wait up to 10 s for rank 0 to end the launch (so that one message is
 // printed), then throw the same.
 void require_same_on_every_rank(Communicator& comm, std::span<const std::byte> local, std::string_view what,
-                                std::string (*describe)(std::span<const std::byte>));
+                                std::string (*describe)(std::span<const std::byte>), std::string_view remedy);
 
 }  // namespace nbody::comm
