@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "test_support.hpp"
@@ -83,6 +84,49 @@ TEST_F(MpiRun, RanksGivenDifferentStepParametersAreRefused) {
     EXPECT_NE(r.output.find("the ranks disagree on the step parameters: rank 1 has dt 0.002"), std::string::npos)
         << r.output;
     EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A copy of nbody that differs only in its build stamp (main.cpp's __DATE__ "\0" __TIME__ in the
+// binary: the hour moved by one), standing in for a second build of the same source.
+std::string copy_with_other_build_stamp(const std::string& folder) {
+    std::string binary = read_text(nbody_executable());
+    // "Mmm dd yyyy\0hh:mm:ss": checked by character class (a regex over megabytes is slow).
+    const auto matches = [&](std::size_t at, const char* shape) {
+        for (std::size_t k = 0; shape[k] != 0; ++k) {
+            const char c = binary[at + k], want = shape[k];
+            const bool ok = want == 'A' ? (c >= 'A' && c <= 'Z') : want == 'a' ? (c >= 'a' && c <= 'z')
+                          : want == '9' ? (c >= '0' && c <= '9') : want == '_' ? (c == ' ' || (c >= '0' && c <= '9'))
+                          : want == '0' ? c == 0 : c == want;
+            if (!ok) return false;
+        }
+        return true;
+    };
+    constexpr const char* kShape = "Aaa _9 9999099:99:99";
+    const std::size_t length = std::char_traits<char>::length(kShape);
+    for (std::size_t at = 0; at + length <= binary.size(); ++at) {
+        if (!matches(at, kShape)) continue;
+        const std::size_t hour = at + 12;
+        const int next = ((binary[hour] - '0') * 10 + (binary[hour + 1] - '0') + 1) % 24;
+        binary[hour] = char('0' + next / 10);
+        binary[hour + 1] = char('0' + next % 10);
+        const std::string path = folder + "/nbody-other-build";
+        write_text(path, binary);
+        std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+        return path;
+    }
+    return "";
+}
+
+TEST_F(MpiRun, RanksOfDifferentBuildsAreRefused) {
+    const std::string other = copy_with_other_build_stamp(dir.path().string());
+    ASSERT_FALSE(other.empty()) << "no build stamp found in " << nbody_executable();
+    const std::string args = " run --backend cpu --steps 1 --bodies 100 --scene " +
+                             quoted(source_dir() + "/scenes/plummer.toml");
+    const CommandResult r =
+        run_command(mpirun(1) + " " + nbody() + args + " : -np 1 " + quoted(other) + args);
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("the ranks disagree on the build: rank 1 has build"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("give every rank the same nbody executable"), std::string::npos) << r.output;
 }
 
 TEST_F(MpiRun, ARankThatFailsAloneEndsEveryRankNamingItself) {
