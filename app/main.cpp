@@ -4,14 +4,23 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "distributed_run.hpp"
+#include "nbody/sim/comm/mpi_session.hpp"
+#include "rank_output.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Under mpirun every rank runs the same command line (docs/DISTRIBUTED.md): MPI is initialised once
+// here, rank 0 alone prints, and a rank that fails prints why and ends every rank (MPI_Abort), so
+// that no rank waits for ever in a collective the failed one will not join.
+int run_main(int argc, char** argv, nbody::comm::MpiSession& mpi, const nbody::app::RankOutput& output) {
     CLI::App app{"nbody: all-pairs gravitational N-body simulator (CUDA, with a CPU fallback)", "nbody"};
     app.require_subcommand(0, 1);
     app.set_version_flag("--version", std::string("nbody ") + NBODY_VERSION);
@@ -28,12 +37,30 @@ int main(int argc, char** argv) {
     if (args.empty()) args.push_back("view");
     std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
     try {
+        nbody::app::refuse_command_across_ranks(args.back());
+        // Ranks of one launch must run one build: the compile time of this file tells builds apart.
+        nbody::app::require_same_build_on_every_rank(std::string(NBODY_VERSION) + " built " + __DATE__ + " " + __TIME__);
         app.parse(args);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "nbody: error: %s\n", e.what());
+        output.report_error(e.what());
+        if (mpi.size() > 1) mpi.abort_all(1);
         return 1;
     }
     return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::unique_ptr<nbody::comm::MpiSession> mpi;
+    try {
+        mpi = std::make_unique<nbody::comm::MpiSession>(&argc, &argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nbody: error: %s\n", e.what());
+        return 1;
+    }
+    const nbody::app::RankOutput output(mpi->rank(), mpi->size());
+    return run_main(argc, argv, *mpi, output);
 }

@@ -32,6 +32,7 @@ packages=(
   libglfw3-dev libglew-dev libglm-dev libimgui-dev libstb-dev
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libpng-dev libgtest-dev
   libegl-dev libegl1 libegl-mesa0 libgl-dev libgl1-mesa-dri libglx-mesa0
+  libopenmpi-dev openmpi-bin
 )
 [ "$mode" = test ] && packages+=(xvfb xauth ffmpeg)
 

@@ -33,6 +33,7 @@
 #include "autotune.hpp"
 #include "output_paths.hpp"
 #include "commands.hpp"
+#include "distributed_run.hpp"
 #include "nbody/sim/atomic_file.hpp"
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/direct_sum_backend.hpp"
@@ -694,7 +695,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     add_gravity_options(*cmd, options->gravity);
     cmd->add_option("--json", options->json, "Write one record per run to this JSON file (checked before the runs)");
     add_overwrite_flag(*cmd, options->overwrite);
-    cmd->callback([options, &exit_code] { exit_code = bench(*options); });
+    const auto gpus = add_gpus_option(*cmd);
+    cmd->callback([options, gpus, &exit_code] {
+        check_gpus_request(*gpus);
+        exit_code = bench(*options);
+    });
 }
 
 }  // namespace nbody::app

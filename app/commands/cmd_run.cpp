@@ -28,6 +28,7 @@
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
+#include "distributed_run.hpp"
 #include "hermite_run.hpp"
 #include "integrator_options.hpp"
 #include "output_paths.hpp"
@@ -174,6 +175,7 @@ int run(RunOptions o) {
         throw std::invalid_argument("--j-split tunes the Hermite engine (--integrator hermite4); leapfrog's kernel splits "
                                     "a body's j-range with --threads-per-body");
     if (is_hermite(integrator)) {
+        refuse_several_ranks("--integrator " + std::string(to_string(integrator)));
         if (!o.integ.integrator && !o.integ.t_end)
             throw std::invalid_argument((o.scene.empty() ? o.input : o.scene) + " asks for integrator " + to_string(integrator) +
                                         ", which runs to a model time: give --t-end T (or --integrator leapfrog for --steps)");
@@ -221,7 +223,7 @@ int run(RunOptions o) {
 
     // The backend before the system, so that N can be checked against its memory first.
     std::unique_ptr<Backend> backend;
-    if (stepping) backend = make_backend(kind, std::cerr);
+    if (stepping) backend = distribute_over_launch(make_backend(kind, std::cerr));
     const std::string backend_name = backend ? std::string(backend->name()) : "cpu";
     const Precision precision = backend ? requested_precision(o.kernel) : Precision::Fp32;
 
@@ -263,9 +265,11 @@ int run(RunOptions o) {
     const StepParams params = loaded.params;
     // The energy at the start is N^2/2 pairs on the host: skipped when a Ctrl-C came while the
     // system was loading (the run stops before its first step), announced when it takes long.
+    // Under mpirun rank 0 alone reports, so only it pays for the energy (docs/DISTRIBUTED.md).
     const bool stop_before_start = InterruptGuard::requested() != 0;
-    if (!stop_before_start) announce_energy_cost(state.size());
-    const Diagnostics before = stop_before_start ? Diagnostics{} : compute_diagnostics(state, params.softening);
+    const bool skip_energy = stop_before_start || !is_output_rank();
+    if (!skip_energy) announce_energy_cost(state.size());
+    const Diagnostics before = skip_energy ? Diagnostics{} : compute_diagnostics(state, params.softening);
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
@@ -274,17 +278,18 @@ int run(RunOptions o) {
     long long batch = 1;  // grows to about batch_seconds of work: short enough to stop quickly
     int interrupted = 0;
     while (guarded.step() < o.steps) {
-        if ((interrupted = InterruptGuard::requested()) != 0) break;
+        if ((interrupted = rank0_decides(InterruptGuard::requested())) != 0) break;
         const long long count = std::min(batch, o.steps - guarded.step());
         const auto t0 = std::chrono::steady_clock::now();
         if (!guarded.advance(static_cast<int>(count))) break;
         const auto now = std::chrono::steady_clock::now();
         const double took = std::chrono::duration<double>(now - t0).count();
         const double per_step = took / double(count);
-        batch = std::clamp<long long>(per_step > 0 ? static_cast<long long>(o.batch_seconds / per_step) : batch * 2, 1,
-                                      std::min<long long>(batch * 4, std::numeric_limits<int>::max()));
+        batch = rank0_decides(
+            std::clamp<long long>(per_step > 0 ? static_cast<long long>(o.batch_seconds / per_step) : batch * 2, 1,
+                                  std::min<long long>(batch * 4, std::numeric_limits<int>::max())));
         // The fallback state for the NaN guard: a host copy, so every few seconds only.
-        if (std::chrono::duration<double>(now - last_checkpoint).count() >= o.progress_seconds) {
+        if (rank0_decides(std::chrono::duration<double>(now - last_checkpoint).count() >= o.progress_seconds)) {
             guarded.checkpoint();
             last_checkpoint = now;
         }
@@ -328,6 +333,7 @@ int run(RunOptions o) {
         return 128 + interrupted;
     }
 
+    if (!is_output_rank()) return 0;
     announce_energy_cost(state.size());
     const Diagnostics after = compute_diagnostics(state, params.softening);
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
@@ -385,8 +391,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
         "steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "
         "130 / 143. If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
         "finite state to --out (marked as such) and exits 1.");
-    cmd->callback([options, cmd, &exit_code] {
+    const auto gpus = add_gpus_option(*cmd);
+    cmd->callback([options, cmd, gpus, &exit_code] {
+        check_gpus_request(*gpus);
         options->steps_given = cmd->count("--steps") > 0;
+        if (!is_output_rank()) options->output.clear();  // under mpirun rank 0 alone writes
         exit_code = run(*options);
     });
 }

@@ -124,6 +124,32 @@ std::optional<std::size_t> DirectSumBackend<Real>::first_non_finite() const {
 }
 
 template <class Real>
+void direct_sum_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n,
+                              std::size_t i_begin, std::size_t i_end, Real eps2, Real* ax, Real* ay, Real* az) {
+    shared_thread_pool().parallel_for(i_end - i_begin, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::size_t i = i_begin + k;
+            Real sx = 0, sy = 0, sz = 0;
+            // The range skips i itself: with zero softening the self term would be 0/0.
+            accumulate(x, y, z, m, 0, i, x[i], y[i], z[i], eps2, sx, sy, sz);
+            accumulate(x, y, z, m, i + 1, n, x[i], y[i], z[i], eps2, sx, sy, sz);
+            ax[k] = sx, ay[k] = sy, az[k] = sz;
+        }
+    });
+}
+
+template <class Real>
+void leapfrog_kick(Real* vx, Real* vy, Real* vz, const Real* ax, const Real* ay, const Real* az, std::size_t n,
+                   Real half_dt) {
+    for (std::size_t i = 0; i < n; ++i) vx[i] += ax[i] * half_dt, vy[i] += ay[i] * half_dt, vz[i] += az[i] * half_dt;
+}
+
+template <class Real>
+void leapfrog_drift(Real* x, Real* y, Real* z, const Real* vx, const Real* vy, const Real* vz, std::size_t n, Real dt) {
+    for (std::size_t i = 0; i < n; ++i) x[i] += vx[i] * dt, y[i] += vy[i] * dt, z[i] += vz[i] * dt;
+}
+
+template <class Real>
 void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
     const std::size_t n = size();
     if (gravity_.gravity == Gravity::Tree) {
@@ -131,16 +157,8 @@ void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
                                  ay_.data(), az_.data(), &tree_stats_);
         return;
     }
-    shared_thread_pool().parallel_for(n, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            Real ax = 0, ay = 0, az = 0;
-            // The range skips i itself: with zero softening the self term would be 0/0.
-            accumulate(x_.data(), y_.data(), z_.data(), m_.data(), 0, i, x_[i], y_[i], z_[i], eps2, ax, ay, az);
-            accumulate(x_.data(), y_.data(), z_.data(), m_.data(), i + 1, n, x_[i], y_[i], z_[i], eps2, ax, ay,
-                       az);
-            ax_[i] = ax, ay_[i] = ay, az_[i] = az;
-        }
-    });
+    direct_sum_accelerations(x_.data(), y_.data(), z_.data(), m_.data(), n, 0, n, eps2, ax_.data(), ay_.data(),
+                             az_.data());
 }
 
 template <class Real>
@@ -155,13 +173,10 @@ void DirectSumBackend<Real>::step(const StepParams& params, int count) {
     const Real dt = Real(params.dt), half = Real(0.5) * Real(params.dt);
     const std::size_t n = size();
     for (int s = 0; s < count; ++s) {
-        for (std::size_t i = 0; i < n; ++i) {  // kick, drift
-            vx_[i] += ax_[i] * half, vy_[i] += ay_[i] * half, vz_[i] += az_[i] * half;
-            x_[i] += vx_[i] * dt, y_[i] += vy_[i] * dt, z_[i] += vz_[i] * dt;
-        }
+        leapfrog_kick(vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), n, half);
+        leapfrog_drift(x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(), n, dt);
         compute_accelerations(eps2);
-        for (std::size_t i = 0; i < n; ++i)  // kick
-            vx_[i] += ax_[i] * half, vy_[i] += ay_[i] * half, vz_[i] += az_[i] * half;
+        leapfrog_kick(vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), n, half);
         time_ += params.dt;
     }
 }
@@ -198,5 +213,14 @@ void DirectSumBackend<Real>::reverse_velocities() {
 
 template class DirectSumBackend<double>;
 template class DirectSumBackend<float>;
+
+#define NBODY_INSTANTIATE_HOST_STEP(Real)                                                                      \
+    template void direct_sum_accelerations<Real>(const Real*, const Real*, const Real*, const Real*, std::size_t, \
+                                                 std::size_t, std::size_t, Real, Real*, Real*, Real*);           \
+    template void leapfrog_kick<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, std::size_t, Real); \
+    template void leapfrog_drift<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, std::size_t, Real);
+NBODY_INSTANTIATE_HOST_STEP(float)
+NBODY_INSTANTIATE_HOST_STEP(double)
+#undef NBODY_INSTANTIATE_HOST_STEP
 
 }  // namespace nbody

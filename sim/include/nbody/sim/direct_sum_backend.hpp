@@ -52,6 +52,24 @@ private:
     tree::TreeStats tree_stats_;  // softening the stored accelerations belong to; -1: none yet
 };
 
+// The pieces of the host leapfrog step, shared by DirectSumBackend and the distributed backend
+// (comm/distributed_direct_backend.hpp) so that a body's force and update are the same
+// instructions on one rank and on P: a P-rank run is bit for bit a one-rank run.
+//
+// Accelerations of bodies [i_begin, i_end) from all n bodies (a body skips itself), written to
+// ax[0 .. i_end - i_begin), on the shared thread pool. A body's sum does not depend on the range
+// it is computed in.
+template <class Real>
+void direct_sum_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n,
+                              std::size_t i_begin, std::size_t i_end, Real eps2, Real* ax, Real* ay, Real* az);
+// v += a dt/2 for n bodies.
+template <class Real>
+void leapfrog_kick(Real* vx, Real* vy, Real* vz, const Real* ax, const Real* ay, const Real* az, std::size_t n,
+                   Real half_dt);
+// x += v dt for n bodies.
+template <class Real>
+void leapfrog_drift(Real* x, Real* y, Real* z, const Real* vx, const Real* vy, const Real* vz, std::size_t n, Real dt);
+
 using ReferenceBackend = DirectSumBackend<double>;
 using CpuBackend = DirectSumBackend<float>;
 

@@ -1,0 +1,54 @@
+#pragma once
+// What `run` does differently when launched as several MPI ranks (`mpirun -np P nbody run ...`),
+// kept here so that cmd_run.cpp stays one program for one rank and for P:
+//   - the backend is the distributed form of the host backend (comm/distributed_direct_backend.hpp);
+//   - rank 0 alone writes the output (main silences the other ranks' stdout and stderr);
+//   - a decision that depends on the clock or a signal (batch size, checkpoint, Ctrl-C) is rank
+//     0's, broadcast, so that every rank makes the same collective calls in the same order.
+// With one rank (no mpirun) each of these is the identity.
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "nbody/sim/backend.hpp"
+
+namespace nbody::app {
+
+// The number of ranks this process was launched with (1 without mpirun).
+int launch_ranks();
+bool is_output_rank();
+
+// `local` unchanged on one rank; on several, the distributed form of its backend over the launch's
+// ranks. Throws std::invalid_argument for a backend not distributed yet (cuda through MPI).
+std::unique_ptr<Backend> distribute_over_launch(std::unique_ptr<Backend> local);
+
+// Under several ranks only `run` steps distributed; any other command would run whole on every
+// rank (each writing its own outputs). Throws std::invalid_argument naming `command` (the first
+// argument) for those; nothing on one rank.
+void refuse_command_across_ranks(const std::string& command);
+
+// Under several ranks, refuses a launch whose ranks run different builds: `build` (version and
+// compile time of main.cpp) must be the same on every rank. Nothing on one rank.
+void require_same_build_on_every_rank(const std::string& build);
+
+// Throws std::invalid_argument naming `what` when launched as several ranks: for the modes that do
+// not run distributed yet (hermite, tree).
+void refuse_several_ranks(const std::string& what);
+
+// --gpus N|all on `cmd` (run, bench): the every-pair step over N GPUs of this process through NCCL.
+// The returned holder has the value once parsed.
+std::shared_ptr<std::optional<std::string>> add_gpus_option(CLI::App& cmd);
+
+// Before any work (nothing is written when it throws): --gpus in a build without NCCL, --gpus 0 or
+// more GPUs than the machine has are refused with the reason. --gpus 1 is the one-GPU run. More
+// than one: refused until the multi-GPU driver is built (docs/DISTRIBUTED.md says what is missing).
+void check_gpus_request(const std::optional<std::string>& gpus);
+
+// Rank 0's value on every rank (a broadcast; the value itself on one rank).
+long long rank0_decides(long long value);
+inline bool rank0_decides(bool value) { return rank0_decides((long long)value) != 0; }
+inline int rank0_decides(int value) { return int(rank0_decides((long long)value)); }
+
+}  // namespace nbody::app

@@ -1,0 +1,165 @@
+// `mpirun -np P nbody run` on the CPU backend: the output is byte for byte the one-process run's,
+// rank 0 alone writes, and a rank that fails or disagrees ends the launch with one message naming
+// the rank and the cause. Skipped in a build without MPI. Every launch has a timeout (`timeout`),
+// so a hang fails the test instead of stalling CI.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace nbody::test {
+namespace {
+
+#ifdef NBODY_MPIEXEC
+constexpr const char* kMpiexec = NBODY_MPIEXEC;
+#else
+constexpr const char* kMpiexec = "";
+#endif
+
+// 2 cores in CI: --oversubscribe lets 3 ranks start; as root OpenMPI needs --allow-run-as-root.
+std::string mpirun(int ranks) {
+    return std::string("timeout 300 ") + kMpiexec + " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks);
+}
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+class MpiRun : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (std::string(kMpiexec).empty()) GTEST_SKIP() << "this build has no MPI (NBODY_MPI found none)";
+    }
+    std::string nbody() const { return quoted(nbody_executable()); }
+    TempDir dir;
+};
+
+int count_of(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+// The 16K-body Plummer scene, every pair, 2 steps: what issue 29 asks CI to compare.
+TEST_F(MpiRun, TwoAndThreeRanksWriteTheOneProcessOutputByteForByte) {
+    const std::string args = " run --backend cpu --scene " + quoted(source_dir() + "/scenes/plummer.toml") +
+                             " --bodies 16384 --steps 2 --out ";
+    const CommandResult one = run_nbody(args.substr(1) + quoted(dir.file("one.csv")));
+    ASSERT_EQ(one.exit_code, 0) << one.output;
+    const std::string expected = read_text(dir.file("one.csv"));
+    for (const int ranks : {2, 3}) {
+        const std::string out = dir.file("np" + std::to_string(ranks) + ".csv");
+        const CommandResult many = run_command(mpirun(ranks) + " " + nbody() + args + quoted(out));
+        ASSERT_EQ(many.exit_code, 0) << many.output;
+        EXPECT_EQ(read_text(out), expected) << ranks << " ranks";
+        // Rank 0 alone reports: one summary line, not one per rank.
+        EXPECT_EQ(count_of(many.output, "relative energy error"), 1) << many.output;
+    }
+}
+
+TEST_F(MpiRun, RanksReadingDifferentInputsAreRefusedAndNothingIsWritten) {
+    const std::string scene = quoted(source_dir() + "/scenes/plummer.toml");
+    const std::string out = dir.file("never.csv");
+    // MPMD launch: rank 0 scales the scene to 500 bodies, rank 1 to 400.
+    const std::string common = " run --backend cpu --steps 1 --scene " + scene + " --out " + quoted(out);
+    const CommandResult r = run_command(mpirun(1) + " " + nbody() + common + " --bodies 500 : -np 1 " + nbody() +
+                                        common + " --bodies 400");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("error on rank 0 of 2: the ranks disagree on the system: rank 1 has 400 bodies"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(count_of(r.output, "nbody: error"), 1) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(MpiRun, RanksGivenDifferentStepParametersAreRefused) {
+    const std::string out = dir.file("never.csv");
+    const std::string common = " run --backend cpu --steps 3 --bodies 200 --scene " +
+                               quoted(source_dir() + "/scenes/plummer.toml") + " --out " + quoted(out);
+    const CommandResult r = run_command(mpirun(1) + " " + nbody() + common + " --dt 0.001 : -np 1 " + nbody() +
+                                        common + " --dt 0.002");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("the ranks disagree on the step parameters: rank 1 has dt 0.002"), std::string::npos)
+        << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A copy of nbody that differs only in its build stamp (main.cpp's __DATE__ "\0" __TIME__ in the
+// binary: the hour moved by one), standing in for a second build of the same source.
+std::string copy_with_other_build_stamp(const std::string& folder) {
+    std::string binary = read_text(nbody_executable());
+    // "Mmm dd yyyy\0hh:mm:ss": checked by character class (a regex over megabytes is slow).
+    const auto matches = [&](std::size_t at, const char* shape) {
+        for (std::size_t k = 0; shape[k] != 0; ++k) {
+            const char c = binary[at + k], want = shape[k];
+            const bool ok = want == 'A' ? (c >= 'A' && c <= 'Z') : want == 'a' ? (c >= 'a' && c <= 'z')
+                          : want == '9' ? (c >= '0' && c <= '9') : want == '_' ? (c == ' ' || (c >= '0' && c <= '9'))
+                          : want == '0' ? c == 0 : c == want;
+            if (!ok) return false;
+        }
+        return true;
+    };
+    constexpr const char* kShape = "Aaa _9 9999099:99:99";
+    const std::size_t length = std::char_traits<char>::length(kShape);
+    for (std::size_t at = 0; at + length <= binary.size(); ++at) {
+        if (!matches(at, kShape)) continue;
+        const std::size_t hour = at + 12;
+        const int next = ((binary[hour] - '0') * 10 + (binary[hour + 1] - '0') + 1) % 24;
+        binary[hour] = char('0' + next / 10);
+        binary[hour + 1] = char('0' + next % 10);
+        const std::string path = folder + "/nbody-other-build";
+        write_text(path, binary);
+        std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+        return path;
+    }
+    return "";
+}
+
+TEST_F(MpiRun, RanksOfDifferentBuildsAreRefused) {
+    const std::string other = copy_with_other_build_stamp(dir.path().string());
+    ASSERT_FALSE(other.empty()) << "no build stamp found in " << nbody_executable();
+    const std::string args = " run --backend cpu --steps 1 --bodies 100 --scene " +
+                             quoted(source_dir() + "/scenes/plummer.toml");
+    const CommandResult r =
+        run_command(mpirun(1) + " " + nbody() + args + " : -np 1 " + quoted(other) + args);
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("the ranks disagree on the build: rank 1 has build"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("give every rank the same nbody executable"), std::string::npos) << r.output;
+}
+
+TEST_F(MpiRun, ARankThatFailsAloneEndsEveryRankNamingItself) {
+    const std::string scene = quoted(source_dir() + "/scenes/plummer.toml");
+    const std::string out = dir.file("never.csv");
+    const std::string missing = dir.file("no-such-input.csv");
+    const std::string common = " run --backend cpu --steps 1 --out " + quoted(out);
+    // Rank 1 is given a file that does not exist; rank 0 waits for it in the first collective.
+    const CommandResult r = run_command(mpirun(1) + " " + nbody() + common + " --scene " + scene +
+                                        " --bodies 300 : -np 1 " + nbody() + common + " --input " + quoted(missing));
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.exit_code, 124) << "the launch hung until the timeout:\n" << r.output;
+    EXPECT_NE(r.output.find("error on rank 1 of 2"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("no-such-input.csv"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(MpiRun, ModesNotDistributedYetAreRefusedWithTheReason) {
+    const std::string scene = quoted(source_dir() + "/scenes/plummer.toml");
+    const CommandResult tree = run_command(mpirun(2) + " " + nbody() + " run --backend cpu --steps 1 --bodies 300 " +
+                                           "--gravity tree --scene " + scene);
+    EXPECT_NE(tree.exit_code, 0) << tree.output;
+    EXPECT_NE(tree.output.find("tree code does not run across MPI ranks"), std::string::npos) << tree.output;
+    const CommandResult hermite = run_command(mpirun(2) + " " + nbody() +
+                                              " run --integrator hermite4 --t-end 0.01 --bodies 64 --scene " + scene);
+    EXPECT_NE(hermite.exit_code, 0) << hermite.output;
+    EXPECT_NE(hermite.output.find("--integrator hermite4 does not run across 2 MPI ranks"), std::string::npos)
+        << hermite.output;
+    // Commands other than run would run whole on every rank, each writing its outputs.
+    const CommandResult bench = run_command(mpirun(2) + " " + nbody() + " bench --backend cpu --bodies 1K");
+    EXPECT_NE(bench.exit_code, 0) << bench.output;
+    EXPECT_NE(bench.output.find("nbody bench does not run across 2 MPI ranks"), std::string::npos) << bench.output;
+}
+
+}  // namespace
+}  // namespace nbody::test
