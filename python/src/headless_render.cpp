@@ -1,0 +1,63 @@
+#include "headless_render.hpp"
+
+#include <stdexcept>
+
+#include "nbody/render/camera.hpp"
+#include "nbody/render/egl_context.hpp"
+#include "nbody/render/frame_capture.hpp"
+#include "nbody/render/gl_objects.hpp"
+#include "nbody/render/particle_buffers.hpp"
+
+namespace nbody::python {
+
+// The largest frame the viewer draws (`--size`): a render target beyond it may not be allocatable.
+constexpr int kMinSide = 16, kMaxSide = 16384;
+
+render::ColourMode parse_colour_mode(const std::string& name) {
+    if (name == "galaxy") return render::ColourMode::Galaxy;
+    if (name == "component") return render::ColourMode::Component;
+    if (name == "speed") return render::ColourMode::Speed;
+    if (name == "plain") return render::ColourMode::Plain;
+    throw std::invalid_argument("colour '" + name + "' is not one of galaxy, component, speed, plain");
+}
+
+struct HeadlessRender::Impl {
+    render::EglContext egl;  // first: every GL object below is deleted before the context
+    render::ParticleRenderer renderer;
+    render::ParticleBuffers buffers;
+    render::RenderTarget target;
+};
+
+HeadlessRender::HeadlessRender() : impl_(std::make_unique<Impl>()) {}
+HeadlessRender::~HeadlessRender() {
+    if (impl_) impl_->egl.make_current();
+}
+
+std::string HeadlessRender::description() const {
+    return impl_->egl.description() + ", " + impl_->egl.gl_info().renderer;
+}
+
+std::vector<std::uint8_t> HeadlessRender::draw(const State& state, double dt, const FrameRequest& r) {
+    if (r.width < kMinSide || r.height < kMinSide || r.width > kMaxSide || r.height > kMaxSide)
+        throw std::invalid_argument("'" + std::to_string(r.width) + "x" + std::to_string(r.height) +
+                                    "' is outside the supported sizes 16x16 to 16384x16384");
+    Impl& g = *impl_;
+    g.egl.make_current();
+    g.buffers.load(state, dt);
+    g.renderer.set_auto_speed_scale(render::typical_speed(state));
+    g.target.ensure(r.width, r.height, GL_RGBA8);
+    render::RenderSettings settings;
+    settings.colour_mode = r.colour;
+    settings.hide_halo = !r.show_halo;
+    settings.point_size = r.point_size;
+    settings.exposure = r.exposure;
+    const render::OrbitCamera camera(r.camera);
+    g.renderer.draw(g.buffers, camera, settings, {g.target.framebuffer(), r.width, r.height, 1.0f});
+    const render::Image image = render::read_framebuffer(g.target.framebuffer(), r.width, r.height);
+    std::vector<std::uint8_t> rgb(std::size_t(r.width) * std::size_t(r.height) * 3);
+    for (std::size_t p = 0, n = std::size_t(r.width) * std::size_t(r.height); p < n; ++p)
+        for (int c = 0; c < 3; ++c) rgb[p * 3 + std::size_t(c)] = image.rgba[p * 4 + std::size_t(c)];
+    return rgb;
+}
+
+}  // namespace nbody::python

@@ -1,0 +1,51 @@
+"""sim.step(100) / sim.integrate(t) against `nbody run` with the same scene, steps and backend: the
+same bits (issue 31's first target)."""
+
+import numpy as np
+import pytest
+
+import nbody
+from conftest import SCENES, run_cli
+
+
+def read_csv(path):
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    header = lines[0].strip().split(",")
+    data = np.loadtxt(lines[1:], delimiter=",", ndmin=2, usecols=[header.index(c) for c in ("x", "y", "z")])
+    return data
+
+
+@pytest.mark.parametrize("backend", ["reference", "cpu"])
+def test_leapfrog_positions_equal_nbody_run(tmp_path, backend):
+    out = tmp_path / "o.nbsnap"
+    run_cli("run", "--scene", SCENES / "plummer.toml", "--bodies", 512, "--steps", 100, "--backend", backend, "--out", out)
+    sim = nbody.Simulation.from_scene(str(SCENES / "plummer.toml"), bodies=512, backend=backend)
+    sim.step(100)
+    cli = nbody.load(str(out), backend=backend)
+    assert sim.positions.dtype == (np.float64 if backend == "reference" else np.float32)
+    assert sim.positions.dtype == cli.positions.dtype
+    np.testing.assert_array_equal(sim.positions, cli.positions)
+    np.testing.assert_array_equal(sim.velocities, cli.velocities)
+    assert sim.time == cli.time
+
+
+def test_leapfrog_csv_17_digits_equal_nbody_run(tmp_path):
+    out = tmp_path / "o.csv"
+    run_cli("run", "--scene", SCENES / "plummer.toml", "--bodies", 512, "--steps", 100, "--backend", "reference", "--out", out)
+    sim = nbody.Simulation.from_scene(str(SCENES / "plummer.toml"), bodies=512, backend="reference")
+    sim.step(100)
+    np.testing.assert_array_equal(sim.positions, read_csv(out))
+
+
+@pytest.mark.parametrize("order", [4, 6])
+def test_hermite_positions_equal_nbody_run(tmp_path, order):
+    scene = SCENES / "plummer.toml"
+    out = tmp_path / "h.csv"
+    run_cli("run", "--integrator", f"hermite{order}", "--scene", scene, "--bodies", 128, "--t-end", 0.25,
+            "--backend", "cpu", "--out", out)
+    sim = nbody.Cluster(scene=str(scene), bodies=128, order=order, backend="cpu")
+    sim.integrate(0.25)
+    assert sim.positions.dtype == np.float64
+    np.testing.assert_array_equal(sim.positions, read_csv(out))
+    assert sim.time == 0.25

@@ -1,0 +1,47 @@
+"""sim.render(): an (H, W, 3) uint8 frame from the viewer's renderer through EGL (Mesa here,
+NVIDIA's EGL on the GPU machine), with stars in it."""
+
+import numpy as np
+import pytest
+
+import nbody
+from conftest import SCENES
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return nbody.Simulation.from_scene(str(SCENES / "antennae.toml"), bodies=4000, backend="cpu")
+
+
+def test_a_frame_has_stars_on_a_dark_sky(sim):
+    try:
+        frame = sim.render(width=160, height=120)
+    except RuntimeError as e:  # no EGL device at all: say why
+        pytest.skip(f"no EGL device: {e}")
+    assert frame.shape == (120, 160, 3) and frame.dtype == np.uint8
+    brightness = frame.astype(int).sum(axis=2)
+    sky = np.median(brightness)
+    assert sky < 30
+    assert (brightness > sky + 60).sum() > 50  # star-lit pixels
+    # The centre of mass is in view: the middle of the frame is brighter than its corners.
+    assert brightness[40:80, 50:110].mean() > brightness[:20, :20].mean()
+
+
+def test_camera_and_colour_change_the_frame(sim):
+    try:
+        near = sim.render(width=96, height=64, camera={"distance": 20.0})
+    except RuntimeError as e:
+        pytest.skip(f"no EGL device: {e}")
+    far = sim.render(width=96, height=64, camera={"distance": 400.0})
+    speed = sim.render(width=96, height=64, camera={"distance": 20.0}, colour="speed")
+    assert not np.array_equal(near, far)
+    assert not np.array_equal(near, speed)
+
+
+def test_bad_render_arguments(sim):
+    with pytest.raises(ValueError, match="colour 'rainbow' is not one of galaxy, component, speed, plain"):
+        sim.render(width=64, height=64, colour="rainbow")
+    with pytest.raises(ValueError, match="outside the supported sizes"):
+        sim.render(width=20000, height=64)
+    with pytest.raises(ValueError, match="camera key 'zoom'"):
+        sim.render(width=64, height=64, camera={"zoom": 2})
