@@ -14,7 +14,13 @@ import shutil
 import subprocess
 import tempfile
 
-from ._nbody import Simulation
+# An installed package carries the viewer's shaders beside it (render() loads them at run time);
+# the build tree's module finds them in the source tree.
+_shaders = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders")
+if os.path.isdir(_shaders):
+    os.environ.setdefault("NBODY_SHADER_DIR", _shaders)
+
+from ._nbody import Simulation  # noqa: E402  (after the shader folder is known)
 
 __all__ = ["Simulation", "load", "Cluster", "view"]
 

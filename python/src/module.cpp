@@ -234,6 +234,21 @@ PYBIND11_MODULE(_nbody, m) {
                     },
                     "path"_a, "backend"_a = "auto", "integrator"_a = py::none(), "eta"_a = py::none(), "dt_max"_a = py::none(),
                     "A particle file: .csv, TIPSY (.tipsy/.std/.bin) or .nbsnap (with its dt and softening).")
+        .def_static("encounter", [](const std::string& preset, std::optional<double> pericentre, std::optional<double> mass_ratio,
+                                    std::optional<double> eccentricity, std::optional<double> separation,
+                                    std::optional<double> time_to_pericentre, std::optional<long long> bodies,
+                                    const std::string& backend) {
+                        LoadedSystem system;
+                        {
+                            py::gil_scoped_release release;
+                            system = load_encounter(preset, {mass_ratio, pericentre, eccentricity, separation, time_to_pericentre}, bodies);
+                        }
+                        return PySimulation{std::make_unique<Simulation>(std::move(system), backend, IntegratorChoice{}), nullptr};
+                    },
+                    "preset"_a, "pericentre"_a = py::none(), "mass_ratio"_a = py::none(), "eccentricity"_a = py::none(),
+                    "separation"_a = py::none(), "time_to_pericentre"_a = py::none(), "bodies"_a = py::none(),
+                    "backend"_a = "auto",
+                    "The encounter editor's collision: a two-galaxy scene (the preset) with the given settings changed.")
         .def("step", [](PySimulation& p, long long n) {
                  p.sim->step(0);  // refuses a Hermite run and a negative count at once
                  if (n < 0) throw py::value_error("step count must be >= 0 (got " + std::to_string(n) + ")");

@@ -10,6 +10,8 @@
 
 #include "integrator_options.hpp"
 #include "nbody/sim/diagnostics.hpp"
+#include "nbody/sim/encounter_spec.hpp"
+#include "nbody/sim/scene_spec.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
@@ -44,23 +46,34 @@ PreciseState widen(const State& s) {
 
 }  // namespace
 
-LoadedSystem load_system(const std::string& path, std::optional<long long> bodies) {
+namespace {
+
+LoadedSystem system_of(Scene scene, const std::string& path) {
     LoadedSystem in;
+    in.state = std::move(scene.state);
+    in.precise = std::move(scene.precise);
+    in.origin = {scene.params, scene.steps_per_frame, scene.name, path, {}};
+    io::put_scene_metadata(scene, in.origin.scene_metadata);
+    in.camera = scene.camera;
+    in.galaxy_names = scene.galaxy_names;
+    in.scene_integrator = scene.integrator;
+    in.has_run_params = true;
+    return in;
+}
+
+void check_bodies(std::optional<long long> bodies) {
     if (bodies && *bodies < 1) throw std::invalid_argument("bodies must be >= 1 (got " + std::to_string(*bodies) + ")");
-    if (is_scene_file(path)) {
-        Scene scene = load_scene(path, bodies ? std::optional<std::size_t>(std::size_t(*bodies)) : std::nullopt);
-        in.state = std::move(scene.state);
-        in.precise = std::move(scene.precise);
-        in.origin = {scene.params, scene.steps_per_frame, scene.name, path, {}};
-        io::put_scene_metadata(scene, in.origin.scene_metadata);
-        in.camera = scene.camera;
-        in.galaxy_names = scene.galaxy_names;
-        in.scene_integrator = scene.integrator;
-        in.has_run_params = true;
-        return in;
-    }
+}
+
+}  // namespace
+
+LoadedSystem load_system(const std::string& path, std::optional<long long> bodies) {
+    check_bodies(bodies);
+    if (is_scene_file(path))
+        return system_of(load_scene(path, bodies ? std::optional<std::size_t>(std::size_t(*bodies)) : std::nullopt), path);
     if (bodies)
         throw std::invalid_argument("bodies scales a scene (.toml): " + path + " is a particle file with its own N");
+    LoadedSystem in;
     in.origin.params = StepParams{1e-3, 0.01};  // `nbody run`'s defaults for a file without them
     if (io::particle_format_for(path) == io::ParticleFormat::Snapshot) {
         io::Snapshot snap = io::read_snapshot(path);
@@ -75,6 +88,20 @@ LoadedSystem load_system(const std::string& path, std::optional<long long> bodie
     in.origin.name = std::filesystem::path(path).filename().string();
     in.origin.source = path;
     return in;
+}
+
+LoadedSystem load_encounter(const std::string& preset_path, const EncounterChanges& changes,
+                           std::optional<long long> bodies) {
+    check_bodies(bodies);
+    const EncounterPreset preset = encounter_preset(read_scene_spec(preset_path));
+    EncounterSettings settings = preset.settings;
+    if (changes.mass_ratio) settings.mass_ratio = *changes.mass_ratio;
+    if (changes.pericentre) settings.pericentre = *changes.pericentre;
+    if (changes.eccentricity) settings.eccentricity = *changes.eccentricity;
+    if (changes.separation) settings.separation = *changes.separation, settings.start_by_time = false;
+    if (changes.time_to_pericentre) settings.time_to_pericentre = *changes.time_to_pericentre, settings.start_by_time = true;
+    if (bodies) settings.bodies = std::size_t(*bodies);
+    return system_of(build_scene(make_encounter(preset, settings)), preset_path);
 }
 
 Simulation::Simulation(LoadedSystem system, const std::string& backend, const IntegratorChoice& integrator)

@@ -44,6 +44,15 @@ struct LoadedSystem {
 // A scene file scaled to `bodies` when given, or a particle file (.csv, TIPSY, .nbsnap).
 LoadedSystem load_system(const std::string& path, std::optional<long long> bodies);
 
+// The encounter editor's settings (nbody/sim/encounter_spec.hpp) changed from a preset's: a
+// collision scene of two galaxies. Only the given ones change; separation and time_to_pericentre
+// each choose how the start is placed.
+struct EncounterChanges {
+    std::optional<double> mass_ratio, pericentre, eccentricity, separation, time_to_pericentre;
+};
+LoadedSystem load_encounter(const std::string& preset_path, const EncounterChanges& changes,
+                            std::optional<long long> bodies);
+
 class Simulation {
   public:
     // Validates the system (State::validate: the first bad body named) and starts the integrator.
