@@ -261,6 +261,15 @@ PYBIND11_MODULE(_nbody, m) {
                  run_interruptibly([&] { return p.sim->integrate_batch(t_end, left, kBatchSeconds); });
              },
              "t_end"_a, "Integrate to model time t_end (leapfrog: whole steps of dt; Hermite: block steps, synchronised at t_end).")
+        .def("add", [](PySimulation& p, const py::handle& x, const py::handle& v, const py::handle& m) {
+                 const std::vector<double> mass = masses_from(m, "m", std::nullopt);
+                 const std::vector<Vec3d> pos = vectors_from(x, "x", mass.size());
+                 const std::vector<Vec3d> vel = vectors_from(v, "v", mass.size());
+                 std::optional<PreciseState> precise;
+                 if (is_double_array(x) || is_double_array(v) || is_double_array(m)) precise = precise_from(pos, vel, mass);
+                 p.sim->add(state_from(pos, vel, mass), precise);
+             },
+             "x"_a, "v"_a, "m"_a, "Appends bodies (arrays as for the constructor; one body: shapes (1, 3), (1, 3), (1,)).")
         .def_property("positions", [](PySimulation& p) { return vectors_of(*p.sim, false); },
                       [](PySimulation& p, const py::handle& a) { set_part(*p.sim, Part::Positions, a); })
         .def_property("velocities", [](PySimulation& p) { return vectors_of(*p.sim, true); },

@@ -298,6 +298,29 @@ void Simulation::set_state(const State& state, const std::optional<PreciseState>
     start_leapfrog(precise);
 }
 
+void Simulation::add(const State& more, const std::optional<PreciseState>& more_precise) {
+    more.validate();
+    refresh_host();
+    State next = labels_;
+    std::optional<PreciseState> precise = precise_;
+    if (!precise && more_precise) precise = widen(labels_);
+    next.pos_mass.insert(next.pos_mass.end(), more.pos_mass.begin(), more.pos_mass.end());
+    next.velocity.insert(next.velocity.end(), more.velocity.begin(), more.velocity.end());
+    next.galaxy.insert(next.galaxy.end(), more.galaxy.begin(), more.galaxy.end());
+    next.component.insert(next.component.end(), more.component.begin(), more.component.end());
+    if (precise) {
+        const PreciseState extra = more_precise ? *more_precise : widen(more);
+        precise->position.insert(precise->position.end(), extra.position.begin(), extra.position.end());
+        precise->velocity.insert(precise->velocity.end(), extra.velocity.begin(), extra.velocity.end());
+        precise->mass.insert(precise->mass.end(), extra.mass.begin(), extra.mass.end());
+    }
+    next.validate();
+    labels_ = std::move(next);
+    precise_ = std::move(precise);
+    if (hermite_) return start_hermite();
+    start_leapfrog(precise_);
+}
+
 double Simulation::energy() {
     if (hermite_) return hermite_->energy();
     return compute_diagnostics(state(), origin_.params.softening).total;

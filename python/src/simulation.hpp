@@ -88,6 +88,10 @@ class Simulation {
     // were given in double and the integrator keeps a double state. Restarts the integrator there.
     void set_state(const State& state, const std::optional<PreciseState>& precise);
 
+    // Appends bodies (labels: galaxy 0, component unspecified unless `more` has them) and restarts
+    // the integrator on the whole system. `more_precise` when the new values were given in double.
+    void add(const State& more, const std::optional<PreciseState>& more_precise);
+
     double energy();
     Vec3d momentum();
     // Accelerations in double at the current positions with the given solver (none: the running one).

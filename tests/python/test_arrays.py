@@ -139,3 +139,16 @@ def test_bad_assignment_keeps_the_running_state():
         sim.positions = x[:3]
     np.testing.assert_array_equal(sim.positions, x)
     sim.step(1)  # still runs
+
+
+def test_add_appends_bodies_and_keeps_the_old_ones():
+    x, v, m = plummer_like(20)
+    sim = nbody.Simulation(x, v, m, backend="reference")
+    sim.add([[5.0, 0, 0]], [[0, 1.0, 0]], [0.5])
+    assert len(sim) == 21
+    np.testing.assert_array_equal(sim.positions[:20], x)
+    np.testing.assert_array_equal(sim.positions[20], [5.0, 0, 0])
+    np.testing.assert_array_equal(sim.masses[20], 0.5)
+    with pytest.raises(ValueError, match="m row 0: mass -1 is negative"):
+        sim.add([[0, 0, 0]], [[0, 0, 0]], [-1.0])
+    assert len(sim) == 21
