@@ -45,3 +45,10 @@ def test_bad_render_arguments(sim):
         sim.render(width=20000, height=64)
     with pytest.raises(ValueError, match="camera key 'zoom'"):
         sim.render(width=64, height=64, camera={"zoom": 2})
+
+
+def test_view_without_a_display_says_so(sim, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(RuntimeError, match="no display"):
+        nbody.view(sim)
