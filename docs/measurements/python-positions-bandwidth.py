@@ -14,7 +14,7 @@ import numpy as np
 
 import nbody
 
-n = int(float(sys.argv[1])) if len(sys.argv) > 1 else 16 * 1024 * 1024
+n = int(float(sys.argv[1].upper().replace("M", "e6"))) if len(sys.argv) > 1 else 16 * 1024 * 1024  # 16M = 16e6
 backend = sys.argv[2] if len(sys.argv) > 2 else "cpu"
 rng = np.random.default_rng(1)
 x = rng.normal(size=(n, 3)).astype(np.float32)

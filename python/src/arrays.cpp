@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace nbody::python {
 
@@ -106,10 +108,23 @@ py::array_t<float> float_vectors(const State& state, bool velocity) {
     const std::vector<Vec4f>& from = velocity ? state.velocity : state.pos_mass;
     py::array_t<float> out({py::ssize_t(from.size()), py::ssize_t(3)});
     float* to = out.mutable_data();
-    for (std::size_t i = 0; i < from.size(); ++i) {
-        to[3 * i] = from[i].x;
-        to[3 * i + 1] = from[i].y;
-        to[3 * i + 2] = from[i].z;
+    const auto copy = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            to[3 * i] = from[i].x;
+            to[3 * i + 1] = from[i].y;
+            to[3 * i + 2] = from[i].z;
+        }
+    };
+    // One core does not saturate memory (the first touch of the new array's pages costs as much as
+    // the copy): from a million bodies the copy is spread over the hardware threads.
+    const std::size_t n = from.size();
+    const std::size_t parts = n >= (1u << 20) ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+    {
+        py::gil_scoped_release release;
+        std::vector<std::thread> helpers;
+        for (std::size_t k = 1; k < parts; ++k) helpers.emplace_back(copy, n * k / parts, n * (k + 1) / parts);
+        copy(0, n / parts);
+        for (auto& t : helpers) t.join();
     }
     return out;
 }
