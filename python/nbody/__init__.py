@@ -20,9 +20,9 @@ _shaders = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shaders")
 if os.path.isdir(_shaders):
     os.environ.setdefault("NBODY_SHADER_DIR", _shaders)
 
-from ._nbody import Simulation  # noqa: E402  (after the shader folder is known)
+from ._nbody import Simulation, cuda_available, cuda_unavailable_reason  # noqa: E402  (after the shader folder is known)
 
-__all__ = ["Simulation", "load", "Cluster", "view"]
+__all__ = ["Simulation", "load", "Cluster", "view", "cuda_available", "cuda_unavailable_reason"]
 
 
 def load(path, backend="auto", integrator=None, eta=None, dt_max=None):

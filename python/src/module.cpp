@@ -220,6 +220,13 @@ PYBIND11_MODULE(_nbody, m) {
     using namespace nbody::python;
     m.doc() = "nbody: the GPU N-body simulator's libraries from Python (docs/PYTHON.md)";
 
+    m.def("cuda_available", [] { return cuda_available(); },
+          "True when this build has the CUDA backend and a GPU is usable (backend='cuda').");
+    m.def("cuda_unavailable_reason", [] {
+        std::string why;
+        return cuda_available(&why) ? std::string() : why;
+    }, "Why backend='cuda' cannot run here (empty when it can).");
+
     py::class_<PySimulation>(m, "Simulation")
         .def(py::init(&from_arrays), "x"_a, "v"_a, "m"_a, "softening"_a = 0.01, "dt"_a = 1e-3, "backend"_a = "auto",
              "integrator"_a = "leapfrog", "eta"_a = py::none(), "dt_max"_a = py::none(), "galaxy"_a = py::none(),

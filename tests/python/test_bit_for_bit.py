@@ -16,8 +16,16 @@ def read_csv(path):
     return data
 
 
-@pytest.mark.parametrize("backend", ["reference", "cpu"])
+def requires(backend):
+    if backend == "cuda" and not nbody.cuda_available():
+        pytest.skip(f"no usable GPU: {nbody.cuda_unavailable_reason()}")
+
+
+# cuda: the default kernel config for N = 512 on this GPU (the same table and cache for both),
+# every pair in fp32: bit-reproducible. Skips without a GPU.
+@pytest.mark.parametrize("backend", ["reference", "cpu", "cuda"])
 def test_leapfrog_positions_equal_nbody_run(tmp_path, backend):
+    requires(backend)
     out = tmp_path / "o.nbsnap"
     run_cli("run", "--scene", SCENES / "plummer.toml", "--bodies", 512, "--steps", 100, "--backend", backend, "--out", out)
     sim = nbody.Simulation.from_scene(str(SCENES / "plummer.toml"), bodies=512, backend=backend)
@@ -38,13 +46,14 @@ def test_leapfrog_csv_17_digits_equal_nbody_run(tmp_path):
     np.testing.assert_array_equal(sim.positions, read_csv(out))
 
 
-@pytest.mark.parametrize("order", [4, 6])
-def test_hermite_positions_equal_nbody_run(tmp_path, order):
+@pytest.mark.parametrize("order,backend", [(4, "cpu"), (6, "cpu"), (4, "cuda")])
+def test_hermite_positions_equal_nbody_run(tmp_path, order, backend):
+    requires(backend)
     scene = SCENES / "plummer.toml"
     out = tmp_path / "h.csv"
     run_cli("run", "--integrator", f"hermite{order}", "--scene", scene, "--bodies", 128, "--t-end", 0.25,
-            "--backend", "cpu", "--out", out)
-    sim = nbody.Cluster(scene=str(scene), bodies=128, order=order, backend="cpu")
+            "--backend", backend, "--out", out)
+    sim = nbody.Cluster(scene=str(scene), bodies=128, order=order, backend=backend)
     sim.integrate(0.25)
     assert sim.positions.dtype == np.float64
     np.testing.assert_array_equal(sim.positions, read_csv(out))
