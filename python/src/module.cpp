@@ -49,7 +49,7 @@ PySimulation from_file(const std::string& path, std::optional<long long> bodies,
         py::gil_scoped_release release;
         system = load_system(path, bodies);
     }
-    const IntegratorChoice choice = integrator_choice(integrator, system.scene_integrator.name, eta, dt_max);
+    const IntegratorChoice choice = integrator_choice(integrator, system.file_integrator, eta, dt_max);
     return {std::make_unique<Simulation>(std::move(system), backend, choice), nullptr};
 }
 

@@ -11,6 +11,7 @@
 #include "integrator_options.hpp"
 #include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/encounter_spec.hpp"
+#include "nbody/sim/io/hermite_snapshot.hpp"
 #include "nbody/sim/scene_spec.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
@@ -69,19 +70,26 @@ void check_bodies(std::optional<long long> bodies) {
 
 LoadedSystem load_system(const std::string& path, std::optional<long long> bodies) {
     check_bodies(bodies);
-    if (is_scene_file(path))
-        return system_of(load_scene(path, bodies ? std::optional<std::size_t>(std::size_t(*bodies)) : std::nullopt), path);
+    if (is_scene_file(path)) {
+        LoadedSystem in =
+            system_of(load_scene(path, bodies ? std::optional<std::size_t>(std::size_t(*bodies)) : std::nullopt), path);
+        in.file_integrator = in.scene_integrator.name;
+        return in;
+    }
     if (bodies)
         throw std::invalid_argument("bodies scales a scene (.toml): " + path + " is a particle file with its own N");
     LoadedSystem in;
     in.origin.params = StepParams{1e-3, 0.01};  // `nbody run`'s defaults for a file without them
     if (io::particle_format_for(path) == io::ParticleFormat::Snapshot) {
-        io::Snapshot snap = io::read_snapshot(path);
-        in.state = std::move(snap.state);
-        in.precise = std::move(snap.precise);
-        in.origin = {snap.params, snap.steps_per_frame, snap.scene_name, snap.scene_source, {}};
-        io::copy_scene_metadata(snap.metadata, in.origin.scene_metadata);
+        auto snap = std::make_shared<io::Snapshot>(io::read_snapshot(path));
+        in.state = snap->state;
+        in.precise = snap->precise;
+        in.origin = {snap->params, snap->steps_per_frame, snap->scene_name, snap->scene_source, {}};
+        io::copy_scene_metadata(snap->metadata, in.origin.scene_metadata);
         in.has_run_params = true;
+        in.file_integrator = app::integrator_of_file(path);  // `nbody run -i` continues a Hermite snapshot with Hermite
+        in.snapshot = std::move(snap);
+        in.path = path;
         return in;
     }
     in.state = io::read_particles(path, &in.precise);
@@ -121,17 +129,28 @@ Simulation::Simulation(LoadedSystem system, const std::string& backend, const In
         return;
     }
     hermite_params_.order = app::hermite_order(kind);
-    const bool scene_eta = system.scene_integrator.name == integrator_ && system.scene_integrator.eta;
-    hermite_params_.eta = integrator.eta     ? *integrator.eta
-                          : scene_eta        ? *system.scene_integrator.eta
-                                             : hermite::default_eta(hermite_params_.order);
-    hermite_params_.dt_max = integrator.dt_max ? *integrator.dt_max : system.scene_integrator.dt_max.value_or(0.125);
+    // As `nbody run --integrator`: eta and dt_max from the call, else the scene's or the Hermite
+    // snapshot's (eta only when chosen for this order), else the defaults.
+    std::optional<double> file_eta = system.scene_integrator.eta, file_dt_max = system.scene_integrator.dt_max;
+    std::string eta_of = system.scene_integrator.name;
+    std::optional<hermite::Bodies> resume;
+    if (system.snapshot) {
+        const io::SavedHermiteParams saved = io::saved_hermite_params(system.snapshot->metadata);
+        file_eta = saved.eta, file_dt_max = saved.dt_max, eta_of = saved.eta_of;
+        std::string note;
+        resume = io::saved_hermite_state(*system.snapshot, system.path, hermite_params_.order, &note);
+        if (!note.empty()) std::cerr << note << "\n";
+    }
+    hermite_params_.eta = integrator.eta                           ? *integrator.eta
+                          : file_eta && eta_of == integrator_ ? *file_eta
+                                                                   : hermite::default_eta(hermite_params_.order);
+    hermite_params_.dt_max = integrator.dt_max ? *integrator.dt_max : file_dt_max.value_or(0.125);
     // `nbody run --integrator hermite4` takes a scene's or snapshot's softening, else 0.
     hermite_params_.softening = system.has_run_params ? origin_.params.softening : 0.0;
     if (!(hermite_params_.eta > 0) || !(hermite_params_.dt_max > 0))
         throw std::invalid_argument("eta and dt_max must be > 0 (got " + g17(hermite_params_.eta) + ", " +
                                     g17(hermite_params_.dt_max) + ")");
-    start_hermite();
+    start_hermite(resume);
 }
 
 void Simulation::start_leapfrog(const std::optional<PreciseState>& precise) {
@@ -147,7 +166,7 @@ void Simulation::start_leapfrog(const std::optional<PreciseState>& precise) {
     host_stale_ = true;  // the backend's own copy says whether it keeps doubles (store_precise)
 }
 
-void Simulation::start_hermite() {
+void Simulation::start_hermite(const std::optional<hermite::Bodies>& resume) {
     const hermite::EngineKind kind =
         backend_choice_ == "reference" ? hermite::EngineKind::Cpu : hermite::parse_engine_kind(backend_choice_);
     std::string why;
@@ -155,7 +174,10 @@ void Simulation::start_hermite() {
     std::cerr << why << "\n";
     const PreciseState start = precise_ ? *precise_ : widen(labels_);
     hermite_ = std::make_unique<hermite::HermiteIntegrator>(std::move(engine), hermite_params_);
-    hermite_->start(start.mass, start.position, start.velocity, labels_.time);
+    if (resume)
+        hermite_->resume(*resume, labels_.time);
+    else
+        hermite_->start(start.mass, start.position, start.velocity, labels_.time);
     host_stale_ = true;
 }
 

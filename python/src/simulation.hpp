@@ -19,6 +19,7 @@
 #include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/io/run_output.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/scene.hpp"
 #include "run_options.hpp"
 
@@ -39,6 +40,9 @@ struct LoadedSystem {
     std::vector<std::string> galaxy_names;
     SceneIntegrator scene_integrator;     // what a scene file asks for
     bool has_run_params = false;          // dt and softening came from a scene or snapshot
+    std::string file_integrator;          // the integrator the file asks for (a scene's, a Hermite snapshot's)
+    std::shared_ptr<const io::Snapshot> snapshot;  // a snapshot's Hermite parameters and block-step state
+    std::string path;
 };
 
 // A scene file scaled to `bodies` when given, or a particle file (.csv, TIPSY, .nbsnap).
@@ -110,7 +114,8 @@ class Simulation {
 
   private:
     void start_leapfrog(const std::optional<PreciseState>& precise);
-    void start_hermite();  // from precise_ (or the floats), at labels_.time
+    // From precise_ (or the floats) at labels_.time, or resuming a saved block-step state exactly.
+    void start_hermite(const std::optional<hermite::Bodies>& resume = std::nullopt);
     void refresh_host();
     void require_leapfrog(const char* what) const;
 

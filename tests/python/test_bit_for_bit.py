@@ -58,3 +58,19 @@ def test_hermite_positions_equal_nbody_run(tmp_path, order, backend):
     assert sim.positions.dtype == np.float64
     np.testing.assert_array_equal(sim.positions, read_csv(out))
     assert sim.time == 0.25
+
+
+def test_a_hermite_snapshot_continues_as_nbody_run_continues_it(tmp_path):
+    snapshot = tmp_path / "h.nbsnap"
+    cluster = nbody.Cluster(scene=str(SCENES / "plummer.toml"), bodies=96, order=4, backend="cpu")
+    cluster.integrate(0.125)
+    cluster.save(str(snapshot))
+    out = tmp_path / "continued.csv"
+    run_cli("run", "-i", snapshot, "--t-end", 0.25, "--backend", "cpu", "--out", out)
+    resumed = nbody.load(str(snapshot), backend="cpu")
+    assert resumed.integrator == "hermite4"  # as `nbody run -i` picks it from the snapshot
+    resumed.integrate(0.25)
+    np.testing.assert_array_equal(resumed.positions, read_csv(out))
+    restarted = nbody.load(str(snapshot), backend="cpu", integrator="hermite6")  # another order: a fresh start
+    restarted.integrate(0.25)
+    assert not np.array_equal(restarted.positions, read_csv(out))
