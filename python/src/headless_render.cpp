@@ -1,11 +1,14 @@
 #include "headless_render.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "nbody/render/annotations.hpp"
 #include "nbody/render/camera.hpp"
 #include "nbody/render/egl_context.hpp"
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/render/gl_objects.hpp"
+#include "nbody/render/imgui_layer.hpp"
 #include "nbody/render/particle_buffers.hpp"
 
 namespace nbody::python {
@@ -26,7 +29,18 @@ struct HeadlessRender::Impl {
     render::ParticleRenderer renderer;
     render::ParticleBuffers buffers;
     render::RenderTarget target;
+    std::unique_ptr<render::ImGuiLayer> ui;  // the first annotated frame makes it
 };
+
+namespace {
+
+int count_galaxies(const State& state) {
+    int n = 1;
+    for (const auto g : state.galaxy) n = std::max(n, int(g) + 1);
+    return n;
+}
+
+}  // namespace
 
 HeadlessRender::HeadlessRender() : impl_(std::make_unique<Impl>()) {}
 HeadlessRender::~HeadlessRender() {
@@ -53,6 +67,13 @@ std::vector<std::uint8_t> HeadlessRender::draw(const State& state, double dt, co
     settings.exposure = r.exposure;
     const render::OrbitCamera camera(r.camera);
     g.renderer.draw(g.buffers, camera, settings, {g.target.framebuffer(), r.width, r.height, 1.0f});
+    if (r.annotate) {
+        if (!g.ui) g.ui = std::make_unique<render::ImGuiLayer>(nullptr, 1.0f);
+        g.ui->begin_frame(r.width, r.height, 1.0f / 60.0f);
+        render::draw_annotations({camera, r.units, r.colour, count_galaxies(state), r.galaxy_names, r.time});
+        g.ui->finish_frame();
+        g.ui->draw_layers(g.target.framebuffer(), r.width, r.height, render::ImGuiLayer::kBackground);
+    }
     const render::Image image = render::read_framebuffer(g.target.framebuffer(), r.width, r.height);
     std::vector<std::uint8_t> rgb(std::size_t(r.width) * std::size_t(r.height) * 3);
     for (std::size_t p = 0, n = std::size_t(r.width) * std::size_t(r.height); p < n; ++p)

@@ -20,6 +20,11 @@ struct FrameRequest {
     bool show_halo = false;
     float point_size = 3.0f;
     float exposure = 1.0f;
+    // The scale bar, colour legend and model time of `nbody record --annotate` (nbody/render/annotations.hpp).
+    bool annotate = false;
+    UnitSystem units;
+    std::vector<std::string> galaxy_names;
+    double time = 0;
 };
 
 // "galaxy" | "component" | "speed" | "plain"; throws std::invalid_argument listing them.

@@ -344,7 +344,7 @@ PYBIND11_MODULE(_nbody, m) {
         .def_property_readonly("kernel_config", [](PySimulation& p) { return p.sim->kernel_description(); })
         .def_property_readonly("camera", [](PySimulation& p) { return camera_dict(camera_for(*p.sim, py::none())); })
         .def("render", [](PySimulation& p, int width, int height, const py::object& camera, const std::string& colour,
-                          bool show_halo, float point_size, float exposure) {
+                          bool show_halo, float point_size, float exposure, bool annotate) {
                  FrameRequest r;
                  r.width = width;
                  r.height = height;
@@ -353,6 +353,10 @@ PYBIND11_MODULE(_nbody, m) {
                  r.show_halo = show_halo;
                  r.point_size = point_size;
                  r.exposure = exposure;
+                 r.annotate = annotate;
+                 r.units = p.sim->units();
+                 r.galaxy_names = p.sim->galaxy_names();
+                 r.time = p.sim->time();
                  const State& state = p.sim->state();
                  std::vector<std::uint8_t> rgb;
                  {
@@ -365,7 +369,7 @@ PYBIND11_MODULE(_nbody, m) {
                  return out;
              },
              "width"_a = 1280, "height"_a = 720, "camera"_a = py::none(), "colour"_a = "galaxy", "show_halo"_a = false,
-             "point_size"_a = 3.0f, "exposure"_a = 1.0f,
+             "point_size"_a = 3.0f, "exposure"_a = 1.0f, "annotate"_a = false,
              "An (H, W, 3) uint8 frame from the viewer's renderer on the headless EGL path.")
         .def_property_readonly("renderer", [](PySimulation& p) {
             return p.renderer ? p.renderer->description() : std::string("(none yet: render() makes one)");

@@ -21,7 +21,9 @@ namespace nbody::python {
 
 namespace {
 
-constexpr double kCheckpointSeconds = 2.0;  // the NaN guard's fallback copy, as `nbody run` takes it
+constexpr double kCheckpointSeconds = 2.0;
+// A particle file's or array's units, as the viewer shows a particle file (viewer_scenes.cpp).
+const UnitSystem kNbodyUnits{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0};  // the NaN guard's fallback copy, as `nbody run` takes it
 
 std::string g17(double x) {
     char text[40];
@@ -57,6 +59,7 @@ LoadedSystem system_of(Scene scene, const std::string& path) {
     io::put_scene_metadata(scene, in.origin.scene_metadata);
     in.camera = scene.camera;
     in.galaxy_names = scene.galaxy_names;
+    in.units = scene.units;
     in.scene_integrator = scene.integrator;
     in.has_run_params = true;
     return in;
@@ -115,6 +118,7 @@ LoadedSystem load_encounter(const std::string& preset_path, const EncounterChang
 Simulation::Simulation(LoadedSystem system, const std::string& backend, const IntegratorChoice& integrator)
     : integrator_(integrator.name), backend_choice_(backend), origin_(std::move(system.origin)),
       camera_(std::move(system.camera)), galaxy_names_(std::move(system.galaxy_names)),
+      units_(system.units.value_or(kNbodyUnits)),
       labels_(std::move(system.state)), precise_(std::move(system.precise)) {
     labels_.validate();
     if (precise_) precise_->validate(labels_.size());

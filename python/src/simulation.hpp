@@ -38,6 +38,7 @@ struct LoadedSystem {
     io::RunOrigin origin;                 // dt, softening, name, scene metadata
     std::optional<CameraSpec> camera;     // a scene's camera
     std::vector<std::string> galaxy_names;
+    std::optional<UnitSystem> units;      // a scene's (none: N-body units)
     SceneIntegrator scene_integrator;     // what a scene file asks for
     bool has_run_params = false;          // dt and softening came from a scene or snapshot
     std::string file_integrator;          // the integrator the file asks for (a scene's, a Hermite snapshot's)
@@ -111,6 +112,7 @@ class Simulation {
 
     const std::optional<CameraSpec>& camera() const { return camera_; }
     const std::vector<std::string>& galaxy_names() const { return galaxy_names_; }
+    const UnitSystem& units() const { return units_; }
 
   private:
     void start_leapfrog(const std::optional<PreciseState>& precise);
@@ -124,6 +126,7 @@ class Simulation {
     io::RunOrigin origin_;
     std::optional<CameraSpec> camera_;
     std::vector<std::string> galaxy_names_;
+    UnitSystem units_;  // a scene's own, else N-body units
     State labels_;  // labels, and the host copy of the state (fresh when !host_stale_)
     std::optional<PreciseState> precise_;
     bool host_stale_ = false;

@@ -52,3 +52,16 @@ def test_view_without_a_display_says_so(sim, monkeypatch):
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     with pytest.raises(RuntimeError, match="no display"):
         nbody.view(sim)
+
+
+def test_annotate_adds_the_legend_scale_bar_and_time(sim):
+    try:
+        plain = sim.render(width=320, height=180)
+    except RuntimeError as e:
+        pytest.skip(f"no EGL device: {e}")
+    annotated = sim.render(width=320, height=180, annotate=True)
+    changed = np.abs(annotated.astype(int) - plain.astype(int)).sum(axis=2) > 30
+    rows, cols = np.nonzero(changed)
+    assert changed.sum() > 100  # text and a bar: a few hundred pixels
+    # All of it bottom left, where `nbody record --annotate` puts it.
+    assert rows.min() > 180 // 3 and cols.max() < 320 * 3 // 4
