@@ -1,5 +1,7 @@
 #include "headless_render.hpp"
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -30,6 +32,9 @@ struct HeadlessRender::Impl {
     render::ParticleBuffers buffers;
     render::RenderTarget target;
     std::unique_ptr<render::ImGuiLayer> ui;  // the first annotated frame makes it
+    // Dear ImGui's context is global: each renderer makes its own current before using or deleting
+    // it, so that several simulations can draw annotated frames (ImGuiLayer deletes the current one).
+    ImGuiContext* ui_context = nullptr;
 };
 
 namespace {
@@ -44,7 +49,9 @@ int count_galaxies(const State& state) {
 
 HeadlessRender::HeadlessRender() : impl_(std::make_unique<Impl>()) {}
 HeadlessRender::~HeadlessRender() {
-    if (impl_) impl_->egl.make_current();
+    if (!impl_) return;
+    impl_->egl.make_current();
+    if (impl_->ui_context) ImGui::SetCurrentContext(impl_->ui_context);
 }
 
 std::string HeadlessRender::description() const {
@@ -68,7 +75,12 @@ std::vector<std::uint8_t> HeadlessRender::draw(const State& state, double dt, co
     const render::OrbitCamera camera(r.camera);
     g.renderer.draw(g.buffers, camera, settings, {g.target.framebuffer(), r.width, r.height, 1.0f});
     if (r.annotate) {
-        if (!g.ui) g.ui = std::make_unique<render::ImGuiLayer>(nullptr, 1.0f);
+        if (!g.ui) {
+            ImGui::SetCurrentContext(nullptr);  // else ImGui::CreateContext keeps another renderer's current
+            g.ui = std::make_unique<render::ImGuiLayer>(nullptr, 1.0f);
+            g.ui_context = ImGui::GetCurrentContext();
+        }
+        ImGui::SetCurrentContext(g.ui_context);
         g.ui->begin_frame(r.width, r.height, 1.0f / 60.0f);
         render::draw_annotations({camera, r.units, r.colour, count_galaxies(state), r.galaxy_names, r.time});
         g.ui->finish_frame();

@@ -65,3 +65,16 @@ def test_annotate_adds_the_legend_scale_bar_and_time(sim):
     assert changed.sum() > 100  # text and a bar: a few hundred pixels
     # All of it bottom left, where `nbody record --annotate` puts it.
     assert rows.min() > 180 // 3 and cols.max() < 320 * 3 // 4
+
+
+def test_two_simulations_draw_annotated_frames_in_turn():
+    a = nbody.Simulation.from_scene(str(SCENES / "antennae.toml"), bodies=1000, backend="cpu")
+    b = nbody.Simulation.from_scene(str(SCENES / "plummer.toml"), bodies=1000, backend="cpu")
+    try:
+        first = a.render(width=128, height=96, annotate=True)
+    except RuntimeError as e:
+        pytest.skip(f"no EGL device: {e}")
+    b.render(width=128, height=96, annotate=True)
+    np.testing.assert_array_equal(a.render(width=128, height=96, annotate=True), first)
+    del a  # its EGL and ImGui contexts go; b's stay usable
+    assert b.render(width=128, height=96, annotate=True).shape == (96, 128, 3)
