@@ -64,7 +64,12 @@ std::vector<std::uint8_t> HeadlessRender::draw(const State& state, double dt, co
                                     "' is outside the supported sizes 16x16 to 16384x16384");
     Impl& g = *impl_;
     g.egl.make_current();
-    g.buffers.load(state, dt);
+    // A later frame of the same system uploads the positions alone, as the viewer's host path does:
+    // the buffer left behind then holds the last frame's, which colouring by speed reads.
+    if (g.buffers.size() == state.size() && state.time > g.buffers.current_time())
+        g.buffers.upload(state.pos_mass, state.time);
+    else
+        g.buffers.load(state, dt);
     g.renderer.set_auto_speed_scale(render::typical_speed(state));
     g.target.ensure(r.width, r.height, GL_RGBA8);
     render::RenderSettings settings;
