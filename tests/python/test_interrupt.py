@@ -7,9 +7,11 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from conftest import SCENES
 
-CHILD = textwrap.dedent(f"""
+LEAPFROG = textwrap.dedent(f"""
     import sys, numpy as np, nbody
     sim = nbody.Simulation.from_scene({str(SCENES / "plummer.toml")!r}, bodies=1024, backend="cpu")
     print("ready", flush=True)
@@ -25,10 +27,27 @@ CHILD = textwrap.dedent(f"""
     print("not interrupted", flush=True)
 """)
 
+# Hermite: stopped after a block step; the state is predicted to that time, and integrate goes on.
+HERMITE = textwrap.dedent(f"""
+    import sys, numpy as np, nbody
+    sim = nbody.Cluster(scene={str(SCENES / "plummer.toml")!r}, bodies=256, backend="cpu")
+    print("ready", flush=True)
+    try:
+        sim.integrate(1e9)
+    except KeyboardInterrupt:
+        t = sim.time
+        finite = bool(np.isfinite(sim.positions).all())
+        sim.integrate(t + 1e-3)
+        print("interrupted", int(t > 0), True, finite, sim.time == t + 1e-3, flush=True)
+        sys.exit(0)
+    print("not interrupted", flush=True)
+""")
 
-def test_ctrl_c_stops_a_long_integrate_between_batches():
-    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=os.environ.copy())
+
+@pytest.mark.parametrize("child_code", [LEAPFROG, HERMITE], ids=["leapfrog", "hermite4"])
+def test_ctrl_c_stops_a_long_integrate_between_batches(child_code):
+    child = subprocess.Popen([sys.executable, "-c", child_code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=os.environ.copy())
     try:
         assert child.stdout.readline().strip() == "ready"
         time.sleep(1.5)
