@@ -72,7 +72,7 @@ def view(sim, *args, wait=True):
         raise RuntimeError("no display (DISPLAY is unset): use sim.render() for frames without one")
     folder = tempfile.mkdtemp(prefix="nbody-view-")
     snapshot = os.path.join(folder, "state.nbsnap")
-    sim.save(snapshot)
+    sim.save(snapshot, overwrite=True)
     command = [_nbody_executable(), "view", "--scene", snapshot, *args]
     if not wait:
         return subprocess.Popen(command)

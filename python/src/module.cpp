@@ -318,10 +318,12 @@ PYBIND11_MODULE(_nbody, m) {
              },
              "gravity"_a = py::none(), "theta"_a = py::none(),
              "(N, 3) float64 accelerations at the current positions; gravity 'direct' or 'tree' (default: the running solver).")
-        .def("save", [](PySimulation& p, const std::string& path) {
+        .def("save", [](PySimulation& p, const std::string& path, bool overwrite) {
             py::gil_scoped_release release;
-            p.sim->save(path);
-        }, "path"_a, "Writes the state: .nbsnap (resumes exactly), .csv, TIPSY; whole or not at all.")
+            p.sim->save(path, overwrite);
+        }, "path"_a, "overwrite"_a = false,
+           "Writes the state: .nbsnap (resumes exactly), .csv, TIPSY; whole or not at all. A file of another kind "
+           "or the simulation's input is replaced only with overwrite=True.")
         .def_property("gravity", [](PySimulation& p) { return p.sim->kernel_options().gravity.gravity; },
                       [](PySimulation& p, const std::string& g) {
                           change_kernel(*p.sim, [&](app::KernelOptions& k) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "integrator_options.hpp"
+#include "output_paths.hpp"
 #include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/encounter_spec.hpp"
 #include "nbody/sim/io/hermite_snapshot.hpp"
@@ -408,7 +409,8 @@ std::string Simulation::kernel_description() const {
     return backend_->kernel_config().to_string() + ", gravity " + backend_->gravity().to_string();
 }
 
-void Simulation::save(const std::string& path) {
+void Simulation::save(const std::string& path, bool overwrite) {
+    app::check_outputs({{"save", path, app::particle_output_kind(path, "save")}}, {origin_.source}, overwrite);
     refresh_host();
     if (hermite_) return io::write_hermite_state(path, origin_, labels_, *hermite_);
     io::write_run_state(path, origin_, labels_, precise_);

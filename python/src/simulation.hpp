@@ -108,7 +108,10 @@ class Simulation {
     void set_kernel_options(const app::KernelOptions& options);
     std::string kernel_description() const;
 
-    void save(const std::string& path);
+    // Checked first as `nbody run --out` is (app/cli/output_paths.hpp): the folder is made or
+    // refused, an existing file of another kind or the simulation's own input file is replaced only
+    // with `overwrite`; then written whole or not at all.
+    void save(const std::string& path, bool overwrite);
 
     const std::optional<CameraSpec>& camera() const { return camera_; }
     const std::vector<std::string>& galaxy_names() const { return galaxy_names_; }

@@ -152,3 +152,26 @@ def test_add_appends_bodies_and_keeps_the_old_ones():
     with pytest.raises(ValueError, match="m row 0: mass -1 is negative"):
         sim.add([[0, 0, 0]], [[0, 0, 0]], [-1.0])
     assert len(sim) == 21
+
+
+def test_save_refuses_another_kind_of_file_and_the_input_unless_asked(tmp_path):
+    scene = tmp_path / "s.toml"
+    scene.write_text((__import__("conftest").SCENES / "plummer.toml").read_text())
+    sim = nbody.Simulation.from_scene(str(scene), bodies=64, backend="cpu")
+    png = tmp_path / "picture.csv"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(32))
+    with pytest.raises(ValueError, match=r"picture.csv.*PNG image.*add --overwrite"):
+        sim.save(str(png))
+    assert png.read_bytes().startswith(b"\x89PNG")
+    sim.save(str(png), overwrite=True)
+    assert png.read_text().startswith("x,y,z")
+    with pytest.raises((ValueError, RuntimeError), match=r"unknown particle file type '.xyz'"):
+        sim.save(str(tmp_path / "state.xyz"))
+    sim.save(str(tmp_path / "in.csv"))
+    from_csv = nbody.load(str(tmp_path / "in.csv"), backend="cpu")
+    from_csv.step(1)
+    with pytest.raises(ValueError, match=r"in.csv.*overwrite"):
+        from_csv.save(str(tmp_path / "in.csv"))  # its own input
+    from_csv.save(str(tmp_path / "in.csv"), overwrite=True)
+    sim.save(str(tmp_path / "new" / "folder" / "s.nbsnap"))  # folders are made
+    assert (tmp_path / "new" / "folder" / "s.nbsnap").is_file()
