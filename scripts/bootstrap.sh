@@ -25,7 +25,8 @@ build_dir=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
 # Build tools and libraries, all from Debian's archive; the Mesa EGL/GL packages let the
-# headless renderer and the tests run without a GPU, Xvfb lets the windowed test run without a
+# headless renderer and the tests run without a GPU, the python3 ones build and test the Python
+# module (import nbody) and its examples, Xvfb lets the windowed test run without a
 # display, ffmpeg makes MP4s.
 packages=(
   cmake g++ make pkg-config
@@ -33,6 +34,7 @@ packages=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libpng-dev libgtest-dev
   libegl-dev libegl1 libegl-mesa0 libgl-dev libgl1-mesa-dri libglx-mesa0
   libopenmpi-dev openmpi-bin
+  python3-dev python3-pybind11 python3-numpy python3-pytest python3-matplotlib
 )
 [ "$mode" = test ] && packages+=(xvfb xauth ffmpeg)
 

@@ -24,6 +24,7 @@
 #include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/io/particle_files.hpp"
+#include "nbody/sim/io/run_output.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/memory_check.hpp"
@@ -112,27 +113,8 @@ std::uint64_t expected_output_bytes(const std::string& path, std::size_t n, bool
 // exactly as the original; `status` marks a state that is not the run's planned end.
 void write_output(const std::string& path, const Loaded& run, const State& state,
                   const std::optional<PreciseState>& precise, const std::string& status = "") {
-    const PreciseState* p = precise ? &*precise : nullptr;
-    switch (io::particle_format_for(path)) {
-        case io::ParticleFormat::Snapshot: {
-            io::Snapshot snap;
-            snap.state = state;
-            snap.params = run.params;
-            snap.steps_per_frame = run.steps_per_frame;
-            snap.scene_name = run.name;
-            snap.scene_source = run.source;
-            snap.precise = precise;
-            snap.metadata = run.scene_metadata;
-            if (!status.empty()) snap.metadata[io::kStatusKey] = status;
-            io::write_snapshot(path, snap);
-            return;
-        }
-        case io::ParticleFormat::Csv:
-            write_csv(path, state, p, status);
-            return;
-        default:
-            io::write_particles(path, state, p);
-    }
+    io::write_run_state(path, {run.params, run.steps_per_frame, run.name, run.source, run.scene_metadata}, state,
+                        precise, status);
 }
 
 // The energy is summed over N^2/2 pairs in double, at start and end: on the GPU from 100,000

@@ -18,6 +18,7 @@
 #include "nbody/sim/csv.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/io/hermite_snapshot.hpp"
+#include "nbody/sim/io/run_output.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
@@ -115,43 +116,8 @@ Input load(const HermiteRunOptions& o) {
     return in;
 }
 
-// CSV with 17 significant digits: a double survives the round trip.
-void write_csv17(const std::string& path, const std::vector<double>& m, const std::vector<Vec3d>& x,
-                 const std::vector<Vec3d>& v) {
-    write_file_atomically(path, [&](std::ostream& out) {
-        out << "x,y,z,vx,vy,vz,m\n";
-        char buf[512];
-        for (std::size_t i = 0; i < m.size(); ++i) {
-            std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", x[i].x, x[i].y, x[i].z,
-                          v[i].x, v[i].y, v[i].z, m[i]);
-            out << buf;
-        }
-    });
-}
-
 void write_output(const std::string& path, const Input& in, const HermiteIntegrator& h, const std::string& status) {
-    std::vector<Vec3d> x, v;
-    h.predicted(x, v);  // the state itself when synchronised (a normal end)
-    const Bodies& b = h.bodies();
-    const auto format = io::particle_format_for(path);
-    if (format == io::ParticleFormat::Csv) return write_csv17(path, b.mass, x, v);
-    PreciseState precise{x, v, b.mass};
-    State s = in.labels;
-    s.time = h.time();
-    precise.round_into(s);
-    if (format == io::ParticleFormat::Tipsy) return io::write_particles(path, s);
-    io::Snapshot snap;
-    snap.state = s;
-    snap.params.dt = h.params().dt_max;
-    snap.params.softening = h.params().softening;
-    snap.scene_name = in.name;
-    snap.scene_source = in.source;
-    snap.precise = precise;
-    snap.metadata = in.scene_metadata;
-    if (!status.empty()) snap.metadata[io::kStatusKey] = status;
-    io::put_hermite_params(h, snap);
-    if (h.synchronised()) io::put_hermite_state(h, snap);  // only a synchronised state resumes exactly
-    io::write_snapshot(path, snap);
+    io::write_hermite_state(path, {{}, 1, in.name, in.source, in.scene_metadata}, in.labels, h, status);
 }
 
 std::string histogram(const std::vector<std::size_t>& h, double dt_max) {

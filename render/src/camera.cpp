@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <glm/gtc/matrix_transform.hpp>
+#include <utility>
+#include <vector>
 
 namespace nbody::render {
 
@@ -84,6 +86,34 @@ std::optional<glm::vec2> OrbitCamera::project_to_image(const glm::vec3& world, i
     if (clip.w <= 0) return std::nullopt;
     const glm::vec3 ndc = glm::vec3(clip) / clip.w;
     return glm::vec2((ndc.x * 0.5f + 0.5f) * float(width), (0.5f - ndc.y * 0.5f) * float(height));
+}
+
+CameraSpec frame_camera(const State& state) {
+    CameraSpec camera;
+    double m = 0;
+    Vec3d c;
+    for (const auto& p : state.pos_mass) {
+        m += p.w;
+        c += xyz(p) * double(p.w);
+    }
+    if (!(m > 0)) return camera;
+    c = c / m;
+    std::vector<std::pair<double, double>> radius_mass;  // (distance from c, mass)
+    radius_mass.reserve(state.size());
+    for (const auto& p : state.pos_mass) radius_mass.emplace_back(norm(xyz(p) - c), p.w);
+    std::sort(radius_mass.begin(), radius_mass.end());
+    double enclosed = 0, r90 = 0;
+    for (const auto& [r, w] : radius_mass) {
+        enclosed += w;
+        r90 = r;
+        if (enclosed >= 0.9 * m) break;
+    }
+    // A 45-degree field of view shows a sphere of radius r whole from about 2.6 r.
+    camera.distance = std::max(2.8 * r90, 1e-6);
+    camera.azimuth_deg = 30.0;
+    camera.elevation_deg = 30.0;
+    camera.target = c;
+    return camera;
 }
 
 }  // namespace nbody::render

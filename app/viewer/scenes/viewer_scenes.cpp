@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "nbody/render/camera.hpp"
 #include "nbody/sim/io/hermite_snapshot.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
@@ -53,34 +54,6 @@ std::vector<SceneChoice> list_scene_choices() {
     return choices;
 }
 
-CameraSpec frame_camera(const State& state) {
-    CameraSpec camera;
-    double m = 0;
-    Vec3d c;
-    for (const auto& p : state.pos_mass) {
-        m += p.w;
-        c += xyz(p) * double(p.w);
-    }
-    if (!(m > 0)) return camera;
-    c = c / m;
-    std::vector<std::pair<double, double>> radius_mass;  // (distance from c, mass)
-    radius_mass.reserve(state.size());
-    for (const auto& p : state.pos_mass) radius_mass.emplace_back(norm(xyz(p) - c), p.w);
-    std::sort(radius_mass.begin(), radius_mass.end());
-    double enclosed = 0, r90 = 0;
-    for (const auto& [r, w] : radius_mass) {
-        enclosed += w;
-        r90 = r;
-        if (enclosed >= 0.9 * m) break;
-    }
-    // A 45-degree field of view shows a sphere of radius r whole from about 2.6 r.
-    camera.distance = std::max(2.8 * r90, 1e-6);
-    camera.azimuth_deg = 30.0;
-    camera.elevation_deg = 30.0;
-    camera.target = c;
-    return camera;
-}
-
 namespace {
 
 // A particle file has no units, time step or camera: N-body units, a camera that frames it, and
@@ -91,7 +64,7 @@ Scene particles_scene(const std::string& path, State state) {
     scene.name = fs::path(path).filename().string();
     scene.description = "particles from " + path;
     scene.source = path;
-    scene.camera = frame_camera(state);
+    scene.camera = render::frame_camera(state);
     scene.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0};
     double m = 0;
     for (const auto& p : state.pos_mass) m += p.w;

@@ -24,12 +24,8 @@ struct SceneChoice {
 // copy winning). A folder that cannot be read is skipped.
 std::vector<SceneChoice> list_scene_choices();
 
-// A camera that frames `state`: aimed at its centre of mass, far enough back to show the sphere
-// holding 90% of its mass, looking down at 30 degrees.
-CameraSpec frame_camera(const State& state);
-
 // Builds the scene at `path` (empty: built-in; .toml: a scene file; .csv, .tipsy/.std/.bin,
-// .nbsnap: particles, framed by frame_camera, in N-body units) with `bodies` particles when given. Throws
+// .nbsnap: particles, framed by render::frame_camera, in N-body units) with `bodies` particles when given. Throws
 // std::runtime_error naming the file and the problem.
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies);
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "nbody/render/annotations.hpp"
 #include "viewer_input.hpp"
 
 #if NBODY_HAVE_CUDA
@@ -91,57 +92,11 @@ void draw_backend_badge(const PanelContext& ctx) {
     ImGui::PopStyleColor();
 }
 
-// A scale bar (a round length that is about 120 pixels at the camera's target), the colour legend
-// (one swatch per galaxy when colouring by galaxy) and, for saved frames, the model time, bottom
-// left, in the background draw list: under the panels.
+// The scale bar, colour legend and (for saved frames) model time: render::draw_annotations.
 void draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
-    const ImGuiIO& io = ImGui::GetIO();
-    ImDrawList* draw = ImGui::GetBackgroundDrawList();
-    const float pad = em() * 0.6f;
-    const ImU32 text = IM_COL32(225, 228, 235, 230), dim = IM_COL32(160, 166, 180, 220);
-    float y = io.DisplaySize.y - pad - ImGui::GetFontSize();
-
-    // Scale bar.
-    const float px_per_unit = ctx.camera.focal_pixels(io.DisplaySize.y) / std::max(ctx.camera.distance(), 1e-6f);
-    if (px_per_unit > 0 && std::isfinite(px_per_unit)) {
-        const double want = 120.0 / px_per_unit;
-        const double decade = std::pow(10.0, std::floor(std::log10(want)));
-        double len = decade;
-        for (double f : {2.0, 5.0, 10.0})
-            if (decade * f <= want) len = decade * f;
-        const float w = float(len * px_per_unit);
-        const bool physical = ctx.scene.units.time_unit_myr > 0;
-        char label[64];
-        std::snprintf(label, sizeof label, "%g %s", len, physical ? ctx.scene.units.length.c_str() : "length units");
-        const float x = pad, bar_y = y + ImGui::GetFontSize() * 0.5f;
-        draw->AddLine(ImVec2(x, bar_y), ImVec2(x + w, bar_y), text, 2.0f);
-        draw->AddLine(ImVec2(x, bar_y - 4), ImVec2(x, bar_y + 4), text, 2.0f);
-        draw->AddLine(ImVec2(x + w, bar_y - 4), ImVec2(x + w, bar_y + 4), text, 2.0f);
-        draw->AddText(ImVec2(x + w + pad * 0.6f, y), text, label);
-        y -= ImGui::GetFontSize() * 1.5f;
-    }
-
-    // Legend.
-    if (params.render.colour_mode == render::ColourMode::Galaxy && ctx.galaxies > 1) {
-        float x = pad;
-        for (int k = 0; k < ctx.galaxies && k < 8; ++k) {
-            const glm::vec3 c = render::galaxy_colour(k);
-            const ImU32 col = IM_COL32(int(255 * std::pow(c.r, 1 / 2.2f)), int(255 * std::pow(c.g, 1 / 2.2f)),
-                                       int(255 * std::pow(c.b, 1 / 2.2f)), 255);
-            const float s = ImGui::GetFontSize() * 0.7f;
-            draw->AddRectFilled(ImVec2(x, y + s * 0.2f), ImVec2(x + s, y + s * 1.2f), col, 2.0f);
-            const std::size_t kk = std::size_t(k);
-            const std::string name = kk < ctx.scene.galaxy_names.size() && !ctx.scene.galaxy_names[kk].empty()
-                                         ? ctx.scene.galaxy_names[kk]
-                                         : "galaxy " + std::to_string(k + 1);
-            draw->AddText(ImVec2(x + s + pad * 0.4f, y), dim, name.c_str());
-            x += s + pad * 1.4f + ImGui::CalcTextSize(name.c_str()).x;
-        }
-        y -= ImGui::GetFontSize() * 1.5f;
-    }
-
-    // The model time, for frames saved without the status bar that shows it on screen.
-    if (params.recording.annotate) draw->AddText(ImVec2(pad, y), text, time_text(ctx.sim.time(), ctx.scene.units).c_str());
+    render::draw_annotations({ctx.camera, ctx.scene.units, params.render.colour_mode, ctx.galaxies,
+                              ctx.scene.galaxy_names,
+                              params.recording.annotate ? std::optional<double>(ctx.sim.time()) : std::nullopt});
 }
 
 void draw_help_panel(bool* open) {

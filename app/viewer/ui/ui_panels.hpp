@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "nbody/render/annotations.hpp"
 #include "nbody/render/camera.hpp"
 #include "nbody/render/context.hpp"
 #include "recorder.hpp"
@@ -94,8 +95,8 @@ void draw_backend_badge(const PanelContext& ctx);
 // "1.41 T", "28.2 G": value with an SI prefix, three significant digits.
 std::string si(double value);
 // "t = 51.0 Myr", "t = 1.25 Gyr" where the scene has physical units; "t = 12.35 (N-body units)"
-// otherwise.
-std::string time_text(double t, const UnitSystem& units);
+// otherwise (also what saved frames' annotations show).
+using render::time_text;
 // "4.2 fps", "61 fps".
 std::string fps_text(double fps);
 // "0 B", "12.0 MiB".

@@ -77,18 +77,6 @@ void wrapped(const ImVec4& colour, const std::string& text, float width_em) {
     ImGui::PopTextWrapPos();
 }
 
-std::string time_text(double t, const UnitSystem& units) {
-    char buf[64];
-    const double myr = t * units.time_unit_myr;
-    if (!(units.time_unit_myr > 0))
-        std::snprintf(buf, sizeof buf, "t = %.2f (N-body units)", t);
-    else if (std::abs(myr) >= 1000.0)
-        std::snprintf(buf, sizeof buf, "t = %.3f Gyr", myr * 1e-3);
-    else
-        std::snprintf(buf, sizeof buf, "t = %.1f Myr", myr);
-    return buf;
-}
-
 std::string si(double value) {
     static const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
     int k = 0;

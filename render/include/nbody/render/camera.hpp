@@ -63,4 +63,9 @@ class OrbitCamera {
     float fov_y_deg_ = 45.0f;
 };
 
+// A camera that frames `state`: aimed at its centre of mass, far enough back to show the sphere
+// holding 90% of its mass, looking down at 30 degrees (particle files in the viewer, the Python
+// module's renders of a system without a scene camera).
+CameraSpec frame_camera(const State& state);
+
 }  // namespace nbody::render
