@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "nbody/sim/memory_check.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"nbody: all-pairs gravitational N-body simulator (CUDA, with a CPU fallback)", "nbody"};
@@ -31,6 +33,10 @@ int main(int argc, char** argv) {
         app.parse(args);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
+    } catch (const std::bad_alloc&) {
+        // An estimate fell short (or a library allocated more than it said): never the class name.
+        std::fprintf(stderr, "nbody: error: %s\n", nbody::out_of_memory_message().c_str());
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "nbody: error: %s\n", e.what());
         return 1;

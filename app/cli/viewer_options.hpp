@@ -68,6 +68,9 @@ std::pair<int, int> parse_size_option(const std::string& text, const std::string
 // Every output of view / record (--screenshot, --record, --out, --mp4) checked before anything
 // starts (output_paths.hpp), and the memory for --bodies. Throws with the problem.
 void check_view_outputs(const ViewOptions& options, bool overwrite);
+// A warning on stderr for NBODY_SHADER_DIR / NBODY_ASSET_DIR set to a path that is not a folder
+// (they would be passed over without a word).
+void warn_about_run_time_folders();
 // Settles `options.hermite` from --integrator or the scene file's [scene] integrator, and refuses
 // what belongs to the other integrator (--eta, --dt-max, --t-end to leapfrog; --steps-per-frame to
 // hermite4), with run's words (integrator_options.hpp). Throws std::invalid_argument.

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "display_options.hpp"
+#include "output_paths.hpp"
 #include "viewer_options.hpp"
 
 namespace nbody::app {
@@ -64,7 +65,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
                     "Simulation steps between consecutive frames (default: the scene's steps per frame)");
     add_state_options(*cmd, a->view);
     cmd->add_option("--size", a->size, "Frame size WxH in pixels")->capture_default_str();
-    cmd->add_option("--out", a->out, "Folder for the PNGs (created if missing)")->required();
+    cmd->add_option("--out", a->out, "Folder for the PNGs (created if missing)")->required()->check(output_path_check());
     cmd->add_option("--camera", a->camera,
                     "fixed, orbit:DEG_PER_FRAME to turn the camera round the target each frame, or path:FILE to "
                     "fly along keyframes interpolated smoothly (docs/CAMERA-PATHS.md; example: "
@@ -73,7 +74,8 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_option(
         "--mp4", a->mp4,
         "Also write this H.264 MP4 (pipes the frames to ffmpeg; without ffmpeg the PNGs are still "
-        "written). Odd sizes lose their last row/column in the MP4 (yuv420p needs even sizes)");
+        "written). Odd sizes lose their last row/column in the MP4 (yuv420p needs even sizes)")
+        ->check(output_path_check());
     cmd->add_option("--fps", a->fps, "Frame rate of the MP4")->capture_default_str();
     cmd->add_flag("--overwrite", a->overwrite,
                   "Replace an earlier recording (its frames and MP4): the new one is built beside it and swapped in "
@@ -138,6 +140,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
         if (a->steps_per_frame > 0) o.steps_per_frame = a->steps_per_frame;
         resolve_view_integrator(o);
         check_view_outputs(o, a->overwrite);
+        warn_about_run_time_folders();
         exit_code = run_viewer(o);
     });
 }
