@@ -195,8 +195,8 @@ std::uint64_t check_memory_for(std::uint64_t bodies, const Workload& work) {
     if (const auto host = host_memory(); host && host_bytes > double(host->bytes))
         throw std::runtime_error(n + " needs about " + format_gib(host_bytes) + " of host memory (" +
                                  std::to_string(need.host_per_body) + " bytes per body: " + need.host_detail +
-                                 "), but " + format_gib(double(host->bytes)) + " are available (" + host->limit +
-                                 "); use fewer bodies");
+                                 "), but " + format_gib(double(host->bytes)) +
+                                 " are available; use fewer bodies (the limit that binds: " + host->limit + ")");
     if (work.viewer) check_renderer_address_space(bodies > 0 ? n + " in the viewer" : "the viewer", host_bytes);
     if (need.device_per_body > 0) {
         if (const auto device = device_memory_available()) {

@@ -276,7 +276,7 @@ TEST(MemoryHostile, TheAddressSpaceLimitCountsAsAvailableMemory) {
                                 "ulimit -v 400000; ");
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_TRUE(has(r, "N = 8000000 needs about")) << r.output;
-    EXPECT_TRUE(has(r, "(ulimit -v (RLIMIT_AS))")) << r.output;
+    EXPECT_TRUE(has(r, "are available; use fewer bodies (the limit that binds: ulimit -v (RLIMIT_AS))")) << r.output;
     EXPECT_FALSE(has(r, "bad_alloc")) << r.output;
     const auto b = nbody_within("bench --backend cpu --bodies 4M", 30, "ulimit -v 400000; ");
     EXPECT_EQ(b.exit_code, 1) << b.output;

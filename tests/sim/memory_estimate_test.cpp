@@ -50,7 +50,7 @@ TEST(MemoryEstimate, RefusalNamesTheLimitThatBinds) {
         FAIL() << "no refusal for " << too_many << " bodies";
     } catch (const std::runtime_error& e) {
         EXPECT_TRUE(contains(e.what(), "N = " + std::to_string(too_many) + " needs about")) << e.what();
-        EXPECT_TRUE(contains(e.what(), "are available (")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "are available; use fewer bodies (the limit that binds: ")) << e.what();
     }
     EXPECT_GT(check_memory_for(1000, hermite), 1000u * 100);  // the estimate comes back for MemoryActivity
 }
