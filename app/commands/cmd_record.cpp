@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "display_options.hpp"
+#include "nbody/sim/memory_check.hpp"
 #include "output_paths.hpp"
 #include "viewer_options.hpp"
 
@@ -139,7 +140,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
         o.record = r;
         if (a->steps_per_frame > 0) o.steps_per_frame = a->steps_per_frame;
         resolve_view_integrator(o);
-        check_view_outputs(o, a->overwrite);
+        const MemoryActivity activity("recording", o.bodies.value_or(0), check_view_outputs(o, a->overwrite));
         warn_about_run_time_folders();
         exit_code = run_viewer(o);
     });

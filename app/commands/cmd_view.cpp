@@ -51,14 +51,16 @@ std::uint64_t snapshot_bytes(const ViewOptions& o, std::optional<std::uint64_t> 
 
 }  // namespace
 
-void check_view_outputs(const ViewOptions& o, bool overwrite) {
+std::uint64_t check_view_outputs(const ViewOptions& o, bool overwrite) {
     // A refused N leaves nothing behind: checked before any output folder is created, and before
     // a scene of that many bodies is built.
     const std::optional<std::uint64_t> bodies =
         planned_bodies(o.scene.value_or(""), o.bodies ? std::optional<long long>(*o.bodies) : std::nullopt);
     // Without a known N the renderer's own need is still checked (N = 0).
-    check_memory_for(bodies.value_or(0), Workload{backend_name_for(o.backend), requested_precision(o.kernel),
-                                                  /*viewer=*/true, parse_gravity(o.kernel.gravity.gravity)});
+    // A Hermite run keeps its double arrays on the host beside the renderer's.
+    const Workload work{backend_name_for(o.backend), requested_precision(o.kernel), /*viewer=*/true,
+                        parse_gravity(o.kernel.gravity.gravity), o.hermite ? o.hermite_order : 0};
+    const std::uint64_t estimate = check_memory_for(bodies.value_or(0), work);
     std::vector<OutputRequest> outputs;
     if (o.screenshot) outputs.push_back({"--screenshot", *o.screenshot, OutputKind::Png});
     if (o.save_snapshot)
@@ -69,6 +71,7 @@ void check_view_outputs(const ViewOptions& o, bool overwrite) {
         if (o.record->mp4) outputs.push_back({"--mp4", *o.record->mp4, OutputKind::Mp4});
     }
     check_outputs(outputs, {o.scene.value_or("")}, overwrite);
+    return estimate;
 }
 
 void warn_about_run_time_folders() {
@@ -214,7 +217,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
         if (o.screenshot && !o.frames && !o.headless)
             throw CLI::ValidationError("--screenshot", "needs --frames K in window mode (or use --headless)");
         resolve_view_integrator(o);
-        check_view_outputs(o, *overwrite);
+        const MemoryActivity activity("running the viewer", o.bodies.value_or(0), check_view_outputs(o, *overwrite));
         warn_about_run_time_folders();
         try {
             exit_code = run_viewer(o);

@@ -252,8 +252,11 @@ std::string out_of_memory_message() {
     if (!failed)
         return "out of memory: an allocation was refused (see `ulimit -v` and the memory available); use fewer "
                "bodies or a smaller image";
-    return "out of memory while " + failed->what + " (N = " + std::to_string(failed->bodies) + ", about " +
-           format_gib(double(failed->bytes)) + " estimated); use fewer bodies or free memory";
+    std::string numbers;  // what is known of N and of the estimate
+    if (failed->bodies > 0) numbers = "N = " + std::to_string(failed->bodies);
+    if (failed->bytes > 0) numbers += (numbers.empty() ? "" : ", ") + std::string("about ") + format_gib(double(failed->bytes)) + " estimated";
+    return "out of memory while " + failed->what + (numbers.empty() ? "" : " (" + numbers + ")") +
+           "; use fewer bodies or free memory";
 }
 
 }  // namespace nbody
