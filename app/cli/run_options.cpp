@@ -197,8 +197,9 @@ std::string kernel_tunables_given(const KernelOptions& o) {
 }
 
 std::string kernel_tunables_unused(std::string_view backend, const std::string& options) {
+    const bool several = options.find(',') != std::string::npos;
     return "the " + std::string(backend) + " backend has no kernel config: " + options +
-           " tune the cuda kernel and are not used";
+           (several ? " tune the cuda kernel and are not used" : " tunes the cuda kernel and is not used");
 }
 
 std::optional<std::uint64_t> planned_bodies(const std::string& scene, std::optional<long long> bodies) {
