@@ -432,7 +432,7 @@ int bench(const BenchOptions& o) {
         sizes =
             is_cuda ? std::vector<std::size_t>{16384, 65536, 262144} : std::vector<std::size_t>{1024, 4096};
     // Every N before the first run: a list that ends in one too many is refused before minutes of timing.
-    const Workload work{backend->name(), Precision::Fp32, false, gravity.gravity};
+    const Workload work{std::string(backend->name()), Precision::Fp32, false, gravity.gravity};
     std::map<std::size_t, std::uint64_t> estimates;
     for (const std::size_t n : sizes) estimates[n] = check_memory_for(n, work);
 

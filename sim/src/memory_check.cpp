@@ -98,7 +98,7 @@ MemoryNeed memory_need(const Workload& w) {
 }
 
 MemoryNeed memory_need(std::string_view backend, Precision precision, bool viewer) {
-    return memory_need(Workload{backend, precision, viewer});
+    return memory_need(Workload{std::string(backend), precision, viewer});
 }
 
 namespace {

@@ -22,7 +22,7 @@ struct MemoryNeed {
 
 // What a command holds per body while it works.
 struct Workload {
-    std::string_view backend = "cpu";  // "reference", "cpu", "cuda"
+    std::string backend = "cpu";  // "reference", "cpu", "cuda" (owned: callers pass temporaries)
     Precision precision = Precision::Fp32;
     bool viewer = false;               // the two vertex buffers on the GPU
     Gravity gravity = Gravity::Direct;  // tree: the octree's arrays beside the backend's
@@ -60,7 +60,7 @@ std::optional<std::uint64_t> device_memory_available();
 std::uint64_t check_memory_for(std::uint64_t bodies, const Workload& work);
 inline std::uint64_t check_memory_for(std::uint64_t bodies, std::string_view backend, Precision precision,
                                       bool viewer = false) {
-    return check_memory_for(bodies, Workload{backend, precision, viewer});
+    return check_memory_for(bodies, Workload{std::string(backend), precision, viewer});
 }
 
 // The last line of defence when an estimate was short: a std::bad_alloc that leaves the scope of
