@@ -19,13 +19,11 @@
 
 namespace nbody::app {
 
-namespace {
 std::string shortest_number(double x) {
     char text[32];
     const auto end = std::to_chars(text, text + sizeof text, x).ptr;
     return std::string(text, end);
 }
-}  // namespace
 
 void add_gravity_options(CLI::App& cmd, GravityOptions& options) {
     cmd.add_option("--gravity", options.gravity,
@@ -184,6 +182,8 @@ std::string apply_kernel_options(Backend& backend, const KernelOptions& options,
                                  : "";
     return "kernel " + config.to_string() + (options.any() ? " (options on top of the " : " (") + origin + ")" + used;
 }
+
+std::string got(double value) { return " (got " + shortest_number(value) + ")"; }
 
 std::string kernel_tunables_given(const KernelOptions& o) {
     std::string given;

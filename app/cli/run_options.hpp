@@ -78,6 +78,11 @@ std::string kernel_tunables_unused(std::string_view backend, const std::string& 
 // generating it; none for particle files and no scene. Throws as load_scene does for a bad scene.
 std::optional<std::uint64_t> planned_bodies(const std::string& scene, std::optional<long long> bodies);
 
+// The shortest text that reads back as `x` ("0.02", "1e+300"), for messages.
+std::string shortest_number(double x);
+// " (got 0.5)": the value a refused option had, for its message (shortest form that reads back).
+std::string got(double value);
+
 // After a run's figures on stdout (flushed first, so that a log shows them in order): a warning on
 // stderr when |relative_error| exceeds --max-energy-error, naming what to change (`remedy`).
 void warn_about_energy_error(double relative_error, double limit, const char* remedy);

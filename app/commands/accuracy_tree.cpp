@@ -77,8 +77,8 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
     for (double t : o.thetas)
         if (std::string reason = check_tree_params({t, o.leaf_size, o.group_size}); !reason.empty())
             throw std::invalid_argument("tree options refused: " + reason);
-    if (o.sample < 1) throw std::invalid_argument("--sample must be >= 1");
-    if (o.repeats < 1 || o.steps < 1) throw std::invalid_argument("--repeats and --steps must be >= 1");
+    if (o.sample < 1) throw std::invalid_argument("--sample must be >= 1" + got(double(o.sample)));
+    if (o.repeats < 1 || o.steps < 1) throw std::invalid_argument("--repeats and --steps must be >= 1 (got " + std::to_string(o.repeats) + " and " + std::to_string(o.steps) + ")");
     const BackendKind kind = parse_backend_kind(o.backend);
     // Every N before the first: the scene, its copy, the backend with its tree, all accelerations.
     const Workload work{backend_name_for(kind), Precision::Fp32, false, Gravity::Tree, 0, true};

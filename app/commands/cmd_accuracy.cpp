@@ -591,19 +591,19 @@ int run_accuracy(const AccuracyOptions& o) {
     if (o.offset > 1e15)
         throw std::invalid_argument("--offset " + std::to_string(o.offset) +
                                     " is beyond what double keeps the sphere's separations at");
-    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
-    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0");
+    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1" + got(o.repeats));
+    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0" + got(o.min_repeat_ms));
     const std::size_t energy_n = parse_body_count(o.energy_bodies, "--energy-bodies");
     if (!(o.energy_dt > 0) || !std::isfinite(o.energy_dt))
-        throw std::invalid_argument("--energy-dt must be > 0");
+        throw std::invalid_argument("--energy-dt must be > 0" + got(o.energy_dt));
     if (!(o.energy_time > 0) || !std::isfinite(o.energy_time))
-        throw std::invalid_argument("--energy-time must be > 0");
+        throw std::invalid_argument("--energy-time must be > 0" + got(o.energy_time));
     if (o.energy && o.energy_time / o.energy_dt > 1e7)
         throw std::invalid_argument("--energy-time / --energy-dt asks for more than 1e7 steps");
     for (const auto& [value, name] : {std::pair{o.unroll, "--unroll"}, std::pair{o.block, "--block"},
                                       std::pair{o.threads_per_body, "--threads-per-body"},
                                       std::pair{o.bodies_per_thread, "--bodies-per-thread"}})
-        if (value && *value < 1) throw std::invalid_argument(std::string(name) + " must be >= 1");
+        if (value && *value < 1) throw std::invalid_argument(std::string(name) + " must be >= 1" + got(*value));
 #ifdef NBODY_HAVE_CUDA
     return accuracy(o, sizes, modes, energy_n);
 #else

@@ -392,13 +392,13 @@ int bench(const BenchOptions& o) {
                   {}, o.overwrite);
     std::vector<std::size_t> sizes;
     for (const std::string& b : o.bodies) sizes.push_back(parse_body_count(b, "--bodies"));
-    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
-    if (o.warmup < 0) throw std::invalid_argument("--warmup must be >= 0");
-    if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0 (0: automatic)");
-    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0");
-    if (o.dt && (!(*o.dt > 0) || !std::isfinite(*o.dt))) throw std::invalid_argument("--dt must be > 0");
+    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1" + got(o.repeats));
+    if (o.warmup < 0) throw std::invalid_argument("--warmup must be >= 0" + got(o.warmup));
+    if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0, 0: automatic" + got(o.steps));
+    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0" + got(o.min_repeat_ms));
+    if (o.dt && (!(*o.dt > 0) || !std::isfinite(*o.dt))) throw std::invalid_argument("--dt must be > 0" + got(*o.dt));
     if (o.softening && (!(*o.softening > 0) || !std::isfinite(*o.softening)))
-        throw std::invalid_argument("--softening must be > 0");
+        throw std::invalid_argument("--softening must be > 0" + got(*o.softening));
     if (!o.scene.empty() && !std::filesystem::is_regular_file(o.scene))
         throw std::invalid_argument("--scene: '" + o.scene + "' is not a readable file");
     for (const std::string& g : o.splits)

@@ -40,7 +40,7 @@ int forces(const ForcesOptions& o) {
     if (o.bodies && (*o.bodies < 1 || o.scene.empty()))
         throw std::invalid_argument("--bodies N (>= 1) scales a scene: use it with --scene");
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
-        throw std::invalid_argument("--softening must be >= 0");
+        throw std::invalid_argument("--softening must be >= 0" + got(*o.softening));
     const GravityConfig gravity = o.kernel.gravity.config();  // bad options fail before any loading
     const BackendKind kind = parse_backend_kind(o.backend);
     // Memory for a scaled scene first (a refused N leaves no folder behind), then the output.

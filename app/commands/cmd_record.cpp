@@ -118,9 +118,9 @@ void add_record_command(CLI::App& app, int& exit_code) {
         if (a->bodies > 0) o.bodies = std::size_t(a->bodies);
         if (a->frames < 1) throw CLI::ValidationError("--frames", "must be >= 1");
         o.frames = a->frames;
-        if (a->steps_per_frame < 0) throw CLI::ValidationError("--steps-per-frame", "must be >= 1");
-        if (a->fps < 1 || a->fps > 1000) throw CLI::ValidationError("--fps", "must be between 1 and 1000");
-        if (a->encoders < 0) throw CLI::ValidationError("--encoders", "must be >= 1");
+        if (a->steps_per_frame < 0) throw CLI::ValidationError("--steps-per-frame", "must be >= 1" + got(a->steps_per_frame));
+        if (a->fps < 1 || a->fps > 1000) throw CLI::ValidationError("--fps", "must be between 1 and 1000" + got(a->fps));
+        if (a->encoders < 0) throw CLI::ValidationError("--encoders", "must be >= 1" + got(a->encoders));
         std::tie(o.width, o.height) = parse_size_option(a->size, "--size");
         if (!a->colour.empty()) o.colour = parse_colour_option(a->colour, "--colour");
         if (a->camera.rfind("path:", 0) == 0)

@@ -137,12 +137,6 @@ void announce_energy_cost(std::size_t n) {
 }
 
 
-std::string shortest(double x) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", x);
-    return text;
-}
-
 constexpr const char* kHermiteKernelOptions =
     "takes --block, --unroll, --bodies-per-thread, --j-split and --precision for its kernel";
 constexpr const char* kHermiteSumsEveryPair = "sums every pair (direct)";
@@ -168,7 +162,7 @@ int run(RunOptions o) {
          {"--leaf-size", k.gravity.leaf_size.has_value(), kHermiteSumsEveryPair},
          {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair}});
     if (!is_hermite(integrator) && o.steps_given && o.integ.t_end)
-        throw std::invalid_argument("--steps " + std::to_string(o.steps) + " and --t-end " + shortest(*o.integ.t_end) +
+        throw std::invalid_argument("--steps " + std::to_string(o.steps) + " and --t-end " + shortest_number(*o.integ.t_end) +
                                     " both say where the run ends; give one of them");
     if (!is_hermite(integrator) && o.j_split)
         throw std::invalid_argument("--j-split tunes the Hermite engine (--integrator hermite4); leapfrog's kernel splits "

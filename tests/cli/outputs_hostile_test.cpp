@@ -225,6 +225,28 @@ TEST(OptionGarbage, KernelOptionsTheCpuBackendDoesNotUseAreNamed) {
     EXPECT_FALSE(has(quiet, "no kernel config")) << quiet.output;
 }
 
+// A refused value is quoted back with its option, never as an exception's class name.
+TEST(OptionGarbage, ARefusedValueIsQuotedWithItsOption) {
+    TempDir dir;
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"bench --backend cpu --bodies 1K --repeats 0", "--repeats must be >= 1 (got 0)"},
+        {"bench --backend cpu --bodies 1K --dt -1", "--dt must be > 0 (got -1)"},
+        {"accuracy --gravity tree --bodies 1K --sample 0", "--sample must be >= 1 (got 0)"},
+        {"forces --scene " + scene("plummer.toml") + " --bodies 64 --softening -2 --out " + q(dir.file("f.csv")),
+         "--softening must be >= 0 (got -2)"},
+        {"record --backend cpu --bodies 64 --size 64x64 --frames 1 --out " + q(dir.file("r")) + " --fps 5000",
+         "--fps: must be between 1 and 1000 (got 5000)"},
+        {"bench --backend cpu --bodies 99999999999999999999K", "--bodies: '99999999999999999999K' is beyond the supported range"},
+    };
+    for (const auto& [args, message] : cases) {
+        const auto r = nbody_within(args, 30);
+        EXPECT_NE(r.exit_code, 0) << args << "\n" << r.output;
+        EXPECT_TRUE(has(r, message)) << args << "\n" << r.output;
+        EXPECT_FALSE(has(r, "std::")) << args << "\n" << r.output;
+    }
+    EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
 TEST(OptionGarbage, AShaderFolderThatDoesNotExistIsNamed) {
     TempDir dir;
     // The warning comes before the viewer starts, so it shows whether or not EGL works here.
