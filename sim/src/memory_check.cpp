@@ -168,11 +168,14 @@ namespace {
 // shaders with LLVM and to run a rasterizer thread per core, and crashes inside the driver (no
 // error returned) when ulimit -v refuses it: measured with 4096 bodies at 640x480 on 2 cores,
 // 650-700 MB of ulimit -v worked or crashed at random, 450-600 MB crashed. A GPU driver maps more.
-// So the viewer asks for 1 GiB plus 32 MiB per hardware thread beyond the bodies.
+// So the viewer asks for 1 GiB plus 32 MiB per hardware thread (up to 32) beyond the bodies.
 void check_renderer_address_space(const std::string& who, double body_bytes) {
     const auto headroom = rlimit_headroom(RLIMIT_AS, "VmSize:");
     if (!headroom) return;
-    const double reserve = double(1ull << 30) + double(32ull << 20) * std::max(1u, std::thread::hardware_concurrency());
+    // llvmpipe caps its rasterizer threads (LP_MAX_THREADS in Mesa's lp_limits.h, not checked here
+    // for each version), so the reserve stops growing at 32 threads.
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 32u);
+    const double reserve = double(1ull << 30) + double(32ull << 20) * threads;
     if (body_bytes + reserve > double(*headroom))
         throw std::runtime_error(who + " needs about " + format_gib(body_bytes + reserve) +
                                  " of address space (" + format_gib(body_bytes) + " for the bodies and " +
