@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "commands.hpp"
 #include "distributed_run.hpp"
 #include "nbody/sim/comm/mpi_session.hpp"
+#include "nbody/sim/memory_check.hpp"
 #include "rank_output.hpp"
 
 namespace {
@@ -43,6 +45,11 @@ int run_main(int argc, char** argv, nbody::comm::MpiSession& mpi, const nbody::a
         app.parse(args);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
+    } catch (const std::bad_alloc&) {
+        // An estimate fell short (or a library allocated more than it said): never the class name.
+        output.report_error(nbody::out_of_memory_message());
+        if (mpi.size() > 1) mpi.abort_all(1);
+        return 1;
     } catch (const std::exception& e) {
         output.report_error(e.what());
         if (mpi.size() > 1) mpi.abort_all(1);

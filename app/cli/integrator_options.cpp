@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -70,6 +71,9 @@ Integrator resolve_integrator(const IntegratorOptions& o, const std::string& sce
     const Integrator chosen =
         parse_integrator(o.integrator ? *o.integrator : scene_integrator.empty() ? "leapfrog" : scene_integrator);
     const char* origin = o.integrator ? "" : " (the scene's integrator; --integrator leapfrog overrides it)";
+    // inf would run forever, NaN never ends either; both leapfrog (a step count) and Hermite refuse them.
+    if (o.t_end && !std::isfinite(*o.t_end))
+        throw std::invalid_argument("--t-end must be a finite model time (got " + g(*o.t_end) + ")");
     if (chosen == Integrator::Leapfrog) {
         if (o.eta || o.dt_max) throw std::invalid_argument("--eta and --dt-max belong to --integrator hermite4 or hermite6");
         return chosen;
@@ -84,6 +88,29 @@ Integrator resolve_integrator(const IntegratorOptions& o, const std::string& sce
     if (o.dt_max && (!(*o.dt_max > 0) || !std::isfinite(*o.dt_max)))
         throw std::invalid_argument("--dt-max must be > 0 (got " + g(*o.dt_max) + ")");
     return chosen;
+}
+
+long long steps_to_reach(double t_end, double t_start, double dt) {
+    const double span = (t_end - t_start) / dt;
+    if (!(span >= 0) || !std::isfinite(span))
+        throw std::invalid_argument("--t-end " + g(t_end) + " must not be before the start time " + g(t_start));
+    // The whole steps of dt that reach t_end (the last may pass it by < dt); a count beyond long
+    // long would wrap to a negative one.
+    const double steps = std::ceil(span - 1e-9);
+    if (steps >= 9.2e18)
+        throw std::invalid_argument("--t-end " + g(t_end) + " with --dt " + g(dt) + " is " + g(steps) +
+                                    " steps from t = " + g(t_start) + ", beyond the supported " +
+                                    std::to_string(std::numeric_limits<long long>::max()) + "; give a smaller --t-end or a larger --dt");
+    return static_cast<long long>(steps);
+}
+
+void check_block_steps_to_reach(double t_end, double t_start, double dt_max) {
+    // Beyond 2^53 steps of dt_max a double's time no longer advances by one: the run would never end.
+    const double blocks = (t_end - t_start) / dt_max;
+    if (blocks > 9007199254740992.0)
+        throw std::invalid_argument("--t-end " + g(t_end) + " is " + g(blocks) + " block steps of dt_max " + g(dt_max) +
+                                    " from t = " + g(t_start) + ", beyond 2^53 (9.0e15), where the model time no "
+                                    "longer advances by a step; give a smaller --t-end");
 }
 
 }  // namespace nbody::app

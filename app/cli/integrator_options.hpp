@@ -43,4 +43,12 @@ std::string integrator_of_file(const std::string& path);
 Integrator resolve_integrator(const IntegratorOptions& options, const std::string& scene_integrator,
                               std::initializer_list<LeapfrogOnly> leapfrog_only = {});
 
+// Leapfrog: the whole steps of `dt` from `t_start` that reach `t_end`. Throws
+// std::invalid_argument naming --t-end and --dt when t_end is before the start or the count is
+// beyond long long.
+long long steps_to_reach(double t_end, double t_start, double dt);
+// Hermite: refuses a --t-end more than 2^53 steps of `dt_max` away (naming both), where a
+// double's time stops advancing.
+void check_block_steps_to_reach(double t_end, double t_start, double dt_max);
+
 }  // namespace nbody::app

@@ -1,10 +1,15 @@
 #include "run_options.hpp"
 
+#include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <utility>
 #include <charconv>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+
+#include "nbody/sim/scene_spec.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include "autotune.hpp"
@@ -14,13 +19,11 @@
 
 namespace nbody::app {
 
-namespace {
 std::string shortest_number(double x) {
     char text[32];
     const auto end = std::to_chars(text, text + sizeof text, x).ptr;
     return std::string(text, end);
 }
-}  // namespace
 
 void add_gravity_options(CLI::App& cmd, GravityOptions& options) {
     cmd.add_option("--gravity", options.gravity,
@@ -88,6 +91,26 @@ CLI::Validator whole_number(long long min, long long max) {
         "INT in [" + range + "]", "whole_number");
 }
 
+std::size_t parse_body_count(const std::string& text, const std::string& option) {
+    constexpr unsigned long long kMaxBodies = 1ull << 30;  // the kernels index bodies with int
+    std::string digits = text;
+    unsigned long long unit = 1;
+    if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K'))
+        unit = 1024, digits.pop_back();
+    else if (!digits.empty() && (digits.back() == 'm' || digits.back() == 'M'))
+        unit = 1024 * 1024, digits.pop_back();
+    unsigned long long count = 0;
+    const auto [stop, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+    const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+    if (digits.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+        stop != digits.data() + digits.size() || (ec == std::errc() && count == 0))
+        throw std::invalid_argument(option + ": '" + shown + "' is not a positive count (e.g. 16384, 64K, 1M)");
+    if (ec == std::errc::result_out_of_range || count > kMaxBodies / unit)
+        throw std::invalid_argument(option + ": '" + shown + "' is beyond the supported range (1 to " +
+                                    std::to_string(kMaxBodies) + " = 1024M)");
+    return std::size_t(count * unit);
+}
+
 std::string backend_name_for(BackendKind kind) {
     if (kind == BackendKind::Auto) return cuda_available() ? "cuda" : "cpu";
     return std::string(to_string(kind));
@@ -142,6 +165,9 @@ std::string apply_kernel_options(Backend& backend, const KernelOptions& options,
                          options.precision->c_str(), std::string(backend.name()).c_str(),
                          backend.name() == "reference" ? "fp64" : "fp32");
     }
+    if (backend.name() != "cuda")
+        if (const std::string unused = kernel_tunables_given(options); !unused.empty())
+            std::fprintf(stderr, "nbody: %s\n", kernel_tunables_unused(backend.name(), unused).c_str());
     if (options.unroll) config.unroll = *options.unroll;
     if (options.block) config.block = *options.block;
     if (options.threads_per_body) config.threads_per_body = *options.threads_per_body;
@@ -155,6 +181,33 @@ std::string apply_kernel_options(Backend& backend, const KernelOptions& options,
                                  ? " [held for --gravity direct: the tree code computes the forces now]"
                                  : "";
     return "kernel " + config.to_string() + (options.any() ? " (options on top of the " : " (") + origin + ")" + used;
+}
+
+std::string got(double value) { return " (got " + shortest_number(value) + ")"; }
+
+std::string kernel_tunables_given(const KernelOptions& o) {
+    std::string given;
+    for (const auto& [set, name] : {std::pair{o.unroll.has_value(), "--unroll"}, std::pair{o.block.has_value(), "--block"},
+                                    std::pair{o.threads_per_body.has_value(), "--threads-per-body"},
+                                    std::pair{o.bodies_per_thread.has_value(), "--bodies-per-thread"},
+                                    std::pair{o.bodies_per_lane.has_value(), "--bodies-per-lane"},
+                                    std::pair{o.pairs.has_value(), "--pairs"}})
+        if (set) given += (given.empty() ? "" : ", ") + std::string(name);
+    return given;
+}
+
+std::string kernel_tunables_unused(std::string_view backend, const std::string& options) {
+    const bool several = options.find(',') != std::string::npos;
+    return "the " + std::string(backend) + " backend has no kernel config: " + options +
+           (several ? " tune the cuda kernel and are not used" : " tunes the cuda kernel and is not used");
+}
+
+std::optional<std::uint64_t> planned_bodies(const std::string& scene, std::optional<long long> bodies) {
+    if (bodies) return std::uint64_t(*bodies);
+    std::string ext = std::filesystem::path(scene).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (scene.empty() || ext != ".toml") return std::nullopt;
+    return read_scene_spec(scene).bodies;
 }
 
 void warn_about_energy_error(double relative_error, double limit, const char* remedy) {

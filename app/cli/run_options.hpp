@@ -3,8 +3,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "nbody/sim/backend.hpp"
 
@@ -43,6 +45,11 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 // numbers. Attach with ->check(whole_number(1, ...)).
 CLI::Validator whole_number(long long min, long long max);
 
+// "16384", "64K", "1M" (K = 1024, M = 1048576) -> a body count from 1 to 2^30. Throws
+// std::invalid_argument naming `option` and the text for anything else, a count beyond 2^30
+// included (never wrapped or clamped).
+std::size_t parse_body_count(const std::string& text, const std::string& option);
+
 // The backend `kind` will be, by name ("reference", "cpu", "cuda"; auto: cuda when usable), for
 // estimates made before it is created.
 std::string backend_name_for(BackendKind kind);
@@ -60,6 +67,21 @@ Precision requested_precision(const KernelOptions& options);
 // Also applies options.gravity (Backend::set_gravity). Returns a line saying where the config came
 // from (empty for backends without a kernel config).
 std::string apply_kernel_options(Backend& backend, const KernelOptions& options, std::size_t bodies);
+
+// The kernel tunables given ("--unroll, --block"; empty: none), and the note that `backend` (not
+// cuda) does not use them, in one wording for every command.
+std::string kernel_tunables_given(const KernelOptions& options);
+std::string kernel_tunables_unused(std::string_view backend, const std::string& options);
+
+// The N a command will run before its input is read, so that memory is estimated before the
+// system is built: `bodies` (--bodies) when given, else a scene file's (.toml) N read without
+// generating it; none for particle files and no scene. Throws as load_scene does for a bad scene.
+std::optional<std::uint64_t> planned_bodies(const std::string& scene, std::optional<long long> bodies);
+
+// The shortest text that reads back as `x` ("0.02", "1e+300"), for messages.
+std::string shortest_number(double x);
+// " (got 0.5)": the value a refused option had, for its message (shortest form that reads back).
+std::string got(double value);
 
 // After a run's figures on stdout (flushed first, so that a log shows them in order): a warning on
 // stderr when |relative_error| exceeds --max-energy-error, naming what to change (`remedy`).

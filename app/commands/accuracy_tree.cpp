@@ -19,7 +19,9 @@
 
 #include "nbody/sim/atomic_file.hpp"
 #include "nbody/sim/force_error.hpp"
+#include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
+#include "run_options.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include "nbody/sim/cuda_backend.hpp"
@@ -75,12 +77,18 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
     for (double t : o.thetas)
         if (std::string reason = check_tree_params({t, o.leaf_size, o.group_size}); !reason.empty())
             throw std::invalid_argument("tree options refused: " + reason);
-    if (o.sample < 1) throw std::invalid_argument("--sample must be >= 1");
-    if (o.repeats < 1 || o.steps < 1) throw std::invalid_argument("--repeats and --steps must be >= 1");
+    if (o.sample < 1) throw std::invalid_argument("--sample must be >= 1" + got(double(o.sample)));
+    if (o.repeats < 1 || o.steps < 1) throw std::invalid_argument("--repeats and --steps must be >= 1 (got " + std::to_string(o.repeats) + " and " + std::to_string(o.steps) + ")");
     const BackendKind kind = parse_backend_kind(o.backend);
+    // Every N before the first: the scene, its copy, the backend with its tree, all accelerations.
+    const Workload work{backend_name_for(kind), Precision::Fp32, false, Gravity::Tree, 0, true};
+    std::vector<std::uint64_t> estimates;
+    for (std::size_t n : o.sizes) estimates.push_back(check_memory_for(n, work));
 
     nlohmann::json records = nlohmann::json::array();
-    for (std::size_t n : o.sizes) {
+    for (std::size_t k = 0; k < o.sizes.size(); ++k) {
+        const std::size_t n = o.sizes[k];
+        const MemoryActivity activity("measuring the tree code at " + std::to_string(n) + " bodies", n, estimates[k]);
         Scene scene = o.scene.empty() ? default_scene(n) : load_scene(o.scene, n);
         const State initial = scene.state;
         const StepParams params = scene.params;

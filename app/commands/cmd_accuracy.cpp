@@ -33,11 +33,13 @@
 #include "autotune.hpp"
 #include "output_paths.hpp"
 #include "commands.hpp"
+#include "run_options.hpp"
 #include "nbody/sim/atomic_file.hpp"
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/direct_sum_backend.hpp"
 #include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "nbody/sim/memory_check.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include "nbody/sim/cuda_backend.hpp"
@@ -87,27 +89,6 @@ struct AccuracyOptions {
     bool bodies_given = false;
     bool overwrite = false;
 };
-
-// "16384", "16K", "1M" (K = 1024).
-std::size_t parse_count(const std::string& text, const char* option) {
-    std::string t = text;
-    std::size_t mult = 1;
-    if (!t.empty() && (t.back() == 'k' || t.back() == 'K'))
-        mult = 1024, t.pop_back();
-    else if (!t.empty() && (t.back() == 'm' || t.back() == 'M'))
-        mult = 1024 * 1024, t.pop_back();
-    std::size_t used = 0;
-    unsigned long long v = 0;
-    try {
-        if (!t.empty() && t[0] != '-' && t[0] != '+') v = std::stoull(t, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (t.empty() || used != t.size() || v == 0)
-        throw std::invalid_argument(std::string(option) + ": '" + text +
-                                    "' is not a positive count (e.g. 2048, 8K, 1M)");
-    return static_cast<std::size_t>(v) * mult;
-}
 
 // Emax and the body that sets it: a single body with an unusually small |a_ref| (near the centre,
 // where the pulls cancel) can set Emax alone, so the report names it.
@@ -566,7 +547,7 @@ int run_tree_accuracy(const AccuracyOptions& o) {
     TreeAccuracyOptions t;
     if (o.bodies_given) {
         t.sizes.clear();
-        for (const std::string& b : o.bodies) t.sizes.push_back(parse_count(b, "--bodies"));
+        for (const std::string& b : o.bodies) t.sizes.push_back(parse_body_count(b, "--bodies"));
     }
     t.thetas = o.thetas;
     t.leaf_size = o.leaf_size, t.group_size = o.group_size;
@@ -580,12 +561,17 @@ int run_tree_accuracy(const AccuracyOptions& o) {
 }
 
 int run_accuracy(const AccuracyOptions& o) {
-    if (parse_gravity(o.gravity) == Gravity::Tree) return run_tree_accuracy(o);
-    // Every option is checked before any work, so mistakes cost nothing.
+    // Every option is checked before any work, so mistakes cost nothing: the output for both reports.
     check_outputs({{"--json", o.json, OutputKind::Json}}, {}, o.overwrite);
+    if (parse_gravity(o.gravity) == Gravity::Tree) return run_tree_accuracy(o);
     if (o.bodies.empty()) throw std::invalid_argument("--bodies: give at least one N");
     std::vector<std::size_t> sizes;
-    for (const std::string& b : o.bodies) sizes.push_back(parse_count(b, "--bodies"));
+    for (const std::string& b : o.bodies) sizes.push_back(parse_body_count(b, "--bodies"));
+    // The host reference in double and the GPU's modes, every N before the first.
+    for (std::size_t n : sizes) {
+        check_memory_for(n, Workload{"reference", Precision::Fp64, false, Gravity::Direct, 0, true});
+        check_memory_for(n, Workload{"cuda", Precision::Fp64, false, Gravity::Direct, 0, true});
+    }
     for (std::size_t n : sizes)
         if (n > (std::size_t(1) << 24))
             throw std::invalid_argument("--bodies: " + std::to_string(n) +
@@ -605,19 +591,19 @@ int run_accuracy(const AccuracyOptions& o) {
     if (o.offset > 1e15)
         throw std::invalid_argument("--offset " + std::to_string(o.offset) +
                                     " is beyond what double keeps the sphere's separations at");
-    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
-    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0");
-    const std::size_t energy_n = parse_count(o.energy_bodies, "--energy-bodies");
+    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1" + got(o.repeats));
+    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0" + got(o.min_repeat_ms));
+    const std::size_t energy_n = parse_body_count(o.energy_bodies, "--energy-bodies");
     if (!(o.energy_dt > 0) || !std::isfinite(o.energy_dt))
-        throw std::invalid_argument("--energy-dt must be > 0");
+        throw std::invalid_argument("--energy-dt must be > 0" + got(o.energy_dt));
     if (!(o.energy_time > 0) || !std::isfinite(o.energy_time))
-        throw std::invalid_argument("--energy-time must be > 0");
+        throw std::invalid_argument("--energy-time must be > 0" + got(o.energy_time));
     if (o.energy && o.energy_time / o.energy_dt > 1e7)
         throw std::invalid_argument("--energy-time / --energy-dt asks for more than 1e7 steps");
     for (const auto& [value, name] : {std::pair{o.unroll, "--unroll"}, std::pair{o.block, "--block"},
                                       std::pair{o.threads_per_body, "--threads-per-body"},
                                       std::pair{o.bodies_per_thread, "--bodies-per-thread"}})
-        if (value && *value < 1) throw std::invalid_argument(std::string(name) + " must be >= 1");
+        if (value && *value < 1) throw std::invalid_argument(std::string(name) + " must be >= 1" + got(*value));
 #ifdef NBODY_HAVE_CUDA
     return accuracy(o, sizes, modes, energy_n);
 #else
@@ -668,7 +654,8 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--block", o->block, "Kernel block size for every mode");
     cmd->add_option("--threads-per-body", o->threads_per_body, "Kernel threads per body for every mode");
     cmd->add_option("--bodies-per-thread", o->bodies_per_thread, "Kernel bodies per thread for every mode");
-    cmd->add_option("--json", o->json, "Write every figure to this JSON file (checked before the measurements)");
+    cmd->add_option("--json", o->json, "Write every figure to this JSON file (checked before the measurements)")
+        ->check(output_path_check());
     add_overwrite_flag(*cmd, o->overwrite);
     cmd->add_option("--gravity", o->gravity,
                     "direct: the precision modes above; tree: the tree code's force error (median, 99th "

@@ -39,6 +39,7 @@
 #include "nbody/sim/direct_sum_backend.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/kernel_defaults.hpp"
+#include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
 #include "run_options.hpp"
 
@@ -82,24 +83,6 @@ struct BenchOptions {
     bool no_cache = false;
     bool overwrite = false;
 };
-
-// "16384", "64K", "1M" (binary: K = 1024).
-std::size_t parse_count(const std::string& text) {
-    std::string t = text;
-    std::size_t mult = 1;
-    if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) mult = 1024, t.pop_back();
-    else if (!t.empty() && (t.back() == 'm' || t.back() == 'M')) mult = 1024 * 1024, t.pop_back();
-    std::size_t used = 0;
-    unsigned long long v = 0;
-    try {
-        v = std::stoull(t, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (t.empty() || used != t.size() || v == 0 || t[0] == '-')
-        throw std::invalid_argument("--bodies: '" + text + "' is not a positive count (e.g. 16384, 64K, 1M)");
-    return static_cast<std::size_t>(v) * mult;
-}
 
 struct Record {
     std::size_t bodies = 0;
@@ -408,13 +391,15 @@ int bench(const BenchOptions& o) {
     check_outputs({{"--json", o.json, OutputKind::Json},
                    {"--cache", o.autotune && !o.no_cache ? o.cache : std::string(), OutputKind::Json}},
                   {}, o.overwrite);
-    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
-    if (o.warmup < 0) throw std::invalid_argument("--warmup must be >= 0");
-    if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0 (0: automatic)");
-    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0");
-    if (o.dt && (!(*o.dt > 0) || !std::isfinite(*o.dt))) throw std::invalid_argument("--dt must be > 0");
+    std::vector<std::size_t> sizes;
+    for (const std::string& b : o.bodies) sizes.push_back(parse_body_count(b, "--bodies"));
+    if (o.repeats < 1) throw std::invalid_argument("--repeats must be >= 1" + got(o.repeats));
+    if (o.warmup < 0) throw std::invalid_argument("--warmup must be >= 0" + got(o.warmup));
+    if (o.steps < 0) throw std::invalid_argument("--steps must be >= 0, 0: automatic" + got(o.steps));
+    if (!(o.min_repeat_ms > 0)) throw std::invalid_argument("--min-ms must be > 0" + got(o.min_repeat_ms));
+    if (o.dt && (!(*o.dt > 0) || !std::isfinite(*o.dt))) throw std::invalid_argument("--dt must be > 0" + got(*o.dt));
     if (o.softening && (!(*o.softening > 0) || !std::isfinite(*o.softening)))
-        throw std::invalid_argument("--softening must be > 0");
+        throw std::invalid_argument("--softening must be > 0" + got(*o.softening));
     if (!o.scene.empty() && !std::filesystem::is_regular_file(o.scene))
         throw std::invalid_argument("--scene: '" + o.scene + "' is not a readable file");
     for (const std::string& g : o.splits)
@@ -444,21 +429,24 @@ int bench(const BenchOptions& o) {
 #endif
     const bool is_cuda = cuda != nullptr;
 
-    std::vector<std::size_t> sizes;
-    for (const std::string& b : o.bodies) sizes.push_back(parse_count(b));
     if (sizes.empty())
         sizes =
             is_cuda ? std::vector<std::size_t>{16384, 65536, 262144} : std::vector<std::size_t>{1024, 4096};
+    // Every N before the first run: a list that ends in one too many is refused before minutes of timing.
+    const Workload work{std::string(backend->name()), Precision::Fp32, false, gravity.gravity};
+    std::map<std::size_t, std::uint64_t> estimates;
+    for (const std::size_t n : sizes) estimates[n] = check_memory_for(n, work);
 
     const bool config_given = o.sweep || o.autotune || !o.unroll.empty() || !o.block.empty() ||
                               !o.threads_per_body.empty() || !o.bodies_per_thread.empty() ||
                               !o.pairs.empty() || !o.bodies_per_lane.empty() || !o.splits.empty() ||
                               !o.kernel_flags.empty();
     if (!is_cuda && config_given)
-        std::fprintf(stderr,
-                     "nbody bench: the %s backend has no kernel config; --unroll/--block/--threads-per-body/"
-                     "--bodies-per-thread/--split/--kernel-flags/--sweep/--autotune are ignored\n",
-                     std::string(backend->name()).c_str());
+        std::fprintf(stderr, "nbody bench: %s\n",
+                     kernel_tunables_unused(backend->name(), "--unroll, --block, --threads-per-body, --bodies-per-thread, "
+                                                             "--pairs, --bodies-per-lane, --split, --kernel-flags, "
+                                                             "--sweep and --autotune")
+                         .c_str());
 
     nlohmann::json doc;
     doc["tool"] = "nbody bench";
@@ -497,6 +485,7 @@ int bench(const BenchOptions& o) {
     print_header(is_cuda);
 
     for (const std::size_t n : sizes) {
+        const MemoryActivity activity("timing " + std::to_string(n) + " bodies", n, estimates[n]);
         const BenchSystem system = make_bench_system(o, n);
         const State& initial = system.state;
         const StepParams params = system.params;
@@ -676,7 +665,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--autotune", options->autotune,
                   "Also run the auto-tuner for each N, time its pick and store it in the auto-tune cache");
     cmd->add_option("--cache", options->cache,
-                    "Auto-tune cache file (default: $XDG_CACHE_HOME/nbody/autotune.json)");
+                    "Auto-tune cache file (default: $XDG_CACHE_HOME/nbody/autotune.json)")
+        ->check(output_path_check());
     cmd->add_flag("--no-cache", options->no_cache, "Do not write the auto-tune cache");
     cmd->add_flag(
         "--check", options->check,
@@ -693,7 +683,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--softening", options->softening, "Plummer softening, > 0 (default: the scene's, else 0.01)");
     cmd->add_option("--seed", options->seed, "Seed of the Plummer sphere")->capture_default_str();
     add_gravity_options(*cmd, options->gravity);
-    cmd->add_option("--json", options->json, "Write one record per run to this JSON file (checked before the runs)");
+    cmd->add_option("--json", options->json, "Write one record per run to this JSON file (checked before the runs)")
+        ->check(output_path_check());
     add_overwrite_flag(*cmd, options->overwrite);
     const auto gpus = add_gpus_option(*cmd);
     cmd->callback([options, gpus, &exit_code] {

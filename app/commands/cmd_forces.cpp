@@ -40,12 +40,16 @@ int forces(const ForcesOptions& o) {
     if (o.bodies && (*o.bodies < 1 || o.scene.empty()))
         throw std::invalid_argument("--bodies N (>= 1) scales a scene: use it with --scene");
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
-        throw std::invalid_argument("--softening must be >= 0");
+        throw std::invalid_argument("--softening must be >= 0" + got(*o.softening));
     const GravityConfig gravity = o.kernel.gravity.config();  // bad options fail before any loading
     const BackendKind kind = parse_backend_kind(o.backend);
     // Memory for a scaled scene first (a refused N leaves no folder behind), then the output.
-    if (o.bodies) check_memory_for(std::uint64_t(*o.bodies), backend_name_for(kind), requested_precision(o.kernel));
+    const Workload work{backend_name_for(kind), requested_precision(o.kernel), false, gravity.gravity, 0, true};
+    const std::optional<std::uint64_t> planned = planned_bodies(o.scene, o.bodies);
+    std::uint64_t estimate = planned ? check_memory_for(*planned, work) : 0;
     check_outputs({{"--out", o.output, OutputKind::Csv}}, {o.input, o.scene}, o.overwrite);
+    std::optional<MemoryActivity> activity;
+    activity.emplace("loading " + (o.scene.empty() ? o.input : o.scene), planned.value_or(0), estimate);
 
     State state;
     double softening = 0.01;  // as `nbody run` when neither the input nor the options say
@@ -62,7 +66,8 @@ int forces(const ForcesOptions& o) {
     }
     if (o.softening) softening = *o.softening;
     state.validate();
-    check_memory_for(state.size(), backend_name_for(kind), requested_precision(o.kernel));
+    estimate = check_memory_for(state.size(), work);
+    activity.emplace("computing the forces", state.size(), estimate);
 
     std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
     (void)apply_kernel_options(*backend, o.kernel, state.size());
@@ -94,7 +99,8 @@ void add_forces_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--input,-i", options->input, "Particle file: .csv, .tipsy/.std/.bin (TIPSY) or .nbsnap");
     cmd->add_option("--scene", options->scene, "Scene file (scenes/*.toml) instead of --input");
     cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies")->check(whole_number(1, 1LL << 30));
-    cmd->add_option("--out,-o", options->output, "CSV file to write (header ax,ay,az; one row per body, input order)");
+    cmd->add_option("--out,-o", options->output, "CSV file to write (header ax,ay,az; one row per body, input order)")
+        ->check(output_path_check());
     cmd->add_option("--softening", options->softening,
                     "Plummer softening; default: the scene's or snapshot's, else 0.01");
     cmd->add_option("--backend", options->backend, "reference | cpu | cuda | auto")->capture_default_str();

@@ -9,6 +9,8 @@
 
 #include "commands.hpp"
 #include "display_options.hpp"
+#include "nbody/sim/memory_check.hpp"
+#include "output_paths.hpp"
 #include "viewer_options.hpp"
 
 namespace nbody::app {
@@ -64,7 +66,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
                     "Simulation steps between consecutive frames (default: the scene's steps per frame)");
     add_state_options(*cmd, a->view);
     cmd->add_option("--size", a->size, "Frame size WxH in pixels")->capture_default_str();
-    cmd->add_option("--out", a->out, "Folder for the PNGs (created if missing)")->required();
+    cmd->add_option("--out", a->out, "Folder for the PNGs (created if missing)")->required()->check(output_path_check());
     cmd->add_option("--camera", a->camera,
                     "fixed, orbit:DEG_PER_FRAME to turn the camera round the target each frame, or path:FILE to "
                     "fly along keyframes interpolated smoothly (docs/CAMERA-PATHS.md; example: "
@@ -73,7 +75,8 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_option(
         "--mp4", a->mp4,
         "Also write this H.264 MP4 (pipes the frames to ffmpeg; without ffmpeg the PNGs are still "
-        "written). Odd sizes lose their last row/column in the MP4 (yuv420p needs even sizes)");
+        "written). Odd sizes lose their last row/column in the MP4 (yuv420p needs even sizes)")
+        ->check(output_path_check());
     cmd->add_option("--fps", a->fps, "Frame rate of the MP4")->capture_default_str();
     cmd->add_flag("--overwrite", a->overwrite,
                   "Replace an earlier recording (its frames and MP4): the new one is built beside it and swapped in "
@@ -115,9 +118,9 @@ void add_record_command(CLI::App& app, int& exit_code) {
         if (a->bodies > 0) o.bodies = std::size_t(a->bodies);
         if (a->frames < 1) throw CLI::ValidationError("--frames", "must be >= 1");
         o.frames = a->frames;
-        if (a->steps_per_frame < 0) throw CLI::ValidationError("--steps-per-frame", "must be >= 1");
-        if (a->fps < 1 || a->fps > 1000) throw CLI::ValidationError("--fps", "must be between 1 and 1000");
-        if (a->encoders < 0) throw CLI::ValidationError("--encoders", "must be >= 1");
+        if (a->steps_per_frame < 0) throw CLI::ValidationError("--steps-per-frame", "must be >= 1" + got(a->steps_per_frame));
+        if (a->fps < 1 || a->fps > 1000) throw CLI::ValidationError("--fps", "must be between 1 and 1000" + got(a->fps));
+        if (a->encoders < 0) throw CLI::ValidationError("--encoders", "must be >= 1" + got(a->encoders));
         std::tie(o.width, o.height) = parse_size_option(a->size, "--size");
         if (!a->colour.empty()) o.colour = parse_colour_option(a->colour, "--colour");
         if (a->camera.rfind("path:", 0) == 0)
@@ -137,7 +140,8 @@ void add_record_command(CLI::App& app, int& exit_code) {
         o.record = r;
         if (a->steps_per_frame > 0) o.steps_per_frame = a->steps_per_frame;
         resolve_view_integrator(o);
-        check_view_outputs(o, a->overwrite);
+        const MemoryActivity activity("recording", o.bodies.value_or(0), check_view_outputs(o, a->overwrite));
+        warn_about_run_time_folders();
         exit_code = run_viewer(o);
     });
 }

@@ -100,15 +100,6 @@ Loaded load_input(const RunOptions& o) {
     return in;
 }
 
-// Bytes the output will take (for the free-space check): a little over the real size.
-std::uint64_t expected_output_bytes(const std::string& path, std::size_t n, bool precise) {
-    switch (particle_output_kind(path)) {
-        case OutputKind::Csv: return 1024 + std::uint64_t(n) * (precise ? 180 : 110);
-        case OutputKind::Snapshot: return 1024 + std::uint64_t(n) * (35 + (precise ? 56 : 0));
-        default: return 1024 + std::uint64_t(n) * 48;
-    }
-}
-
 // Snapshots keep the run parameters (and the double state), so a run continued from one steps
 // exactly as the original; `status` marks a state that is not the run's planned end.
 void write_output(const std::string& path, const Loaded& run, const State& state,
@@ -153,6 +144,9 @@ int run(RunOptions o) {
          {"--theta", k.gravity.theta.has_value(), kHermiteSumsEveryPair},
          {"--leaf-size", k.gravity.leaf_size.has_value(), kHermiteSumsEveryPair},
          {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair}});
+    if (!is_hermite(integrator) && o.steps_given && o.integ.t_end)
+        throw std::invalid_argument("--steps " + std::to_string(o.steps) + " and --t-end " + shortest_number(*o.integ.t_end) +
+                                    " both say where the run ends; give one of them");
     if (!is_hermite(integrator) && o.j_split)
         throw std::invalid_argument("--j-split tunes the Hermite engine (--integrator hermite4); leapfrog's kernel splits "
                                     "a body's j-range with --threads-per-body");
@@ -161,6 +155,9 @@ int run(RunOptions o) {
         if (!o.integ.integrator && !o.integ.t_end)
             throw std::invalid_argument((o.scene.empty() ? o.input : o.scene) + " asks for integrator " + to_string(integrator) +
                                         ", which runs to a model time: give --t-end T (or --integrator leapfrog for --steps)");
+        // A refused N leaves nothing behind, and a scene of that many bodies is never built.
+        if (const auto planned = planned_bodies(o.scene, o.bodies))
+            check_memory_for(*planned, hermite_workload(o.backend, hermite_order(integrator)));
         check_output();
         HermiteRunOptions h;
         h.input = o.input;
@@ -197,11 +194,15 @@ int run(RunOptions o) {
     InterruptGuard interrupts;
     const BackendKind kind = parse_backend_kind(o.backend);
     const bool stepping = o.steps > 0 || o.integ.t_end.has_value();
-    // A refused N leaves nothing behind: checked before the output's folder is created.
-    if (o.bodies)
-        check_memory_for(std::uint64_t(*o.bodies), stepping ? backend_name_for(kind) : "cpu",
-                         stepping ? requested_precision(o.kernel) : Precision::Fp32);
+    const Workload work{stepping ? backend_name_for(kind) : "cpu", stepping ? requested_precision(o.kernel) : Precision::Fp32,
+                        false, parse_gravity(o.kernel.gravity.gravity)};
+    // A refused N leaves nothing behind: checked before the output's folder is created, and
+    // before a scene of that many bodies is built.
+    const std::optional<std::uint64_t> planned = planned_bodies(o.scene, o.bodies);
+    std::uint64_t estimate = planned ? check_memory_for(*planned, work) : 0;
     check_output();
+    std::optional<MemoryActivity> activity;
+    activity.emplace("loading " + (o.scene.empty() ? o.input : o.scene), planned.value_or(0), estimate);
 
     // The backend before the system, so that N can be checked against its memory first.
     std::unique_ptr<Backend> backend;
@@ -212,19 +213,16 @@ int run(RunOptions o) {
     Loaded loaded = load_input(o);
     State& state = loaded.state;
     state.validate();
-    check_memory_for(state.size(), backend_name, precision);
+    estimate = check_memory_for(state.size(), Workload{backend_name, precision, false, work.gravity});
+    activity.emplace("running " + std::to_string(state.size()) + " bodies on the " + backend_name + " backend",
+                     state.size(), estimate);
     const bool precise_output = loaded.precise.has_value() || backend_name == "reference" ||
                                 precision == Precision::Ds || precision == Precision::Fp64;
     if (!o.output.empty())
         check_outputs({{"--out", o.output, particle_output_kind(o.output),
-                        expected_output_bytes(o.output, state.size(), precise_output)}},
+                        particle_file_bytes(particle_output_kind(o.output), state.size(), precise_output)}},
                       {}, true);
-    if (o.integ.t_end) {  // leapfrog: the whole steps of dt that reach t_end (the last may pass it by < dt)
-        const double span = (*o.integ.t_end - state.time) / loaded.params.dt;
-        if (!(span >= 0) || !std::isfinite(span))
-            throw std::invalid_argument("--t-end must not be before the start time " + std::to_string(state.time));
-        o.steps = static_cast<long long>(std::ceil(span - 1e-9));
-    }
+    if (o.integ.t_end) o.steps = steps_to_reach(*o.integ.t_end, state.time, loaded.params.dt);
     if (o.steps == 0) {
         if (!o.output.empty()) write_output(o.output, loaded, state, loaded.precise);
         // A Ctrl-C while reading or writing still says so: the file is whole, the exit status 130.
@@ -348,7 +346,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
         ->check(whole_number(1, kMaxBodies));
     cmd->add_option("--out,-o", options->output,
                     "Write the final state here; format by extension (.csv, .tipsy, .nbsnap keeps dt and "
-                    "softening); checked before the run starts");
+                    "softening); checked before the run starts")
+        ->check(output_path_check());
     cmd->add_option("--steps", options->steps, "Leapfrog steps to take (0: only convert the input)")
         ->capture_default_str()
         ->check(whole_number(0, std::numeric_limits<long long>::max()));

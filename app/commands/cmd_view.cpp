@@ -1,6 +1,7 @@
 // `nbody view`: the interactive viewer (a window), or the same renderer headless through EGL.
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <stdexcept>
@@ -34,19 +35,54 @@ std::pair<int, int> parse_size_option(const std::string& text, const std::string
     return {w, h};
 }
 
-void check_view_outputs(const ViewOptions& o, bool overwrite) {
-    // A refused N leaves nothing behind: checked before any output folder is created.
-    if (o.bodies)
-        check_memory_for(*o.bodies, backend_name_for(o.backend), requested_precision(o.kernel), /*viewer=*/true);
+namespace {
+
+// Bytes --save-snapshot will take: from N where it is known before the scene is built, else the
+// size of the particle file it comes from (a snapshot of the same bodies is about as large).
+std::uint64_t snapshot_bytes(const ViewOptions& o, std::optional<std::uint64_t> bodies) {
+    const std::string backend = backend_name_for(o.backend);
+    const Precision precision = requested_precision(o.kernel);
+    const bool precise = o.hermite || backend == "reference" || precision == Precision::Ds || precision == Precision::Fp64;
+    if (bodies) return particle_file_bytes(OutputKind::Snapshot, *bodies, precise, o.hermite);
+    std::error_code ec;
+    const std::uintmax_t size = o.scene ? std::filesystem::file_size(*o.scene, ec) : 0;
+    return ec ? 0 : std::uint64_t(size);
+}
+
+}  // namespace
+
+std::uint64_t check_view_outputs(const ViewOptions& o, bool overwrite) {
+    // A refused N leaves nothing behind: checked before any output folder is created, and before
+    // a scene of that many bodies is built.
+    const std::optional<std::uint64_t> bodies =
+        planned_bodies(o.scene.value_or(""), o.bodies ? std::optional<long long>(*o.bodies) : std::nullopt);
+    // Without a known N the renderer's own need is still checked (N = 0).
+    // A Hermite run keeps its double arrays on the host beside the renderer's.
+    const Workload work{backend_name_for(o.backend), requested_precision(o.kernel), /*viewer=*/true,
+                        parse_gravity(o.kernel.gravity.gravity), o.hermite ? o.hermite_order : 0};
+    const std::uint64_t estimate = check_memory_for(bodies.value_or(0), work);
     std::vector<OutputRequest> outputs;
     if (o.screenshot) outputs.push_back({"--screenshot", *o.screenshot, OutputKind::Png});
-    if (o.save_snapshot) outputs.push_back({"--save-snapshot", *o.save_snapshot, OutputKind::Snapshot});
+    if (o.save_snapshot)
+        outputs.push_back({"--save-snapshot", *o.save_snapshot, OutputKind::Snapshot, snapshot_bytes(o, bodies)});
     if (o.record_folder) outputs.push_back({"--record", *o.record_folder, OutputKind::Folder});
     if (o.record) {
         outputs.push_back({"--out", o.record->folder.string(), OutputKind::Folder});
         if (o.record->mp4) outputs.push_back({"--mp4", *o.record->mp4, OutputKind::Mp4});
     }
     check_outputs(outputs, {o.scene.value_or("")}, overwrite);
+    return estimate;
+}
+
+void warn_about_run_time_folders() {
+    std::error_code ec;
+    for (const char* variable : {"NBODY_SHADER_DIR", "NBODY_ASSET_DIR"}) {
+        const char* dir = std::getenv(variable);
+        if (dir == nullptr || *dir == '\0' || std::filesystem::is_directory(dir, ec)) continue;
+        std::fprintf(stderr, "nbody: warning: %s '%s' %s; it is not used (files are looked for next to the "
+                             "executable and in the source tree)\n",
+                     variable, dir, std::filesystem::exists(dir, ec) ? "is not a folder" : "does not exist");
+    }
 }
 
 namespace {
@@ -66,7 +102,8 @@ void add_state_options(CLI::App& cmd, ViewOptions& options) {
                    "When the run ends (the last of --frames, Ctrl-C, the window closed), write the state reached to "
                    "this .nbsnap, as the Save button does: a Hermite run's in double with the block steps that "
                    "`nbody run -i` and the viewer resume exactly where every body is at that time (checked before "
-                   "the viewer starts)");
+                   "the viewer starts)")
+        ->check(output_path_check());
 }
 
 void resolve_view_integrator(ViewOptions& o) {
@@ -117,7 +154,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--frames", options->frames, "Render this many frames, then exit 0 (window or headless)");
     cmd->add_option("--screenshot", options->screenshot,
                     "Write the last frame to this PNG (needs --frames or --headless); checked before the "
-                    "viewer starts");
+                    "viewer starts")
+        ->check(output_path_check());
     auto overwrite = std::make_shared<bool>(false);
     add_overwrite_flag(*cmd, *overwrite);
     cmd->add_flag("--no-ui", options->no_ui, "No panels (screenshots of the particles alone)");
@@ -126,7 +164,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
                   "scale bar and the model time (also in the Recording panel)");
     cmd->add_option(
         "--record", options->record_folder,
-        "Start recording frames into this folder at once (as the V key does; see also `nbody record`)");
+        "Start recording frames into this folder at once (as the V key does; see also `nbody record`)")
+        ->check(output_path_check());
     cmd->add_flag("--record-ui", options->record_ui, "With --record: include the panels in the frames");
     cmd->add_option("--size", *size, "Window or image size WxH in pixels")->capture_default_str();
     cmd->add_option("--steps-per-frame", options->steps_per_frame,
@@ -178,7 +217,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
         if (o.screenshot && !o.frames && !o.headless)
             throw CLI::ValidationError("--screenshot", "needs --frames K in window mode (or use --headless)");
         resolve_view_integrator(o);
-        check_view_outputs(o, *overwrite);
+        const MemoryActivity activity("running the viewer", o.bodies.value_or(0), check_view_outputs(o, *overwrite));
+        warn_about_run_time_folders();
         try {
             exit_code = run_viewer(o);
         } catch (const render::NoDisplayError& e) {

@@ -23,6 +23,8 @@
 #include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/scene.hpp"
+#include "integrator_options.hpp"
+#include "output_paths.hpp"
 #include "progress_line.hpp"
 #include "run_options.hpp"
 #include "recorder_interrupt.hpp"
@@ -173,16 +175,32 @@ std::string describe_engine(const hermite::ForceEngine& engine, const std::strin
 
 }  // namespace
 
+Workload hermite_workload(const std::string& backend, int order) {
+    Workload w;
+    w.backend = backend == "cuda" || (backend == "auto" && cuda_available()) ? "cuda" : "cpu";
+    w.hermite_order = order;
+    return w;
+}
+
 int run_hermite(const HermiteRunOptions& o) {
     if (!o.t_end)
         throw std::invalid_argument(std::string("--integrator ") + hermite::integrator_name(o.order) + " runs to a model time: give --t-end T");
     // --eta and --dt-max were checked with the other integrator options (resolve_integrator).
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + g17(*o.softening) + ")");
-    if (!o.output.empty()) (void)io::particle_format_for(o.output);
+    const OutputKind output_kind = o.output.empty() ? OutputKind::Csv : particle_output_kind(o.output);
     const hermite::EngineKind kind = o.backend == "reference" ? hermite::EngineKind::Cpu : hermite::parse_engine_kind(o.backend);
 
+    const Workload work = hermite_workload(o.backend, o.order);
+    std::optional<MemoryActivity> activity;
+    activity.emplace("loading " + (o.scene.empty() ? o.input : o.scene), o.bodies.value_or(0), 0);
     Input in = load(o);
+    const std::uint64_t estimate = check_memory_for(in.m.size(), work);
+    activity.emplace(std::string("running ") + hermite::integrator_name(o.order), in.m.size(), estimate);
+    // The free space for the result, now that N is known: before the run, as leapfrog does.
+    if (!o.output.empty())
+        check_outputs({{"--out", o.output, output_kind, particle_file_bytes(output_kind, in.m.size(), true, true)}}, {},
+                      true);
     hermite::HermiteParams p;
     p.order = o.order;
     p.eta = o.eta                                              ? *o.eta
@@ -190,6 +208,8 @@ int run_hermite(const HermiteRunOptions& o) {
                                                                : hermite::default_eta(o.order);
     p.dt_max = o.dt_max ? *o.dt_max : in.dt_max.value_or(0.125);
     p.softening = o.softening ? *o.softening : in.softening.value_or(0.0);
+    // Before the first force pass: it costs N^2 pairs.
+    check_block_steps_to_reach(*o.t_end, in.time, hermite::floor_power_of_two(p.dt_max));
     const hermite::EngineConfig config = engine_config(o);
     std::string why;
     std::unique_ptr<hermite::ForceEngine> engine = hermite::make_force_engine(kind, config, &why, p.order == 6, in.m.size());

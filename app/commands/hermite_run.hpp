@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "nbody/sim/memory_check.hpp"
+
 namespace nbody::app {
 
 struct HermiteRunOptions {
@@ -27,5 +29,8 @@ struct HermiteRunOptions {
 };
 
 int run_hermite(const HermiteRunOptions& options);
+
+// What a Hermite run of `order` holds per body on --backend `backend` (for check_memory_for).
+Workload hermite_workload(const std::string& backend, int order);
 
 }  // namespace nbody::app
