@@ -46,9 +46,12 @@ bool Viewer::step_leapfrog(const Requests& requests, double dt_frame) {
         steps = capture_frame && !first_recorded_frame_ ? recorder_->settings().steps_per_frame : 0;
         first_recorded_frame_ = false;
     }
-    if (steps > 0) {
+    // Beside the frame loop every frame looks for the newest state, stepping or not; a pause
+    // drops the steps owed (the one running ends).
+    if (sim_.beside() && params_.sim.paused && steps == 0) sim_.hold();
+    if (steps > 0 || sim_.beside()) {
         try {
-            const StepReport report = sim_.advance(steps, params_.sim.step, frame_);
+            const StepReport report = sim_.advance(steps, params_.sim.step, frame_, recorder_ != nullptr);
             profile_.add(HostStage::Map, report.host_map_ms);
             profile_.add(HostStage::Launch, report.host_launch_ms);
             profile_.add(HostStage::Unmap, report.host_unmap_ms);

@@ -71,6 +71,29 @@ void draw_status_bar(const PanelContext& ctx, const ViewerParams& params) {
     ImGui::End();
 }
 
+void draw_busy_indicator(const PanelContext& ctx) {
+    if (ctx.busy.empty()) return;
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, em() * 2.5f), ImGuiCond_Always, ImVec2(0.5f, 0.0f));
+    ImGui::SetNextWindowBgAlpha(0.7f);
+    if (ImGui::Begin("##busy", nullptr, kOverlayFlags)) {
+        // A spinner: an arc turning once a second, so that a frozen window would show as one.
+        const float radius = em() * 0.45f;
+        const ImVec2 corner = ImGui::GetCursorScreenPos();
+        const ImVec2 centre(corner.x + radius, corner.y + ImGui::GetTextLineHeight() * 0.5f);
+        const float turn = float(ImGui::GetTime()) * 6.2831853f;
+        ImDrawList* draw = ImGui::GetWindowDrawList();
+        draw->PathArcTo(centre, radius, turn, turn + 4.5f, 16);
+        draw->PathStroke(ImGui::GetColorU32(kGood), false, em() * 0.15f);
+        ImGui::Dummy(ImVec2(radius * 2.0f, ImGui::GetTextLineHeight()));
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        for (const BusyWork& w : ctx.busy) ImGui::Text("%s ... %.1f s", w.what.c_str(), w.seconds);
+        ImGui::EndGroup();
+    }
+    ImGui::End();
+}
+
 // The backend badge, bottom right, GPU green, CPU amber: a small window, so that it goes with the
 // panels (in frames recorded with them, never in frames saved without them).
 void draw_backend_badge(const PanelContext& ctx) {

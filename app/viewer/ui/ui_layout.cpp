@@ -135,5 +135,6 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
     draw_annotations(ctx, params);
     draw_backend_badge(ctx);
     draw_recording_indicator(ctx);
+    draw_busy_indicator(ctx);
 }
 }  // namespace nbody::app

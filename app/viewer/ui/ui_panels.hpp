@@ -31,6 +31,12 @@ struct RecordingView {
     bool last_result_is_error = false;
 };
 
+// Long work under way (issue 33): shown with a spinner while the window keeps drawing.
+struct BusyWork {
+    std::string what;  // "building antennae.toml, 65536 bodies"
+    double seconds = 0;
+};
+
 // Everything the panels display, read-only.
 struct PanelContext {
     const SimulationDriver& sim;
@@ -49,6 +55,7 @@ struct PanelContext {
     std::string toast;                                // a short-lived message (screenshot saved), or empty
     bool headless = false;
     const RecordingView& recording;
+    std::vector<BusyWork> busy;
 };
 
 struct PanelVisibility {
@@ -87,6 +94,8 @@ void draw_annotations(const PanelContext& ctx, const ViewerParams& params);
 void draw_help_panel(bool* open);
 // Bottom middle: scene, N, backend, model time, fps, and the messages still on screen.
 void draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
+// Top middle, while there is long work: what it is and how long it has taken, with a spinner.
+void draw_busy_indicator(const PanelContext& ctx);
 // Bottom right: where the simulation runs (GPU green, CPU amber), a small window, so that it goes
 // with the panels (in frames recorded with them, never in frames saved without them).
 void draw_backend_badge(const PanelContext& ctx);
