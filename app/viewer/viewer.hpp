@@ -141,6 +141,7 @@ class Viewer {
     Scene scene_;
     InterruptGuard interrupt_guard_;  // Ctrl-C ends the loop after the frame in progress
     std::unique_ptr<Surface> surface_;
+    Clock::time_point surface_opened_ = Clock::now();  // right after surface_ is built
     SimulationDriver sim_;
     render::ParticleRenderer renderer_;
     render::TrailRenderer trails_;
@@ -195,6 +196,7 @@ class Viewer {
     long long frame_ = 0;
     int interrupted_ = 0;
     Clock::time_point last_frame_start_, measure_start_;
+    double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
 };
 
 // "nbody-frames-20260101-120000": the Recording panel's first folder.

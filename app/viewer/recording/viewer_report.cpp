@@ -124,6 +124,8 @@ int Viewer::finish() {
         if (sim_.gravity().gravity == Gravity::Tree) print_tree_report();
         // Where the run ended, in the scene's own time unit (what the status bar showed).
         std::printf("  scene: %s, %s\n", scene_.name.c_str(), time_text(sim_.time(), scene_.units).c_str());
+        std::printf("  first frame drawn %.2f s after the %s opened\n", first_frame_seconds_,
+                    surface_->headless() ? "surface" : "window");
         if (sim_.hermite()) print_hermite_report();
     }
     if (record_run_ && record_summary_ &&
