@@ -179,7 +179,7 @@ Viewer::Viewer(const ViewOptions& o)
     // Energy is for the Simulation panel: without a UI nobody would see it, and the O(N^2) sum
     // would compete with the frame loop for the CPU.
     params_.sim.auto_energy = !o.no_ui && !record_run_;
-    if (params_.sim.auto_energy && scene_.state.size() <= kAutoEnergyMaxN)
+    if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
         energy_.start(scene_.state, params_.sim.step.softening);
 
     recording_view_.ffmpeg_found = find_ffmpeg().has_value();
@@ -320,6 +320,8 @@ void Viewer::fit_host_scene(const ViewOptions& o, std::size_t listed_bodies) {
     camera_.reset(scene_.camera);
 }
 
+std::size_t Viewer::auto_energy_max_n() const { return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN; }
+
 void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
     next.state.validate();
     sim_.load(next.state, next.params.dt);
@@ -327,7 +329,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     scene_ = std::move(next);
     scene_path_ = path;
     energy_.reset();
-    if (params_.sim.auto_energy && scene_.state.size() <= kAutoEnergyMaxN)
+    if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
         energy_.start(scene_.state, params_.sim.step.softening);
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);

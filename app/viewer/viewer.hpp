@@ -94,6 +94,7 @@ class Viewer {
     // --- helpers -------------------------------------------------------------------------
     void say(const std::string& text, bool is_error);  // a toast, or an error notice
     void start_energy();
+    std::size_t auto_energy_max_n() const;  // kAutoEnergyMaxN, or kHostAutoEnergyMaxN on the CPU
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
     // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on
@@ -215,5 +216,8 @@ inline constexpr std::chrono::microseconds kBesideFrameTime{16667};
 // Energy is for the Simulation panel: above this N the O(N^2) sum would compete with the frame
 // loop for the CPU.
 inline constexpr std::size_t kAutoEnergyMaxN = 65536;
+// On a host backend the sum competes with the simulation itself for the same cores: at 65,536
+// bodies it took longer than the first tree step on two cores (docs/VIEWER.md, issue 33).
+inline constexpr std::size_t kHostAutoEnergyMaxN = 16384;
 
 }  // namespace nbody::app
