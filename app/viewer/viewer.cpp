@@ -15,6 +15,7 @@
 
 #include "recorder_ffmpeg.hpp"
 #include "host_defaults.hpp"
+#include "quit_guard.hpp"
 #include "viewer_autotune.hpp"
 #include "viewer_gravity.hpp"
 
@@ -146,6 +147,7 @@ Viewer::Viewer(const ViewOptions& o)
     params_.kernel.gravity = sim_.backend().gravity();  // --gravity, --theta, ... as applied
     sim_.load(scene_.state, scene_.params.dt);
     sim_.set_exact_start(scene_.precise, scene_.hermite_state, scene_.hermite_state_order);
+    saved_time_ = sim_.time();
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
     if (simulation_beside_frames(o, frame_limit_) &&
@@ -215,7 +217,7 @@ int Viewer::run() {
             const HostStageTimer timing(profile_, HostStage::Events);
             open = surface_->poll(params_, requests, camera_);
         }
-        if (!open || requests.quit) break;
+        if (quit_now(!open || requests.quit, requests)) break;
         const render::DrawTarget target = surface_->target();
         if (target.width <= 0 || target.height <= 0) {
             surface_->idle();  // minimised: nothing to draw
@@ -251,6 +253,25 @@ int Viewer::run() {
         std::cerr << "nbody: state at t = " << sim_.time() << " saved to " << *o_.save_snapshot << "\n";
     }
     return finish();
+}
+
+// Esc or the close button: asked first when the simulation ran since the last save (a window
+// run until closed); the question's answers arrive as requests in a later frame.
+bool Viewer::quit_now(bool asked, const Requests& requests) {
+    if (requests.quit_confirmed) return true;
+    if (requests.save_and_quit && save_snapshot(/*replace=*/true)) return true;
+    const bool interactive = !surface_->headless() && frame_limit_ == 0 && !record_run_;
+    switch (decide_quit(asked, params_.confirm_quit, sim_.time() != saved_time_, interactive)) {
+        case QuitDecision::Stay:
+            return false;
+        case QuitDecision::Ask:
+            params_.confirm_quit = true;
+            surface_->cancel_close();
+            return false;
+        case QuitDecision::Quit:
+            return true;
+    }
+    return true;
 }
 
 void Viewer::end_frame(bool capture_frame, double dt_frame) {
@@ -328,6 +349,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     sim_.set_exact_start(next.precise, next.hermite_state, next.hermite_state_order);
     scene_ = std::move(next);
     scene_path_ = path;
+    saved_time_ = sim_.time();  // a system just loaded has nothing to lose yet
     energy_.reset();
     if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
         energy_.start(scene_.state, params_.sim.step.softening);

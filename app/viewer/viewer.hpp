@@ -106,7 +106,10 @@ class Viewer {
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
     void fit_host_scene(const ViewOptions& o, std::size_t listed_bodies);  // viewer.cpp: CPU defaults
-    void save_snapshot();  // the Save button's: a failure is said, the simulation goes on
+    // The Save button's: a failure is said, the simulation goes on; a file already there is
+    // replaced only when `replace` (else the Simulation panel asks). True when saved.
+    bool save_snapshot(bool replace);
+    bool quit_now(bool asked, const Requests& requests);  // viewer.cpp: Esc / close, asked first
     // The state on screen with its scene (and a Hermite run's double state and block steps): --save-snapshot
     // and save_snapshot(). Throws for a file that cannot be written (none is left half-written).
     void write_snapshot_to(const std::string& path);
@@ -197,6 +200,7 @@ class Viewer {
     long long frame_ = 0;
     int interrupted_ = 0;
     Clock::time_point last_frame_start_, measure_start_;
+    double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
     double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
 };
 

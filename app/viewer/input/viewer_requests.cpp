@@ -2,6 +2,7 @@
 // another scene or N, a kernel configuration, the auto-tuner, snapshots, the recording.
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "nbody/sim/io/scene_metadata.hpp"
@@ -57,7 +58,7 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
         say(r.message, !r.ok);
     }
     act_on_encounter();
-    if (requests.save_snapshot) save_snapshot();
+    if (requests.save_snapshot) save_snapshot(requests.replace_snapshot);
     if (requests.load_snapshot) load_snapshot();
     if (requests.reset_camera) camera_.reset(scene_.camera);
     if (requests.camera_preset) apply_camera_preset(*requests.camera_preset);
@@ -93,12 +94,18 @@ std::optional<std::size_t> Viewer::host_cap(const std::string& path) {
     return shown;
 }
 
-void Viewer::save_snapshot() {
+bool Viewer::save_snapshot(bool replace) {
+    std::error_code ec;
+    params_.sim.confirm_replace = !replace && std::filesystem::exists(params_.sim.snapshot_path, ec);
+    if (params_.sim.confirm_replace) return false;  // the Simulation panel asks
     try {
         write_snapshot_to(params_.sim.snapshot_path);
+        saved_time_ = sim_.time();
         say("snapshot saved to " + params_.sim.snapshot_path, false);
+        return true;
     } catch (const std::exception& e) {
         say(std::string("snapshot not saved: ") + e.what(), true);
+        return false;
     }
 }
 

@@ -44,6 +44,7 @@ class WindowSurface final : public Surface {
 
     void present() override { window_.swap_buffers(); }
     void idle() override { glfwWaitEventsTimeout(0.1); }
+    void cancel_close() override { glfwSetWindowShouldClose(window_.handle(), GLFW_FALSE); }
 
     void set_ui_capture(bool mouse, bool keyboard) override {
         input_.ui_wants_mouse = mouse;

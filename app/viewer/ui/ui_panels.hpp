@@ -94,6 +94,9 @@ void draw_annotations(const PanelContext& ctx, const ViewerParams& params);
 void draw_help_panel(bool* open);
 // Bottom middle: scene, N, backend, model time, fps, and the messages still on screen.
 void draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
+// Centre, while params.confirm_quit: the simulation ran since it was saved; save and quit, quit,
+// or go on (quit_guard.hpp).
+void draw_quit_dialog(ViewerParams& params, Requests& requests, const PanelContext& ctx);
 // Top middle, while there is long work: what it is and how long it has taken, with a spinner.
 void draw_busy_indicator(const PanelContext& ctx);
 // Bottom right: where the simulation runs (GPU green, CPU amber), a small window, so that it goes
