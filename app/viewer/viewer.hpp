@@ -212,7 +212,7 @@ void announce_recording(const RecordingSettings& settings, long long frames, int
 
 // Without a GPU the galaxy scenes (65K bodies) would take seconds per step: the viewer shows them
 // at this N unless N was asked for (start-up, and scenes picked from the list).
-inline constexpr std::size_t kHostViewerBodies = 8192;
+inline constexpr std::size_t kHostViewerBodies = kHostMinBodies;
 
 // The shortest frame while the simulation runs beside the frame loop (60 frames/s).
 inline constexpr std::chrono::microseconds kBesideFrameTime{16667};
