@@ -36,6 +36,7 @@ struct ViewOptions {
     bool open_dialog = false;          // start with the Open dialog showing (--open-dialog)
     std::optional<std::string> drop;   // opened after the first frame as if dropped on the window
     KernelOptions kernel;
+    bool gravity_given = false;  // --gravity on the command line (else the CPU window picks the tree for galaxies)
     // --integrator, --t-end, --eta, --dt-max as given; `hermite`: the integrator resolved from them
     // and the scene's [scene] integrator (resolve_view_integrator).
     IntegratorOptions integrator;

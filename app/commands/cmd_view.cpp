@@ -205,8 +205,9 @@ void add_view_command(CLI::App& app, int& exit_code) {
         "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report "
         "line).");
 
-    cmd->callback([options, backend, size, bodies, no_vsync, colour, overwrite, pick, &exit_code]() {
+    cmd->callback([cmd, options, backend, size, bodies, no_vsync, colour, overwrite, pick, &exit_code]() {
         ViewOptions o = *options;
+        o.gravity_given = cmd->count("--gravity") > 0;
         if (!pick->empty()) o.pick = parse_pixel_option(*pick, "--pick");
         o.vsync = !*no_vsync;
         if (!colour->empty()) o.colour = parse_colour_option(*colour, "--colour");

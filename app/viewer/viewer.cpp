@@ -7,12 +7,17 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "recorder_ffmpeg.hpp"
+#include "host_defaults.hpp"
+#include "quit_guard.hpp"
 #include "viewer_autotune.hpp"
+#include "viewer_gravity.hpp"
 
 namespace nbody::app {
 
@@ -55,6 +60,32 @@ std::unique_ptr<Surface> open_surface(const ViewOptions& o) {
     std::cerr << "nbody: OpenGL " << surface->gl_info().version << " on " << surface->gl_info().renderer << " ("
               << surface->description() << ")\n";
     return surface;
+}
+
+// "--unroll 3 --block 100": the CUDA kernel's tunables given (not --precision, which says its own).
+std::string to_text(int value) { return std::to_string(value); }
+std::string to_text(const std::string& value) { return value; }
+
+std::string kernel_tunables_given(const KernelOptions& k) {
+    std::string given;
+    const auto add = [&](const char* name, const auto& value) {
+        if (value) given += std::string(given.empty() ? "" : " ") + name + " " + to_text(*value);
+    };
+    add("--unroll", k.unroll);
+    add("--block", k.block);
+    add("--threads-per-body", k.threads_per_body);
+    add("--bodies-per-thread", k.bodies_per_thread);
+    add("--bodies-per-lane", k.bodies_per_lane);
+    add("--pairs", k.pairs);
+    return given;
+}
+
+// A window run until closed: the simulation steps beside the frame loop. Scripted runs (headless,
+// --frames, record) step in it, so that each frame is taken after exactly its steps.
+// NBODY_SIM_THREAD=1 or 0 overrides (measurements, tests).
+bool simulation_beside_frames(const ViewOptions& o, long long frame_limit) {
+    if (const char* env = std::getenv("NBODY_SIM_THREAD"); env && *env) return std::string(env) != "0";
+    return !o.headless && frame_limit == 0 && !o.record;
 }
 
 }  // namespace
@@ -100,6 +131,7 @@ Viewer::Viewer(const ViewOptions& o)
 
     // The galaxy scenes hold 65K bodies: seconds per step on a CPU. Without a GPU, and unless N
     // was asked for, show a smaller version of the same scene (same proportions).
+    const std::size_t listed_bodies = scene_.state.size();
     if (!o.bodies && sim_.backend().name() != "cuda" && scene_.state.size() > kHostViewerBodies) {
         std::cerr << "nbody: the " << sim_.backend().name() << " backend would take seconds per step at N = "
                   << scene_.state.size() << "; showing " << kHostViewerBodies << " bodies (choose with --bodies)\n";
@@ -108,16 +140,25 @@ Viewer::Viewer(const ViewOptions& o)
         camera_.reset(scene_.camera);
     }
     const std::string kernel_origin = apply_kernel_options(sim_.backend(), o.kernel, scene_.state.size());
+    if (!o.headless && !record_run_) fit_host_scene(o, listed_bodies);  // a window on the CPU
     params_.kernel.edited = sim_.backend().kernel_config();
     params_.kernel.started_with = params_.kernel.edited;
     params_.kernel.origin = kernel_origin;
     params_.kernel.gravity = sim_.backend().gravity();  // --gravity, --theta, ... as applied
     sim_.load(scene_.state, scene_.params.dt);
     sim_.set_exact_start(scene_.precise, scene_.hermite_state, scene_.hermite_state_order);
+    saved_time_ = sim_.time();
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
+    if (simulation_beside_frames(o, frame_limit_) &&
+        sim_.run_beside([](const Backend& backend) { return tree_timing_text(backend); }))
+        std::cerr << "nbody: the simulation steps on its own thread; the window draws its newest state\n";
     start_integrator_from_options();
     if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
+    if (const std::string given = kernel_tunables_given(o.kernel); !given.empty() && !sim_.tunable())
+        say("the " + std::string(sim_.backend().name()) + " backend has no tunable kernel: " + given +
+                " tune the CUDA kernel and are not used",
+            true);
 
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     com_.anchor(scene_.state);
@@ -140,7 +181,7 @@ Viewer::Viewer(const ViewOptions& o)
     // Energy is for the Simulation panel: without a UI nobody would see it, and the O(N^2) sum
     // would compete with the frame loop for the CPU.
     params_.sim.auto_energy = !o.no_ui && !record_run_;
-    if (params_.sim.auto_energy && scene_.state.size() <= kAutoEnergyMaxN)
+    if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
         energy_.start(scene_.state, params_.sim.step.softening);
 
     recording_view_.ffmpeg_found = find_ffmpeg().has_value();
@@ -151,6 +192,8 @@ Viewer::Viewer(const ViewOptions& o)
                       params_.sim.time_per_frame);
         announce_recording(*record_settings_, frame_limit_, o.width, o.height, sim_.hermite() ? spacing : "");
         progress_.emplace(frame_limit_);
+    } else if (o.headless && frame_limit_ > 1) {
+        progress_.emplace(frame_limit_);  // view --headless --frames K: the same line as record's
     }
     if (o.record_folder && !record_run_) {  // view --record DIR: start on the first frame
         params_.recording.folder = *o.record_folder;
@@ -174,7 +217,7 @@ int Viewer::run() {
             const HostStageTimer timing(profile_, HostStage::Events);
             open = surface_->poll(params_, requests, camera_);
         }
-        if (!open || requests.quit) break;
+        if (quit_now(!open || requests.quit, requests)) break;
         const render::DrawTarget target = surface_->target();
         if (target.width <= 0 || target.height <= 0) {
             surface_->idle();  // minimised: nothing to draw
@@ -203,6 +246,7 @@ int Viewer::run() {
         end_frame(capture_frame, dt_frame);
         if (final_frame) break;
     }
+    sim_.stop_beside();  // what follows reads the backend
     if (progress_ && interrupted_) progress_->interrupt_line();
     if (o_.save_snapshot) {  // after the last frame, or an interrupt: the state reached is not lost
         write_snapshot_to(*o_.save_snapshot);
@@ -211,15 +255,38 @@ int Viewer::run() {
     return finish();
 }
 
+// Esc or the close button: asked first when the simulation ran since the last save (a window
+// run until closed); the question's answers arrive as requests in a later frame.
+bool Viewer::quit_now(bool asked, const Requests& requests) {
+    if (requests.quit_confirmed) return true;
+    if (requests.save_and_quit && save_snapshot(/*replace=*/true)) return true;
+    const bool interactive = !surface_->headless() && frame_limit_ == 0 && !record_run_;
+    switch (decide_quit(asked, params_.confirm_quit, sim_.time() != saved_time_, interactive)) {
+        case QuitDecision::Stay:
+            return false;
+        case QuitDecision::Ask:
+            params_.confirm_quit = true;
+            surface_->cancel_close();
+            return false;
+        case QuitDecision::Quit:
+            return true;
+    }
+    return true;
+}
+
 void Viewer::end_frame(bool capture_frame, double dt_frame) {
     {
         const HostStageTimer timing(profile_, HostStage::Present);
         surface_->present();
+        // Beside the frame loop nothing else slows a frame: without vsync (Xvfb, Mesa) the loop
+        // would spin and take a core from the simulation.
+        if (sim_.beside()) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
     }
     gpu_timer_.end_frame();
     profile_.end_frame();
     if (frame_ > 0) perf_.add_frame(dt_frame);  // frame 0 has no previous frame to time from
     if (capture_frame && o_.orbit_deg_per_frame != 0) camera_.turn(o_.orbit_deg_per_frame);
+    if (frame_ == 0) first_frame_seconds_ = seconds_between(surface_opened_, Clock::now());
     ++frame_;
     if (progress_) progress_->update(frame_);
 }
@@ -250,14 +317,41 @@ void Viewer::start_energy() {
     energy_.start(std::move(now), params_.sim.step.softening);
 }
 
+// A galaxy in the CPU window: the tree code unless --gravity was given, and as many bodies as keep
+// the simulation near 5 frames/s here (host_defaults.hpp), unless --bodies was given.
+void Viewer::fit_host_scene(const ViewOptions& o, std::size_t listed_bodies) {
+    if (sim_.backend().name() == "cuda" || !is_galaxy_scene(scene_.state)) return;
+    if (!o.gravity_given && sim_.backend().gravity().gravity != Gravity::Tree) {
+        GravityConfig tree;
+        tree.gravity = Gravity::Tree;
+        sim_.backend().set_gravity(tree);
+        std::cerr << "nbody: a galaxy on the " << sim_.backend().name()
+                  << " backend: the tree code computes the forces (--gravity direct for every pair)\n";
+    }
+    if (o.bodies) return;  // N asked for: no start-up second spent measuring
+    host_step_ = measure_host_step(sim_.backend(), scene_.state, scene_.params);
+    const std::size_t fit = fit_host_bodies(*host_step_, params_.sim.steps_per_frame, listed_bodies);
+    std::cerr << "nbody: a step of " << scene_.state.size() << " bodies took "
+              << 1e3 * host_step_->seconds(scene_.state.size()) << " ms here: showing " << fit
+              << " bodies, about " << kHostSimulatedFramesPerSecond << " simulated frames/s at "
+              << params_.sim.steps_per_frame << " steps per frame (choose with --bodies)\n";
+    if (fit == scene_.state.size()) return;
+    scene_ = make_scene(scene_path_, fit);
+    params_.sim.bodies = int(scene_.state.size());
+    camera_.reset(scene_.camera);
+}
+
+std::size_t Viewer::auto_energy_max_n() const { return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN; }
+
 void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
     next.state.validate();
     sim_.load(next.state, next.params.dt);
     sim_.set_exact_start(next.precise, next.hermite_state, next.hermite_state_order);
     scene_ = std::move(next);
     scene_path_ = path;
+    saved_time_ = sim_.time();  // a system just loaded has nothing to lose yet
     energy_.reset();
-    if (params_.sim.auto_energy && scene_.state.size() <= kAutoEnergyMaxN)
+    if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
         energy_.start(scene_.state, params_.sim.step.softening);
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
@@ -279,16 +373,41 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     if (!keep_camera) camera_.reset(scene_.camera);
 }
 
-bool Viewer::replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera,
-                            bool reread) {
+void Viewer::replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera, bool reread,
+                            bool opened) {
+    const bool new_scene = path != scene_path_ || bodies.has_value() || reread;
+    SceneBuild build{{}, path, "", new_scene, keep_camera, opened, Clock::now()};
+    // A reset takes the scene on show as it was loaded; scripted runs build in this thread, so
+    // that the frame after the request shows the new system.
+    const auto policy = new_scene && sim_.beside() ? std::launch::async : std::launch::deferred;
+    build.scene = std::async(policy, [path, bodies, launched = launched_encounter_,
+                                      loaded = new_scene ? std::optional<Scene>() : std::optional<Scene>(scene_)] {
+        return loaded ? *loaded : scene_at(path, bodies, launched);
+    });
+    const std::string name = path.empty() ? std::string("the default scene") : std::filesystem::path(path).filename().string();
+    build.what = (new_scene ? "building " : "resetting ") + name +
+                 (bodies ? ", " + std::to_string(*bodies) + " bodies" : std::string());
+    if (scene_build_) superseded_builds_.push_back(std::move(scene_build_->scene));
+    scene_build_ = std::move(build);
+    finish_scene_build();
+}
+
+void Viewer::finish_scene_build() {
+    std::erase_if(superseded_builds_, [](const std::future<Scene>& f) {
+        return f.wait_for(std::chrono::seconds(0)) != std::future_status::timeout;
+    });
+    if (!scene_build_ || scene_build_->scene.wait_for(std::chrono::seconds(0)) == std::future_status::timeout) return;
+    SceneBuild build = std::move(*scene_build_);
+    scene_build_.reset();
     try {
-        Scene next = (path == scene_path_ && !bodies && !reread) ? scene_ : scene_at(path, bodies);
-        install_system(std::move(next), path, path != scene_path_ || bodies.has_value() || reread, keep_camera);
-        return true;
+        install_system(build.scene.get(), build.path, build.new_scene, build.keep_camera);
+        if (build.opened)
+            say("opened " + (build.path.empty() ? std::string("the default scene") : build.path) + ": " + scene_.name +
+                    ", " + std::to_string(scene_.state.size()) + " bodies",
+                false);
     } catch (const std::exception& e) {
         params_.sim.bodies = int(sim_.size());
         say(e.what(), true);
-        return false;
     }
 }
 

@@ -15,12 +15,14 @@
 // destroyed after everything that owns GL objects.
 
 #include <chrono>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "centre_of_mass.hpp"
+#include "host_defaults.hpp"
 #include "viewer_camera.hpp"
 #include "nbody/render/body_picker.hpp"
 #include "nbody/render/gpu_timer.hpp"
@@ -92,16 +94,22 @@ class Viewer {
     // --- helpers -------------------------------------------------------------------------
     void say(const std::string& text, bool is_error);  // a toast, or an error notice
     void start_energy();
+    std::size_t auto_energy_max_n() const;  // kAutoEnergyMaxN, or kHostAutoEnergyMaxN on the CPU
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
     // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on
-    // and false is returned. `reread`: from the file even when it is the scene on show (a file
-    // picked, dropped or opened may have changed since).
-    bool replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera,
-                        bool reread = false);
+    // and the reason is said. `reread`: from the file even when it is the scene on show (a file
+    // picked, dropped or opened may have changed since). `opened`: said when it is on screen.
+    // Beside the frame loop a new scene is built on another thread (finish_scene_build()).
+    void replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera,
+                        bool reread = false, bool opened = false);
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
-    void save_snapshot();  // the Save button's: a failure is said, the simulation goes on
+    void fit_host_scene(const ViewOptions& o, std::size_t listed_bodies);  // viewer.cpp: CPU defaults
+    // The Save button's: a failure is said, the simulation goes on; a file already there is
+    // replaced only when `replace` (else the Simulation panel asks). True when saved.
+    bool save_snapshot(bool replace);
+    bool quit_now(bool asked, const Requests& requests);  // viewer.cpp: Esc / close, asked first
     // The state on screen with its scene (and a Hermite run's double state and block steps): --save-snapshot
     // and save_snapshot(). Throws for a file that cannot be written (none is left half-written).
     void write_snapshot_to(const std::string& path);
@@ -121,8 +129,10 @@ class Viewer {
     void aim_camera();                              // follow the centre of mass or a galaxy
     void init_encounter_editor(bool open);          // viewer_encounter.cpp: presets, the CPU cap
     void act_on_encounter();                        // the Encounter panel's preset, Launch, Save
-    // The scene at `path` (make_scene), or the launched encounter at kEncounterScenePath.
-    Scene scene_at(const std::string& path, std::optional<std::size_t> bodies) const;
+    // Beside the frame loop a scene is built on another thread (replace_system) and installed by
+    // this, once per frame, when it is ready; the window shows what is being built meanwhile.
+    void finish_scene_build();
+    std::vector<BusyWork> busy_work() const;  // what the window says is under way (viewer_draw.cpp)
 
     // --- what the run was asked to do ---------------------------------------------------------
     const ViewOptions o_;
@@ -135,6 +145,7 @@ class Viewer {
     Scene scene_;
     InterruptGuard interrupt_guard_;  // Ctrl-C ends the loop after the frame in progress
     std::unique_ptr<Surface> surface_;
+    Clock::time_point surface_opened_ = Clock::now();  // right after surface_ is built
     SimulationDriver sim_;
     render::ParticleRenderer renderer_;
     render::TrailRenderer trails_;
@@ -170,6 +181,17 @@ class Viewer {
     std::optional<RecordingSummary> record_summary_;
     std::optional<Progress> progress_;
 
+    // --- long work shown while the window draws (issue 33) -----------------------------------
+    struct SceneBuild {
+        std::future<Scene> scene;
+        std::string path, what;  // what: "building antennae.toml, 65,536 bodies"
+        bool new_scene = true, keep_camera = false, opened = false;
+        Clock::time_point started;
+    };
+    std::optional<SceneBuild> scene_build_;
+    std::vector<std::future<Scene>> superseded_builds_;  // a newer request came: dropped when done
+    std::optional<HostStepModel> host_step_;  // a tree step's cost here (CPU window, galaxy scenes)
+
     // --- timing ------------------------------------------------------------------------------
     render::GpuFrameTimer gpu_timer_;
     render::GpuFrameTimer* gpu_timing_ = nullptr;  // null: NBODY_GPU_TIMERS=0 leaves queries out
@@ -178,6 +200,8 @@ class Viewer {
     long long frame_ = 0;
     int interrupted_ = 0;
     Clock::time_point last_frame_start_, measure_start_;
+    double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
+    double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
 };
 
 // "nbody-frames-20260101-120000": the Recording panel's first folder.
@@ -188,10 +212,16 @@ void announce_recording(const RecordingSettings& settings, long long frames, int
 
 // Without a GPU the galaxy scenes (65K bodies) would take seconds per step: the viewer shows them
 // at this N unless N was asked for (start-up, and scenes picked from the list).
-inline constexpr std::size_t kHostViewerBodies = 8192;
+inline constexpr std::size_t kHostViewerBodies = kHostMinBodies;
+
+// The shortest frame while the simulation runs beside the frame loop (60 frames/s).
+inline constexpr std::chrono::microseconds kBesideFrameTime{16667};
 
 // Energy is for the Simulation panel: above this N the O(N^2) sum would compete with the frame
 // loop for the CPU.
 inline constexpr std::size_t kAutoEnergyMaxN = 65536;
+// On a host backend the sum competes with the simulation itself for the same cores: at 65,536
+// bodies it took longer than the first tree step on two cores (docs/VIEWER.md, issue 33).
+inline constexpr std::size_t kHostAutoEnergyMaxN = 16384;
 
 }  // namespace nbody::app

@@ -24,6 +24,7 @@ struct SimulationParams {
     int bodies = 0;           // N the panel shows; applying it rebuilds the scene
     bool auto_energy = true;  // recompute energy every few seconds (only N <= 65536)
     std::string snapshot_path = "nbody.nbsnap";  // the Save / Load snapshot buttons' file
+    bool confirm_replace = false;  // Save found the file there: ask before replacing it
     // The integrator (--integrator, a scene's [scene] integrator, the panel): leapfrog steps dt
     // above; hermite4 takes block steps in double to model time, time_per_frame per frame.
     bool hermite = false;
@@ -86,6 +87,9 @@ struct Requests {
     bool toggle_recording = false;          // start, or stop, recording (V)
     bool autotune = false;                  // time the kernel configs and apply the fastest
     bool save_snapshot = false;             // to SimulationParams::snapshot_path
+    bool replace_snapshot = false;          // with save_snapshot: replacing the file was confirmed
+    bool quit_confirmed = false;            // the quit question answered "Quit without saving"
+    bool save_and_quit = false;             // ... or "Save snapshot and quit"
     bool load_snapshot = false;             // from SimulationParams::snapshot_path
     std::optional<std::string> load_scene;  // a path, or "" for the built-in scene
     std::optional<CameraPreset> camera_preset;
@@ -94,6 +98,7 @@ struct Requests {
 
 struct ViewerParams {
     SimulationParams sim;
+    bool confirm_quit = false;  // the quit question is on screen (quit_guard.hpp)
     KernelParams kernel;
     render::RenderSettings render;
     CameraParams camera;

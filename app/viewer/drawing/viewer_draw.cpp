@@ -59,6 +59,25 @@ void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double d
     if (shot == ScreenshotAt::Screen) save_screenshot(target);
 }
 
+// Work shorter than a few frames is not worth a spinner that flickers; the routine work (a step,
+// the periodic energy sum) is named only when it is slow enough to notice.
+std::vector<BusyWork> Viewer::busy_work() const {
+    constexpr double kShowAfterSeconds = 0.25, kShowRoutineAfterSeconds = 1.0;
+    std::vector<BusyWork> busy;
+    const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    if (scene_build_ && since(scene_build_->started) > kShowAfterSeconds)
+        busy.push_back({scene_build_->what, since(scene_build_->started)});
+    if (const auto a = sim_.activity(); a && a->what != "step" && a->seconds > kShowAfterSeconds)
+        busy.push_back({a->what, a->seconds});
+    if (const auto a = sim_.activity(); a && a->what == "step" && a->seconds > kShowRoutineAfterSeconds)
+        busy.push_back({"simulating: a step of " + std::to_string(sim_.size()) + " bodies (" +
+                            (sim_.gravity().gravity == Gravity::Tree ? "tree code" : "every pair") + ")",
+                        a->seconds});
+    if (energy_.busy() && energy_.seconds_since_start() > kShowRoutineAfterSeconds)
+        busy.push_back({"energy sum of " + std::to_string(sim_.size()) + " bodies", energy_.seconds_since_start()});
+    return busy;
+}
+
 bool Viewer::build_ui(const render::DrawTarget& target, double dt_frame) {
     const bool draw_all = ui_ && params_.show_ui;
     // With the panels hidden the REC indicator still shows (not in headless runs: no one looks),
@@ -92,7 +111,8 @@ bool Viewer::build_ui(const render::DrawTarget& target, double dt_frame) {
                            recent,
                            Clock::now() < toast_until_ ? toast_ : std::string(),
                            surface_->headless(),
-                           recording_view_};
+                           recording_view_,
+                           busy_work()};
     // The first frame is laid out a few times unseen, so that even a one-frame headless
     // screenshot shows the panels at their settled size and place.
     for (int pass = 0; draw_all && frame_ == 0 && pass < 3; ++pass) {

@@ -53,6 +53,8 @@ void on_scroll(GLFWwindow* window, double /*dx*/, double dy) {
 
 void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
     InputState* s = state_of(window);
+    if (s && action == GLFW_PRESS) s->taps.pressed(key);
+    if (s && action == GLFW_RELEASE) s->taps.released(key);
     if (!s || action == GLFW_RELEASE || s->ui_wants_keyboard) return;
     if (key == GLFW_KEY_O && (mods & GLFW_MOD_CONTROL)) {
         s->open_dialog = true;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nbody/render/camera.hpp"
+#include "short_press_latch.hpp"
 #include "viewer_params.hpp"
 
 struct GLFWwindow;
@@ -34,6 +35,7 @@ struct InputState {
     std::optional<glm::vec2> click;  // framebuffer pixels, y down: a click since the last frame
     bool open_dialog = false;              // Ctrl+O
     std::vector<std::string> dropped;      // files dropped onto the window since the last frame
+    ShortPressLatch taps;                  // keys pressed and released between two frames
 };
 
 // Cursor units a press may move and still count as a click (not an orbit drag).

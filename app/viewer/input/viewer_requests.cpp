@@ -2,6 +2,7 @@
 // another scene or N, a kernel configuration, the auto-tuner, snapshots, the recording.
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "nbody/sim/io/scene_metadata.hpp"
@@ -14,11 +15,9 @@ namespace nbody::app {
 
 void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget& target) {
     const HostStageTimer timing(profile_, HostStage::Events);
-    if (const auto& path = requests.load_scene;  // picked from the list, dropped, or from the Open dialog
-        path && replace_system(*path, host_cap(*path), false, /*reread=*/true))
-        say("opened " + (path->empty() ? std::string("the default scene") : *path) + ": " + scene_.name + ", " +
-                std::to_string(scene_.state.size()) + " bodies",
-            false);
+    finish_scene_build();
+    if (const auto& path = requests.load_scene)  // picked from the list, dropped, or from the Open dialog
+        replace_system(*path, host_cap(*path), false, /*reread=*/true, /*opened=*/true);
     if (requests.apply_bodies) replace_system(scene_path_, std::size_t(params_.sim.bodies), true);
     if (requests.reset) replace_system(scene_path_, std::nullopt, true);
     if (requests.pick) pick_body(*requests.pick, target);
@@ -28,22 +27,26 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
         if (params_.kernel.invalid_reason.empty())
             std::cerr << "nbody: kernel " << params_.kernel.edited.to_string() << "\n";
     }
+    sim_.finish_tasks();  // the outcomes of what earlier frames posted (below)
     if (requests.apply_gravity) {
-        params_.kernel.gravity_reason = apply_gravity(sim_, params_.kernel.gravity);
-        if (params_.kernel.gravity_reason.empty()) {
-            std::cerr << "nbody: gravity " << params_.kernel.gravity.to_string() << "\n";
-            params_.kernel.force_error.clear();  // it described the previous solver
-        } else {
-            params_.kernel.gravity = sim_.backend().gravity();
-        }
+        const GravityConfig asked = params_.kernel.gravity;
+        apply_gravity(sim_, asked, [this, asked](const SimulationThread::Outcome& o) {
+            params_.kernel.gravity_reason = o.error;
+            if (o.error.empty()) {
+                std::cerr << "nbody: gravity " << asked.to_string() << "\n";
+                params_.kernel.force_error.clear();  // it described the previous solver
+            } else {
+                params_.kernel.gravity = sim_.gravity();
+            }
+        });
     }
-    if (requests.estimate_force_error) {
-        try {
-            params_.kernel.force_error = force_error_text(sim_, params_.sim.step.softening);
-        } catch (const std::exception& e) {
-            say(std::string("force error estimate failed: ") + e.what(), true);
-        }
-    }
+    if (requests.estimate_force_error)
+        estimate_force_error(sim_, params_.sim.step.softening, [this](const SimulationThread::Outcome& o) {
+            if (o.error.empty())
+                params_.kernel.force_error = o.text;
+            else
+                say("force error estimate failed: " + o.error, true);
+        });
     if (requests.autotune) {
         const ViewerAutotuneOutcome r = autotune_viewer(sim_, params_.sim.step);
         params_.kernel.autotune_ok = r.ok;
@@ -55,7 +58,7 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
         say(r.message, !r.ok);
     }
     act_on_encounter();
-    if (requests.save_snapshot) save_snapshot();
+    if (requests.save_snapshot) save_snapshot(requests.replace_snapshot);
     if (requests.load_snapshot) load_snapshot();
     if (requests.reset_camera) camera_.reset(scene_.camera);
     if (requests.camera_preset) apply_camera_preset(*requests.camera_preset);
@@ -83,19 +86,26 @@ std::optional<std::size_t> Viewer::host_cap(const std::string& path) {
     if (sim_.backend().name() == "cuda") return std::nullopt;
     const auto choice = std::find_if(scenes_.begin(), scenes_.end(), [&](const SceneChoice& c) { return c.path == path; });
     const std::size_t n = choice == scenes_.end() ? 0 : choice->bodies;
-    if (path.empty() || n <= kHostViewerBodies) return std::nullopt;
+    if (n <= kHostViewerBodies) return std::nullopt;
+    const std::size_t shown = host_step_ ? fit_host_bodies(*host_step_, listed_steps_per_frame(path), n) : kHostViewerBodies;
     say("the " + std::string(sim_.backend().name()) + " backend would take seconds per step at N = " +
-            std::to_string(n) + ": showing " + std::to_string(kHostViewerBodies) + " bodies (N in the Simulation panel)",
+            std::to_string(n) + ": showing " + std::to_string(shown) + " bodies (N in the Simulation panel)",
         false);
-    return kHostViewerBodies;
+    return shown;
 }
 
-void Viewer::save_snapshot() {
+bool Viewer::save_snapshot(bool replace) {
+    std::error_code ec;
+    params_.sim.confirm_replace = !replace && std::filesystem::exists(params_.sim.snapshot_path, ec);
+    if (params_.sim.confirm_replace) return false;  // the Simulation panel asks
     try {
         write_snapshot_to(params_.sim.snapshot_path);
+        saved_time_ = sim_.time();
         say("snapshot saved to " + params_.sim.snapshot_path, false);
+        return true;
     } catch (const std::exception& e) {
         say(std::string("snapshot not saved: ") + e.what(), true);
+        return false;
     }
 }
 

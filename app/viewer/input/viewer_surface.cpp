@@ -6,6 +6,8 @@
 #include "nbody/render/glfw.hpp"
 #include "nbody/render/glfw_window.hpp"
 
+#include <imgui.h>
+
 namespace nbody::app {
 
 void Surface::feed_scripted_drop(InputState& input) {
@@ -26,7 +28,7 @@ class WindowSurface final : public Surface {
     ~WindowSurface() override { glfwSetWindowUserPointer(window_.handle(), nullptr); }
 
     bool poll(ViewerParams& params, Requests& requests, render::OrbitCamera& camera) override {
-        window_.poll_events();
+        hold_taps_for_imgui();
         const glm::ivec2 fb = window_.framebuffer_size();
         const glm::ivec2 win = window_.window_size();
         input_.cursor_to_pixels = win.x > 0 ? float(fb.x) / float(win.x) : 1.0f;
@@ -42,6 +44,7 @@ class WindowSurface final : public Surface {
 
     void present() override { window_.swap_buffers(); }
     void idle() override { glfwWaitEventsTimeout(0.1); }
+    void cancel_close() override { glfwSetWindowShouldClose(window_.handle(), GLFW_FALSE); }
 
     void set_ui_capture(bool mouse, bool keyboard) override {
         input_.ui_wants_mouse = mouse;
@@ -55,8 +58,21 @@ class WindowSurface final : public Surface {
     std::string description() const override { return "GLFW window"; }
 
   private:
+    // The events since the last frame; a key tapped in between is shown to Dear ImGui as held for
+    // this one frame (short_press_latch.hpp), and released before the next frame's events.
+    void hold_taps_for_imgui() {
+        ImGuiIO* io = ImGui::GetCurrentContext() ? &ImGui::GetIO() : nullptr;
+        for (int key : held_taps_)
+            if (io && key >= 0 && key < IM_ARRAYSIZE(io->KeysDown)) io->KeysDown[key] = false;
+        window_.poll_events();
+        held_taps_ = input_.taps.take_taps();
+        for (int key : held_taps_)
+            if (io && key >= 0 && key < IM_ARRAYSIZE(io->KeysDown)) io->KeysDown[key] = true;
+    }
+
     render::GlfwWindow window_;
     InputState input_;
+    std::vector<int> held_taps_;
 };
 
 class HeadlessSurface final : public Surface {

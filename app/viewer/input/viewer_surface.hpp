@@ -25,6 +25,8 @@ class Surface {
     virtual void present() = 0;
     // Waits a little for events when there is nothing to draw.
     virtual void idle() {}
+    // The window's close button was pressed but the viewer asks first: keep the window open.
+    virtual void cancel_close() {}
     // Tells the input handling whether the UI is using the mouse and keyboard.
     virtual void set_ui_capture(bool mouse, bool keyboard) { (void)mouse, (void)keyboard; }
 

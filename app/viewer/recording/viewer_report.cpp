@@ -86,14 +86,14 @@ int print_record_summary(const RecordingSummary& r, int mp4_fps, bool interrupte
 // Under --gravity tree a scripted run also says what the tree cost and what theta bought: the
 // same figures as the Kernel panel (viewer_gravity.hpp).
 void Viewer::print_tree_report() {
-    std::printf("  gravity: %s; tree: %s\n", sim_.backend().gravity().to_string().c_str(),
-                tree_timing_text(sim_).c_str());
-    try {
-        std::printf("  force error against the direct sum, %s\n",
-                    force_error_text(sim_, params_.sim.step.softening).c_str());
-    } catch (const std::exception& e) {
-        std::printf("  force error against the direct sum: not measured (%s)\n", e.what());
-    }
+    std::printf("  gravity: %s; tree: %s\n", sim_.gravity().to_string().c_str(), tree_timing_text(sim_).c_str());
+    estimate_force_error(sim_, params_.sim.step.softening, [](const SimulationThread::Outcome& o) {
+        if (o.error.empty())
+            std::printf("  force error against the direct sum, %s\n", o.text.c_str());
+        else
+            std::printf("  force error against the direct sum: not measured (%s)\n", o.error.c_str());
+    });
+    sim_.finish_tasks();  // beside the frame loop: waits for nothing, the line comes when it is done
     std::fflush(stdout);
 }
 
@@ -121,9 +121,11 @@ int Viewer::finish() {
         totals_.frames = std::max<long long>(frame_ - 1, 0);
         totals_.seconds = loop_seconds;
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu);
-        if (sim_.backend().gravity().gravity == Gravity::Tree) print_tree_report();
+        if (sim_.gravity().gravity == Gravity::Tree) print_tree_report();
         // Where the run ended, in the scene's own time unit (what the status bar showed).
         std::printf("  scene: %s, %s\n", scene_.name.c_str(), time_text(sim_.time(), scene_.units).c_str());
+        std::printf("  first frame drawn %.2f s after the %s opened\n", first_frame_seconds_,
+                    surface_->headless() ? "surface" : "window");
         if (sim_.hermite()) print_hermite_report();
     }
     if (record_run_ && record_summary_ &&

@@ -91,9 +91,9 @@ void Viewer::act_on_encounter() {
     }
 }
 
-Scene Viewer::scene_at(const std::string& path, std::optional<std::size_t> bodies) const {
-    if (path != kEncounterScenePath || !launched_encounter_) return make_scene(path, bodies);
-    SceneSpec spec = *launched_encounter_;
+Scene scene_at(const std::string& path, std::optional<std::size_t> bodies, const std::optional<SceneSpec>& launched) {
+    if (path != kEncounterScenePath || !launched) return make_scene(path, bodies);
+    SceneSpec spec = *launched;
     if (bodies) scale_scene_spec(spec, *bodies);
     return build_scene(spec);
 }

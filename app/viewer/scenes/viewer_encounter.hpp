@@ -49,4 +49,8 @@ struct EncounterParams {
 
 void draw_encounter_panel(EncounterParams& encounter, bool* open);
 
+// The scene at `path` (make_scene), or `launched` (the Encounter editor's) at kEncounterScenePath.
+// Reads nothing else, so that it may run on another thread while the viewer draws.
+Scene scene_at(const std::string& path, std::optional<std::size_t> bodies, const std::optional<SceneSpec>& launched);
+
 }  // namespace nbody::app

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <utility>
 #include <vector>
 
 #include "nbody/sim/direct_sum_backend.hpp"
@@ -13,13 +14,13 @@
 
 namespace nbody::app {
 
-std::string apply_gravity(SimulationDriver& sim, const GravityConfig& config) {
-    try {
-        sim.backend().set_gravity(config);  // the running choice is kept when this throws
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return {};
+void apply_gravity(SimulationDriver& sim, const GravityConfig& config, SimulationThread::Done done) {
+    sim.between_steps(
+        [config](Backend& backend) {
+            backend.set_gravity(config);  // the running choice is kept when this throws
+            return std::string();
+        },
+        std::move(done), "switching gravity to " + config.to_string());
 }
 
 namespace {
@@ -30,18 +31,18 @@ struct TreePhases {
     double body_terms = 0, cell_terms = 0;  // per body
 };
 
-TreePhases tree_phases(const SimulationDriver& sim) {
+TreePhases tree_phases(const Backend& backend) {
 #if NBODY_HAVE_CUDA
-    if (const CudaBackend* cuda = sim.cuda()) {
+    if (const auto* cuda = dynamic_cast<const CudaBackend*>(&backend)) {
         const CudaBackend::TreeTimes t = cuda->tree_times();
         return {t.build_ms, t.moments_ms, t.walk_ms, t.nodes, t.bytes, t.body_terms, t.cell_terms};
     }
 #endif
     const tree::TreeStats* host = nullptr;
-    if (const auto* cpu = dynamic_cast<const DirectSumBackend<float>*>(&sim.backend())) host = &cpu->last_tree_stats();
-    if (const auto* ref = dynamic_cast<const DirectSumBackend<double>*>(&sim.backend())) host = &ref->last_tree_stats();
+    if (const auto* cpu = dynamic_cast<const DirectSumBackend<float>*>(&backend)) host = &cpu->last_tree_stats();
+    if (const auto* ref = dynamic_cast<const DirectSumBackend<double>*>(&backend)) host = &ref->last_tree_stats();
     if (host == nullptr) return {};
-    const double n = double(std::max<std::size_t>(sim.backend().size(), 1));
+    const double n = double(std::max<std::size_t>(backend.size(), 1));
     return {host->build_ms, host->moments_ms,  host->walk_ms, host->nodes, 0, host->body_interactions / n,
             host->cell_interactions / n};
 }
@@ -49,8 +50,12 @@ TreePhases tree_phases(const SimulationDriver& sim) {
 }  // namespace
 
 std::string tree_timing_text(const SimulationDriver& sim) {
-    if (sim.backend().gravity().gravity != Gravity::Tree) return {};
-    const TreePhases t = tree_phases(sim);
+    return sim.beside() ? sim.description() : tree_timing_text(sim.backend());
+}
+
+std::string tree_timing_text(const Backend& backend) {
+    if (backend.gravity().gravity != Gravity::Tree) return {};
+    const TreePhases t = tree_phases(backend);
     if (t.nodes == 0) return {};
     char buf[240];
     const bool millions = t.nodes >= 1000000;
@@ -64,12 +69,19 @@ std::string tree_timing_text(const SimulationDriver& sim) {
     return buf;
 }
 
-std::string force_error_text(SimulationDriver& sim, double softening, std::size_t sample) {
+void estimate_force_error(SimulationDriver& sim, double softening, SimulationThread::Done done) {
+    if (!sim.beside()) (void)sim.snapshot();  // interop: hands the newest positions to the backend
+    sim.between_steps([softening](Backend& backend) { return force_error_text(backend, softening); },
+                      std::move(done), "estimating the force error");
+}
+
+std::string force_error_text(Backend& backend, double softening, std::size_t sample) {
     const auto start = std::chrono::steady_clock::now();
-    const State now = sim.snapshot();  // also hands the newest positions to the backend (interop)
+    State now;
+    backend.store(now);
     const std::vector<std::size_t> which = sample_bodies(now.size(), sample, 1);
     const std::vector<Vec3d> reference = direct_accelerations(now, which, softening);
-    const std::vector<Vec3d> all = sim.backend().accelerations(softening);
+    const std::vector<Vec3d> all = backend.accelerations(softening);
     std::vector<Vec3d> sampled(which.size());
     for (std::size_t k = 0; k < which.size(); ++k) sampled[k] = all[which[k]];
     const ForceErrorStats e = relative_force_errors(sampled, reference);

@@ -49,7 +49,10 @@ void SimulationDriver::load(const State& state, double dt) {
     hermite_.reset();
     exact_.reset();
     exact_resume_.reset();
-    backend_->load(state);
+    if (beside_)
+        beside_->load(state);  // between two steps; the state is on screen at once
+    else
+        backend_->load(state);
     host_ = state;
     buffers_.load(state, dt);
     d2h_seen_ = 0;
@@ -78,7 +81,63 @@ void SimulationDriver::load(const State& state, double dt) {
 #endif
 }
 
-StepReport SimulationDriver::advance(int steps, const StepParams& params, long long frame) {
+bool SimulationDriver::run_beside(SimulationThread::Describe describe) {
+    if (cuda_ || beside_) return beside_ != nullptr;
+    beside_ = std::make_unique<SimulationThread>(*backend_, std::move(describe));
+    return true;
+}
+
+void SimulationDriver::stop_beside() {
+    if (!beside_) return;
+    beside_->run_exactly(0, StepParams{});
+    beside_->finish_tasks();
+    beside_.reset();
+    backend_->store(host_);
+}
+
+void SimulationDriver::hold() {
+    if (beside_) beside_->hold();
+}
+
+void SimulationDriver::between_steps(SimulationThread::Task task, SimulationThread::Done done, std::string what) {
+    if (beside_) {
+        beside_->post(std::move(task), std::move(done), std::move(what));
+        return;
+    }
+    SimulationThread::Outcome outcome;
+    try {
+        outcome.text = task(*backend_);
+    } catch (const std::exception& e) {
+        outcome.error = e.what();
+    }
+    if (done) done(outcome);
+}
+
+void SimulationDriver::finish_tasks() {
+    if (beside_) beside_->finish_tasks();
+}
+
+GravityConfig SimulationDriver::gravity() const { return beside_ ? beside_->gravity() : backend_->gravity(); }
+
+StepReport SimulationDriver::advance_beside(int steps, const StepParams& params, bool exact) {
+    StepReport report;
+    if (exact)
+        beside_->run_exactly(steps, params);
+    else if (steps > 0)
+        beside_->grant(steps, params, 2 * steps);
+    const SimulationThread::Progress done = beside_->take_progress();
+    if (!done.error.empty()) throw std::runtime_error(done.error);
+    report.steps = done.steps;
+    report.ms_per_step = done.steps > 0 ? 1e3 * done.step_seconds / done.steps : 0;
+    if (!beside_->take_latest(host_)) return report;
+    const auto start = std::chrono::steady_clock::now();
+    report.bytes_uploaded = buffers_.upload(host_.pos_mass, host_.time);
+    report.host_upload_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+StepReport SimulationDriver::advance(int steps, const StepParams& params, long long frame, bool exact) {
+    if (beside_) return advance_beside(steps, params, exact);
     StepReport report;
     if (steps <= 0 || buffers_.size() == 0) return report;
     report.steps = steps;
@@ -147,6 +206,7 @@ StepReport SimulationDriver::advance(int steps, const StepParams& params, long l
 
 State SimulationDriver::snapshot() {
     if (hermite_) return hermite_->state(host_);
+    if (beside_) return host_;  // the newest complete state, taken by the last advance()
     State s = host_;
 #if NBODY_HAVE_CUDA
     if (cuda_ && path_ == TransferPath::Interop) {
@@ -192,6 +252,7 @@ bool rounds_to(const PreciseState& exact, const State& now) {
 }  // namespace
 
 void SimulationDriver::start_hermite(const HermiteSettings& settings) {
+    hold();  // Hermite takes over from the state on screen
     const State now = snapshot();
     std::unique_ptr<ViewerHermite> h;
     if (exact_ && rounds_to(*exact_, now)) {

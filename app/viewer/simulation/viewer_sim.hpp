@@ -8,6 +8,10 @@
 //              positions come back to the host and go up again with glBufferSubData.
 //   upload     host backends (cpu, reference): positions are on the host already and are
 //              uploaded once per frame.
+// On the host backends in a window, the leapfrog steps run beside the frame loop on their own thread
+// (run_beside(), simulation_thread.hpp): advance() then hands out steps and uploads the newest
+// complete state without waiting for a step, and what touches the backend is posted to run
+// between steps (between_steps()).
 // With hermite4/6 (viewer_hermite.hpp) the state lives in double on the host whatever the backend,
 // and its positions are uploaded once per frame; the backend waits, to take the state back.
 
@@ -20,6 +24,7 @@
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/scene.hpp"
+#include "simulation_thread.hpp"
 #include "viewer_hermite.hpp"
 
 namespace nbody {
@@ -62,7 +67,32 @@ class SimulationDriver {
 
     // Advances `steps` leapfrog steps and leaves the newest positions in buffers().current().
     // `frame` tags the GPU timing of these steps (gpu_step_timer()).
-    StepReport advance(int steps, const StepParams& params, long long frame = 0);
+    // Beside the frame loop: hands out `steps` (at most two frames' worth owed) and uploads the
+    // newest state completed, without waiting; the report counts the steps completed since the
+    // last call. `exact` (a recorded frame): waits until exactly `steps` are done and shows them.
+    StepReport advance(int steps, const StepParams& params, long long frame = 0, bool exact = false);
+
+    // From now on the leapfrog steps run on their own thread (host backends only; the CUDA backend
+    // keeps stepping in the frame loop). False when the backend cannot.
+    // `describe` is read after each step (the tree's timings), for description().
+    bool run_beside(SimulationThread::Describe describe = {});
+    std::string description() const { return beside_ ? beside_->description() : std::string(); }
+    bool beside() const { return beside_ != nullptr; }
+    // Back to stepping in the caller's thread, after the step in progress and what was posted;
+    // the state shown becomes the backend's newest.
+    void stop_beside();
+    // No step after the one in progress (pause, Hermite taking over).
+    void hold();
+    // Runs `task` on the backend between two steps (at once when not beside the frame loop) and
+    // `done` with its outcome on this thread, in finish_tasks() (at once when not beside).
+    void between_steps(SimulationThread::Task task, SimulationThread::Done done, std::string what = "");
+    // What the simulation thread is doing now and for how long (none when idle or not beside).
+    std::optional<SimulationThread::Activity> activity() const {
+        return beside_ ? beside_->activity() : std::nullopt;
+    }
+    void finish_tasks();
+    // The running gravity solver (as published by the simulation thread when beside).
+    GravityConfig gravity() const;
 
     // A host copy of the current state (positions, velocities, labels, time). On the CUDA
     // paths this copies from the device; call it rarely. Those bytes are counted in
@@ -76,7 +106,7 @@ class SimulationDriver {
     const Backend& backend() const { return *backend_; }
     CudaBackend* cuda() const { return cuda_; }
     TransferPath path() const { return path_; }
-    double time() const { return hermite_ ? hermite_->time() : backend_->time(); }
+    double time() const { return hermite_ ? hermite_->time() : beside_ ? host_.time : backend_->time(); }
     std::size_t size() const { return buffers_.size(); }
 
 #if NBODY_HAVE_CUDA
@@ -108,6 +138,7 @@ class SimulationDriver {
 
   private:
     void notice(const std::string& line);
+    StepReport advance_beside(int steps, const StepParams& params, bool exact);
 
     std::ostream& log_;
     std::unique_ptr<Backend> backend_;
@@ -126,6 +157,7 @@ class SimulationDriver {
 #if NBODY_HAVE_CUDA
     std::unique_ptr<render::CudaStreamTimer> step_timer_;
 #endif
+    std::unique_ptr<SimulationThread> beside_;  // after backend_: stopped before it is destroyed
 };
 
 }  // namespace nbody::app

@@ -23,7 +23,7 @@ int Viewer::steps_this_frame(double dt_frame) {
 
 bool Viewer::step(const Requests& requests, double dt_frame) {
     const bool capture_frame = sim_.hermite() ? step_hermite(requests, dt_frame) : step_leapfrog(requests, dt_frame);
-    if (params_.sim.auto_energy && !params_.sim.paused && sim_.size() <= kAutoEnergyMaxN && !energy_.busy() &&
+    if (params_.sim.auto_energy && !params_.sim.paused && sim_.size() <= auto_energy_max_n() && !energy_.busy() &&
         energy_.seconds_since_start() > 3.0) {
         try {
             start_energy();
@@ -41,14 +41,20 @@ bool Viewer::step_leapfrog(const Requests& requests, double dt_frame) {
     // except what a single step (N) advances.
     bool capture_frame = false;
     int steps = params_.sim.paused ? (requests.single_step ? 1 : 0) : steps_this_frame(dt_frame);
+    // The first frame (shaders, layout, the first upload) is drawn before any step starts: on a
+    // CPU a step of a large system would take the cores it needs.
+    if (frame_ == 0 && sim_.beside()) steps = 0;
     if (recorder_) {
         capture_frame = !params_.sim.paused || requests.single_step || first_recorded_frame_;
         steps = capture_frame && !first_recorded_frame_ ? recorder_->settings().steps_per_frame : 0;
         first_recorded_frame_ = false;
     }
-    if (steps > 0) {
+    // Beside the frame loop every frame looks for the newest state, stepping or not; a pause
+    // drops the steps owed (the one running ends).
+    if (sim_.beside() && params_.sim.paused && steps == 0) sim_.hold();
+    if (steps > 0 || sim_.beside()) {
         try {
-            const StepReport report = sim_.advance(steps, params_.sim.step, frame_);
+            const StepReport report = sim_.advance(steps, params_.sim.step, frame_, recorder_ != nullptr);
             profile_.add(HostStage::Map, report.host_map_ms);
             profile_.add(HostStage::Launch, report.host_launch_ms);
             profile_.add(HostStage::Unmap, report.host_unmap_ms);

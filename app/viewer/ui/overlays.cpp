@@ -4,6 +4,8 @@
 #include "ui_panels.hpp"
 #include "ui_widgets.hpp"
 
+#include <filesystem>
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -68,6 +70,51 @@ void draw_status_bar(const PanelContext& ctx, const ViewerParams& params) {
         for (const auto& m : ctx.recent_messages)
             if (m != ctx.toast) ImGui::TextColored(kWarn, "%s", m.c_str());
         if (!ctx.toast.empty()) ImGui::TextColored(kGood, "%s", ctx.toast.c_str());
+    }
+    ImGui::End();
+}
+
+void draw_busy_indicator(const PanelContext& ctx) {
+    if (ctx.busy.empty()) return;
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, em() * 2.5f), ImGuiCond_Always, ImVec2(0.5f, 0.0f));
+    ImGui::SetNextWindowBgAlpha(0.7f);
+    if (ImGui::Begin("##busy", nullptr, kOverlayFlags)) {
+        // A spinner: an arc turning once a second, so that a frozen window would show as one.
+        const float radius = em() * 0.45f;
+        const ImVec2 corner = ImGui::GetCursorScreenPos();
+        const ImVec2 centre(corner.x + radius, corner.y + ImGui::GetTextLineHeight() * 0.5f);
+        const float turn = float(ImGui::GetTime()) * 6.2831853f;
+        ImDrawList* draw = ImGui::GetWindowDrawList();
+        draw->PathArcTo(centre, radius, turn, turn + 4.5f, 16);
+        draw->PathStroke(ImGui::GetColorU32(kGood), false, em() * 0.15f);
+        ImGui::Dummy(ImVec2(radius * 2.0f, ImGui::GetTextLineHeight()));
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        for (const BusyWork& w : ctx.busy) ImGui::Text("%s ... %.1f s", w.what.c_str(), w.seconds);
+        ImGui::EndGroup();
+    }
+    ImGui::End();
+}
+
+void draw_quit_dialog(ViewerParams& params, Requests& requests, const PanelContext& ctx) {
+    if (!params.confirm_quit) return;
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.4f), ImGuiCond_Always,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowFocus();
+    if (ImGui::Begin("Quit?", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+        ImGui::Text("The simulation has run since it was last saved (%s).",
+                    time_text(ctx.sim.time(), ctx.scene.units).c_str());
+        std::error_code ec;  // the button says what it does to a file already there
+        const bool exists = std::filesystem::exists(params.sim.snapshot_path, ec);
+        if (ImGui::Button(((exists ? "Replace " : "Save ") + params.sim.snapshot_path + " and quit").c_str()))
+            requests.save_and_quit = true;
+        ImGui::SameLine();
+        if (ImGui::Button("Quit without saving")) requests.quit_confirmed = true;
+        ImGui::SameLine();
+        if (ImGui::Button("Go on")) params.confirm_quit = false;
+        ImGui::TextColored(kDim, "Esc again quits.");
     }
     ImGui::End();
 }

@@ -158,6 +158,13 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
         if (ImGui::Button("Load")) requests.load_snapshot = true;
         tooltip("Snapshot file (.nbsnap): saves the running simulation exactly, or restores one; "
                 "a bad file is reported and the running simulation kept.");
+        if (sim.confirm_replace) {  // as the Encounter editor's Save: never over a file unasked
+            ImGui::TextColored(kWarn, "%s exists.", sim.snapshot_path.c_str());
+            ImGui::SameLine();
+            if (ImGui::Button("Replace")) requests.save_snapshot = requests.replace_snapshot = true;
+            ImGui::SameLine();
+            if (ImGui::Button("Keep it")) sim.confirm_replace = false;
+        }
     }
     ImGui::BeginDisabled(energy.busy());
     if (ImGui::Button(energy.busy() ? "Computing..." : "Compute energy")) requests.compute_energy = true;

@@ -135,5 +135,7 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
     draw_annotations(ctx, params);
     draw_backend_badge(ctx);
     draw_recording_indicator(ctx);
+    draw_busy_indicator(ctx);
+    draw_quit_dialog(params, requests, ctx);
 }
 }  // namespace nbody::app

@@ -32,6 +32,12 @@ struct RecordingView {
     bool last_result_is_error = false;
 };
 
+// Long work under way (issue 33): shown with a spinner while the window keeps drawing.
+struct BusyWork {
+    std::string what;  // "building antennae.toml, 65536 bodies"
+    double seconds = 0;
+};
+
 // Everything the panels display, read-only.
 struct PanelContext {
     const SimulationDriver& sim;
@@ -50,6 +56,7 @@ struct PanelContext {
     std::string toast;                                // a short-lived message (screenshot saved), or empty
     bool headless = false;
     const RecordingView& recording;
+    std::vector<BusyWork> busy;
 };
 
 struct PanelVisibility {
@@ -88,6 +95,11 @@ void draw_annotations(const PanelContext& ctx, const ViewerParams& params);
 void draw_help_panel(bool* open);
 // Bottom middle: scene, N, backend, model time, fps, and the messages still on screen.
 void draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
+// Centre, while params.confirm_quit: the simulation ran since it was saved; save and quit, quit,
+// or go on (quit_guard.hpp).
+void draw_quit_dialog(ViewerParams& params, Requests& requests, const PanelContext& ctx);
+// Top middle, while there is long work: what it is and how long it has taken, with a spinner.
+void draw_busy_indicator(const PanelContext& ctx);
 // Bottom right: where the simulation runs (GPU green, CPU amber), a small window, so that it goes
 // with the panels (in frames recorded with them, never in frames saved without them).
 void draw_backend_badge(const PanelContext& ctx);

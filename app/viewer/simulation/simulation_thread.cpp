@@ -1,0 +1,191 @@
+#include "simulation_thread.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <utility>
+
+namespace nbody::app {
+
+SimulationThread::SimulationThread(Backend& backend, Describe describe)
+    : backend_(backend), describe_(std::move(describe)), gravity_(backend.gravity()) {
+    thread_ = std::thread([this] { loop(); });
+}
+
+SimulationThread::~SimulationThread() {
+    {
+        const std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+}
+
+void SimulationThread::grant(int steps, const StepParams& params, int most_pending) {
+    if (steps <= 0) return;
+    {
+        const std::lock_guard lock(mutex_);
+        credit_ = std::min(credit_ + steps, std::max(most_pending, steps));
+        params_ = params;
+    }
+    wake_.notify_all();
+}
+
+void SimulationThread::hold() {
+    const std::lock_guard lock(mutex_);
+    credit_ = 0;
+}
+
+void SimulationThread::post(Task task, Done done, std::string what) {
+    {
+        const std::lock_guard lock(mutex_);
+        jobs_.push_back({std::move(task), std::move(done), false, std::move(what)});
+    }
+    wake_.notify_all();
+}
+
+void SimulationThread::load(const State& state) {
+    {
+        const std::lock_guard lock(mutex_);
+        credit_ = 0;  // steps owed belonged to the old system
+        ++loads_posted_;
+        progress_ = {};
+        jobs_.push_back({[state](Backend& b) {
+                             b.load(state);
+                             return std::string();
+                         },
+                         {}, true, "loading " + std::to_string(state.size()) + " bodies"});
+    }
+    wake_.notify_all();
+}
+
+void SimulationThread::run_exactly(int steps, const StepParams& params) {
+    std::unique_lock lock(mutex_);
+    credit_ = 0;
+    settled_.wait(lock, [&] { return !busy_ && jobs_.empty(); });  // a step granted earlier, a load posted
+    if (steps <= 0) return;
+    credit_ = steps;
+    params_ = params;
+    wake_.notify_all();
+    settled_.wait(lock, [&] { return (credit_ == 0 && !busy_) || !progress_.error.empty(); });
+}
+
+bool SimulationThread::take_latest(State& state) {
+    const std::lock_guard lock(mutex_);
+    if (!latest_fresh_ || latest_load_ != loads_posted_) return false;
+    std::swap(state.pos_mass, latest_.pos_mass);
+    std::swap(state.velocity, latest_.velocity);
+    state.time = latest_.time;
+    latest_fresh_ = false;
+    return true;
+}
+
+SimulationThread::Progress SimulationThread::take_progress() {
+    const std::lock_guard lock(mutex_);
+    return std::exchange(progress_, Progress{});
+}
+
+void SimulationThread::finish_tasks() {
+    std::vector<std::pair<Done, Outcome>> finished;
+    {
+        const std::lock_guard lock(mutex_);
+        finished.swap(finished_);
+    }
+    for (auto& [done, outcome] : finished)
+        if (done) done(outcome);
+}
+
+GravityConfig SimulationThread::gravity() const {
+    const std::lock_guard lock(mutex_);
+    return gravity_;
+}
+
+std::string SimulationThread::description() const {
+    const std::lock_guard lock(mutex_);
+    return description_;
+}
+
+std::optional<SimulationThread::Activity> SimulationThread::activity() const {
+    const std::lock_guard lock(mutex_);
+    if (!busy_) return std::nullopt;
+    return Activity{busy_what_, std::chrono::duration<double>(std::chrono::steady_clock::now() - busy_since_).count()};
+}
+
+bool SimulationThread::idle() const {
+    const std::lock_guard lock(mutex_);
+    return !busy_ && jobs_.empty() && credit_ == 0;
+}
+
+void SimulationThread::loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        wake_.wait(lock, [&] { return stopping_ || !jobs_.empty() || credit_ > 0; });
+        if (stopping_) return;
+        if (!jobs_.empty()) {
+            Job job = std::move(jobs_.front());
+            jobs_.pop_front();
+            run_job(job, lock);
+        } else {
+            run_step(lock);
+        }
+        settled_.notify_all();
+    }
+}
+
+// Called and returns with `lock` held; the task itself runs without it.
+void SimulationThread::run_job(Job& job, std::unique_lock<std::mutex>& lock) {
+    busy_ = true;
+    busy_what_ = job.what;
+    busy_since_ = std::chrono::steady_clock::now();
+    lock.unlock();
+    Outcome outcome;
+    try {
+        outcome.text = job.task(backend_);
+    } catch (const std::exception& e) {
+        outcome.error = e.what();
+    }
+    const GravityConfig gravity = backend_.gravity();
+    lock.lock();
+    busy_ = false;
+    gravity_ = gravity;
+    if (job.is_load) {
+        ++loads_done_;
+        latest_fresh_ = false;
+    }
+    finished_.emplace_back(std::move(job.done), std::move(outcome));
+}
+
+// One step, then its state published. Called and returns with `lock` held.
+void SimulationThread::run_step(std::unique_lock<std::mutex>& lock) {
+    --credit_;
+    busy_ = true;
+    busy_what_ = "step";
+    busy_since_ = std::chrono::steady_clock::now();
+    const StepParams params = params_;
+    lock.unlock();
+    const auto start = std::chrono::steady_clock::now();
+    std::string error;
+    try {
+        backend_.step(params, 1);
+        backend_.store(scratch_);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string description = describe_ && error.empty() ? describe_(backend_) : std::string();
+    lock.lock();
+    busy_ = false;
+    if (!error.empty()) {
+        credit_ = 0;
+        progress_.error = error;
+        return;
+    }
+    std::swap(scratch_, latest_);
+    latest_load_ = loads_done_;
+    latest_fresh_ = true;
+    progress_.steps += 1;
+    progress_.step_seconds += seconds;
+    if (describe_) description_ = std::move(description);
+}
+
+}  // namespace nbody::app
