@@ -1,0 +1,112 @@
+// Issue 34: files dropped onto the viewer (here `--drop`, which takes the drop callback's path)
+// that used to end or freeze it: a snapshot whose Hermite block level the viewer's Hermite run
+// cannot use (it replaced the running simulation, then the viewer exited 1), a FIFO (open()
+// blocked the frame loop for a writer), a scene whose component counts wrap when summed. Each is
+// refused with a message while the running simulation goes on, to the pixel.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <sys/stat.h>
+
+#include "nbody/render/frame_capture.hpp"
+#include "nbody/sim/io/snapshot.hpp"
+#include "test_support.hpp"
+
+namespace nbody {
+namespace {
+
+const std::string kView = "view --headless --backend cpu --no-ui --size 96x54 ";
+// Each viewer run here takes seconds; one that waits on a FIFO would wait for ever.
+constexpr double kViewerSeconds = 60;
+
+bool no_egl(const test::CommandResult& r) {
+    return r.output.find("cannot create a headless OpenGL") != std::string::npos;
+}
+
+// A hermite4 run's snapshot (from `nbody run`) with body 0's block level set to `level`.
+std::string snapshot_with_level(const test::TempDir& dir, double level) {
+    const std::string path = dir.file("hermite.nbsnap");
+    const auto r = test::run_nbody("run --integrator hermite4 --scene " + test::source_dir() +
+                                       "/scenes/plummer.toml --bodies 64 --t-end 0.125 --backend cpu --out " + path,
+                                   kViewerSeconds);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    io::Snapshot snap = io::read_snapshot(path);
+    EXPECT_EQ(snap.extra.count("hermite.level"), 1u) << "the run saved no block-step state";
+    snap.extra["hermite.level"][0] = level;
+    const std::string bad = dir.file("bad-level.nbsnap");
+    io::write_snapshot(bad, snap);
+    return bad;
+}
+
+TEST(ViewerOpenBadFiles, ARefusedDropLeavesTheRunningSimulationUntouched) {
+    test::TempDir dir;
+    const std::string running = kView + "--frames 3 --bodies 200 --scene " + test::source_dir() + "/scenes/plummer.toml ";
+    auto r = test::run_nbody(running + "--screenshot " + dir.file("undisturbed.png"), kViewerSeconds);
+    if (no_egl(r)) GTEST_SKIP() << "no headless EGL";
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+
+    const std::string fifo = dir.file("stars.csv");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    test::write_text(dir.file("wrap.toml"), R"([scene]
+name = "wraps"
+bodies = 16382
+units = "galactic"
+dt = 0.01
+softening = 0.1
+[[galaxy]]
+name = "A"
+[galaxy.disk]
+mass = 1.0
+bodies = 9223372036854775807
+scale_length = 2.6
+scale_height = 0.3
+toomre_q = 1.5
+[galaxy.bulge]
+mass = 1.0
+bodies = 9223372036854775807
+scale_radius = 0.6
+[galaxy.halo]
+mass = 10.0
+bodies = 16384
+scale_radius = 20.0
+max_radius = 80.0
+)");
+    const struct {
+        std::string file, says;
+    } cases[] = {
+        {snapshot_with_level(dir, 99), "body 0 has Hermite block level 99, outside the levels 0..40"},
+        {fifo, "is a FIFO (named pipe), not a file"},
+        {dir.file("wrap.toml"), "wrap.toml"},
+    };
+    for (const auto& c : cases) {
+        r = test::run_nbody(running + "--drop " + c.file + " --screenshot " + dir.file("after.png") + " --overwrite",
+                            kViewerSeconds);
+        ASSERT_FALSE(r.timed_out) << c.file << ": the viewer froze\n" << r.output;
+        ASSERT_EQ(r.exit_code, 0) << c.file << "\n" << r.output;  // reported, not fatal
+        EXPECT_NE(r.output.find("nbody: " + c.file), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("opened "), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("N = 200"), std::string::npos) << r.output;
+        const render::Image a = render::read_png(dir.file("undisturbed.png"));
+        const render::Image b = render::read_png(dir.file("after.png"));
+        EXPECT_EQ(a.rgba, b.rgba) << c.file << ": the simulation on screen changed";
+    }
+}
+
+// The same snapshot with a level the run can use opens and continues (the check refuses only what
+// the Hermite run cannot take).
+TEST(ViewerOpenBadFiles, AHermiteSnapshotWithUsableLevelsOpens) {
+    test::TempDir dir;
+    const std::string good = snapshot_with_level(dir, 3);
+    const auto r = test::run_nbody(kView + "--frames 3 --bodies 200 --scene " + test::source_dir() +
+                                       "/scenes/plummer.toml --drop " + good,
+                                   kViewerSeconds);
+    if (no_egl(r)) GTEST_SKIP() << "no headless EGL";
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("opened " + good), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("continuing its saved block steps exactly"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace nbody
