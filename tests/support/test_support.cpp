@@ -154,8 +154,8 @@ std::string source_dir() {
     return env && *env ? env : NBODY_SOURCE_DIR;
 }
 
-CommandResult run_nbody(const std::string& arguments) {
-    return run_command("'" + nbody_executable() + "' " + arguments);
+CommandResult run_nbody(const std::string& arguments, double timeout_s) {
+    return run_command("'" + nbody_executable() + "' " + arguments, timeout_s);
 }
 
 void write_text(const std::string& path, const std::string& text) {

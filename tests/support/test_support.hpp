@@ -52,8 +52,8 @@ std::optional<int> wait_or_kill(pid_t pid, double timeout_s);
 std::string nbody_executable();
 std::string source_dir();
 
-// Runs the nbody executable under test with the given argument string.
-CommandResult run_nbody(const std::string& arguments);
+// Runs the nbody executable under test with the given argument string (and time limit).
+CommandResult run_nbody(const std::string& arguments, double timeout_s = command_timeout_seconds());
 
 void write_text(const std::string& path, const std::string& text);
 std::string read_text(const std::string& path);
