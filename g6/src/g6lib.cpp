@@ -108,9 +108,12 @@ int guarded(const char* call, int cluster_id, Body&& body) noexcept {
             return report(cluster_id, call, G6_ERROR_MEMORY, "memory", "out of host memory");
         } catch (const std::exception& e) {
             return report(cluster_id, call, G6_ERROR, "engine", e.what());
+        } catch (...) {
+            return report(cluster_id, call, G6_ERROR, "unknown", "an unexpected failure");
         }
-    } catch (...) {
-        return report(cluster_id, call, G6_ERROR, "unknown", "an unexpected failure");
+    } catch (...) {  // the lock itself failed: nothing shared may be touched
+        std::fprintf(stderr, "libg6: %s: could not take the library's lock; returns %d (G6_ERROR)\n", call, G6_ERROR);
+        return G6_ERROR;
     }
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "g6lib.h"
+#include "nbody/sim/hermite/force_engine.hpp"
 
 namespace {
 
@@ -158,6 +159,36 @@ TEST_F(G6Errors, NullArraysAreErrorsNotCrashes) {
     EXPECT_EQ(g6calc_lasthalf(0, 3, 1, index, xi, vi, 0.01, nullptr, nullptr, nullptr, nullptr), G6_ERROR_VALUE);
     double zero[3] = {0, 0, 0};
     EXPECT_EQ(g6_set_j_particle(0, 0, 0, 0.0, 0.125, 1.0, nullptr, zero, zero, zero, nullptr), G6_ERROR_VALUE);
+}
+
+// The checks come before the engine, so the cuda engine answers alike (GPU machine; skips here).
+TEST(G6ErrorsCuda, TheSameCodesOnTheCudaEngine) {
+    std::string why;
+    if (!nbody::hermite::cuda_engine_usable(&why)) GTEST_SKIP() << "no cuda engine: " << why;
+    setenv("G6_ENGINE", "cuda", 1);
+    ASSERT_EQ(g6_open(3), G6_OK);
+    double zero[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+        double x[3] = {double(k), 0, 0};
+        ASSERT_EQ(g6_set_j_particle(3, k, k, 0.0, 0.125, 1.0, zero, zero, zero, zero, x), G6_OK);
+    }
+    ASSERT_EQ(g6_set_ti(3, 0.0), G6_OK);
+    const auto code = [](double x0, int nj, double eps2) {
+        int index[1] = {10};
+        double xi[1][3] = {{x0, 0.5, 0}}, vi[1][3] = {{0, 0, 0}}, h2[1] = {0}, acc[1][3], jerk[1][3], pot[1];
+        g6calc_firsthalf(3, nj, 1, index, xi, vi, nullptr, nullptr, nullptr, eps2, h2);
+        return g6calc_lasthalf(3, nj, 1, index, xi, vi, eps2, h2, acc, jerk, pot);
+    };
+    EXPECT_EQ(code(kNaN, 3, 0.01), G6_ERROR_VALUE);
+    EXPECT_EQ(code(0.5, 4, 0.01), G6_ERROR_RANGE);
+    EXPECT_EQ(code(0.5, 3, -1.0), G6_ERROR_VALUE);
+    EXPECT_EQ(g6_set_ti(3, kNaN), G6_ERROR_VALUE);
+    EXPECT_EQ(code(0.5, 3, 0.01), G6_ERROR_VALUE);
+    EXPECT_EQ(g6_set_ti(3, 0.0), G6_OK);
+    EXPECT_EQ(code(0.5, 3, 0.01), G6_OK);
+    EXPECT_EQ(g6_set_j_particle(3, INT_MAX, 1, 0.0, 0.125, 1.0, zero, zero, zero, zero, zero), G6_ERROR_RANGE);
+    g6_close(3);
+    setenv("G6_ENGINE", "cpu", 1);
 }
 
 TEST(G6ErrorsNotOpen, EveryCallOnAClusterNotOpenReturnsG6Error) {

@@ -51,7 +51,7 @@ double command_timeout_seconds() {
         const double s = std::strtod(env, &end);
         if (end && *end == '\0' && s > 0) return s;
     }
-    return 240.0;
+    return 90.0;
 }
 
 namespace {

@@ -32,9 +32,9 @@ struct CommandResult {
 };
 
 // How long a test lets one command run: $NBODY_TEST_COMMAND_TIMEOUT seconds where set (a slow
-// machine), else 240 s, well above the slowest command of the suites (a few tens of seconds on
-// llvmpipe) and below CTest's per-test TIMEOUT, so that a hung child fails its own test with its
-// output instead of the whole program being killed without a word.
+// machine), else 90 s: the slowest render test, several viewer runs, takes 8 s on llvmpipe on a
+// busy 2-core machine; below CTest's per-test TIMEOUT (120 s for render), so that a hung child
+// fails its own test with its output instead of the whole program being killed without a word.
 double command_timeout_seconds();
 
 // Runs a shell command line (stdin from /dev/null), capturing both output streams. A command
