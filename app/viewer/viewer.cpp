@@ -50,7 +50,7 @@ render::ColourMode scene_colour_mode(const Scene& scene) {
 
 Scene load_valid_scene(const std::string& path, std::optional<std::size_t> bodies) {
     Scene scene = make_scene(path, bodies);
-    scene.state.validate();
+    validate_scene(scene, path);
     return scene;
 }
 
@@ -344,9 +344,26 @@ void Viewer::fit_host_scene(const ViewOptions& o, std::size_t listed_bodies) {
 std::size_t Viewer::auto_energy_max_n() const { return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN; }
 
 void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
-    next.state.validate();
+    // Everything that can refuse `next` runs before the running system is touched: the checks of
+    // its bodies and saved state, and the start of the integrator it will run (a Hermite run
+    // resumes or evaluates its forces here), so that a bad file leaves the old simulation going.
+    validate_scene(next, path);
+    SimulationParams chosen = params_.sim;
+    if (new_scene) {
+        chosen.step = next.params;
+        chosen.steps_per_frame = next.steps_per_frame;
+        choose_scene_integrator(next, chosen);
+    }
+    std::unique_ptr<ViewerHermite> hermite;
+    if (chosen.hermite) {
+        const bool resumes = next.precise && next.hermite_state && next.hermite_state_order == chosen.hermite_order;
+        hermite = make_viewer_hermite(hermite_settings(chosen), next.state, next.precise ? &*next.precise : nullptr,
+                                      resumes ? &*next.hermite_state : nullptr, std::cerr);
+    }
+
     sim_.load(next.state, next.params.dt);
     sim_.set_exact_start(next.precise, next.hermite_state, next.hermite_state_order);
+    if (hermite) sim_.adopt_hermite(std::move(hermite));
     scene_ = std::move(next);
     scene_path_ = path;
     saved_time_ = sim_.time();  // a system just loaded has nothing to lose yet
@@ -366,9 +383,9 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
         params_.sim.model_time_per_second = 60.0 * scene_.steps_per_frame * scene_.params.dt;
         apply_scene_trails(params_.render.trails, scene_.trails);
         perf_.clear_steps();
+        integrator_from_scene();  // a new scene starts on its own integrator
     }
-    if (new_scene) integrator_from_scene();  // a new scene starts on its own integrator
-    if (params_.sim.hermite) start_hermite_run();
+    params_.sim.integrator_error.clear();
     params_.sim.bodies = int(scene_.state.size());
     if (!keep_camera) camera_.reset(scene_.camera);
 }

@@ -85,7 +85,8 @@ class Viewer {
     // --- hermite4/6 (viewer_hermite_step.cpp) ------------------------------------------------
     void integrator_from_scene();   // a scene's [scene] integrator keys into the panel's params
     void start_integrator_from_options();  // at start: the scene's, then --integrator, --eta, ...
-    HermiteSettings hermite_settings() const;
+    HermiteSettings hermite_settings() const;  // of the panel's parameters
+    HermiteSettings hermite_settings(const SimulationParams& s) const;
     bool start_hermite_run();       // from the current state; on failure: paused, the error shown
     void apply_integrator();        // the panel's integrator, eta, dt_max, softening: switched live
     void print_hermite_report();
@@ -203,6 +204,9 @@ class Viewer {
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
     double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
 };
+
+// A scene's [scene] integrator keys (hermite4/6, eta, dt_max, time per frame) into `s`.
+void choose_scene_integrator(const Scene& scene, SimulationParams& s);
 
 // "nbody-frames-20260101-120000": the Recording panel's first folder.
 std::string default_recording_folder();

@@ -17,7 +17,9 @@
  *  - Units: the library computes in floating point (double on the CPU, double-single positions
  *    on the GPU), so g6_set_tunit / g6_set_xunit (GRAPE-6's fixed-point scalings) are accepted
  *    and have no effect.
- *  - Return values: 0 on success, non-zero on error (a message goes to stderr).
+ *  - Return values: 0 (G6_OK) on success, non-zero on error, as GRAPE-6: the codes below. A
+ *    message naming the call and the value goes to stderr, once per kind of error and call.
+ *    g6calc_firsthalf returns nothing: its error is returned by the next g6calc_lasthalf.
  * Environment: G6_ENGINE = auto (default) | cpu | cuda picks the engine at g6_open. */
 #ifndef NBODY_G6LIB_H
 #define NBODY_G6LIB_H
@@ -25,6 +27,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Return codes */
+#define G6_OK 0
+#define G6_ERROR 1        /* the call failed: a cluster not open, the engine failed; also GRAPE-6's
+                             "a neighbour list overflowed" / "too long for maxlength" (no message) */
+#define G6_ERROR_VALUE 2  /* a value that cannot be computed with: NaN/Inf in ti, tj, mass, x, v,
+                             a2, j6, xi, vi, h2; eps2 < 0; a null array; a non-finite force */
+#define G6_ERROR_RANGE 3  /* a count or place outside what exists: nj past the j-particles set,
+                             ni outside 0..g6_npipes(), an address outside 0..G6_MAX_J_PARTICLES-1 */
+#define G6_ERROR_MEMORY 4 /* the j-memory could not grow (host or device memory) */
+
+/* j-particle addresses are 0 .. G6_MAX_J_PARTICLES - 1 (2^24: 2.8 GB of j-memory on the host). */
+#define G6_MAX_J_PARTICLES (1 << 24)
 
 /* C interface */
 int g6_open(int cluster_id);

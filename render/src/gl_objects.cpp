@@ -90,18 +90,20 @@ bool GlFence::ready() const {
     return status == GL_SIGNALED;
 }
 
-void GlFence::wait() const {
+void GlFence::wait(double timeout_s) const {
     if (!sync_) return;
     // The flush bit makes sure the fence is submitted: without it a wait on a fence still in the
     // driver's command buffer would never return.
     GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
-    for (;;) {
+    for (double waited = 0; waited < timeout_s; waited += 1.0) {
         const GLenum r = glClientWaitSync(sync_, flags, 1'000'000'000);  // 1 s slices
         if (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) return;
         if (r == GL_WAIT_FAILED)
             throw GlError("glClientWaitSync failed (" + gl_error_name(glGetError()) + ")");
         flags = 0;  // GL_TIMEOUT_EXPIRED: the GPU is busy; keep waiting
     }
+    throw GlError("glClientWaitSync: the GPU has not completed the commands before a fence in " +
+                  std::to_string(int(timeout_s)) + " s (a hung or lost GPU?)");
 }
 
 void GlFence::reset() noexcept {

@@ -156,7 +156,7 @@ TEST(RecordLeftovers, AKilledRunsUnfinishedMp4IsRemoved) {
     test::TempDir dir;
     const pid_t gone = ::fork();
     if (gone == 0) ::_exit(0);
-    ::waitpid(gone, nullptr, 0);
+    ASSERT_TRUE(test::wait_or_kill(gone, 10));
     const std::string stale = dir.file("movie.mp4.tmp" + std::to_string(gone));
     test::write_text(stale, "half a movie");
     test::write_text(dir.file("movie.mp4.tmp-notes"), "mine");
@@ -209,8 +209,9 @@ TEST(RecordInterrupt, ASecondCtrlCLeavesNoTemporaryMp4) {
     ::kill(pid, SIGINT);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     ::kill(pid, SIGINT);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    const std::optional<int> ended = test::wait_or_kill(pid, 60);
+    ASSERT_TRUE(ended) << "nbody could not be ended:\n" << test::read_text(dir.file("log.txt"));
+    const int status = *ended;
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << test::read_text(dir.file("log.txt"));
     EXPECT_FALSE(fs::exists(temporary));
     EXPECT_FALSE(fs::exists(dir.file("movie.mp4")));
@@ -244,8 +245,7 @@ TEST(RecordOverwrite, AKillLeavesTheOldSequenceAndAFinishedRunOnlyTheNew) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(test::wait_or_kill(pid, 30)) << "nbody survived SIGKILL (stuck in the kernel?)";
     ASSERT_TRUE(staged) << test::read_text(log);
     EXPECT_EQ(listing(frames), old_listing) << "the old recording changed";
     EXPECT_EQ(test::read_text((frames / "frame_000000.png").string()), old_first);
@@ -281,9 +281,10 @@ TEST(ViewerNonFinite, PausesWithANotice) {
            std::chrono::duration<double>(Clock::now() - t0).count() < 60)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ::kill(pid, SIGINT);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    const std::optional<int> ended = test::wait_or_kill(pid, 60);
     const std::string text = test::read_text(log);
+    ASSERT_TRUE(ended) << "nbody could not be ended:\n" << text;
+    const int status = *ended;
     EXPECT_NE(text.find("the simulation became non-finite (NaN/Inf, first at body 0): paused"), std::string::npos) << text;
     EXPECT_TRUE(WIFEXITED(status)) << text;
 }

@@ -2,7 +2,9 @@
 // Helpers shared by the test executables.
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 #include "nbody/sim/state.hpp"
@@ -24,20 +26,34 @@ private:
 };
 
 struct CommandResult {
-    int exit_code = -1;
-    std::string output;  // stdout and stderr together
+    int exit_code = -1;      // 128 + N when killed by signal N; 124 when it ran past its time limit
+    std::string output;      // stdout and stderr together
+    bool timed_out = false;  // killed at the time limit (the output then ends with a line saying so)
 };
 
-// Runs a shell command line, capturing both output streams.
-CommandResult run_command(const std::string& command_line);
+// How long a test lets one command run: $NBODY_TEST_COMMAND_TIMEOUT seconds where set (a slow
+// machine), else 90 s: the slowest render test, several viewer runs, takes 8 s on llvmpipe on a
+// busy 2-core machine; below CTest's per-test TIMEOUT (120 s for render), so that a hung child
+// fails its own test with its output instead of the whole program being killed without a word.
+double command_timeout_seconds();
+
+// Runs a shell command line (stdin from /dev/null), capturing both output streams. A command
+// still running after `timeout_s` is ended with its whole process group (SIGTERM, SIGKILL 5 s
+// later): no test waits without bound for a child, nor for a grandchild that kept the pipe open.
+CommandResult run_command(const std::string& command_line, double timeout_s = command_timeout_seconds());
+
+// Waits for child `pid` at most `timeout_s`; past that sends SIGKILL and waits 10 s more. Returns
+// the wait status, or nothing when the child could not be reaped even then (stuck in the kernel,
+// e.g. in a GPU driver call): the test fails instead of hanging.
+std::optional<int> wait_or_kill(pid_t pid, double timeout_s);
 
 // Where the nbody executable and the source tree are: the environment variables NBODY_EXECUTABLE
 // and NBODY_SOURCE_DIR when set (a build carried to another machine), else the paths CMake baked in.
 std::string nbody_executable();
 std::string source_dir();
 
-// Runs the nbody executable under test with the given argument string.
-CommandResult run_nbody(const std::string& arguments);
+// Runs the nbody executable under test with the given argument string (and time limit).
+CommandResult run_nbody(const std::string& arguments, double timeout_s = command_timeout_seconds());
 
 void write_text(const std::string& path, const std::string& text);
 std::string read_text(const std::string& path);

@@ -126,6 +126,8 @@ void Viewer::write_snapshot_to(const std::string& path) {
 
 void Viewer::load_snapshot() {
     try {
+        if (const std::string why = not_a_readable_file(params_.sim.snapshot_path); !why.empty())
+            throw std::runtime_error(params_.sim.snapshot_path + ": " + why);
         io::Snapshot snap = io::read_snapshot(params_.sim.snapshot_path);
         Scene restored = scene_;
         restored.state = snap.state;

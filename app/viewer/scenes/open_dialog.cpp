@@ -164,6 +164,10 @@ std::optional<std::string> FileBrowser::activate() {
         error_ = target.string() + ": no such file or folder";
         return std::nullopt;
     }
+    if (!fs::is_regular_file(target, ec)) {  // a FIFO named stars.csv would block the viewer in open()
+        error_ = target.string() + ": not a regular file (a FIFO, a device or a socket); the viewer opens files";
+        return std::nullopt;
+    }
     if (!is_openable_file(target)) {
         error_ = target.string() + ": not a file the viewer opens (.toml scenes; particles .csv, .tipsy/.std/.bin, "
                                    ".nbsnap)";

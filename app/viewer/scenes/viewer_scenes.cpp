@@ -116,8 +116,57 @@ void take_snapshot_run(const io::Snapshot& snap, const std::string& path, Scene&
     if (scene.hermite_state) scene.hermite_state_order = order;
 }
 
+std::string not_a_readable_file(const std::string& path) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) return "cannot be examined: " + ec.message();
+    switch (st.type()) {
+        case fs::file_type::regular: return {};
+        case fs::file_type::not_found: return "does not exist";
+        case fs::file_type::directory: return "is a folder, not a file";
+        case fs::file_type::fifo: return "is a FIFO (named pipe), not a file: reading it would wait for a writer";
+        case fs::file_type::character:
+        case fs::file_type::block: return "is a device, not a file";
+        case fs::file_type::socket: return "is a socket, not a file";
+        default: return "is not a regular file";
+    }
+}
+
+void validate_scene(const Scene& scene, const std::string& path) {
+    const std::string where = path.empty() ? std::string("the default scene") : path;
+    const auto refuse = [&](const std::string& why) { throw std::invalid_argument(where + ": " + why); };
+    const std::size_t n = scene.state.size();
+    try {
+        scene.state.validate();
+        if (scene.precise) scene.precise->validate(n);
+    } catch (const std::invalid_argument& e) {
+        refuse(e.what());
+    }
+    if (!(scene.params.dt > 0) || !std::isfinite(scene.params.dt))
+        refuse("dt = " + std::to_string(scene.params.dt) + " (the time step must be finite and > 0)");
+    if (!(scene.params.softening >= 0) || !std::isfinite(scene.params.softening))
+        refuse("softening = " + std::to_string(scene.params.softening) + " (must be finite and >= 0)");
+    if (!scene.hermite_state) return;
+    const hermite::Bodies& h = *scene.hermite_state;
+    if (h.size() != n || h.x.size() != n || h.v.size() != n || h.a.size() != n || h.jerk.size() != n ||
+        h.pot.size() != n || h.t.size() != n || h.level.size() != n)
+        refuse("the saved Hermite state does not hold " + std::to_string(n) + " bodies");
+    const int max_level = hermite::HermiteParams{}.max_level;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (h.level[i] < 0 || h.level[i] > max_level)
+            refuse("body " + std::to_string(i) + " has Hermite block level " + std::to_string(h.level[i]) +
+                   ", outside the levels 0.." + std::to_string(max_level) + " a Hermite run uses");
+        if (h.t[i] != h.t[0])
+            refuse("the saved Hermite state is not synchronised (body " + std::to_string(i) + " is at another time)");
+        for (const Vec3d& d : {h.a[i], h.jerk[i]})
+            if (!std::isfinite(d.x) || !std::isfinite(d.y) || !std::isfinite(d.z))
+                refuse("body " + std::to_string(i) + " has a non-finite acceleration or jerk in the saved Hermite state");
+    }
+}
+
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
     if (path.empty()) return default_scene(bodies);
+    if (const std::string why = not_a_readable_file(path); !why.empty()) throw std::runtime_error(path + ": " + why);
     std::string ext = fs::path(path).extension().string();
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
     if (ext == ".toml") return load_scene(path, bodies);

@@ -26,8 +26,20 @@ std::vector<SceneChoice> list_scene_choices();
 
 // Builds the scene at `path` (empty: built-in; .toml: a scene file; .csv, .tipsy/.std/.bin,
 // .nbsnap: particles, framed by render::frame_camera, in N-body units) with `bodies` particles when given. Throws
-// std::runtime_error naming the file and the problem.
+// std::runtime_error naming the file and the problem; a path that is not a regular file is refused
+// before it is opened (not_a_readable_file).
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies);
+
+// Why the viewer will not read `path`, from std::filesystem::status alone: it does not exist, or it
+// is not a regular file. Opening a FIFO blocks until something writes into it (the frame loop would
+// freeze), and a device or socket can stream without end. Empty when the file can be read.
+std::string not_a_readable_file(const std::string& path);
+
+// What the viewer checks of a scene read from `path` before it replaces the running one, beyond
+// what the readers check: every body finite with a mass >= 0, the double state and a saved Hermite
+// run's block-step state of N bodies, that state synchronised and on levels 0..max_level of the
+// viewer's Hermite run, dt > 0 and softening >= 0. Throws std::invalid_argument naming `path`.
+void validate_scene(const Scene& scene, const std::string& path);
 
 // From a snapshot into `scene`: its double state and, where a Hermite run wrote it, that integrator
 // with its eta and dt_max and (when it was synchronised) its block-step state, so that the viewer

@@ -27,17 +27,20 @@ hermite::EngineKind engine_for(BackendKind backend) {
 
 }  // namespace
 
-void Viewer::integrator_from_scene() {
-    const SceneIntegrator& i = scene_.integrator;
-    SimulationParams& s = params_.sim;
+void choose_scene_integrator(const Scene& scene, SimulationParams& s) {
+    const SceneIntegrator& i = scene.integrator;
     const Integrator chosen = parse_integrator(i.name);  // a scene's name was checked when it loaded
     s.hermite = is_hermite(chosen);
     s.hermite_order = hermite_order(chosen);
     s.eta = i.eta.value_or(hermite::default_eta(s.hermite_order));
     s.dt_max = i.dt_max.value_or(0.125);
-    s.time_per_frame = i.time_per_frame.value_or(scene_.steps_per_frame * scene_.params.dt);
+    s.time_per_frame = i.time_per_frame.value_or(scene.steps_per_frame * scene.params.dt);
     if (s.hermite) s.model_time_per_second = 60.0 * s.time_per_frame;
     s.integrator_error.clear();
+}
+
+void Viewer::integrator_from_scene() {
+    choose_scene_integrator(scene_, params_.sim);
     hermite_play_ = {};
 }
 
@@ -66,12 +69,14 @@ void Viewer::start_integrator_from_options() {
     start_hermite_run();
 }
 
-HermiteSettings Viewer::hermite_settings() const {
+HermiteSettings Viewer::hermite_settings() const { return hermite_settings(params_.sim); }
+
+HermiteSettings Viewer::hermite_settings(const SimulationParams& s) const {
     HermiteSettings h;
-    h.order = params_.sim.hermite_order;
-    h.eta = params_.sim.eta;
-    h.dt_max = params_.sim.dt_max;
-    h.softening = params_.sim.step.softening;
+    h.order = s.hermite_order;
+    h.eta = s.eta;
+    h.dt_max = s.dt_max;
+    h.softening = s.step.softening;
     h.engine = engine_for(o_.backend);
     if (o_.kernel.precision) h.precision = *o_.kernel.precision;
     return h;

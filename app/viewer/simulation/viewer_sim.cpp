@@ -251,22 +251,28 @@ bool rounds_to(const PreciseState& exact, const State& now) {
 
 }  // namespace
 
+std::unique_ptr<ViewerHermite> make_viewer_hermite(const HermiteSettings& settings, const State& state,
+                                                  const PreciseState* precise, const hermite::Bodies* resume,
+                                                  std::ostream& log) {
+    std::unique_ptr<ViewerHermite> h = precise ? std::make_unique<ViewerHermite>(settings, *precise, state.time, resume)
+                                               : std::make_unique<ViewerHermite>(settings, state);
+    if (precise)
+        log << "nbody: " << hermite::integrator_name(settings.order) << " starts from the file's double state"
+            << (resume ? ", continuing its saved block steps exactly" : "") << "\n";
+    log << "nbody: " << hermite::integrator_name(settings.order) << ": " << h->engine_line() << "\n"
+        << std::flush;  // the panel shows it too
+    return h;
+}
+
 void SimulationDriver::start_hermite(const HermiteSettings& settings) {
     hold();  // Hermite takes over from the state on screen
     const State now = snapshot();
-    std::unique_ptr<ViewerHermite> h;
-    if (exact_ && rounds_to(*exact_, now)) {
-        const bool resumes = exact_resume_ && exact_resume_order_ == settings.order;
-        h = std::make_unique<ViewerHermite>(settings, *exact_, now.time, resumes ? &*exact_resume_ : nullptr);
-        log_ << "nbody: " << hermite::integrator_name(settings.order) << " starts from the file's double state"
-             << (resumes ? ", continuing its saved block steps exactly" : "") << "\n";
-    } else {
-        h = std::make_unique<ViewerHermite>(settings, now);
-    }
-    log_ << "nbody: " << hermite::integrator_name(settings.order) << ": " << h->engine_line() << "\n"
-         << std::flush;  // the panel shows it too
-    hermite_ = std::move(h);
+    const bool exact = exact_ && rounds_to(*exact_, now);
+    const bool resumes = exact && exact_resume_ && exact_resume_order_ == settings.order;
+    hermite_ = make_viewer_hermite(settings, now, exact ? &*exact_ : nullptr, resumes ? &*exact_resume_ : nullptr, log_);
 }
+
+void SimulationDriver::adopt_hermite(std::unique_ptr<ViewerHermite> run) { hermite_ = std::move(run); }
 
 void SimulationDriver::stop_hermite(double dt) {
     if (!hermite_) return;

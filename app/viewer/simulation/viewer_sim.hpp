@@ -50,6 +50,14 @@ struct StepReport {
     double host_map_ms = 0, host_launch_ms = 0, host_unmap_ms = 0, host_upload_ms = 0;
 };
 
+// A Hermite run of `state`, from its double state `precise` and, where given, a saved run's block
+// steps `resume` (null: a fresh start with one force evaluation); says on `log` how it starts.
+// Throws for a state it cannot start from (a block level outside 0..max_level, a pair at zero
+// separation without softening, ...).
+std::unique_ptr<ViewerHermite> make_viewer_hermite(const HermiteSettings& settings, const State& state,
+                                                  const PreciseState* precise, const hermite::Bodies* resume,
+                                                  std::ostream& log);
+
 class SimulationDriver {
   public:
     // Creates the backend; `log` receives notices (auto backend choice, fallbacks).
@@ -118,6 +126,10 @@ class SimulationDriver {
     // hermite4: starts the Hermite run from the current state (the backend then waits); throws,
     // leaving leapfrog running, for bad input. load() ends it (a new system starts on leapfrog).
     void start_hermite(const HermiteSettings& settings);
+    // Installs a run made by make_viewer_hermite from the state just load()ed (a file opened:
+    // started before the running system was replaced, so that a state it cannot start from is
+    // refused with the old system still running).
+    void adopt_hermite(std::unique_ptr<ViewerHermite> run);
     // Back to leapfrog from Hermite's state at its time on screen (`dt`: the speed colouring's).
     void stop_hermite(double dt);
     ViewerHermite* hermite() { return hermite_.get(); }

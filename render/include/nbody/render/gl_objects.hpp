@@ -99,8 +99,10 @@ class GlFence {
     // True when signalled (or when there is no fence); never waits.
     bool ready() const;
     // Waits until signalled; flushes first so that the fence is sure to be reached. Throws
-    // GlError if the wait fails.
-    void wait() const;
+    // GlError if the wait fails, or once `timeout_s` has passed: a GPU that never reaches the
+    // fence (a hung driver, a lost device) ends the program with a message, not a silent hang.
+    // One frame's commands take milliseconds; 60 s is far beyond any real frame.
+    void wait(double timeout_s = 60.0) const;
     void reset() noexcept;
 
   private:
