@@ -10,8 +10,12 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "recorder_interrupt.hpp"
 
 int main(int argc, char** argv) {
+    // Before any work: a Ctrl-C, SIGTERM or SIGHUP in the first milliseconds is a request to stop
+    // that the command honours like any other (recorder_interrupt.hpp), never the default action.
+    const nbody::app::InterruptGuard stop_signals;
     CLI::App app{"nbody: all-pairs gravitational N-body simulator (CUDA, with a CPU fallback)", "nbody"};
     app.require_subcommand(0, 1);
     app.set_version_flag("--version", std::string("nbody ") + NBODY_VERSION);

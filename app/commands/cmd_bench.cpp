@@ -39,6 +39,7 @@
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/kernel_defaults.hpp"
 #include "nbody/sim/scene.hpp"
+#include "recorder_interrupt.hpp"
 #include "run_options.hpp"
 
 #ifdef NBODY_HAVE_CUDA
@@ -490,12 +491,20 @@ int bench(const BenchOptions& o) {
         std::printf("backend %s (host timing with steady_clock)\n", std::string(backend->name()).c_str());
     }
 
-    const TimingOptions timing{o.warmup, o.repeats, o.min_repeat_ms, o.steps};
+    // A stop signal ends the bench after the timing batch in progress (TimingOptions::stop); the
+    // rows measured by then are kept: printed, and written to --json marked as interrupted.
+    set_stop_messages(o.json.empty() ? "stopping after the timing batch in progress (the rows measured are in the table "
+                                       "above; no --json)"
+                                     : "stopping after the timing batch in progress; the rows measured so far will be "
+                                       "written to " + o.json,
+                      o.json.empty() ? "nothing is written" : o.json + " not written");
+    const TimingOptions timing{o.warmup, o.repeats, o.min_repeat_ms, o.steps, stop_requested};
     std::vector<Record> records;
     bool check_failed = false;
     print_header(is_cuda);
 
     for (const std::size_t n : sizes) {
+        if (stop_requested()) break;
         const BenchSystem system = make_bench_system(o, n);
         const State& initial = system.state;
         const StepParams params = system.params;
@@ -507,6 +516,7 @@ int bench(const BenchOptions& o) {
         if (o.check) ref = make_check_reference(initial, params.softening);
 
         auto finish = [&](Record& r) {
+            if (r.timing.stopped) return;  // not every repeat was timed: no row
             r.interactions_per_second = double(n) * double(n) / (r.timing.ms_per_step * 1e-3);
             if (ceiling_interactions > 0) r.percent_ceiling = 100.0 * r.interactions_per_second / ceiling_interactions;
             print_record(r, is_cuda);
@@ -542,6 +552,7 @@ int bench(const BenchOptions& o) {
         for (const std::string& split : splits)
             for (const std::string& flags : flag_values)
                 for (const KernelConfig& c : configs_for(o, *cuda, n)) {
+                    if (stop_requested()) break;
                     grid_env.set(split);
                     flags_env.set(flags);
                     Record r;
@@ -563,7 +574,7 @@ int bench(const BenchOptions& o) {
                 }
         grid_env.set(grid_env.initial());  // the tuner runs as the caller's environment says
         flags_env.set(flags_env.initial());
-        if (o.autotune) {
+        if (o.autotune && !stop_requested()) {
             backend->load(initial);
             const std::string gpu = cuda->device_info().name;
             const AutotuneResult tuned = nbody::app::autotune(*cuda, params);
@@ -617,15 +628,25 @@ int bench(const BenchOptions& o) {
     nlohmann::json runs = nlohmann::json::array();
     for (const Record& r : records) runs.push_back(to_json(r));
     doc["runs"] = runs;
+    const int stopped_by = InterruptGuard::requested();
+    if (stopped_by) doc["interrupted"] = std::string("by ") + signal_name(stopped_by) + " after " +
+                                         std::to_string(records.size()) + " runs; the rest were not measured";
     if (!o.json.empty()) {
         write_file_atomically(o.json, [&](std::ostream& out) { out << doc.dump(2) << '\n'; });
         std::printf("wrote %s (%zu runs)\n", o.json.c_str(), records.size());
+        std::fflush(stdout);
     }
-    if (check_failed) {
+    if (check_failed)
         std::fprintf(stderr, "nbody bench: --check: some runs exceeded the accuracy tolerance (see the table)\n");
-        return 1;
+    if (stopped_by) {
+        std::fprintf(stderr, "nbody bench: interrupted by %s: %zu run%s measured%s; the run in progress and those after it "
+                     "were not\n",
+                     signal_name(stopped_by), records.size(), records.size() == 1 ? "" : "s",
+                     o.json.empty() ? " (in the table above; no --json, so no file was written)"
+                                    : (" and written to " + o.json + ", marked as interrupted").c_str());
+        return stopped_exit_status(stopped_by);
     }
-    return 0;
+    return check_failed ? 1 : 0;
 }
 
 }  // namespace
