@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -491,20 +492,35 @@ int bench(const BenchOptions& o) {
         std::printf("backend %s (host timing with steady_clock)\n", std::string(backend->name()).c_str());
     }
 
-    // A stop signal ends the bench after the timing batch in progress (TimingOptions::stop); the
-    // rows measured by then are kept: printed, and written to --json marked as interrupted.
-    set_stop_messages(o.json.empty() ? "stopping after the timing batch in progress (the rows measured are in the table "
-                                       "above; no --json)"
-                                     : "stopping after the timing batch in progress; the rows measured so far will be "
-                                       "written to " + o.json,
-                      o.json.empty() ? "nothing is written" : o.json + " not written");
-    const TimingOptions timing{o.warmup, o.repeats, o.min_repeat_ms, o.steps, stop_requested};
+    const TimingOptions timing{o.warmup, o.repeats, o.min_repeat_ms, o.steps};
     std::vector<Record> records;
     bool check_failed = false;
+    // A run may take minutes (a few steps at large N on the host): a stop signal during one ends
+    // the bench at once, and with --json the runs measured before it are not lost, because the
+    // file is rewritten after each run (marked as unfinished until the last).
+    const auto what_a_stop_loses = [&o](std::size_t measured) {
+        return "the run in progress was not finished; the " + std::to_string(measured) +
+               (measured == 1 ? " run measured before it is" : " runs measured before it are") +
+               (o.json.empty() ? " in the table above (no --json, so no file was written)"
+                               : " in " + o.json + ", marked as unfinished");
+    };
+    const auto save_runs_so_far = [&] {
+        if (o.json.empty()) return;
+        nlohmann::json partial = doc;
+        partial["runs"] = nlohmann::json::array();
+        for (const Record& r : records) partial["runs"].push_back(to_json(r));
+        partial["interrupted"] = "unfinished: the runs measured before the bench stopped";
+        write_file_atomically(o.json, [&](std::ostream& out) { out << partial.dump(2) << '\n'; });
+    };
     print_header(is_cuda);
 
+    set_stop_messages("stopping before the next run; the runs measured " +
+                          (o.json.empty() ? std::string("are in the table above (no --json)")
+                                          : "will be written to " + o.json + ", marked as interrupted"),
+                      o.json.empty() ? "nothing is written" : o.json + " keeps the runs measured, marked as unfinished");
     for (const std::size_t n : sizes) {
         if (stop_requested()) break;
+        std::optional<StopEndsAtOnce> building(std::in_place, what_a_stop_loses(records.size()));
         const BenchSystem system = make_bench_system(o, n);
         const State& initial = system.state;
         const StepParams params = system.params;
@@ -514,16 +530,18 @@ int bench(const BenchOptions& o) {
         }
         std::optional<CheckReference> ref;
         if (o.check) ref = make_check_reference(initial, params.softening);
+        building.reset();
 
         auto finish = [&](Record& r) {
-            if (r.timing.stopped) return;  // not every repeat was timed: no row
             r.interactions_per_second = double(n) * double(n) / (r.timing.ms_per_step * 1e-3);
             if (ceiling_interactions > 0) r.percent_ceiling = 100.0 * r.interactions_per_second / ceiling_interactions;
             print_record(r, is_cuda);
             if (r.check_error && *r.check_error > r.check_tolerance) check_failed = true;
             records.push_back(r);
+            save_runs_so_far();
         };
         auto run_one = [&](Record& r) {
+            const StopEndsAtOnce measuring(what_a_stop_loses(records.size()));
             backend->load(initial);
             if (ref) {
                 // Checked at the initial state, where the reference was computed: the kernel is

@@ -1,5 +1,6 @@
 #include "recorder_interrupt.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,7 @@ constexpr long long kAbortAfterNs = 1'000'000'000;
 static_assert(std::atomic<long long>::is_always_lock_free, "the signal handler needs a lock-free clock");
 
 bool g_stderr_is_tty = false;  // set before the handlers are installed: then only read
+sigset_t g_mask_before;        // the signal mask main started with (one InterruptGuard per process)
 
 // Texts the handler writes, prepared outside it. A new text goes into the next of a ring of slots
 // and is then published by index, so the handler never reads a slot being written (that would
@@ -128,6 +130,12 @@ void install(int sig, void (*handler)(int), struct sigaction* old) {
     sigaction(sig, &sa, old);
 }
 
+
+bool ignored_by_the_parent(int sig) {
+    struct sigaction current {};
+    return sigaction(sig, nullptr, &current) == 0 && current.sa_handler == SIG_IGN;
+}
+
 }  // namespace
 
 InterruptGuard::InterruptGuard() {
@@ -138,10 +146,19 @@ InterruptGuard::InterruptGuard() {
     install(SIGXFSZ, SIG_IGN, &old_xfsz_);
     install(SIGINT, on_stop_signal, &old_int_);
     install(SIGTERM, on_stop_signal, &old_term_);
-    install(SIGHUP, on_stop_signal, &old_hup_);
+    // Under nohup a hang-up is meant to pass unnoticed: an ignored SIGHUP stays ignored.
+    if (!ignored_by_the_parent(SIGHUP)) install(SIGHUP, on_stop_signal, &old_hup_);
+    else sigaction(SIGHUP, nullptr, &old_hup_);
+    // A parent (a thread that blocked them, a scheduler) may hand the stop signals on blocked: one
+    // sent before these handlers were in place is pending, and is delivered and honoured now.
+    sigset_t stops;
+    sigemptyset(&stops);
+    for (int stop : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, stop);
+    pthread_sigmask(SIG_UNBLOCK, &stops, &g_mask_before);
 }
 
 InterruptGuard::~InterruptGuard() {
+    pthread_sigmask(SIG_SETMASK, &g_mask_before, nullptr);
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
     sigaction(SIGHUP, &old_hup_, nullptr);
@@ -156,7 +173,7 @@ void set_stop_messages(std::string_view on_stop, std::string_view on_abort) {
     g_on_abort = publish(on_abort);
 }
 
-StopEndsAtOnce::StopEndsAtOnce(std::string_view what_is_lost) {
+StopEndsAtOnce::StopEndsAtOnce(std::string_view what_is_lost) : outer_(g_at_once.load()) {
     g_at_once = publish(what_is_lost);
     if (const int sig = InterruptGuard::requested(); sig != 0) {
         std::fflush(stdout);  // what was printed so far stays (outside a handler this is allowed)
@@ -164,7 +181,7 @@ StopEndsAtOnce::StopEndsAtOnce(std::string_view what_is_lost) {
     }
 }
 
-StopEndsAtOnce::~StopEndsAtOnce() { g_at_once = -1; }
+StopEndsAtOnce::~StopEndsAtOnce() { g_at_once = outer_; }
 
 const char* signal_name(int sig) {
     switch (sig) {

@@ -52,13 +52,16 @@ void set_stop_messages(std::string_view on_stop, std::string_view on_abort);
 // saying "interrupted by SIGINT (Ctrl-C): <what_is_lost>": for stages whose work would be thrown
 // away anyway (a force pass whose result is not ready, a measurement), so that they stop within
 // a second however long they take. A request that came before it was made ends the process
-// when it is made. Not nested.
+// when it is made. Nested ones say their own text; the outer one's comes back when they end.
 class StopEndsAtOnce {
   public:
     explicit StopEndsAtOnce(std::string_view what_is_lost);
     ~StopEndsAtOnce();
     StopEndsAtOnce(const StopEndsAtOnce&) = delete;
     StopEndsAtOnce& operator=(const StopEndsAtOnce&) = delete;
+
+  private:
+    int outer_;  // the enclosing one's text, -1: none (a stop is a request again)
 };
 
 // "SIGINT (Ctrl-C)", "SIGTERM", "SIGHUP (terminal closed)": the signal a stop message names.

@@ -188,9 +188,11 @@ int Viewer::run() {
     last_frame_start_ = measure_start_ = Clock::now();
     for (;;) {
         if (!closing_frame_ && (interrupted_ = InterruptGuard::requested()) != 0) {  // the previous frame is complete
-            // Headless --screenshot: one more frame, not stepped, so that the state reached is
-            // in the screenshot too (and the same as in --save-snapshot).
-            if (!surface_->headless() || !o_.screenshot) break;
+            // One more frame, not stepped, where it writes what was asked for: headless
+            // --screenshot (of the state reached, the same as --save-snapshot's), and a recording
+            // stopped before its first frame (the state it starts from: the MP4 gets one frame).
+            const bool first_frame_unrecorded = record_run_ && first_recorded_frame_;
+            if (!first_frame_unrecorded && !(surface_->headless() && o_.screenshot)) break;
             closing_frame_ = true;
         }
         profile_.begin_frame(frame_ >= 1);
@@ -214,7 +216,8 @@ int Viewer::run() {
 
         const bool final_frame = is_final_frame();
         act_on_requests(requests, target);
-        const bool capture_frame = closing_frame_ ? false : step(requests, dt_frame);
+        // A recording's first frame steps nothing: step() only captures it.
+        const bool capture_frame = closing_frame_ && !first_recorded_frame_ ? false : step(requests, dt_frame);
         const bool final_shot = final_frame && o_.screenshot.has_value();
         draw(target, capture_frame, dt_frame,
              final_shot || (requests.screenshot && params_.recording.screenshot_ui) ? ScreenshotAt::Screen

@@ -20,7 +20,6 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
-#include "nbody/sim/io/snapshot.hpp"
 #include "test_support.hpp"
 
 namespace nbody {
@@ -48,66 +47,58 @@ void wait_until_handled(NbodyChild& child, double extra = 0) {
     std::this_thread::sleep_for(std::chrono::duration<double>(extra));
 }
 
-// The child ended by exiting with `code` within `seconds`; returns its log.
-std::string expect_exit(NbodyChild& child, int code, double seconds) {
-    const std::optional<int> status = child.wait(seconds);
-    const std::string text = child.log();
-    EXPECT_TRUE(status.has_value()) << "did not end within " << seconds << " s:\n" << text;
-    if (status) {
-        EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == code)
-            << test::describe_status(*status) << ", expected exit " << code << ":\n"
-            << text;
-    }
-    return text;
-}
-
-std::string status_of(const std::string& snapshot_path) {
-    const io::Snapshot snap = io::read_snapshot(snapshot_path);
-    const auto it = snap.metadata.find(io::kStatusKey);
-    return it == snap.metadata.end() ? std::string() : it->second;
-}
-
 // Case 1: `timeout -s INT` delivers SIGINT to the program and to its process group, two signals
 // within a millisecond. One user action must not abort: the state is written, exit 130. Each
-// round sends the pair at another moment of the run (set-up, energy, the loop).
+// round sends the pair at another moment of the run (set-up, energy, the loop); on a busy machine
+// two signals that close often arrive as one, so the last round sends the second only once the
+// first was handled (its acknowledgement is on stderr), well within the second that protects it.
 TEST(SignalsHostile, TwoSigintsAMillisecondApartAreOneRequest) {
-    for (const double after : {0.0, 0.25, 1.0}) {
-        for (const bool to_group : {false, true}) {
-            SCOPED_TRACE("pair sent " + std::to_string(after) + " s after the handlers, second to the " +
-                         (to_group ? "process group" : "process"));
-            TempDir dir;
-            const std::string out = dir.file("int.nbsnap");
-            NbodyChild child({"run", "--scene", scene("plummer.toml"), "--bodies", "4096", "--steps", "100000",
-                              "--backend", "cpu", "--out", out},
-                             dir.file("log.txt"));
-            ASSERT_TRUE(child.started());
-            wait_until_handled(child, after);
-            child.signal(SIGINT);
+    struct Round {
+        double after;  // s after the handlers are in place
+        bool to_group;
+        bool after_acknowledgement;
+    };
+    for (const Round round : {Round{0.0, false, false}, Round{0.25, true, false}, Round{1.0, true, true}}) {
+        SCOPED_TRACE("pair sent " + std::to_string(round.after) + " s after the handlers, the second to the " +
+                     (round.to_group ? "process group" : "process") +
+                     (round.after_acknowledgement ? " once the first was acknowledged" : " 1 ms later"));
+        TempDir dir;
+        const std::string out = dir.file("int.nbsnap");
+        NbodyChild child({"run", "--scene", scene("plummer.toml"), "--bodies", "4096", "--steps", "100000",
+                          "--backend", "cpu", "--out", out},
+                         dir.file("log.txt"));
+        ASSERT_TRUE(child.started());
+        wait_until_handled(child, round.after);
+        child.signal(SIGINT);
+        if (round.after_acknowledgement)
+            EXPECT_TRUE(child.wait_for_log("A second Ctrl-C", 5)) << child.log();
+        else
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            if (to_group)
-                child.signal_group(SIGINT);
-            else
-                child.signal(SIGINT);
-            const std::string text = expect_exit(child, 130, 30);
-            // Before `run` knows its output (the first milliseconds) the acknowledgement is generic.
-            EXPECT_TRUE(contains(text, "nbody: SIGINT (Ctrl-C): stopping")) << "no acknowledgement:\n" << text;
-            EXPECT_TRUE(contains(text, "A second Ctrl-C (or signal) 1 s from now or later aborts")) << text;
-            if (after > 0)
-                EXPECT_TRUE(contains(text, "stopping after the steps in progress; the state reached will be written to " +
-                                               out + ". A second Ctrl-C (or signal) 1 s from now or later aborts: " +
-                                               out + " is not written"))
-                    << text;
-            EXPECT_FALSE(contains(text, "aborted")) << text;
-            EXPECT_TRUE(contains(text, "the state reached was written to " + out)) << text;
-            ASSERT_TRUE(fs::exists(out)) << text;
-            EXPECT_TRUE(contains(status_of(out), "interrupted by SIGINT (Ctrl-C)")) << status_of(out);
-            EXPECT_TRUE(temporaries(dir.path()).empty());
-        }
+        if (round.to_group)
+            child.signal_group(SIGINT);
+        else
+            child.signal(SIGINT);
+        const std::string text = test::expect_exit(child, 130, 30);
+        // Before `run` knows its output (the first milliseconds) the acknowledgement is generic.
+        EXPECT_TRUE(contains(text, "nbody: SIGINT (Ctrl-C): stopping")) << "no acknowledgement:\n" << text;
+        EXPECT_TRUE(contains(text, "A second Ctrl-C (or signal) 1 s from now or later aborts")) << text;
+        if (round.after > 0)
+            EXPECT_TRUE(contains(text, "stopping after the steps in progress; the state reached will be written to " +
+                                           out + ". A second Ctrl-C (or signal) 1 s from now or later aborts: " + out +
+                                           " is not written"))
+                << text;
+        EXPECT_FALSE(contains(text, "aborted")) << text;
+        EXPECT_TRUE(contains(text, "the state reached was written to " + out)) << text;
+        ASSERT_TRUE(fs::exists(out)) << text;
+        EXPECT_TRUE(contains(test::snapshot_status(out), "interrupted by SIGINT (Ctrl-C)")) << test::snapshot_status(out);
+        EXPECT_TRUE(temporaries(dir.path()).empty());
     }
 }
 
 // Case 2: a SIGINT 20-50 ms after the start, while the scene is built or the Hermite integrator
 // starts, is honoured as one later on: exit 130, the message, the state written (as it started).
+// The child starts with the stop signals blocked, so that on a machine slow to start a program the
+// signal cannot come before main and kill it: the program unblocks them once it handles them.
 TEST(SignalsHostile, ASigintInTheFirstMillisecondsIsHonoured) {
     std::mt19937 random(std::random_device{}());
     std::uniform_int_distribution<int> delay_ms(20, 50);
@@ -123,16 +114,16 @@ TEST(SignalsHostile, ASigintInTheFirstMillisecondsIsHonoured) {
             const std::string out = dir.file("early.nbsnap");
             std::vector<std::string> args = command;
             args.insert(args.end(), {"--out", out});
-            NbodyChild child(args, dir.file("log.txt"));
+            NbodyChild child(args, dir.file("log.txt"), {.stop_signals_blocked = true});
             ASSERT_TRUE(child.started());
             std::this_thread::sleep_for(std::chrono::milliseconds(ms));
             child.signal(SIGINT);
-            const std::string text = expect_exit(child, 130, 30);
+            const std::string text = test::expect_exit(child, 130, 30);
             EXPECT_TRUE(std::regex_search(text, std::regex("nbody: interrupted by SIGINT \\(Ctrl-C\\).*the state reached "
                                                            "was written to")))
                 << text;
             ASSERT_TRUE(fs::exists(out)) << text;
-            EXPECT_TRUE(contains(status_of(out), "interrupted by SIGINT")) << status_of(out);
+            EXPECT_TRUE(contains(test::snapshot_status(out), "interrupted by SIGINT")) << test::snapshot_status(out);
             EXPECT_TRUE(temporaries(dir.path()).empty());
         }
     }
@@ -151,10 +142,10 @@ TEST(SignalsHostile, TheEnergySumStopsWithinASecond) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the sum
     child.signal(SIGINT);
     const auto t0 = std::chrono::steady_clock::now();
-    const std::string text = expect_exit(child, 130, 30);
+    const std::string text = test::expect_exit(child, 130, 30);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_LT(took, 3.0) << "the energy sum did not stop (a full sum takes about a minute here):\n" << text;
-    EXPECT_TRUE(contains(status_of(out), "at step 0 of 5")) << status_of(out);
+    EXPECT_TRUE(contains(test::snapshot_status(out), "at step 0 of 5")) << test::snapshot_status(out);
 }
 
 // Case 3: forces has nothing to write until its force pass ends: a stop signal ends it at once,
@@ -172,7 +163,7 @@ TEST(SignalsHostile, ForcesStopsAtOnceAndSaysWhatItDidNotWrite) {
         wait_until_handled(child, 0.5);
         child.signal(sig);
         const auto t0 = std::chrono::steady_clock::now();
-        const std::string text = expect_exit(child, 128 + sig, 20);
+        const std::string text = test::expect_exit(child, 128 + sig, 20);
         EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.5) << text;
         EXPECT_TRUE(contains(text, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM") +
                                        ": " + out + " was not written"))
@@ -182,38 +173,40 @@ TEST(SignalsHostile, ForcesStopsAtOnceAndSaysWhatItDidNotWrite) {
     }
 }
 
-// Case 3: bench keeps the rows measured so far: printed, and written whole to --json marked as
-// interrupted (exit 143 for SIGTERM); without --json it says no file was written (exit 130).
+// Case 3: bench keeps the runs measured so far, printed and, with --json, written whole (rewritten
+// after each run, marked as unfinished, so that a stop during a run of minutes ends it at once
+// without losing them): exit 143 for SIGTERM; without --json it says no file was written (130).
 TEST(SignalsHostile, BenchKeepsTheRowsMeasuredSoFar) {
     for (const bool json : {true, false}) {
         SCOPED_TRACE(json ? "--json" : "no --json");
         const int sig = json ? SIGTERM : SIGINT;
         TempDir dir;
         const std::string out = dir.file("b.json");
-        std::vector<std::string> args = {"bench", "--backend", "cpu", "--bodies", "512,1K,2K,4K,8K,16K,32K,64K",
-                                         "--repeats", "5"};
+        // 64K bodies: seconds per step on any host, minutes here.
+        std::vector<std::string> args = {"bench", "--backend", "cpu", "--bodies", "512,1K,2K,4K,64K", "--repeats", "5"};
         if (json) args.insert(args.end(), {"--json", out});
         NbodyChild child(args, dir.file("log.txt"));
         ASSERT_TRUE(child.started());
-        ASSERT_TRUE(child.wait_for_log("\n      512 ", 60)) << "no first row:\n" << child.log();
+        ASSERT_TRUE(child.wait_for_log("\n     4096 ", 60)) << "no row for 4K:\n" << child.log();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into the 64K run
         child.signal(sig);
         const auto t0 = std::chrono::steady_clock::now();
-        const std::string text = expect_exit(child, 128 + sig, 30);
-        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0) << text;
+        const std::string text = test::expect_exit(child, 128 + sig, 30);
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.5) << text;
         std::smatch m;
-        ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(interrupted by \S+( \(Ctrl-C\))?: (\d+) runs? measured)")))
+        ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(interrupted by \S+( \(Ctrl-C\))?: .*?(\d+) runs? measured)")))
             << text;
         const int measured = std::stoi(m[2].str());
-        EXPECT_GE(measured, 1);
-        EXPECT_LT(measured, 8) << "it did not stop";
+        EXPECT_EQ(measured, 4) << text;
         if (json) {
-            EXPECT_TRUE(contains(text, "and written to " + out + ", marked as interrupted")) << text;
+            EXPECT_TRUE(contains(text, " in " + out + ", marked as")) << text;
             std::ifstream in(out);
             const nlohmann::json doc = nlohmann::json::parse(in);
             EXPECT_EQ(int(doc.at("runs").size()), measured);
-            EXPECT_TRUE(contains(doc.at("interrupted").get<std::string>(), "by SIGTERM")) << doc.dump();
+            EXPECT_TRUE(doc.contains("interrupted")) << doc.dump();
         } else {
             EXPECT_TRUE(contains(text, "no --json, so no file was written")) << text;
+            EXPECT_FALSE(fs::exists(out));
         }
         EXPECT_TRUE(temporaries(dir.path()).empty());
     }
@@ -231,7 +224,7 @@ TEST(SignalsHostile, AccuracyStopsAtOnceAndSaysTheJsonWasNotWritten) {
     wait_until_handled(child, 0.5);
     child.signal(SIGINT);
     const auto t0 = std::chrono::steady_clock::now();
-    const std::string text = expect_exit(child, 130, 20);
+    const std::string text = test::expect_exit(child, 130, 20);
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.5) << text;
     EXPECT_TRUE(contains(text, "interrupted by SIGINT (Ctrl-C): the figures printed so far are all that was measured; " +
                                    out + " was not written"))
@@ -253,14 +246,14 @@ TEST(SignalsHostile, SighupWithStderrGoneWritesTheStateAndExits129) {
         const std::string out = dir.file("hup.nbsnap");
         std::vector<std::string> args = command;
         args.insert(args.end(), {"--out", out});
-        NbodyChild child(args, dir.file("log.txt"), /*stderr_to_pipe=*/true);
+        NbodyChild child(args, dir.file("log.txt"), {.stderr_to_pipe = true});
         ASSERT_TRUE(child.started());
         wait_until_handled(child, 0.8);
         child.close_stderr_pipe();  // the terminal went away
         child.signal_group(SIGHUP);
-        expect_exit(child, 129, 30);
+        test::expect_exit(child, 129, 30);
         ASSERT_TRUE(fs::exists(out));
-        EXPECT_TRUE(contains(status_of(out), "interrupted by SIGHUP")) << status_of(out);
+        EXPECT_TRUE(contains(test::snapshot_status(out), "interrupted by SIGHUP")) << test::snapshot_status(out);
         EXPECT_TRUE(temporaries(dir.path()).empty());
     }
 }

@@ -16,19 +16,29 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "nbody/sim/io/snapshot.hpp"
 #include "test_support.hpp"
 
 extern char** environ;
 
 namespace nbody::test {
 
+struct ChildOptions {
+    bool stderr_to_pipe = false;  // stderr to a pipe (close_stderr_pipe() makes its writes fail), not the log
+    // SIGINT, SIGTERM and SIGHUP blocked when the program starts, so that one sent in its first
+    // milliseconds, before its handlers can be in place however slowly it starts, is pending:
+    // the program must unblock it once it handles it, and then honour it.
+    bool stop_signals_blocked = false;
+};
+
 class NbodyChild {
   public:
     using Clock = std::chrono::steady_clock;
 
-    // `stderr_to_pipe`: stderr goes to a pipe (read it with close_stderr_pipe() to make its
-    // writes fail) instead of the log.
-    NbodyChild(std::vector<std::string> args, std::string log, bool stderr_to_pipe = false) : log_(std::move(log)) {
+    NbodyChild(std::vector<std::string> args, std::string log, ChildOptions options = {}) : log_(std::move(log)) {
+        const bool stderr_to_pipe = options.stderr_to_pipe;
         args.insert(args.begin(), nbody_executable());
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
@@ -47,7 +57,17 @@ class NbodyChild {
         }
         posix_spawnattr_t attributes;
         posix_spawnattr_init(&attributes);
-        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+        sigset_t stops;
+        sigemptyset(&stops);
+        for (int stop : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, stop);
+        // Default actions whatever this process inherited (a test run in the background of a
+        // script ignores SIGINT); the mask as asked.
+        posix_spawnattr_setsigdefault(&attributes, &stops);
+        sigset_t mask;
+        sigemptyset(&mask);
+        if (options.stop_signals_blocked) mask = stops;
+        posix_spawnattr_setsigmask(&attributes, &mask);
+        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
         posix_spawnattr_setpgroup(&attributes, 0);  // a group of its own, led by the child
         start_ = Clock::now();
         if (::posix_spawn(&pid_, argv[0], &actions, &attributes, argv.data(), environ) != 0) pid_ = -1;
@@ -134,6 +154,25 @@ inline std::string describe_status(int status) {
     if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
     if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
     return "status " + std::to_string(status);
+}
+
+// Expects the child to end by exiting with `code` within `seconds`; returns its log.
+inline std::string expect_exit(NbodyChild& child, int code, double seconds) {
+    const std::optional<int> status = child.wait(seconds);
+    const std::string text = child.log();
+    EXPECT_TRUE(status.has_value()) << "did not end within " << seconds << " s:\n" << text;
+    if (status)
+        EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == code)
+            << describe_status(*status) << ", expected exit " << code << ":\n"
+            << text;
+    return text;
+}
+
+// The status a snapshot was written with ("interrupted by ... at step ..."), "" for a normal end.
+inline std::string snapshot_status(const std::string& path) {
+    const io::Snapshot snap = io::read_snapshot(path);
+    const auto it = snap.metadata.find(io::kStatusKey);
+    return it == snap.metadata.end() ? std::string() : it->second;
 }
 
 }  // namespace nbody::test
