@@ -402,9 +402,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                     "--block (64, 128, 256), --unroll (1, 4, 8), --bodies-per-thread (1, 2, 4) and --precision "
                     "(ds, fp64) tune its kernel too");
     cmd->footer(
-        "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C or SIGTERM stops after the "
-        "steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "
-        "130 / 143. If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
+        "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C, SIGTERM or SIGHUP stops after "
+        "the steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "
+        "130 / 143 / 129; a second Ctrl-C, 1 s or more after the first was acknowledged, aborts without writing. If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
         "finite state to --out (marked as such) and exits 1.");
     cmd->callback([options, cmd, &exit_code] {
         options->steps_given = cmd->count("--steps") > 0;

@@ -49,14 +49,8 @@ Timing time_backend(Backend& backend, const StepParams& params, const TimingOpti
         const double want = std::ceil(o.min_repeat_ms / std::max(warm_ms_per_step, 1e-6));
         t.steps_per_repeat = static_cast<int>(std::clamp(want, 1.0, 100000.0));
     }
-    for (int r = 0; r < o.repeats; ++r) {
-        if (o.stop && o.stop()) {
-            t.stopped = true;
-            if (t.samples.empty()) return t;
-            break;
-        }
+    for (int r = 0; r < o.repeats; ++r)
         t.samples.push_back(timed_batch(backend, params, t.steps_per_repeat) / t.steps_per_repeat);
-    }
     t.ms_per_step = median(t.samples);
     t.ms_per_step_min = *std::min_element(t.samples.begin(), t.samples.end());
     return t;

@@ -23,7 +23,6 @@ struct TimingOptions {
     int repeats = 5;            // timed batches; the median is reported
     double min_repeat_ms = 20;  // with steps_per_repeat = 0: batches at least this long
     int steps_per_repeat = 0;   // 0: chosen from the warm-up so that a batch lasts min_repeat_ms
-    std::function<bool()> stop;  // polled between batches: true ends the timing there (Timing::stopped)
 };
 
 struct Timing {
@@ -31,7 +30,6 @@ struct Timing {
     double ms_per_step_min = 0;  // fastest repeat
     int steps_per_repeat = 0;
     std::vector<double> samples;  // ms per step of each repeat
-    bool stopped = false;         // TimingOptions::stop ended it before every repeat was timed
 };
 
 // Steps the backend from its current state (time advances) and measures ms per step, the whole
