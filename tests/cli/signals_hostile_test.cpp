@@ -40,6 +40,11 @@ std::vector<std::string> temporaries(const fs::path& folder) {
     return found;
 }
 
+std::vector<std::string> with_out(std::vector<std::string> command, const std::string& out) {
+    command.insert(command.end(), {"--out", out});
+    return command;
+}
+
 // Waits (bounded) until the child's handlers are in place, then `extra` seconds more.
 void wait_until_handled(NbodyChild& child, double extra = 0) {
     while (!child.catches_sigint() && child.seconds_since_start() < 20 && !child.exited())
@@ -112,9 +117,7 @@ TEST(SignalsHostile, ASigintInTheFirstMillisecondsIsHonoured) {
             SCOPED_TRACE(command[1] + " " + command[2] + ", SIGINT " + std::to_string(ms) + " ms after the start");
             TempDir dir;
             const std::string out = dir.file("early.nbsnap");
-            std::vector<std::string> args = command;
-            args.insert(args.end(), {"--out", out});
-            NbodyChild child(args, dir.file("log.txt"), {.stop_signals_blocked = true});
+            NbodyChild child(with_out(command, out), dir.file("log.txt"), {.stop_signals_blocked = true});
             ASSERT_TRUE(child.started());
             std::this_thread::sleep_for(std::chrono::milliseconds(ms));
             child.signal(SIGINT);
@@ -244,9 +247,7 @@ TEST(SignalsHostile, SighupWithStderrGoneWritesTheStateAndExits129) {
         SCOPED_TRACE(command[1] + " " + command[2]);
         TempDir dir;
         const std::string out = dir.file("hup.nbsnap");
-        std::vector<std::string> args = command;
-        args.insert(args.end(), {"--out", out});
-        NbodyChild child(args, dir.file("log.txt"), {.stderr_to_pipe = true});
+        NbodyChild child(with_out(command, out), dir.file("log.txt"), {.stderr_to_pipe = true});
         ASSERT_TRUE(child.started());
         wait_until_handled(child, 0.8);
         child.close_stderr_pipe();  // the terminal went away
