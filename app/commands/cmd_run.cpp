@@ -404,7 +404,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     cmd->footer(
         "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C, SIGTERM or SIGHUP stops after "
         "the steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "
-        "130 / 143 / 129; a second Ctrl-C, 1 s or more after the first was acknowledged, aborts without writing. If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
+        "130 / 143 / 129; a second Ctrl-C, 1 s or more after the first was acknowledged, aborts without writing. "
+        "If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
         "finite state to --out (marked as such) and exits 1.");
     cmd->callback([options, cmd, &exit_code] {
         options->steps_given = cmd->count("--steps") > 0;

@@ -188,11 +188,11 @@ int Viewer::run() {
     last_frame_start_ = measure_start_ = Clock::now();
     for (;;) {
         if (!closing_frame_ && (interrupted_ = InterruptGuard::requested()) != 0) {  // the previous frame is complete
-            // One more frame, not stepped, where it writes what was asked for: headless
-            // --screenshot (of the state reached, the same as --save-snapshot's), and a recording
-            // stopped before its first frame (the state it starts from: the MP4 gets one frame).
+            // One more frame, not stepped, where it writes what was asked for: --screenshot (of
+            // the state reached, the same as --save-snapshot's), and a recording stopped before its
+            // first frame (the state it starts from: the MP4 gets one frame).
             const bool first_frame_unrecorded = record_run_ && first_recorded_frame_;
-            if (!first_frame_unrecorded && !(surface_->headless() && o_.screenshot)) break;
+            if (!first_frame_unrecorded && !o_.screenshot) break;
             closing_frame_ = true;
         }
         profile_.begin_frame(frame_ >= 1);

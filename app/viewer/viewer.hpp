@@ -178,7 +178,7 @@ class Viewer {
     RunTotals totals_;
     long long frame_ = 0;
     int interrupted_ = 0;      // the stop signal that ended the loop (main installs the handlers)
-    bool closing_frame_ = false;  // headless --screenshot after a stop: one more frame, not stepped
+    bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
 };
 
