@@ -16,6 +16,7 @@
 #include "nbody/sim/comm/mpi_session.hpp"
 #include "nbody/sim/memory_check.hpp"
 #include "rank_output.hpp"
+#include "recorder_interrupt.hpp"
 
 namespace {
 
@@ -61,6 +62,9 @@ int run_main(int argc, char** argv, nbody::comm::MpiSession& mpi, const nbody::a
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Before any work: a Ctrl-C, SIGTERM or SIGHUP in the first milliseconds is a request to stop
+    // that the command honours like any other (recorder_interrupt.hpp), never the default action.
+    const nbody::app::InterruptGuard stop_signals;
     std::unique_ptr<nbody::comm::MpiSession> mpi;
     try {
         mpi = std::make_unique<nbody::comm::MpiSession>(&argc, &argv);

@@ -99,7 +99,8 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
         const std::vector<std::size_t> which = sample_bodies(initial.size(), o.sample, o.seed);
         const std::vector<Vec3d> reference = direct_accelerations(initial, which, params.softening);
         out << "  reference: double direct sum for " << which.size() << " sampled bodies in "
-            << std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ref).count() << " s\n";
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ref).count() << " s\n"
+            << std::flush;  // a stop signal ends the command at once (cmd_accuracy.cpp): what is measured is shown
 
         std::vector<Row> rows;
         auto measure = [&](const GravityConfig& g, const std::string& label) {

@@ -32,6 +32,7 @@
 #include "accuracy_tree.hpp"
 #include "autotune.hpp"
 #include "output_paths.hpp"
+#include "recorder_interrupt.hpp"
 #include "commands.hpp"
 #include "run_options.hpp"
 #include "nbody/sim/atomic_file.hpp"
@@ -560,10 +561,21 @@ int run_tree_accuracy(const AccuracyOptions& o) {
     return tree_accuracy(t, std::cout);
 }
 
+// Every figure is printed (and flushed) as it is measured, and --json is written only at the end,
+// so a stop signal loses only the measurement in progress, however long it takes (an O(N^2)
+// reference at large N): it ends the command at once, saying so.
+std::string what_a_stop_loses(const AccuracyOptions& o) {
+    return "the figures printed so far are all that was measured" +
+           (o.json.empty() ? std::string() : "; " + o.json + " was not written");
+}
+
 int run_accuracy(const AccuracyOptions& o) {
     // Every option is checked before any work, so mistakes cost nothing: the output for both reports.
     check_outputs({{"--json", o.json, OutputKind::Json}}, {}, o.overwrite);
-    if (parse_gravity(o.gravity) == Gravity::Tree) return run_tree_accuracy(o);
+    if (parse_gravity(o.gravity) == Gravity::Tree) {
+        const StopEndsAtOnce stop_at_once(what_a_stop_loses(o));
+        return run_tree_accuracy(o);
+    }
     if (o.bodies.empty()) throw std::invalid_argument("--bodies: give at least one N");
     std::vector<std::size_t> sizes;
     for (const std::string& b : o.bodies) sizes.push_back(parse_body_count(b, "--bodies"));
@@ -605,6 +617,7 @@ int run_accuracy(const AccuracyOptions& o) {
                                       std::pair{o.bodies_per_thread, "--bodies-per-thread"}})
         if (value && *value < 1) throw std::invalid_argument(std::string(name) + " must be >= 1" + got(*value));
 #ifdef NBODY_HAVE_CUDA
+    const StopEndsAtOnce stop_at_once(what_a_stop_loses(o));
     return accuracy(o, sizes, modes, energy_n);
 #else
     (void)energy_n;

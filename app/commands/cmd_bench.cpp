@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +42,7 @@
 #include "nbody/sim/kernel_defaults.hpp"
 #include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
+#include "recorder_interrupt.hpp"
 #include "run_options.hpp"
 
 #ifdef NBODY_HAVE_CUDA
@@ -482,9 +484,32 @@ int bench(const BenchOptions& o) {
     const TimingOptions timing{o.warmup, o.repeats, o.min_repeat_ms, o.steps};
     std::vector<Record> records;
     bool check_failed = false;
+    // A run may take minutes (a few steps at large N on the host): a stop signal during one ends
+    // the bench at once, and with --json the runs measured before it are not lost, because the
+    // file is rewritten after each run (marked as unfinished until the last).
+    const auto what_a_stop_loses = [&o](std::size_t measured) {
+        return "the run in progress was not finished; the " + std::to_string(measured) +
+               (measured == 1 ? " run measured before it is" : " runs measured before it are") +
+               (o.json.empty() ? " in the table above (no --json, so no file was written)"
+                               : " in " + o.json + ", marked as unfinished");
+    };
+    const auto save_runs_so_far = [&] {
+        if (o.json.empty()) return;
+        nlohmann::json partial = doc;
+        partial["runs"] = nlohmann::json::array();
+        for (const Record& r : records) partial["runs"].push_back(to_json(r));
+        partial["interrupted"] = "unfinished: the runs measured before the bench stopped";
+        write_file_atomically(o.json, [&](std::ostream& out) { out << partial.dump(2) << '\n'; });
+    };
     print_header(is_cuda);
 
+    set_stop_messages("stopping before the next run; the runs measured " +
+                          (o.json.empty() ? std::string("are in the table above (no --json)")
+                                          : "will be written to " + o.json + ", marked as interrupted"),
+                      o.json.empty() ? "nothing is written" : o.json + " keeps the runs measured, marked as unfinished");
     for (const std::size_t n : sizes) {
+        if (stop_requested()) break;
+        std::optional<StopEndsAtOnce> building(std::in_place, what_a_stop_loses(records.size()));
         const MemoryActivity activity("timing " + std::to_string(n) + " bodies", n, estimates[n]);
         const BenchSystem system = make_bench_system(o, n);
         const State& initial = system.state;
@@ -495,6 +520,7 @@ int bench(const BenchOptions& o) {
         }
         std::optional<CheckReference> ref;
         if (o.check) ref = make_check_reference(initial, params.softening);
+        building.reset();
 
         auto finish = [&](Record& r) {
             r.interactions_per_second = double(n) * double(n) / (r.timing.ms_per_step * 1e-3);
@@ -502,8 +528,10 @@ int bench(const BenchOptions& o) {
             print_record(r, is_cuda);
             if (r.check_error && *r.check_error > r.check_tolerance) check_failed = true;
             records.push_back(r);
+            save_runs_so_far();
         };
         auto run_one = [&](Record& r) {
+            const StopEndsAtOnce measuring(what_a_stop_loses(records.size()));
             backend->load(initial);
             if (ref) {
                 // Checked at the initial state, where the reference was computed: the kernel is
@@ -532,6 +560,7 @@ int bench(const BenchOptions& o) {
         for (const std::string& split : splits)
             for (const std::string& flags : flag_values)
                 for (const KernelConfig& c : configs_for(o, *cuda, n)) {
+                    if (stop_requested()) break;
                     grid_env.set(split);
                     flags_env.set(flags);
                     Record r;
@@ -553,7 +582,7 @@ int bench(const BenchOptions& o) {
                 }
         grid_env.set(grid_env.initial());  // the tuner runs as the caller's environment says
         flags_env.set(flags_env.initial());
-        if (o.autotune) {
+        if (o.autotune && !stop_requested()) {
             backend->load(initial);
             const std::string gpu = cuda->device_info().name;
             const AutotuneResult tuned = nbody::app::autotune(*cuda, params);
@@ -607,15 +636,25 @@ int bench(const BenchOptions& o) {
     nlohmann::json runs = nlohmann::json::array();
     for (const Record& r : records) runs.push_back(to_json(r));
     doc["runs"] = runs;
+    const int stopped_by = InterruptGuard::requested();
+    if (stopped_by) doc["interrupted"] = std::string("by ") + signal_name(stopped_by) + " after " +
+                                         std::to_string(records.size()) + " runs; the rest were not measured";
     if (!o.json.empty()) {
         write_file_atomically(o.json, [&](std::ostream& out) { out << doc.dump(2) << '\n'; });
         std::printf("wrote %s (%zu runs)\n", o.json.c_str(), records.size());
+        std::fflush(stdout);
     }
-    if (check_failed) {
+    if (check_failed)
         std::fprintf(stderr, "nbody bench: --check: some runs exceeded the accuracy tolerance (see the table)\n");
-        return 1;
+    if (stopped_by) {
+        std::fprintf(stderr, "nbody bench: interrupted by %s: %zu run%s measured%s; the run in progress and those after it "
+                     "were not\n",
+                     signal_name(stopped_by), records.size(), records.size() == 1 ? "" : "s",
+                     o.json.empty() ? " (in the table above; no --json, so no file was written)"
+                                    : (" and written to " + o.json + ", marked as interrupted").c_str());
+        return stopped_exit_status(stopped_by);
     }
-    return 0;
+    return check_failed ? 1 : 0;
 }
 
 }  // namespace

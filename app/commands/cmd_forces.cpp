@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,7 @@
 #include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
 #include "output_paths.hpp"
+#include "recorder_interrupt.hpp"
 #include "run_options.hpp"
 
 namespace nbody::app {
@@ -51,6 +53,9 @@ int forces(const ForcesOptions& o) {
     std::optional<MemoryActivity> activity;
     activity.emplace("loading " + (o.scene.empty() ? o.input : o.scene), planned.value_or(0), estimate);
 
+    // Until the accelerations are known nothing can be written: a stop signal ends the command at
+    // once, however long the force pass takes (O(N^2): minutes at large N on the host).
+    std::optional<StopEndsAtOnce> stop_at_once(std::in_place, o.output + " was not written (the force pass was not finished)");
     State state;
     double softening = 0.01;  // as `nbody run` when neither the input nor the options say
     if (!o.scene.empty()) {
@@ -75,6 +80,9 @@ int forces(const ForcesOptions& o) {
     const auto start = std::chrono::steady_clock::now();
     const std::vector<Vec3d> acc = backend->accelerations(softening);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stop_at_once.reset();  // the writing takes a moment: a stop now waits for it
+    set_stop_messages("the force pass is finished: writing " + o.output + " in full, then stopping",
+                      o.output + " not written");
     write_file_atomically(o.output, [&](std::ostream& out) {
         out << "ax,ay,az\n";
         char line[96];
@@ -87,6 +95,11 @@ int forces(const ForcesOptions& o) {
                 "upload and first use); wrote %s\n",
                 std::string(backend->name()).c_str(), gravity.to_string().c_str(), state.size(), softening, seconds,
                 o.output.c_str());
+    if (const int sig = InterruptGuard::requested(); sig != 0) {
+        std::fprintf(stderr, "nbody: interrupted by %s while writing; %s was written in full\n", signal_name(sig),
+                     o.output.c_str());
+        return stopped_exit_status(sig);
+    }
     return 0;
 }
 

@@ -101,9 +101,9 @@ void add_record_command(CLI::App& app, int& exit_code) {
                            "hermite4, hermite6: the model time of the last frame; the frames are spaced evenly from the start "
                            "(default spacing: the scene's time_per_frame)");
     cmd->footer(
-        "Ctrl-C stops after the frame in progress: every frame queued is written, the sequence stays "
-        "complete "
-        "and the MP4 is closed properly (exit status 130). Progress goes to stderr; at the end, frames "
+        "Ctrl-C (SIGTERM, SIGHUP) stops after the frame in progress: every frame queued is written, the sequence "
+        "stays complete and the MP4 is closed properly (exit status 130 / 143 / 129); a second Ctrl-C, 1 s or "
+        "more after the first was acknowledged, aborts without finishing the MP4. Progress goes to stderr; at the end, frames "
         "written, "
         "elapsed time and frames per second (a record_report line), and the per-stage frame timing of `view "
         "--frames` (an fps_report line).");

@@ -124,6 +124,15 @@ constexpr const char* kHermiteKernelOptions =
     "takes --block, --unroll, --bodies-per-thread, --j-split and --precision for its kernel";
 constexpr const char* kHermiteSumsEveryPair = "sums every pair (direct)";
 
+// What a Ctrl-C does from now on, said by the signal handler the moment it comes.
+void announce_stop_plan(const std::string& output) {
+    if (output.empty())
+        set_stop_messages("stopping after the steps in progress (no --out: nothing is written)", "nothing is written");
+    else
+        set_stop_messages("stopping after the steps in progress; the state reached will be written to " + output,
+                          output + " is not written");
+}
+
 int run(RunOptions o) {
     // Before any work, for both integrators: the output can be written (and is not the input,
     // unless --overwrite).
@@ -131,6 +140,7 @@ int run(RunOptions o) {
         if (!o.output.empty())
             check_outputs({{"--out", o.output, particle_output_kind(o.output)}}, {o.input, o.scene}, o.overwrite);
     };
+    announce_stop_plan(o.output);
     const KernelOptions& k = o.kernel;
     const Integrator integrator = resolve_integrator(
         o.integ, integrator_of_file(o.scene.empty() ? o.input : o.scene),
@@ -188,10 +198,9 @@ int run(RunOptions o) {
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + std::to_string(*o.softening) + ")");
     if (!(o.max_energy_error > 0)) throw std::invalid_argument("--max-energy-error must be > 0");
-    // Ctrl-C and SIGTERM from here on set a flag polled between batches of steps (one that comes
-    // while the system is being built stops the run before its first step); a second one ends the
-    // process (and removes a half-written output's temporary file).
-    InterruptGuard interrupts;
+    // A stop signal (main installs the handlers) sets a flag polled between batches of steps and
+    // in the energy sums; one that comes while the system is being built stops the run before its
+    // first step.
     const BackendKind kind = parse_backend_kind(o.backend);
     const bool stepping = o.steps > 0 || o.integ.t_end.has_value();
     const Workload work{stepping ? backend_name_for(kind) : "cpu", stepping ? requested_precision(o.kernel) : Precision::Fp32,
@@ -229,7 +238,7 @@ int run(RunOptions o) {
         if (const int sig = InterruptGuard::requested(); sig != 0) {
             std::fprintf(stderr, "nbody: interrupted by %s%s%s\n", signal_name(sig),
                          o.output.empty() ? "" : "; the input was converted in full to ", o.output.c_str());
-            return 128 + sig;
+            return stopped_exit_status(sig);
         }
         std::printf("converted %zu bodies%s%s\n", state.size(), o.output.empty() ? "" : " to ", o.output.c_str());
         return 0;
@@ -246,10 +255,11 @@ int run(RunOptions o) {
     // The energy at the start is N^2/2 pairs on the host: skipped when a Ctrl-C came while the
     // system was loading (the run stops before its first step), announced when it takes long.
     // Under mpirun rank 0 alone reports, so only it pays for the energy (docs/DISTRIBUTED.md).
-    const bool stop_before_start = InterruptGuard::requested() != 0;
-    const bool skip_energy = stop_before_start || !is_output_rank();
+    const bool skip_energy = stop_requested() || !is_output_rank();
     if (!skip_energy) announce_energy_cost(state.size());
-    const Diagnostics before = skip_energy ? Diagnostics{} : compute_diagnostics(state, params.softening);
+    const Diagnostics before =
+        skip_energy ? Diagnostics{}
+                    : compute_diagnostics_or_stop(state, params.softening, stop_requested).value_or(Diagnostics{});
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
@@ -310,12 +320,23 @@ int run(RunOptions o) {
         std::fprintf(stderr, "nbody: interrupted by %s after step %lld of %lld (t = %g)%s%s\n", signal_name(interrupted),
                      done, o.steps, backend->time(), o.output.empty() ? "" : "; the state reached was written to ",
                      o.output.c_str());
-        return 128 + interrupted;
+        return stopped_exit_status(interrupted);
     }
 
     if (!is_output_rank()) return 0;
+    if (!o.output.empty())
+        set_stop_messages("the run is complete and written to " + o.output + "; skipping the energy check",
+                          "nothing: " + o.output + " is already written");
     announce_energy_cost(state.size());
-    const Diagnostics after = compute_diagnostics(state, params.softening);
+    const std::optional<Diagnostics> after_or_stop = compute_diagnostics_or_stop(state, params.softening, stop_requested);
+    if (!after_or_stop) {
+        std::fprintf(stderr, "nbody: interrupted by %s during the final energy sum: all %lld steps were taken%s%s; the "
+                     "energy error was not computed\n",
+                     signal_name(InterruptGuard::requested()), o.steps,
+                     o.output.empty() ? "" : " and the final state was written to ", o.output.c_str());
+        return stopped_exit_status(InterruptGuard::requested());
+    }
+    const Diagnostics& after = *after_or_stop;
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
     for (std::size_t i = 0; i < state.size(); ++i)
         momentum_scale += state.pos_mass[i].w * norm(xyz(state.velocity[i]));
@@ -368,9 +389,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
                     "--block (64, 128, 256), --unroll (1, 4, 8), --bodies-per-thread (1, 2, 4) and --precision "
                     "(ds, fp64) tune its kernel too");
     cmd->footer(
-        "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C or SIGTERM stops after the "
-        "steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "
-        "130 / 143. If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
+        "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C, SIGTERM or SIGHUP stops after "
+        "the steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "
+        "130 / 143 / 129; a second Ctrl-C, 1 s or more after the first was acknowledged, aborts without writing. "
+        "If the state becomes NaN or Inf, the run stops at that step, names the body, writes the last "
         "finite state to --out (marked as such) and exits 1.");
     const auto gpus = add_gpus_option(*cmd);
     cmd->callback([options, cmd, gpus, &exit_code] {

@@ -223,16 +223,16 @@ int run_hermite(const HermiteRunOptions& o) {
     }
     if (!(*o.t_end >= h.time()))
         throw std::invalid_argument("--t-end " + g17(*o.t_end) + " is before the start time " + g17(h.time()));
-    const double e0 = h.energy();
-
-    // Ctrl-C and SIGTERM stop after the block step in progress; the state reached is written.
-    InterruptGuard interrupts;
+    // A stop signal (main installs the handlers) that came while the system was built, or comes
+    // during the O(N^2) energy, ends the run before its first block step; later ones after the
+    // block step in progress. The state reached is written either way.
+    const std::optional<double> e0 = stop_requested() ? std::nullopt : h.energy_or_stop(stop_requested);
     const double t_start = h.time();
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
-    int interrupted = 0;
+    int interrupted = InterruptGuard::requested();
     try {
-        while (h.advance(*o.t_end)) {
+        while (!interrupted && h.advance(*o.t_end)) {
             if ((interrupted = InterruptGuard::requested()) != 0) break;
             const auto now = std::chrono::steady_clock::now();
             if (std::chrono::duration<double>(now - last).count() >= o.progress_seconds) {
@@ -256,11 +256,23 @@ int run_hermite(const HermiteRunOptions& o) {
         if (!o.output.empty()) write_output(o.output, in, h, status);
         std::fprintf(stderr, "nbody: %s%s%s\n", status.c_str(),
                      o.output.empty() ? "" : "; the state reached was written to ", o.output.c_str());
-        return 128 + interrupted;
+        return stopped_exit_status(interrupted);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double e1 = h.energy();
-    if (!o.output.empty()) write_output(o.output, in, h, "");
+    if (!o.output.empty()) {
+        write_output(o.output, in, h, "");
+        set_stop_messages("the run is complete and written to " + o.output + "; skipping the energy check",
+                          "nothing: " + o.output + " is already written");
+    }
+    const std::optional<double> e1_or_stop = h.energy_or_stop(stop_requested);
+    if (!e1_or_stop) {
+        std::fprintf(stderr, "nbody: interrupted by %s during the final energy sum: the run reached t = %s%s%s; the "
+                     "energy error was not computed\n",
+                     signal_name(InterruptGuard::requested()), g17(h.time()).c_str(),
+                     o.output.empty() ? "" : " and was written to ", o.output.c_str());
+        return stopped_exit_status(InterruptGuard::requested());
+    }
+    const double e1 = *e1_or_stop;
     const auto& s = h.stats();
     std::printf("%s (%s engine): %zu bodies to t = %.17g in %.3f s: %llu blocks, %llu force evaluations, "
                 "%.3g interactions/s\n",
@@ -268,8 +280,8 @@ int run_hermite(const HermiteRunOptions& o) {
                 (unsigned long long)s.blocks, (unsigned long long)s.body_steps, s.interactions / seconds);
     std::printf("eta %g, dt_max %g, softening %g; block levels:%s\n", h.params().eta, h.params().dt_max,
                 h.params().softening, histogram(h.level_histogram(), h.params().dt_max).c_str());
-    const double energy_error = e0 != 0 ? (e1 - e0) / std::abs(e0) : 0.0;
-    std::printf("relative energy error: %.3e  (E0 = %.17g, E = %.17g)\n", energy_error, e0, e1);
+    const double energy_error = *e0 != 0 ? (e1 - *e0) / std::abs(*e0) : 0.0;
+    std::printf("relative energy error: %.3e  (E0 = %.17g, E = %.17g)\n", energy_error, *e0, e1);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
     warn_about_energy_error(energy_error, o.max_energy_error, "try a smaller --eta");
     return 0;

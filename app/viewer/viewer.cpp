@@ -88,9 +88,30 @@ bool simulation_beside_frames(const ViewOptions& o, long long frame_limit) {
     return !o.headless && frame_limit == 0 && !o.record;
 }
 
+// What a Ctrl-C does from now on, said by the signal handler the moment it comes.
+void announce_stop_plan(const ViewOptions& o) {
+    std::string on_stop = "stopping after the frame in progress", not_written;
+    const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
+    if (o.screenshot) {
+        on_stop += "; the screenshot of the state reached will be written to " + *o.screenshot;
+        add(not_written, *o.screenshot);
+    }
+    if (o.save_snapshot) {
+        on_stop += "; the state reached will be saved to " + *o.save_snapshot;
+        add(not_written, *o.save_snapshot);
+    }
+    if (o.record) {
+        on_stop += "; the recording ends with every frame queued written" +
+                   std::string(o.record->mp4 ? " and " + *o.record->mp4 + " closed" : "");
+        if (o.record->mp4) add(not_written, *o.record->mp4);
+    }
+    set_stop_messages(on_stop, not_written.empty() ? "nothing more is written" : not_written + " not written");
+}
+
 }  // namespace
 
 int run_viewer(const ViewOptions& o) {
+    announce_stop_plan(o);
     if (o.width < 16 || o.height < 16 || o.width > 16384 || o.height > 16384)
         throw std::invalid_argument("--size must be between 16x16 and 16384x16384 (got " +
                                     std::to_string(o.width) + "x" + std::to_string(o.height) + ")");
@@ -209,7 +230,14 @@ Viewer::Viewer(const ViewOptions& o)
 int Viewer::run() {
     last_frame_start_ = measure_start_ = Clock::now();
     for (;;) {
-        if ((interrupted_ = InterruptGuard::requested()) != 0) break;  // the previous frame is complete
+        if (!closing_frame_ && (interrupted_ = InterruptGuard::requested()) != 0) {  // the previous frame is complete
+            // One more frame, not stepped, where it writes what was asked for: --screenshot (of
+            // the state reached, the same as --save-snapshot's), and a recording stopped before its
+            // first frame (the state it starts from: the MP4 gets one frame).
+            const bool first_frame_unrecorded = record_run_ && first_recorded_frame_;
+            if (!first_frame_unrecorded && !o_.screenshot) break;
+            closing_frame_ = true;
+        }
         profile_.begin_frame(frame_ >= 1);
         Requests requests = std::exchange(pending_, Requests{});
         bool open = true;
@@ -231,7 +259,8 @@ int Viewer::run() {
 
         const bool final_frame = is_final_frame();
         act_on_requests(requests, target);
-        const bool capture_frame = step(requests, dt_frame);
+        // A recording's first frame steps nothing: step() only captures it.
+        const bool capture_frame = closing_frame_ && !first_recorded_frame_ ? false : step(requests, dt_frame);
         const bool final_shot = final_frame && o_.screenshot.has_value();
         draw(target, capture_frame, dt_frame,
              final_shot || (requests.screenshot && params_.recording.screenshot_ui) ? ScreenshotAt::Screen

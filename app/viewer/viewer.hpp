@@ -78,7 +78,9 @@ class Viewer {
     // the Rendering panel's "with panels" is ticked); Screen, as shown (and --screenshot).
     enum class ScreenshotAt { None, Image, Screen };
     void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame, ScreenshotAt shot);  // viewer_draw.cpp
-    bool is_final_frame() const { return frame_limit_ > 0 && frame_ + 1 >= frame_limit_; }  // of a --frames run
+    bool is_final_frame() const {  // of a --frames run, or the closing frame after a stop
+        return closing_frame_ || (frame_limit_ > 0 && frame_ + 1 >= frame_limit_);
+    }
     void save_screenshot(const render::DrawTarget& target);  // viewer_draw.cpp: --screenshot on the last frame, else F
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
     void print_tree_report();
@@ -144,7 +146,6 @@ class Viewer {
     // --- the systems, in construction order -----------------------------------------------------
     std::string scene_path_;
     Scene scene_;
-    InterruptGuard interrupt_guard_;  // Ctrl-C ends the loop after the frame in progress
     std::unique_ptr<Surface> surface_;
     Clock::time_point surface_opened_ = Clock::now();  // right after surface_ is built
     SimulationDriver sim_;
@@ -199,7 +200,8 @@ class Viewer {
     FrameProfile profile_;
     RunTotals totals_;
     long long frame_ = 0;
-    int interrupted_ = 0;
+    int interrupted_ = 0;      // the stop signal that ended the loop (main installs the handlers)
+    bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
     double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present

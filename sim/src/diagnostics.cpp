@@ -1,6 +1,7 @@
 #include "nbody/sim/diagnostics.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
@@ -22,12 +23,17 @@ double kinetic_energy(const State& state) {
     return t;
 }
 
-double potential_energy_on_host(const State& state, double softening) {
+namespace {
+
+// Polls `stop` between rows (a row at N = 10^6 is milliseconds); the first that says so ends
+// every worker's loop.
+std::optional<double> potential_on_host_or_stop(const State& state, double softening, const StopCheck& stop) {
     const std::size_t n = state.size();
     const double eps2 = softening * softening;
     // Rows are unequal in length (triangle), so hand the pool interleaved rows: row i and n-1-i.
     std::mutex mutex;
     double total = 0;
+    std::atomic<bool> stopped{false};
     shared_thread_pool().parallel_for((n + 1) / 2, [&](std::size_t begin, std::size_t end) {
         double local = 0;
         auto row = [&](std::size_t i) {
@@ -41,20 +47,33 @@ double potential_energy_on_host(const State& state, double softening) {
             local -= double(pi.w) * sum;
         };
         for (std::size_t k = begin; k < end; ++k) {
+            if (stop && (stopped.load(std::memory_order_relaxed) || stop())) {
+                stopped = true;
+                return;
+            }
             row(k);
             if (n - 1 - k != k) row(n - 1 - k);
         }
         std::lock_guard lock(mutex);
         total += local;
     });
+    if (stopped) return std::nullopt;
     return total;
+}
+
+}  // namespace
+
+double potential_energy_on_host(const State& state, double softening) {
+    return *potential_on_host_or_stop(state, softening, {});
 }
 
 bool potential_on_gpu(std::size_t n) { return n >= kGpuPotentialFrom && hermite::cuda_engine_usable(); }
 
+namespace {
+
 // Every body is both a j-particle (the source, at t = 0, so the prediction is the identity) and an
 // i-particle with the same id, which the engine skips: pot_i = -sum_{j != i} m_j / r_ij.
-double potential_energy_on_gpu(const State& state, double softening) {
+std::optional<double> potential_on_gpu_or_stop(const State& state, double softening, const StopCheck& stop) {
     std::string why_not;
     if (!hermite::cuda_engine_usable(&why_not)) throw std::runtime_error("potential on the GPU: " + why_not);
     hermite::EngineConfig config;
@@ -75,6 +94,7 @@ double potential_energy_on_gpu(const State& state, double softening) {
     std::vector<hermite::IForce> out;
     double total = 0;
     for (std::size_t begin = 0; begin < n; begin += kChunk) {
+        if (stop && stop()) return std::nullopt;
         const std::size_t count = std::min(kChunk, n - begin);
         in.resize(count);
         out.resize(count);
@@ -89,12 +109,26 @@ double potential_energy_on_gpu(const State& state, double softening) {
     return 0.5 * total;
 }
 
+}  // namespace
+
+double potential_energy_on_gpu(const State& state, double softening) {
+    return *potential_on_gpu_or_stop(state, softening, {});
+}
+
+std::optional<double> potential_energy_or_stop(const State& state, double softening, const StopCheck& stop) {
+    return potential_on_gpu(state.size()) ? potential_on_gpu_or_stop(state, softening, stop)
+                                          : potential_on_host_or_stop(state, softening, stop);
+}
+
 double potential_energy(const State& state, double softening) {
-    return potential_on_gpu(state.size()) ? potential_energy_on_gpu(state, softening)
-                                          : potential_energy_on_host(state, softening);
+    return *potential_energy_or_stop(state, softening, {});
 }
 
 Diagnostics compute_diagnostics(const State& state, double softening) {
+    return *compute_diagnostics_or_stop(state, softening, {});
+}
+
+std::optional<Diagnostics> compute_diagnostics_or_stop(const State& state, double softening, const StopCheck& stop) {
     Diagnostics d;
     for (std::size_t i = 0; i < state.size(); ++i) {
         const Vec4f& p = state.pos_mass[i];
@@ -111,7 +145,9 @@ Diagnostics compute_diagnostics(const State& state, double softening) {
         d.centre_of_mass_velocity = d.momentum / d.mass;
     }
     d.kinetic = kinetic_energy(state);
-    d.potential = potential_energy(state, softening);
+    const std::optional<double> potential = potential_energy_or_stop(state, softening, stop);
+    if (!potential) return std::nullopt;
+    d.potential = *potential;
     d.total = d.kinetic + d.potential;
     d.virial_ratio = d.potential != 0 ? 2.0 * d.kinetic / std::abs(d.potential) : 0.0;
     return d;

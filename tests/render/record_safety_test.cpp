@@ -207,7 +207,8 @@ TEST(RecordInterrupt, ASecondCtrlCLeavesNoTemporaryMp4) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     ASSERT_TRUE(fs::exists(temporary)) << test::read_text(dir.file("log.txt"));
     ::kill(pid, SIGINT);
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // A second signal aborts only 1 s or more after the first was acknowledged (issue 34).
+    std::this_thread::sleep_for(std::chrono::milliseconds(1300));
     ::kill(pid, SIGINT);
     const std::optional<int> ended = test::wait_or_kill(pid, 60);
     ASSERT_TRUE(ended) << "nbody could not be ended:\n" << test::read_text(dir.file("log.txt"));

@@ -132,8 +132,9 @@ int Viewer::finish() {
         print_record_summary(*record_summary_, record_settings_->mp4_fps, interrupted_ != 0) != 0)
         return 1;
     if (interrupted_) {
-        std::fprintf(stderr, "nbody: interrupted after %lld frame%s\n", frame_, frame_ == 1 ? "" : "s");
-        return 128 + interrupted_;  // 130 for SIGINT, 143 for SIGTERM
+        std::fprintf(stderr, "nbody: interrupted by %s after %lld frame%s%s\n", signal_name(interrupted_), frame_,
+                     frame_ == 1 ? "" : "s", closing_frame_ ? " (the last one drawn after the stop, not stepped)" : "");
+        return stopped_exit_status(interrupted_);
     }
     if (frame_limit_ > 0 && frame_ < frame_limit_) {
         std::fprintf(stderr, "nbody: the window was closed after %lld of %lld frames%s\n", frame_, frame_limit_,

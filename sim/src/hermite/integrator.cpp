@@ -3,6 +3,7 @@
 #include "nbody/sim/hermite/integrator.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -415,14 +416,21 @@ std::vector<std::size_t> HermiteIntegrator::level_histogram() const {
     return h;
 }
 
-double HermiteIntegrator::energy() const {
+double HermiteIntegrator::energy() const { return *energy_or_stop({}); }
+
+std::optional<double> HermiteIntegrator::energy_or_stop(const std::function<bool()>& stop) const {
     std::vector<Vec3d> x, v;
     predicted(x, v);
     const std::size_t n = x.size();
     const double eps2 = p_.softening * p_.softening;
     std::vector<double> phi(n, 0.0);
+    std::atomic<bool> stopped{false};
     parallel_for(n, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
+            if (stop && (stopped.load(std::memory_order_relaxed) || stop())) {
+                stopped = true;
+                return;
+            }
             double s = 0;
             for (std::size_t j = 0; j < n; ++j) {
                 if (j == i) continue;
@@ -432,6 +440,7 @@ double HermiteIntegrator::energy() const {
             phi[i] = s;
         }
     });
+    if (stopped) return std::nullopt;
     double kinetic = 0, potential = 0;
     for (std::size_t i = 0; i < n; ++i) {
         kinetic += 0.5 * b_.mass[i] * dot(v[i], v[i]);

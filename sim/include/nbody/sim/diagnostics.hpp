@@ -1,6 +1,9 @@
 #pragma once
 // Conserved quantities of the system, always computed in double from the host state.
 
+#include <functional>
+#include <optional>
+
 #include "nbody/sim/state.hpp"
 #include "nbody/sim/types.hpp"
 
@@ -21,6 +24,13 @@ struct Diagnostics {
 // O(N^2) for the potential, spread over the hardware threads.
 Diagnostics compute_diagnostics(const State& state, double softening);
 
+// Polled between rows (host) or chunks of 65,536 bodies (GPU) of a long sum: true asks it to give
+// up, so that a Ctrl-C is honoured within a second even at N = 10^6. sim/ knows nothing of
+// signals: the caller says what "stop" means.
+using StopCheck = std::function<bool()>;
+// As above, or nothing when `stop` said so part-way.
+std::optional<Diagnostics> compute_diagnostics_or_stop(const State& state, double softening, const StopCheck& stop);
+
 double kinetic_energy(const State& state);
 // On the GPU from kGpuPotentialFrom bodies when one is usable (potential_on_gpu()), else on the host.
 double potential_energy(const State& state, double softening);
@@ -32,5 +42,7 @@ bool potential_on_gpu(std::size_t n);
 double potential_energy_on_host(const State& state, double softening);
 // Throws std::runtime_error when no GPU is usable.
 double potential_energy_on_gpu(const State& state, double softening);
+// Either of them, nothing when `stop` said so part-way.
+std::optional<double> potential_energy_or_stop(const State& state, double softening, const StopCheck& stop);
 
 }  // namespace nbody

@@ -39,7 +39,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -152,6 +154,9 @@ public:
     // Total energy (kinetic + softened potential) of the synchronised state, in double on the host
     // (O(N^2), threaded): independent of the engine's precision.
     double energy() const;
+    // The same, or nothing when `stop` (polled between rows: milliseconds at N = 10^6) asks to give
+    // up: a Ctrl-C is honoured within a second.
+    std::optional<double> energy_or_stop(const std::function<bool()>& stop) const;
 
 private:
     double level_dt(int level) const { return level_dts_[std::size_t(level)]; }  // level in 0..max_level + 1
