@@ -62,24 +62,6 @@ std::unique_ptr<Surface> open_surface(const ViewOptions& o) {
     return surface;
 }
 
-// "--unroll 3 --block 100": the CUDA kernel's tunables given (not --precision, which says its own).
-std::string to_text(int value) { return std::to_string(value); }
-std::string to_text(const std::string& value) { return value; }
-
-std::string kernel_tunables_given(const KernelOptions& k) {
-    std::string given;
-    const auto add = [&](const char* name, const auto& value) {
-        if (value) given += std::string(given.empty() ? "" : " ") + name + " " + to_text(*value);
-    };
-    add("--unroll", k.unroll);
-    add("--block", k.block);
-    add("--threads-per-body", k.threads_per_body);
-    add("--bodies-per-thread", k.bodies_per_thread);
-    add("--bodies-per-lane", k.bodies_per_lane);
-    add("--pairs", k.pairs);
-    return given;
-}
-
 // A window run until closed: the simulation steps beside the frame loop. Scripted runs (headless,
 // --frames, record) step in it, so that each frame is taken after exactly its steps.
 // NBODY_SIM_THREAD=1 or 0 overrides (measurements, tests).
@@ -176,10 +158,9 @@ Viewer::Viewer(const ViewOptions& o)
         std::cerr << "nbody: the simulation steps on its own thread; the window draws its newest state\n";
     start_integrator_from_options();
     if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
+    // apply_kernel_options said it on stderr already; the window says it too.
     if (const std::string given = kernel_tunables_given(o.kernel); !given.empty() && !sim_.tunable())
-        say("the " + std::string(sim_.backend().name()) + " backend has no tunable kernel: " + given +
-                " tune the CUDA kernel and are not used",
-            true);
+        app_messages_.push_back(kernel_tunables_unused(sim_.backend().name(), given));
 
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     com_.anchor(scene_.state);
