@@ -22,6 +22,7 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/csv.hpp"
 #include "nbody/sim/diagnostics.hpp"
+#include "nbody/sim/energy_source.hpp"
 #include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/scene_metadata.hpp"
@@ -59,6 +60,7 @@ struct RunOptions {
     double batch_seconds = 0.1;      // steps go in batches of about this long (interrupt latency)
     bool steps_given = false;        // --steps on the command line (it has a default)
     std::optional<int> j_split;      // hermite4 on the cuda engine
+    std::optional<std::string> energy;  // --energy tree | exact (energy_source.hpp)
 };
 
 // The system to integrate and the run parameters that came with it (scene or snapshot).
@@ -134,15 +136,13 @@ void write_output(const std::string& path, const Loaded& run, const State& state
     }
 }
 
-// The energy is summed over N^2/2 pairs in double, at start and end: on the GPU from 100,000
-// bodies when there is one (seconds at 1M), else on the host, minutes from N = 100,000 (5e9 pairs
-// took 171 s on a busy 2-core machine). A note on stderr says so, so that a quiet stretch at the
-// start or end of a large run is not taken for a hang.
-void announce_energy_cost(std::size_t n) {
-    const double pairs = 0.5 * double(n) * double(n);
-    if (pairs > 2e9)
-        std::fprintf(stderr, "nbody: computing the energy on the %s (%.2g pairs)...\n",
-                     potential_on_gpu(n) ? "GPU, fp64" : "host", pairs);
+// The exact energy is summed over N^2/2 pairs in double, at start and end: on the GPU from
+// 100,000 bodies when there is one (seconds at 1M), else on the host, minutes from N = 100,000
+// (5e9 pairs took 171 s on a busy 2-core machine). A note on stderr says so, so that a quiet
+// stretch at the start or end of a large run is not taken for a hang.
+void announce_energy_cost(std::size_t n, EnergySource source) {
+    if (const std::string notice = energy_cost_notice(n, source); !notice.empty())
+        std::fprintf(stderr, "nbody: %s\n", notice.c_str());
 }
 
 
@@ -169,7 +169,8 @@ int run(RunOptions o) {
          {"--gravity tree", k.gravity.gravity != "direct", kHermiteSumsEveryPair},
          {"--theta", k.gravity.theta.has_value(), kHermiteSumsEveryPair},
          {"--leaf-size", k.gravity.leaf_size.has_value(), kHermiteSumsEveryPair},
-         {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair}});
+         {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair},
+         {"--energy", o.energy.has_value(), kHermiteSumsEveryPair}});
     if (!is_hermite(integrator) && o.j_split)
         throw std::invalid_argument("--j-split tunes the Hermite engine (--integrator hermite4); leapfrog's kernel splits "
                                     "a body's j-range with --threads-per-body");
@@ -207,6 +208,8 @@ int run(RunOptions o) {
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + std::to_string(*o.softening) + ")");
     if (!(o.max_energy_error > 0)) throw std::invalid_argument("--max-energy-error must be > 0");
+    const EnergySource energy_source = choose_energy_source(
+        o.energy ? std::optional(parse_energy_source(*o.energy)) : std::nullopt, k.gravity.config());
     // Ctrl-C and SIGTERM from here on set a flag polled between batches of steps (one that comes
     // while the system is being built stops the run before its first step); a second one ends the
     // process (and removes a half-written output's temporary file).
@@ -264,8 +267,9 @@ int run(RunOptions o) {
     // The energy at the start is N^2/2 pairs on the host: skipped when a Ctrl-C came while the
     // system was loading (the run stops before its first step), announced when it takes long.
     const bool stop_before_start = InterruptGuard::requested() != 0;
-    if (!stop_before_start) announce_energy_cost(state.size());
-    const Diagnostics before = stop_before_start ? Diagnostics{} : compute_diagnostics(state, params.softening);
+    if (!stop_before_start) announce_energy_cost(state.size(), energy_source);
+    const Diagnostics before =
+        stop_before_start ? Diagnostics{} : compute_diagnostics(state, params.softening, *backend, energy_source);
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
@@ -328,8 +332,8 @@ int run(RunOptions o) {
         return 128 + interrupted;
     }
 
-    announce_energy_cost(state.size());
-    const Diagnostics after = compute_diagnostics(state, params.softening);
+    announce_energy_cost(state.size(), energy_source);
+    const Diagnostics after = compute_diagnostics(state, params.softening, *backend, energy_source);
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
     for (std::size_t i = 0; i < state.size(); ++i)
         momentum_scale += state.pos_mass[i].w * norm(xyz(state.velocity[i]));
@@ -339,7 +343,8 @@ int run(RunOptions o) {
     std::printf("backend %s: %zu bodies, %lld steps of dt %g (t = %g) in %.3f s, %.3g interactions/s\n",
                 std::string(backend->name()).c_str(), state.size(), o.steps, params.dt, backend->time(), seconds,
                 n * n * double(o.steps) / seconds);
-    std::printf("relative energy error: %.3e  (E0 = %.9g, E = %.9g)\n", energy_error, before.total, after.total);
+    std::printf("relative energy error: %.3e  (E0 = %.9g, E = %.9g; %s)\n", energy_error, before.total, after.total,
+                describe_energy_source(energy_source, backend->gravity()).c_str());
     std::printf("momentum drift: |dP| = %.3e  (%.3e relative to sum |m v|)\n", momentum_drift,
                 momentum_scale > 0 ? momentum_drift / momentum_scale : 0.0);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
@@ -372,6 +377,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--max-energy-error", options->max_energy_error,
                     "Warn when the relative energy error at the end is above this")
         ->capture_default_str();
+    cmd->add_option("--energy", options->energy,
+                    "Where the energy comes from: tree (the tree walk's potential, O(N log N); the default of "
+                    "--gravity tree) or exact (every pair in double, O(N^2): minutes on the host from 100K bodies; "
+                    "the default of --gravity direct)");
     add_overwrite_flag(*cmd, options->overwrite);
     add_kernel_options(*cmd, options->kernel);
     add_integrator_options(*cmd, options->integ,

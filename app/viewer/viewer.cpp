@@ -141,7 +141,7 @@ Viewer::Viewer(const ViewOptions& o)
     // would compete with the frame loop for the CPU.
     params_.sim.auto_energy = !o.no_ui && !record_run_;
     if (params_.sim.auto_energy && scene_.state.size() <= kAutoEnergyMaxN)
-        energy_.start(scene_.state, params_.sim.step.softening);
+        energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
 
     recording_view_.ffmpeg_found = find_ffmpeg().has_value();
     if (record_run_) {
@@ -247,7 +247,7 @@ void Viewer::start_energy() {
             true);
         return;
     }
-    energy_.start(std::move(now), params_.sim.step.softening);
+    energy_.start(std::move(now), params_.sim.step.softening, sim_.backend().gravity());
 }
 
 void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
@@ -258,7 +258,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     scene_path_ = path;
     energy_.reset();
     if (params_.sim.auto_energy && scene_.state.size() <= kAutoEnergyMaxN)
-        energy_.start(scene_.state, params_.sim.step.softening);
+        energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
     params_.camera.follow_galaxy = -1;

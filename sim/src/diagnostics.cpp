@@ -95,6 +95,10 @@ double potential_energy(const State& state, double softening) {
 }
 
 Diagnostics compute_diagnostics(const State& state, double softening) {
+    return diagnostics_with_potential(state, potential_energy(state, softening));
+}
+
+Diagnostics diagnostics_with_potential(const State& state, double potential) {
     Diagnostics d;
     for (std::size_t i = 0; i < state.size(); ++i) {
         const Vec4f& p = state.pos_mass[i];
@@ -111,7 +115,7 @@ Diagnostics compute_diagnostics(const State& state, double softening) {
         d.centre_of_mass_velocity = d.momentum / d.mass;
     }
     d.kinetic = kinetic_energy(state);
-    d.potential = potential_energy(state, softening);
+    d.potential = potential;
     d.total = d.kinetic + d.potential;
     d.virial_ratio = d.potential != 0 ? 2.0 * d.kinetic / std::abs(d.potential) : 0.0;
     return d;

@@ -144,6 +144,13 @@ void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
 }
 
 template <class Real>
+std::optional<double> DirectSumBackend<Real>::tree_potential_energy(double softening) {
+    if (gravity_.gravity != Gravity::Tree) return std::nullopt;
+    const Real eps = Real(softening);
+    return tree::tree_potential_energy(x_.data(), y_.data(), z_.data(), m_.data(), size(), eps * eps, gravity_.tree);
+}
+
+template <class Real>
 void DirectSumBackend<Real>::step(const StepParams& params, int count) {
     if (!(params.dt > 0)) throw std::invalid_argument("time step dt must be > 0");
     if (!(params.softening >= 0)) throw std::invalid_argument("softening must be >= 0");

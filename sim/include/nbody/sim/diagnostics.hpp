@@ -20,6 +20,8 @@ struct Diagnostics {
 
 // O(N^2) for the potential, spread over the hardware threads.
 Diagnostics compute_diagnostics(const State& state, double softening);
+// The same with the potential energy given (e.g. from the tree walk, energy_source.hpp): O(N).
+Diagnostics diagnostics_with_potential(const State& state, double potential);
 
 double kinetic_energy(const State& state);
 // On the GPU from kGpuPotentialFrom bodies when one is usable (potential_on_gpu()), else on the host.

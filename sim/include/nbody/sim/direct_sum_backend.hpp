@@ -36,6 +36,9 @@ public:
     GravityConfig gravity() const override { return gravity_; }
     // What the last tree force pass did (zeros under direct gravity).
     const tree::TreeStats& last_tree_stats() const { return tree_stats_; }
+    // Under --gravity tree: the CPU tree's potential walk (tree_potential_energy in host_tree.hpp)
+    // in this backend's precision; last_tree_stats() keeps the force pass's figures.
+    std::optional<double> tree_potential_energy(double softening) override;
 
     // Full-precision access, for tests such as time reversibility that float storage would spoil.
     std::vector<Vec3d> positions() const;

@@ -96,6 +96,19 @@ NBODY_TREE_HD void accumulate_cell(Real dx, Real dy, Real dz, const CellMoments<
     az += dz * s - qdz * inv_r5;
 }
 
+// The potential of the same cell at the body, phi = -m/r - (1/2) (d.Q.d) / r^5 (softened r as
+// above): the energy's counterpart of accumulate_cell, 17 flops and one rsqrt. The quadrupole
+// term does not depend on the sign of d.
+template <class Real>
+NBODY_TREE_HD Real cell_potential(Real dx, Real dy, Real dz, const CellMoments<Real>& c, Real eps2) {
+    const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
+    const Real inv_r = inverse_sqrt(r2);
+    const Real inv_r2 = inv_r * inv_r;
+    const Real dqd = c.qxx * dx * dx + c.qyy * dy * dy + c.qzz * dz * dz +
+                     Real(2) * (c.qxy * dx * dy + c.qxz * dx * dz + c.qyz * dy * dz);
+    return -inv_r * (c.m + Real(0.5) * dqd * inv_r2 * inv_r2);
+}
+
 // Squared distance from the point p to the box [lo, hi] (0 inside).
 template <class Real>
 NBODY_TREE_HD Real box_distance2(Real px, Real py, Real pz, Real lox, Real loy, Real loz, Real hix, Real hiy,
