@@ -268,8 +268,10 @@ int run(RunOptions o) {
     // system was loading (the run stops before its first step), announced when it takes long.
     const bool stop_before_start = InterruptGuard::requested() != 0;
     if (!stop_before_start) announce_energy_cost(state.size(), energy_source);
+    auto energy_began = std::chrono::steady_clock::now();
     const Diagnostics before =
         stop_before_start ? Diagnostics{} : compute_diagnostics(state, params.softening, *backend, energy_source);
+    double energy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - energy_began).count();
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
@@ -333,7 +335,9 @@ int run(RunOptions o) {
     }
 
     announce_energy_cost(state.size(), energy_source);
+    energy_began = std::chrono::steady_clock::now();
     const Diagnostics after = compute_diagnostics(state, params.softening, *backend, energy_source);
+    energy_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - energy_began).count();
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
     for (std::size_t i = 0; i < state.size(); ++i)
         momentum_scale += state.pos_mass[i].w * norm(xyz(state.velocity[i]));
@@ -345,6 +349,8 @@ int run(RunOptions o) {
                 n * n * double(o.steps) / seconds);
     std::printf("relative energy error: %.3e  (E0 = %.9g, E = %.9g; %s)\n", energy_error, before.total, after.total,
                 describe_energy_source(energy_source, backend->gravity()).c_str());
+    std::printf("energy at start and end (%s) took %.3f s\n", std::string(to_string(energy_source)).c_str(),
+                energy_seconds);
     std::printf("momentum drift: |dP| = %.3e  (%.3e relative to sum |m v|)\n", momentum_drift,
                 momentum_scale > 0 ? momentum_drift / momentum_scale : 0.0);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());

@@ -480,9 +480,13 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
 #pragma unroll
                     for (int step = 16; step >= 1; step /= 2)
                         if (owner + step < 32 && w.excl[owner + step] <= idx) owner += step;
-                    const int j = w.first[owner] + idx - w.excl[owner];
-                    w.tile[nbody + lane] = __ldg(p.sorted + j);
-                    if constexpr (Potential) w.tile_index[nbody + lane] = j;
+                    if constexpr (Potential) {
+                        const int j = w.first[owner] + idx - w.excl[owner];
+                        w.tile[nbody + lane] = __ldg(p.sorted + j);
+                        w.tile_index[nbody + lane] = j;
+                    } else {  // the force walk's own expression: its PTX stays the same instruction for instruction
+                        w.tile[nbody + lane] = __ldg(p.sorted + w.first[owner] + idx - w.excl[owner]);
+                    }
                 }
                 nbody += min(32, total - base);
                 __syncwarp();
