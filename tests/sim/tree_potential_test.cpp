@@ -161,3 +161,26 @@ TEST(EnergySource, DiagnosticsTakeThePotentialFromTheChosenSource) {
 
 }  // namespace
 }  // namespace nbody
+
+namespace nbody {
+namespace {
+
+// The energy at the start of a run comes with the first accelerations (one walk for both): they
+// must be the force pass's to the bit, or --energy would change the trajectory.
+TEST(TreePotential, OneWalkForBothGivesTheForcePassesAccelerationsBitForBit) {
+    const State s = test::plummer_sphere(6000, 9);
+    for (double eps : {0.01, 0.0}) {
+        SCOPED_TRACE(eps);
+        CpuBackend force_only, both;
+        force_only.load(s), both.load(s);
+        force_only.set_gravity(test::tree_config(0.5)), both.set_gravity(test::tree_config(0.5));
+        const double w = *both.tree_potential_energy(eps);  // before any force pass: one walk for both
+        const auto a = force_only.accelerations(eps), b = both.accelerations(eps);
+        for (std::size_t i = 0; i < s.size(); ++i) ASSERT_TRUE(a[i].x == b[i].x && a[i].y == b[i].y && a[i].z == b[i].z) << i;
+        // and the potential is the potential walk's (the same terms, 1/r shared).
+        EXPECT_NEAR(w / *both.tree_potential_energy(eps), 1.0, 1e-6);
+    }
+}
+
+}  // namespace
+}  // namespace nbody

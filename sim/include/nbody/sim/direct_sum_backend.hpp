@@ -37,7 +37,8 @@ public:
     // What the last tree force pass did (zeros under direct gravity).
     const tree::TreeStats& last_tree_stats() const { return tree_stats_; }
     // Under --gravity tree: the CPU tree's potential walk (tree_potential_energy in host_tree.hpp)
-    // in this backend's precision; last_tree_stats() keeps the force pass's figures.
+    // in this backend's precision. When the accelerations of these positions are not there yet
+    // (before the first step), one walk computes both (tree_accelerations_and_potentials).
     std::optional<double> tree_potential_energy(double softening) override;
 
     // Full-precision access, for tests such as time reversibility that float storage would spoil.
