@@ -349,8 +349,11 @@ int run(RunOptions o) {
                 n * n * double(o.steps) / seconds);
     std::printf("relative energy error: %.3e  (E0 = %.9g, E = %.9g; %s)\n", energy_error, before.total, after.total,
                 describe_energy_source(energy_source, backend->gravity()).c_str());
-    std::printf("energy at start and end (%s) took %.3f s\n", std::string(to_string(energy_source)).c_str(),
-                energy_seconds);
+    std::printf("energy at start and end (%s) took %.3f s%s\n", std::string(to_string(energy_source)).c_str(),
+                energy_seconds,
+                energy_source == EnergySource::Tree && backend_name != "cuda"
+                    ? ", the walk that gave the first step's forces included"
+                    : "");
     std::printf("momentum drift: |dP| = %.3e  (%.3e relative to sum |m v|)\n", momentum_drift,
                 momentum_scale > 0 ? momentum_drift / momentum_scale : 0.0);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
