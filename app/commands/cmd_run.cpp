@@ -22,6 +22,7 @@
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/csv.hpp"
 #include "nbody/sim/diagnostics.hpp"
+#include "nbody/sim/energy_source.hpp"
 #include "nbody/sim/finite_guard.hpp"
 #include "nbody/sim/io/particle_files.hpp"
 #include "nbody/sim/io/run_output.hpp"
@@ -61,6 +62,7 @@ struct RunOptions {
     double batch_seconds = 0.1;      // steps go in batches of about this long (interrupt latency)
     bool steps_given = false;        // --steps on the command line (it has a default)
     std::optional<int> j_split;      // hermite4 on the cuda engine
+    std::optional<std::string> energy;  // --energy tree | exact (energy_source.hpp)
 };
 
 // The system to integrate and the run parameters that came with it (scene or snapshot).
@@ -108,15 +110,13 @@ void write_output(const std::string& path, const Loaded& run, const State& state
                         precise, status);
 }
 
-// The energy is summed over N^2/2 pairs in double, at start and end: on the GPU from 100,000
-// bodies when there is one (seconds at 1M), else on the host, minutes from N = 100,000 (5e9 pairs
-// took 171 s on a busy 2-core machine). A note on stderr says so, so that a quiet stretch at the
-// start or end of a large run is not taken for a hang.
-void announce_energy_cost(std::size_t n) {
-    const double pairs = 0.5 * double(n) * double(n);
-    if (pairs > 2e9)
-        std::fprintf(stderr, "nbody: computing the energy on the %s (%.2g pairs)...\n",
-                     potential_on_gpu(n) ? "GPU, fp64" : "host", pairs);
+// The exact energy is summed over N^2/2 pairs in double, at start and end: on the GPU from
+// 100,000 bodies when there is one (seconds at 1M), else on the host, minutes from N = 100,000
+// (5e9 pairs took 171 s on a busy 2-core machine). A note on stderr says so, so that a quiet
+// stretch at the start or end of a large run is not taken for a hang.
+void announce_energy_cost(std::size_t n, EnergySource source) {
+    if (const std::string notice = energy_cost_notice(n, source); !notice.empty())
+        std::fprintf(stderr, "nbody: %s\n", notice.c_str());
 }
 
 
@@ -153,7 +153,8 @@ int run(RunOptions o) {
          {"--gravity tree", k.gravity.gravity != "direct", kHermiteSumsEveryPair},
          {"--theta", k.gravity.theta.has_value(), kHermiteSumsEveryPair},
          {"--leaf-size", k.gravity.leaf_size.has_value(), kHermiteSumsEveryPair},
-         {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair}});
+         {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair},
+         {"--energy", o.energy.has_value(), kHermiteSumsEveryPair}});
     if (!is_hermite(integrator) && o.steps_given && o.integ.t_end)
         throw std::invalid_argument("--steps " + std::to_string(o.steps) + " and --t-end " + shortest_number(*o.integ.t_end) +
                                     " both say where the run ends; give one of them");
@@ -198,6 +199,8 @@ int run(RunOptions o) {
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + std::to_string(*o.softening) + ")");
     if (!(o.max_energy_error > 0)) throw std::invalid_argument("--max-energy-error must be > 0");
+    const EnergySource energy_source = choose_energy_source(
+        o.energy ? std::optional(parse_energy_source(*o.energy)) : std::nullopt, k.gravity.config());
     // A stop signal (main installs the handlers) sets a flag polled between batches of steps and
     // in the energy sums; one that comes while the system is being built stops the run before its
     // first step.
@@ -256,10 +259,13 @@ int run(RunOptions o) {
     // system was loading (the run stops before its first step), announced when it takes long.
     // Under mpirun rank 0 alone reports, so only it pays for the energy (docs/DISTRIBUTED.md).
     const bool skip_energy = stop_requested() || !is_output_rank();
-    if (!skip_energy) announce_energy_cost(state.size());
+    if (!skip_energy) announce_energy_cost(state.size(), energy_source);
+    auto energy_began = std::chrono::steady_clock::now();
     const Diagnostics before =
         skip_energy ? Diagnostics{}
-                    : compute_diagnostics_or_stop(state, params.softening, stop_requested).value_or(Diagnostics{});
+                    : compute_diagnostics_or_stop(state, params.softening, *backend, energy_source, stop_requested)
+                          .value_or(Diagnostics{});
+    double energy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - energy_began).count();
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
@@ -327,8 +333,10 @@ int run(RunOptions o) {
     if (!o.output.empty())
         set_stop_messages("the run is complete and written to " + o.output + "; skipping the energy check",
                           "nothing: " + o.output + " is already written");
-    announce_energy_cost(state.size());
-    const std::optional<Diagnostics> after_or_stop = compute_diagnostics_or_stop(state, params.softening, stop_requested);
+    announce_energy_cost(state.size(), energy_source);
+    energy_began = std::chrono::steady_clock::now();
+    const std::optional<Diagnostics> after_or_stop =
+        compute_diagnostics_or_stop(state, params.softening, *backend, energy_source, stop_requested);
     if (!after_or_stop) {
         std::fprintf(stderr, "nbody: interrupted by %s during the final energy sum: all %lld steps were taken%s%s; the "
                      "energy error was not computed\n",
@@ -337,6 +345,7 @@ int run(RunOptions o) {
         return stopped_exit_status(InterruptGuard::requested());
     }
     const Diagnostics& after = *after_or_stop;
+    energy_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - energy_began).count();
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
     for (std::size_t i = 0; i < state.size(); ++i)
         momentum_scale += state.pos_mass[i].w * norm(xyz(state.velocity[i]));
@@ -346,7 +355,13 @@ int run(RunOptions o) {
     std::printf("backend %s: %zu bodies, %lld steps of dt %g (t = %g) in %.3f s, %.3g interactions/s\n",
                 std::string(backend->name()).c_str(), state.size(), o.steps, params.dt, backend->time(), seconds,
                 n * n * double(o.steps) / seconds);
-    std::printf("relative energy error: %.3e  (E0 = %.9g, E = %.9g)\n", energy_error, before.total, after.total);
+    std::printf("relative energy error: %.3e  (E0 = %.9g, E = %.9g; %s)\n", energy_error, before.total, after.total,
+                describe_energy_source(energy_source, backend->gravity()).c_str());
+    std::printf("energy at start and end (%s) took %.3f s%s\n", std::string(to_string(energy_source)).c_str(),
+                energy_seconds,
+                energy_source == EnergySource::Tree && backend_name != "cuda"
+                    ? ", the walk that gave the first step's forces included"
+                    : "");
     std::printf("momentum drift: |dP| = %.3e  (%.3e relative to sum |m v|)\n", momentum_drift,
                 momentum_scale > 0 ? momentum_drift / momentum_scale : 0.0);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
@@ -380,6 +395,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--max-energy-error", options->max_energy_error,
                     "Warn when the relative energy error at the end is above this")
         ->capture_default_str();
+    cmd->add_option("--energy", options->energy,
+                    "Where the energy comes from: tree (the tree walk's potential, O(N log N); the default of "
+                    "--gravity tree) or exact (every pair in double, O(N^2): minutes on the host from 100K bodies; "
+                    "the default of --gravity direct)");
     add_overwrite_flag(*cmd, options->overwrite);
     add_kernel_options(*cmd, options->kernel);
     add_integrator_options(*cmd, options->integ,

@@ -184,7 +184,7 @@ Viewer::Viewer(const ViewOptions& o)
     // would compete with the frame loop for the CPU.
     params_.sim.auto_energy = !o.no_ui && !record_run_;
     if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
-        energy_.start(scene_.state, params_.sim.step.softening);
+        energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
 
     recording_view_.ffmpeg_found = find_ffmpeg().has_value();
     if (record_run_) {
@@ -324,7 +324,7 @@ void Viewer::start_energy() {
             true);
         return;
     }
-    energy_.start(std::move(now), params_.sim.step.softening);
+    energy_.start(std::move(now), params_.sim.step.softening, sim_.backend().gravity());
 }
 
 // A galaxy in the CPU window: the tree code unless --gravity was given, and as many bodies as keep
@@ -379,7 +379,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     saved_time_ = sim_.time();  // a system just loaded has nothing to lose yet
     energy_.reset();
     if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
-        energy_.start(scene_.state, params_.sim.step.softening);
+        energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
     params_.camera.follow_galaxy = -1;

@@ -503,6 +503,17 @@ void CudaBackend::set_gravity(const GravityConfig& g) {
 
 GravityConfig CudaBackend::gravity() const { return impl_->gravity; }
 
+std::optional<double> CudaBackend::tree_potential_energy(double softening) {
+    Impl& m = *impl_;
+    if (m.gravity.gravity != Gravity::Tree) return std::nullopt;
+    m.use_device();
+    m.require_loaded("tree_potential_energy");
+    m.require_own_positions("tree_potential_energy");
+    return m.tree.potential_energy(m.pos[m.cur].get(), static_cast<int>(m.n), static_cast<float>(softening * softening),
+                                   m.gravity.tree,
+                                   m.stream.get());
+}
+
 CudaBackend::TreeTimes CudaBackend::tree_times() const {
     const cuda::TreeTimings t = impl_->tree.timings();
     return {t.build_ms,     t.moments_ms,   t.walk_ms,   t.nodes, impl_->tree.bytes(),

@@ -129,6 +129,12 @@ Diagnostics compute_diagnostics(const State& state, double softening) {
 }
 
 std::optional<Diagnostics> compute_diagnostics_or_stop(const State& state, double softening, const StopCheck& stop) {
+    const std::optional<double> potential = potential_energy_or_stop(state, softening, stop);
+    if (!potential) return std::nullopt;
+    return diagnostics_with_potential(state, *potential);
+}
+
+Diagnostics diagnostics_with_potential(const State& state, double potential) {
     Diagnostics d;
     for (std::size_t i = 0; i < state.size(); ++i) {
         const Vec4f& p = state.pos_mass[i];
@@ -145,9 +151,7 @@ std::optional<Diagnostics> compute_diagnostics_or_stop(const State& state, doubl
         d.centre_of_mass_velocity = d.momentum / d.mass;
     }
     d.kinetic = kinetic_energy(state);
-    const std::optional<double> potential = potential_energy_or_stop(state, softening, stop);
-    if (!potential) return std::nullopt;
-    d.potential = *potential;
+    d.potential = potential;
     d.total = d.kinetic + d.potential;
     d.virial_ratio = d.potential != 0 ? 2.0 * d.kinetic / std::abs(d.potential) : 0.0;
     return d;

@@ -162,6 +162,23 @@ void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
 }
 
 template <class Real>
+std::optional<double> DirectSumBackend<Real>::tree_potential_energy(double softening) {
+    if (gravity_.gravity != Gravity::Tree) return std::nullopt;
+    const Real eps2 = Real(softening) * Real(softening);
+    if (acc_softening_ == softening)
+        return tree::tree_potential_energy(x_.data(), y_.data(), z_.data(), m_.data(), size(), eps2, gravity_.tree);
+    // The accelerations are due too (the start of a run): one walk gives both, the potential for a
+    // multiply per term, and the first step does not walk again.
+    std::vector<Real> phi(size());
+    tree::tree_accelerations_and_potentials(x_.data(), y_.data(), z_.data(), m_.data(), size(), eps2, gravity_.tree,
+                                            ax_.data(), ay_.data(), az_.data(), phi.data(), &tree_stats_);
+    acc_softening_ = softening;
+    double sum = 0;
+    for (std::size_t i = 0; i < size(); ++i) sum += double(m_[i]) * double(phi[i]);
+    return 0.5 * sum;
+}
+
+template <class Real>
 void DirectSumBackend<Real>::step(const StepParams& params, int count) {
     if (!(params.dt > 0)) throw std::invalid_argument("time step dt must be > 0");
     if (!(params.softening >= 0)) throw std::invalid_argument("softening must be >= 0");

@@ -2,6 +2,7 @@
 // config, the forces a backend computes under it, and the exact direct sum to compare with.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
@@ -10,6 +11,7 @@
 #include "nbody/sim/force_error.hpp"
 #include "nbody/sim/gravity.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "nbody/sim/tree/host_tree.hpp"
 
 namespace nbody::test {
 
@@ -34,6 +36,37 @@ inline std::vector<Vec3d> exact(const State& s, double eps) {
 
 inline State plummer_sphere(std::size_t n, std::uint64_t seed = 3) {
     return ic::make_plummer({.bodies = n, .seed = seed});
+}
+
+// Potentials are compared as vectors (phi, 0, 0): relative_force_errors then gives the relative
+// error statistics of phi.
+template <class Real>
+std::vector<Vec3d> as_vectors(const std::vector<Real>& phi) {
+    std::vector<Vec3d> v(phi.size());
+    for (std::size_t i = 0; i < phi.size(); ++i) v[i] = {double(phi[i]), 0, 0};
+    return v;
+}
+
+// Every body's potential -sum_{j != i} m_j / sqrt(r^2 + eps^2), in double. O(N^2), one thread.
+inline std::vector<Vec3d> exact_potentials(const State& s, double eps) {
+    std::vector<double> phi(s.size(), 0.0);
+    for (std::size_t i = 0; i < s.size(); ++i)
+        for (std::size_t j = i + 1; j < s.size(); ++j) {
+            const Vec4f a = s.pos_mass[i], b = s.pos_mass[j];
+            const double dx = double(b.x) - a.x, dy = double(b.y) - a.y, dz = double(b.z) - a.z;
+            const double inv_r = 1.0 / std::sqrt(dx * dx + dy * dy + dz * dz + eps * eps);
+            phi[i] -= b.w * inv_r, phi[j] -= a.w * inv_r;
+        }
+    return as_vectors(phi);
+}
+
+// The CPU tree's potentials (host_tree.hpp) in precision Real.
+template <class Real>
+std::vector<Real> tree_potentials_of(const State& s, const TreeParams& params, double eps) {
+    std::vector<Real> x, y, z, m, phi(s.size());
+    for (const Vec4f& p : s.pos_mass) x.push_back(p.x), y.push_back(p.y), z.push_back(p.z), m.push_back(p.w);
+    tree::tree_potentials(x.data(), y.data(), z.data(), m.data(), s.size(), Real(eps) * Real(eps), params, phi.data());
+    return phi;
 }
 
 }  // namespace nbody::test

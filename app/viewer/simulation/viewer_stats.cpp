@@ -71,14 +71,15 @@ void EnergyMonitor::reset() {
     momentum_error_ = 0;
 }
 
-void EnergyMonitor::start(State state, double softening) {
+void EnergyMonitor::start(State state, double softening, const GravityConfig& gravity) {
     if (job_.valid()) return;
     started_ = std::chrono::steady_clock::now();
-    job_ = std::async(std::launch::async, [s = std::move(state), softening]() {
+    job_ = std::async(std::launch::async, [s = std::move(state), softening, gravity]() {
         Result r;
-        r.d = compute_diagnostics(s, softening);
+        r.d = compute_diagnostics(s, softening, gravity, choose_energy_source(std::nullopt, gravity));
         r.time = s.time;
         r.softening = softening;
+        r.gravity = gravity;
         for (std::size_t i = 0; i < s.size(); ++i)
             r.momentum_scale += s.pos_mass[i].w * norm(xyz(s.velocity[i]));
         return r;
@@ -91,12 +92,14 @@ void EnergyMonitor::poll() {
     latest_ = r.d;
     latest_time_ = r.time;
     latest_softening_ = r.softening;
+    latest_gravity_ = r.gravity;
     momentum_error_ = r.momentum_scale > 0 ? norm(r.d.momentum) / r.momentum_scale : 0.0;
-    // The first result after a load, or after the softening changed (which changes the
-    // potential energy itself), is the new reference.
-    if (!baseline_ || baseline_softening_ != r.softening) {
+    // The first result after a load, or after the softening or the solver changed (which change
+    // the potential energy itself), is the new reference.
+    if (!baseline_ || baseline_softening_ != r.softening || baseline_gravity_ != r.gravity) {
         baseline_ = r.d;
         baseline_softening_ = r.softening;
+        baseline_gravity_ = r.gravity;
     }
 }
 
@@ -106,7 +109,8 @@ double EnergyMonitor::seconds_since_start() const {
 }
 
 std::optional<double> EnergyMonitor::energy_error() const {
-    if (!latest_ || !baseline_ || latest_softening_ != baseline_softening_ || baseline_->total == 0)
+    if (!latest_ || !baseline_ || latest_softening_ != baseline_softening_ || latest_gravity_ != baseline_gravity_ ||
+        baseline_->total == 0)
         return std::nullopt;
     return (latest_->total - baseline_->total) / std::abs(baseline_->total);
 }

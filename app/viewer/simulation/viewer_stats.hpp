@@ -1,7 +1,8 @@
 #pragma once
 // Measurements the viewer shows: frame rate, step time and throughput with their recent
 // history, the rates of every kernel configuration tried, and the conserved quantities
-// (computed on a worker thread, since the potential energy is O(N^2) on the host).
+// (computed on a worker thread: the potential energy is O(N^2) on the host for direct gravity,
+// and a CPU tree walk, O(N log N), for tree gravity).
 
 #include <chrono>
 #include <cstddef>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "nbody/sim/diagnostics.hpp"
+#include "nbody/sim/energy_source.hpp"
+#include "nbody/sim/gravity.hpp"
 #include "nbody/sim/kernel_config.hpp"
 #include "nbody/sim/state.hpp"
 #include "viewer_sim.hpp"
@@ -74,8 +77,10 @@ class EnergyMonitor {
     // A new system: forget the baseline.
     void reset();
     bool busy() const { return job_.valid(); }
-    // Starts computing the diagnostics of `state` unless a computation is already running.
-    void start(State state, double softening);
+    // Starts computing the diagnostics of `state` unless a computation is already running; under
+    // tree gravity the potential comes from the CPU tree's walk with its parameters
+    // (energy_source.hpp), else from every pair.
+    void start(State state, double softening, const GravityConfig& gravity = {});
     // Collects a finished computation; call once per frame.
     void poll();
     // Seconds since the last start() (for "every few seconds").
@@ -84,8 +89,10 @@ class EnergyMonitor {
     const std::optional<Diagnostics>& latest() const { return latest_; }
     const std::optional<Diagnostics>& baseline() const { return baseline_; }
     double latest_time() const { return latest_time_; }
-    // (E - E0) / |E0|, when both exist and were computed with the same softening.
+    // (E - E0) / |E0|, when both exist and were computed with the same softening and solver.
     std::optional<double> energy_error() const;
+    // Where the latest potential came from (tree: its error is in the energy error too).
+    EnergySource source() const { return choose_energy_source(std::nullopt, latest_gravity_); }
     // |P| relative to sum m|v|: 0 for exact momentum conservation.
     double momentum_error() const { return momentum_error_; }
 
@@ -93,11 +100,13 @@ class EnergyMonitor {
     struct Result {
         Diagnostics d;
         double time = 0, softening = 0, momentum_scale = 0;
+        GravityConfig gravity;
     };
     std::future<Result> job_;
     std::optional<Diagnostics> latest_, baseline_;
     double latest_time_ = 0, baseline_softening_ = -1, latest_softening_ = -2;
     double momentum_error_ = 0;
+    GravityConfig baseline_gravity_, latest_gravity_;  // a tree's potential is the baseline of that tree only
     std::chrono::steady_clock::time_point started_{};
 };
 

@@ -125,6 +125,13 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
                            "dE/|E0| = %+.3e", e);
         ImGui::SameLine();
         ImGui::TextColored(kDim, "at t = %.3f", energy.latest_time());
+        if (energy.source() == EnergySource::Tree) {
+            ImGui::SameLine();
+            ImGui::TextColored(kDim, "(tree)");
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
+                                  "this error is the integrator's plus the tree's (docs/TREE.md).");
+        }
         if (ctx.sim.hermite()) {
             // Two energy errors on one panel: say which is the integrator's.
             ImGui::SameLine();

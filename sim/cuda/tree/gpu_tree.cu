@@ -18,8 +18,10 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +30,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "../cuda_check.hpp"
 #include "../force_interaction.cuh"
@@ -268,6 +271,8 @@ struct WalkParams {
     int* stacks;
     unsigned* counters;  // [0] next group, [1] error bits, [2] deepest stack
     unsigned long long* stats;  // WalkStats: summed over the groups of the pass
+    // Last, so that the force-only instances see the parameters at the offsets they always had.
+    float* pot;  // potential walks: phi of each body, input order (acc and vel are not written)
 };
 
 // What one pass's walks did, summed over groups (the cost model of docs/TREE.md).
@@ -278,28 +283,77 @@ struct WarpShared {
     float4 cell_com[64], cell_quad[64], cell_quad2[64];
     int excl[32], first[32];
 };
+// Potential walks also keep each tile entry's sorted index, so that a body skips its own term
+// (-m_i / eps would not cancel in float when subtracted afterwards). 256 B more per warp, in those
+// instances only.
+struct WarpSharedWithIndex : WarpShared {
+    int tile_index[64];
+};
 
+// What a walk instance accumulates per body: accelerations (force passes) or the potential.
+template <bool Potential, int B>
+struct Sums {
+    float3 a[B];
+};
 template <int B>
-__device__ __forceinline__ void eval_cells(const WarpShared& w, const float3 (&xi)[B], float3 (&ai)[B], float eps2) {
+struct Sums<true, B> {
+    float phi[B];
+};
+
+template <bool Potential, int B>
+__device__ __forceinline__ void eval_cells(const WarpShared& w, const float3 (&xi)[B], Sums<Potential, B>& sums,
+                                           float eps2) {
 #pragma unroll 4
     for (int k = 0; k < 32; ++k) {
         const float4 c = w.cell_com[k], q = w.cell_quad[k], q2 = w.cell_quad2[k];
         const CellMoments<float> mom{c.w, q.x, q.y, q.z, q.w, q2.x, q2.y};
 #pragma unroll
-        for (int b = 0; b < B; ++b)
-            nbody::tree::accumulate_cell(c.x - xi[b].x, c.y - xi[b].y, c.z - xi[b].z, mom, eps2, ai[b].x, ai[b].y,
-                                         ai[b].z);
+        for (int b = 0; b < B; ++b) {
+            const float dx = c.x - xi[b].x, dy = c.y - xi[b].y, dz = c.z - xi[b].z;
+            if constexpr (Potential)
+                sums.phi[b] += nbody::tree::cell_potential(dx, dy, dz, mom, eps2);
+            else
+                nbody::tree::accumulate_cell(dx, dy, dz, mom, eps2, sums.a[b].x, sums.a[b].y, sums.a[b].z);
+        }
+    }
+}
+
+// A full tile of 32 bodies: force passes run the all-pairs kernel's loop; potential passes add
+// -m_j / r_j (a padded entry has mass 0) except the body's own entry. 7 FP32 instructions + 1
+// MUFU per term.
+template <int U, bool Potential, int B, class Shared>
+__device__ __forceinline__ void eval_bodies(const Shared& w, const float3 (&xi)[B], const int (&self)[B],
+                                            Sums<Potential, B>& sums, float eps2) {
+    if constexpr (Potential) {
+#pragma unroll 8
+        for (int k = 0; k < 32; ++k) {
+            const float4 pj = w.tile[k];
+            const int j = w.tile_index[k];
+#pragma unroll
+            for (int b = 0; b < B; ++b) {
+                const float dx = pj.x - xi[b].x, dy = pj.y - xi[b].y, dz = pj.z - xi[b].z;
+                const float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
+                const float term = pj.w * rsqrtf(r2);
+                sums.phi[b] -= j == self[b] ? 0.0f : term;
+            }
+        }
+    } else {
+        (void)self;
+        (void)detail::interact_unrolled<U, 1, B, false, false>(w.tile, 32, xi, sums.a, eps2);  // U divides 32
     }
 }
 
 // One warp per group (a node of at most group_size sorted bodies), B per lane. The walk pops up to 32
 // nodes at a time (one per lane), sorts them into accepted cells, leaves (their bodies join the
 // body list) and nodes to open (children pushed), and evaluates the lists 32 entries at a time.
-template <int U, int B>
+// Potential = true: the same walk evaluates the potential (Sums<true>), written to p.pot; no
+// acceleration is computed or written. The force instances are the code they were before.
+template <int U, int B, bool Potential = false>
 __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
-    __shared__ WarpShared shared[kWarpsPerBlock];
+    using Shared = std::conditional_t<Potential, WarpSharedWithIndex, WarpShared>;
+    __shared__ Shared shared[kWarpsPerBlock];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    WarpShared& w = shared[warp];
+    Shared& w = shared[warp];
     int* stack = p.stacks + (std::size_t(blockIdx.x) * kWarpsPerBlock + warp) * kStackCapacity;
     const unsigned lower = (1u << lane) - 1u;
     int deepest = 0;
@@ -312,7 +366,9 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
         if (g >= groups) break;
         const int begin = __ldg(p.group_start + g), end = g + 1 < groups ? __ldg(p.group_start + g + 1) : p.n;
         unsigned long long listed_bodies = 0, listed_cells = 0, tested = 0;
-        float3 xi[B], ai[B];
+        float3 xi[B];
+        Sums<Potential, B> sums;
+        int self[B];  // sorted index: a potential walk's body skips its own entry
         bool valid[B];
         float lo[3], hi[3];
         const float inf = __int_as_float(0x7f800000);
@@ -323,7 +379,11 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             valid[b] = s < end;
             const float4 q = __ldg(p.sorted + (valid[b] ? s : begin));
             xi[b] = make_float3(q.x, q.y, q.z);
-            ai[b] = make_float3(0, 0, 0);
+            self[b] = s;
+            if constexpr (Potential)
+                sums.phi[b] = 0.0f;
+            else
+                sums.a[b] = make_float3(0, 0, 0);
             if (valid[b]) {
                 lo[0] = fminf(lo[0], q.x), lo[1] = fminf(lo[1], q.y), lo[2] = fminf(lo[2], q.z);
                 hi[0] = fmaxf(hi[0], q.x), hi[1] = fmaxf(hi[1], q.y), hi[2] = fmaxf(hi[2], q.z);
@@ -375,7 +435,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             listed_cells += __popc(am);
             __syncwarp();
             if (ncell >= 32) {
-                eval_cells<B>(w, xi, ai, p.eps2);
+                eval_cells<Potential>(w, xi, sums, p.eps2);
                 __syncwarp();
                 if (lane < ncell - 32) {
                     w.cell_com[lane] = w.cell_com[32 + lane];
@@ -420,15 +480,23 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
 #pragma unroll
                     for (int step = 16; step >= 1; step /= 2)
                         if (owner + step < 32 && w.excl[owner + step] <= idx) owner += step;
-                    w.tile[nbody + lane] = __ldg(p.sorted + w.first[owner] + idx - w.excl[owner]);
+                    if constexpr (Potential) {
+                        const int j = w.first[owner] + idx - w.excl[owner];
+                        w.tile[nbody + lane] = __ldg(p.sorted + j);
+                        w.tile_index[nbody + lane] = j;
+                    } else {  // the force walk's own expression: its PTX stays the same instruction for instruction
+                        w.tile[nbody + lane] = __ldg(p.sorted + w.first[owner] + idx - w.excl[owner]);
+                    }
                 }
                 nbody += min(32, total - base);
                 __syncwarp();
                 if (nbody >= 32) {
-                    const int k = detail::interact_unrolled<U, 1, B, false, false>(w.tile, 32, xi, ai, p.eps2);
-                    (void)k;  // U divides 32: no remainder
+                    eval_bodies<U, Potential>(w, xi, self, sums, p.eps2);
                     __syncwarp();
-                    if (lane < nbody - 32) w.tile[lane] = w.tile[32 + lane];
+                    if (lane < nbody - 32) {
+                        w.tile[lane] = w.tile[32 + lane];
+                        if constexpr (Potential) w.tile_index[lane] = w.tile_index[32 + lane];
+                    }
                     nbody -= 32;
                     __syncwarp();
                 }
@@ -443,13 +511,16 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                 w.cell_quad2[lane] = make_float4(0, 0, 0, 0);
             }
             __syncwarp();
-            eval_cells<B>(w, xi, ai, p.eps2);
+            eval_cells<Potential>(w, xi, sums, p.eps2);
             __syncwarp();
         }
         if (nbody > 0) {
-            if (lane >= nbody) w.tile[lane] = make_float4(0, 0, 0, 0);
+            if (lane >= nbody) {
+                w.tile[lane] = make_float4(0, 0, 0, 0);
+                if constexpr (Potential) w.tile_index[lane] = -1;
+            }
             __syncwarp();
-            (void)detail::interact_unrolled<U, 1, B, false, false>(w.tile, 32, xi, ai, p.eps2);
+            eval_bodies<U, Potential>(w, xi, self, sums, p.eps2);
             __syncwarp();
         }
         if (lane == 0) {
@@ -463,13 +534,19 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
         for (int b = 0; b < B; ++b) {
             if (!valid[b]) continue;
             const int i = __ldg(p.order + begin + lane + 32 * b);
-            p.acc[i] = make_float4(ai[b].x, ai[b].y, ai[b].z, 0.0f);
-            if (p.vel != nullptr) {
-                float4 v = p.vel[i];
-                v.x = fmaf(ai[b].x, p.half_dt, v.x);
-                v.y = fmaf(ai[b].y, p.half_dt, v.y);
-                v.z = fmaf(ai[b].z, p.half_dt, v.z);
-                p.vel[i] = v;
+            if constexpr (Potential) {
+                p.pot[i] = sums.phi[b];
+                continue;
+            } else {
+                const float3 a = sums.a[b];
+                p.acc[i] = make_float4(a.x, a.y, a.z, 0.0f);
+                if (p.vel != nullptr) {
+                    float4 v = p.vel[i];
+                    v.x = fmaf(a.x, p.half_dt, v.x);
+                    v.y = fmaf(a.y, p.half_dt, v.y);
+                    v.z = fmaf(a.z, p.half_dt, v.z);
+                    p.vel[i] = v;
+                }
             }
         }
     }
@@ -478,8 +555,18 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
 
 using WalkKernel = void (*)(WalkParams);
 
-// The one switch from (U, B) to an instance; B = bodies per lane = ceil(group_size / 32).
-WalkKernel walk_instance(int unroll, int bodies_per_lane) {
+// The one switch from (U, B) to an instance; B = bodies per lane = ceil(group_size / 32). A
+// potential walk does not use U (its body loop is its own): one instance per B.
+WalkKernel walk_instance(int unroll, int bodies_per_lane, bool potential) {
+    if (potential) {
+        switch (bodies_per_lane) {
+            case 1: return walk_kernel<8, 1, true>;
+            case 2: return walk_kernel<8, 2, true>;
+            case 4: return walk_kernel<8, 4, true>;
+            default: break;  // refused below with the list
+        }
+        unroll = 0;
+    }
     switch (unroll * 10 + bodies_per_lane) {
         case 41: return walk_kernel<4, 1>;
         case 42: return walk_kernel<4, 2>;
@@ -567,7 +654,7 @@ std::size_t GpuTree::bytes() const {
                     visits_.bytes() + com_.bytes() + quad_.bytes() + quad2_.bytes() +
                     cube_.bytes() + box_lo_.bytes() + box_hi_.bytes() + group_flags_.bytes() + group_start_.bytes() +
                     group_count_.bytes() + stats_.bytes() + frame_.bytes() + partial_boxes_.bytes() + stacks_.bytes() +
-                    counters_.bytes();
+                    counters_.bytes() + potential_.bytes() + potential_temp_.bytes() + potential_sum_.bytes();
     for (int k = 0; k < 2; ++k) b += keys_[k].bytes() + order_[k].bytes();
     return b;
 }
@@ -665,11 +752,56 @@ TreeTimings GpuTree::timings() {
 
 void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc,
                     float4* vel, float half_dt, cudaStream_t stream) {
+    pass(pos, n, eps2, params, unroll, acc, vel, half_dt, nullptr, stream);
+}
+
+void GpuTree::potentials(const float4* pos, int n, float eps2, const TreeParams& params, float* phi,
+                         cudaStream_t stream) {
+    pass(pos, n, eps2, params, 8, nullptr, nullptr, 0.0f, phi, stream);
+}
+
+namespace {
+struct MassTimesPotential {
+    const float4* pos;
+    const float* phi;
+    __host__ __device__ double operator()(int i) const { return double(pos[i].w) * double(phi[i]); }
+};
+}  // namespace
+
+double GpuTree::potential_energy(const float4* pos, int n, float eps2, const TreeParams& params,
+                                 cudaStream_t stream) {
+    if (n < 1) return 0.0;
+    if (potential_.size() < std::size_t(n)) {
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        potential_ = DeviceBuffer<float>(n);
+    }
+    potentials(pos, n, eps2, params, potential_.get(), stream);
+    // sum_i m_i phi_i in double by CUB; (1/2) of it is the energy (each pair is in two phi).
+    const auto terms = thrust::make_transform_iterator(thrust::counting_iterator<int>(0),
+                                                       MassTimesPotential{pos, potential_.get()});
+    std::size_t temp_bytes = 0;
+    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, terms, potential_sum_.get(), n, stream));
+    if (potential_temp_.bytes() < temp_bytes || potential_sum_.empty()) {
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        potential_temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes, 1));
+        if (potential_sum_.empty()) potential_sum_ = DeviceBuffer<double>(1);
+    }
+    CUDA_CHECK(cub::DeviceReduce::Sum(potential_temp_.get(), temp_bytes, terms, potential_sum_.get(), n, stream));
+    double sum = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&sum, potential_sum_.get(), sizeof sum, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    check_errors();  // a non-finite body or a stack overflow makes the figure meaningless
+    return 0.5 * sum;
+}
+
+void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc,
+                   float4* vel, float half_dt, float* phi, cudaStream_t stream) {
     if (std::string reason = check_params(params); !reason.empty())
         throw std::invalid_argument("tree parameters refused: " + reason);
     if (n < 1) return;
     read_flags(false);  // a previous pass's error, if it has finished
-    const WalkKernel walk = walk_instance(walk_unroll(unroll), bodies_per_lane(params.group_size));
+    const WalkKernel walk =
+        walk_instance(walk_unroll(unroll), bodies_per_lane(params.group_size), phi != nullptr);
     reserve(n, stream);
     const int blocks = walk_blocks(walk);
     if (stacks_.bytes() < stack_bytes(blocks)) {
@@ -730,6 +862,7 @@ void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& para
     w.half_dt = half_dt;
     w.stacks = stacks_.get();
     w.counters = counters_.get();
+    w.pot = phi;
     CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(unsigned), stream));  // the group counter
     CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
     walk<<<blocks, kWalkBlock, 0, stream>>>(w);

@@ -54,6 +54,15 @@ public:
     void force(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc, float4* vel,
                float half_dt, cudaStream_t stream);
 
+    // The same pass with a potential walk instead of the force walk (same tree, criterion and
+    // lists): phi[i] = -sum_j m_j / r_ij over the listed bodies (i itself excluded) plus the
+    // accepted cells' monopole + quadrupole potential, input order. acc and velocities untouched.
+    void potentials(const float4* pos, int n, float eps2, const TreeParams& params, float* phi, cudaStream_t stream);
+
+    // (1/2) sum_i m_i phi_i of potentials(), summed in double on the device (CUB); waits for it.
+    // Throws like check_errors() when the pass met non-finite input.
+    double potential_energy(const float4* pos, int n, float eps2, const TreeParams& params, cudaStream_t stream);
+
     // Throws std::runtime_error if a finished pass met non-finite input or overflowed a walk stack;
     // waits for the last pass.
     void check_errors();
@@ -68,6 +77,9 @@ public:
 
 private:
     void reserve(int n, cudaStream_t stream);
+    // A force pass (phi null) or a potential pass (phi given; acc, vel unused).
+    void pass(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc, float4* vel,
+              float half_dt, float* phi, cudaStream_t stream);
     void read_flags(bool wait);
 
     int capacity_ = 0;
@@ -89,6 +101,10 @@ private:
     DeviceBuffer<int> group_count_;  // [0]: number of groups
     DeviceBuffer<unsigned long long> stats_;  // the walk's sums (gpu_tree.cu's WalkStat)
     DeviceBuffer<unsigned char> cub_temp_;
+    // Potential passes only (allocated at the first): phi per body, the CUB sum's scratch and result.
+    DeviceBuffer<float> potential_;
+    DeviceBuffer<unsigned char> potential_temp_;
+    DeviceBuffer<double> potential_sum_;
     DeviceBuffer<float4> frame_;   // [0]: lo (xyz), side (w); [1]: box lo; [2]: box hi
     DeviceBuffer<float4> partial_boxes_;
     DeviceBuffer<int> stacks_;     // walk stacks, one per resident warp

@@ -71,6 +71,10 @@ struct ListScratch {
     std::vector<Real> bx, by, bz, bm;
     // Accepted cells: centre of mass, mass and quadrupole, one array per component.
     std::vector<Real> cx, cy, cz, cm, qxx, qyy, qzz, qxy, qxz, qyz;
+    // Potential walks only: where each body of the group sits in the body list (kNotListed if it
+    // does not), so that its own term -m_i / eps is left out.
+    static constexpr std::uint32_t kNotListed = std::numeric_limits<std::uint32_t>::max();
+    std::vector<std::uint32_t> self_at;
     void clear() {
         stack.clear();
         for (auto* v : {&bx, &by, &bz, &bm, &cx, &cy, &cz, &cm, &qxx, &qyy, &qzz, &qxy, &qxz, &qyz}) v->clear();
@@ -82,36 +86,45 @@ struct ListScratch {
     }
 };
 
-// Pull of the list's cells, in eight lanes like the bodies (the loop vectorises).
-template <class Real>
+// Pull of the list's cells, in eight lanes like the bodies (the loop vectorises). WithPotential
+// also sums their potential into phi from the same 1/r (cell_terms): the accelerations are bit for
+// bit those of the force-only loop.
+template <bool WithPotential, class Real>
 void accumulate_cells(const ListScratch<Real>& l, Real xi, Real yi, Real zi, Real eps2, Real& ax, Real& ay,
-                      Real& az) {
+                      Real& az, Real& phi) {
     constexpr int kLanes = 8;
-    Real sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};
+    Real sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {}, sp[kLanes] = {};
     const std::size_t n = l.cx.size();
     auto term = [&](std::size_t k, int lane) {
         const CellMoments<Real> c{l.cm[k], l.qxx[k], l.qyy[k], l.qzz[k], l.qxy[k], l.qxz[k], l.qyz[k]};
-        accumulate_cell(l.cx[k] - xi, l.cy[k] - yi, l.cz[k] - zi, c, eps2, sx[lane], sy[lane], sz[lane]);
+        cell_terms<WithPotential>(l.cx[k] - xi, l.cy[k] - yi, l.cz[k] - zi, c, eps2, sx[lane], sy[lane], sz[lane],
+                                  sp[lane]);
     };
     std::size_t j = 0;
     for (; j + kLanes <= n; j += kLanes)
         for (int k = 0; k < kLanes; ++k) term(j + k, k);
     for (; j < n; ++j) term(j, 0);
     for (int k = 0; k < kLanes; ++k) ax += sx[k], ay += sy[k], az += sz[k];
+    if constexpr (WithPotential)
+        for (int k = 0; k < kLanes; ++k) phi += sp[k];
 }
 
 // Pull of the list's bodies on (xi, yi, zi); eight lanes of partial sums as in the direct sum.
 // With eps2 > 0 the body itself contributes exactly 0 (dx = 0); with eps2 = 0 (Guard) a term at
 // zero separation (itself, or a coincident body) is skipped, which costs the loop its vectorising.
-template <bool Guard, class Real>
-void accumulate_bodies(const ListScratch<Real>& l, Real xi, Real yi, Real zi, Real eps2, Real& ax, Real& ay,
-                       Real& az) {
+// WithPotential also sums -m_j / r into phi, from the same 1/r, except at list position `self`
+// (the body's own -m_i / eps): a multiply more per term, the accelerations bit for bit those of the
+// force-only loop. Only the block of eight holding `self` tests for it: a compare of every index
+// kept the loop from vectorising (1.5x a force pass at 64K instead of ~1.1x).
+template <bool Guard, bool WithPotential, class Real>
+void accumulate_bodies(const ListScratch<Real>& l, std::size_t self, Real xi, Real yi, Real zi, Real eps2, Real& ax,
+                       Real& ay, Real& az, Real& phi) {
     constexpr int kLanes = 8;
-    Real sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};
+    Real sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {}, sp[kLanes] = {};
     const std::size_t n = l.bx.size();
     const Real *x = l.bx.data(), *y = l.by.data(), *z = l.bz.data(), *m = l.bm.data();
     std::size_t j = 0;
-    auto term = [&](std::size_t k, int lane) {
+    auto term = [&](std::size_t k, int lane, bool is_self) {
         const Real dx = x[k] - xi, dy = y[k] - yi, dz = z[k] - zi;
         const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
         if (Guard && !(r2 > Real(0))) return;
@@ -120,12 +133,63 @@ void accumulate_bodies(const ListScratch<Real>& l, Real xi, Real yi, Real zi, Re
         sx[lane] += dx * s;
         sy[lane] += dy * s;
         sz[lane] += dz * s;
+        if constexpr (WithPotential)
+            if (!is_self) sp[lane] -= m[k] * inv_r;
     };
+    for (; j + kLanes <= n; j += kLanes) {
+        if (WithPotential && self - j < std::size_t(kLanes))
+            for (int k = 0; k < kLanes; ++k) term(j + k, k, j + k == self);
+        else
+            for (int k = 0; k < kLanes; ++k) term(j + k, k, false);
+    }
+    for (; j < n; ++j) term(j, 0, j == self);
+    for (int k = 0; k < kLanes; ++k) ax += sx[k], ay += sy[k], az += sz[k];
+    if constexpr (WithPotential)
+        for (int k = 0; k < kLanes; ++k) phi += sp[k];
+}
+
+// Potential of the list's bodies [begin, end) at (xi, yi, zi): -sum m_j / r_j, eight lanes. As
+// in accumulate_bodies, Guard (eps2 = 0) skips a term at zero separation.
+template <bool Guard, class Real>
+Real bodies_potential(const ListScratch<Real>& l, std::size_t begin, std::size_t end, Real xi, Real yi, Real zi,
+                      Real eps2) {
+    constexpr int kLanes = 8;
+    Real sum[kLanes] = {};
+    const Real *x = l.bx.data(), *y = l.by.data(), *z = l.bz.data(), *m = l.bm.data();
+    auto term = [&](std::size_t k, int lane) {
+        const Real dx = x[k] - xi, dy = y[k] - yi, dz = z[k] - zi;
+        const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
+        if (Guard && !(r2 > Real(0))) return;
+        sum[lane] -= m[k] / std::sqrt(r2);
+    };
+    std::size_t j = begin;
+    for (; j + kLanes <= end; j += kLanes)
+        for (int k = 0; k < kLanes; ++k) term(j + k, k);
+    for (; j < end; ++j) term(j, 0);
+    Real total = 0;
+    for (int k = 0; k < kLanes; ++k) total += sum[k];
+    return total;
+}
+
+template <class Real>
+Real cells_potential(const ListScratch<Real>& l, Real xi, Real yi, Real zi, Real eps2) {
+    constexpr int kLanes = 8;
+    Real sum[kLanes] = {};
+    const std::size_t n = l.cx.size();
+    auto term = [&](std::size_t k, int lane) {
+        const CellMoments<Real> c{l.cm[k], l.qxx[k], l.qyy[k], l.qzz[k], l.qxy[k], l.qxz[k], l.qyz[k]};
+        sum[lane] += cell_potential(l.cx[k] - xi, l.cy[k] - yi, l.cz[k] - zi, c, eps2);
+    };
+    std::size_t j = 0;
     for (; j + kLanes <= n; j += kLanes)
         for (int k = 0; k < kLanes; ++k) term(j + k, k);
     for (; j < n; ++j) term(j, 0);
-    for (int k = 0; k < kLanes; ++k) ax += sx[k], ay += sy[k], az += sz[k];
+    Real total = 0;
+    for (int k = 0; k < kLanes; ++k) total += sum[k];
+    return total;
 }
+
+enum class Pass { Force, Potential, ForceAndPotential };
 
 template <class Real>
 class HostTree {
@@ -150,7 +214,10 @@ public:
         }
     }
 
-    void walk(Real eps2, Real* ax, Real* ay, Real* az, TreeStats& stats) {
+    // One walk, one criterion; the pass picks the evaluation only: Force (accelerations into ax, ay,
+    // az), Potential (potentials into phi), or both from one list and one 1/r per term.
+    template <Pass What>
+    void walk(Real eps2, Real* ax, Real* ay, Real* az, Real* phi, TreeStats& stats) {
         const auto t0 = Clock::now();
         collect_groups();
         stats.groups = groups_.size();
@@ -163,8 +230,11 @@ public:
             ListScratch<Real> list;
             std::uint64_t bt = 0, ct = 0;
             for (std::size_t g; (g = next.fetch_add(1)) < groups_.size();) {
-                build_list(groups_[g], list);
-                evaluate(groups_[g], list, eps2, ax, ay, az);
+                build_list<What != Pass::Force>(groups_[g], list);
+                if constexpr (What == Pass::Potential)
+                    evaluate_potential(groups_[g], list, eps2, phi);
+                else
+                    evaluate<What == Pass::ForceAndPotential>(groups_[g], list, eps2, ax, ay, az, phi);
                 const std::uint64_t members = groups_[g].second - groups_[g].first;
                 bt += members * list.bx.size();
                 ct += members * list.cx.size();
@@ -340,8 +410,10 @@ private:
     // A cell is accepted as a multipole for the whole group when its centre of mass is farther
     // than l / theta + delta from the group's bounding box and its cube does not overlap the box
     // (so a group never sees itself through a multipole, whatever theta).
+    template <bool FindSelf>
     void build_list(const std::pair<std::uint32_t, std::uint32_t>& group, ListScratch<Real>& list) const {
         list.clear();
+        if constexpr (FindSelf) list.self_at.assign(group.second - group.first, ListScratch<Real>::kNotListed);
         Real lo[3] = {sx_[group.first], sy_[group.first], sz_[group.first]};
         Real hi[3] = {lo[0], lo[1], lo[2]};
         for (std::uint32_t s = group.first + 1; s < group.second; ++s) {
@@ -362,6 +434,11 @@ private:
             }
             const Node& nd = nodes_[k];
             if (nd.children == 0) {
+                if constexpr (FindSelf) {
+                    const auto offset = static_cast<std::uint32_t>(list.bx.size());
+                    for (std::uint32_t s = std::max(nd.begin, group.first); s < std::min(nd.end, group.second); ++s)
+                        list.self_at[s - group.first] = offset + (s - nd.begin);
+                }
                 list.bx.insert(list.bx.end(), sx_.begin() + nd.begin, sx_.begin() + nd.end);
                 list.by.insert(list.by.end(), sy_.begin() + nd.begin, sy_.begin() + nd.end);
                 list.bz.insert(list.bz.end(), sz_.begin() + nd.begin, sz_.begin() + nd.end);
@@ -372,18 +449,37 @@ private:
         }
     }
 
+    template <bool WithPotential>
     void evaluate(const std::pair<std::uint32_t, std::uint32_t>& group, const ListScratch<Real>& list, Real eps2,
-                  Real* ax, Real* ay, Real* az) const {
+                  Real* ax, Real* ay, Real* az, Real* phi) const {
         for (std::uint32_t s = group.first; s < group.second; ++s) {
             const Real xi = sx_[s], yi = sy_[s], zi = sz_[s];
-            Real a[3] = {0, 0, 0};
+            const std::size_t self = WithPotential ? list.self_at[s - group.first] : ListScratch<Real>::kNotListed;
+            Real a[3] = {0, 0, 0}, p = 0;
             if (eps2 > Real(0))
-                accumulate_bodies<false>(list, xi, yi, zi, eps2, a[0], a[1], a[2]);
+                accumulate_bodies<false, WithPotential>(list, self, xi, yi, zi, eps2, a[0], a[1], a[2], p);
             else
-                accumulate_bodies<true>(list, xi, yi, zi, eps2, a[0], a[1], a[2]);
-            accumulate_cells(list, xi, yi, zi, eps2, a[0], a[1], a[2]);
+                accumulate_bodies<true, WithPotential>(list, self, xi, yi, zi, eps2, a[0], a[1], a[2], p);
+            accumulate_cells<WithPotential>(list, xi, yi, zi, eps2, a[0], a[1], a[2], p);
             const std::uint32_t i = order_[s];
             ax[i] = a[0], ay[i] = a[1], az[i] = a[2];
+            if constexpr (WithPotential) phi[i] = p;
+        }
+    }
+
+    // The body itself is skipped by splitting the body list around it (as the direct sum skips i):
+    // subtracting its term afterwards would cancel -m_i / eps in float, large for a small eps.
+    void evaluate_potential(const std::pair<std::uint32_t, std::uint32_t>& group, const ListScratch<Real>& list,
+                            Real eps2, Real* phi) const {
+        const std::size_t listed = list.bx.size();
+        for (std::uint32_t s = group.first; s < group.second; ++s) {
+            const Real xi = sx_[s], yi = sy_[s], zi = sz_[s];
+            const std::uint32_t self = list.self_at[s - group.first];
+            const std::size_t cut = self == ListScratch<Real>::kNotListed ? listed : self;
+            const std::size_t resume = self == ListScratch<Real>::kNotListed ? listed : self + 1;
+            auto bodies = eps2 > Real(0) ? bodies_potential<false, Real> : bodies_potential<true, Real>;
+            phi[order_[s]] = bodies(list, 0, cut, xi, yi, zi, eps2) + bodies(list, resume, listed, xi, yi, zi, eps2) +
+                             cells_potential(list, xi, yi, zi, eps2);
         }
     }
 
@@ -399,26 +495,82 @@ private:
     std::vector<std::pair<std::uint32_t, std::uint32_t>> groups_;
 };
 
-}  // namespace
 
+// The checks and the build both entries share; returns false when there is nothing to walk.
 template <class Real>
-void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
-                        const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats) {
+bool prepare(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+             const TreeParams& params, TreeStats& st) {
     if (std::string reason = check_tree_params(params); !reason.empty())
         throw std::invalid_argument("tree code: " + reason);
     if (!(eps2 >= 0)) throw std::invalid_argument("tree code: softening^2 must be >= 0");
     if (n > std::numeric_limits<std::uint32_t>::max() / 2)
         throw std::invalid_argument("tree code: " + std::to_string(n) + " bodies is above the CPU tree's limit of 2^31");
-    TreeStats local;
-    TreeStats& st = stats ? *stats : local;
     st = TreeStats{};
-    if (n == 0) return;
+    if (n == 0) return false;
     require_finite(x, y, z, m, n);
-    HostTree<Real> tree(x, y, z, m, n, params);
-    tree.build(st);
-    tree.walk(eps2, ax, ay, az, st);
+    return true;
 }
 
+}  // namespace
+
+template <class Real>
+void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                        const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats) {
+    TreeStats local;
+    TreeStats& st = stats ? *stats : local;
+    if (!prepare(x, y, z, m, n, eps2, params, st)) return;
+    HostTree<Real> tree(x, y, z, m, n, params);
+    tree.build(st);
+    tree.template walk<Pass::Force>(eps2, ax, ay, az, nullptr, st);
+}
+
+template <class Real>
+void tree_potentials(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                     const TreeParams& params, Real* phi, TreeStats* stats) {
+    TreeStats local;
+    TreeStats& st = stats ? *stats : local;
+    if (!prepare(x, y, z, m, n, eps2, params, st)) return;
+    HostTree<Real> tree(x, y, z, m, n, params);
+    tree.build(st);
+    tree.template walk<Pass::Potential>(eps2, nullptr, nullptr, nullptr, phi, st);
+}
+
+template <class Real>
+void tree_accelerations_and_potentials(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n,
+                                       Real eps2, const TreeParams& params, Real* ax, Real* ay, Real* az, Real* phi,
+                                       TreeStats* stats) {
+    TreeStats local;
+    TreeStats& st = stats ? *stats : local;
+    if (!prepare(x, y, z, m, n, eps2, params, st)) return;
+    HostTree<Real> tree(x, y, z, m, n, params);
+    tree.build(st);
+    tree.template walk<Pass::ForceAndPotential>(eps2, ax, ay, az, phi, st);
+}
+
+template <class Real>
+double tree_potential_energy(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                             const TreeParams& params, TreeStats* stats) {
+    std::vector<Real> phi(n);
+    tree_potentials(x, y, z, m, n, eps2, params, phi.data(), stats);
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += double(m[i]) * double(phi[i]);
+    return 0.5 * sum;
+}
+
+template void tree_accelerations_and_potentials<float>(const float*, const float*, const float*, const float*,
+                                                       std::size_t, float, const TreeParams&, float*, float*, float*,
+                                                       float*, TreeStats*);
+template void tree_accelerations_and_potentials<double>(const double*, const double*, const double*, const double*,
+                                                        std::size_t, double, const TreeParams&, double*, double*,
+                                                        double*, double*, TreeStats*);
+template void tree_potentials<float>(const float*, const float*, const float*, const float*, std::size_t, float,
+                                     const TreeParams&, float*, TreeStats*);
+template void tree_potentials<double>(const double*, const double*, const double*, const double*, std::size_t,
+                                      double, const TreeParams&, double*, TreeStats*);
+template double tree_potential_energy<float>(const float*, const float*, const float*, const float*, std::size_t,
+                                             float, const TreeParams&, TreeStats*);
+template double tree_potential_energy<double>(const double*, const double*, const double*, const double*,
+                                              std::size_t, double, const TreeParams&, TreeStats*);
 template void tree_accelerations<float>(const float*, const float*, const float*, const float*, std::size_t, float,
                                         const TreeParams&, float*, float*, float*, TreeStats*);
 template void tree_accelerations<double>(const double*, const double*, const double*, const double*, std::size_t,

@@ -65,6 +65,11 @@ public:
     // copies back one integer. The default stores the state to the host and scans it.
     virtual std::optional<std::size_t> first_non_finite() const;
 
+    // The softened potential energy (1/2) sum_i m_i phi_i at the current positions, with phi from
+    // the tree code's walk (the force's criterion and cells; docs/TREE.md), summed in double:
+    // about one force pass. std::nullopt when the backend runs direct gravity.
+    virtual std::optional<double> tree_potential_energy(double /*softening*/) { return std::nullopt; }
+
     // Simulation time reached (load() sets it from the state).
     virtual double time() const = 0;
 

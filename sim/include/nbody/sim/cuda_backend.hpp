@@ -148,6 +148,9 @@ public:
     // pass; the body order of every buffer is unchanged. Tree parameters beyond the GPU's limits
     // (group size 128, leaf size 64) and precision modes other than fp32 are refused.
     void set_gravity(const GravityConfig& config) override;
+    // Under --gravity tree: the GPU tree's potential walk at the current positions (GpuTree::
+    // potential_energy), summed in double on the device; waits for it.
+    std::optional<double> tree_potential_energy(double softening) override;
     GravityConfig gravity() const override;
     // The newest completed tree pass's phases (zeros before the first) and the tree's memory.
     struct TreeTimes {

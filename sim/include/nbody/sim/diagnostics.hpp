@@ -23,6 +23,8 @@ struct Diagnostics {
 
 // O(N^2) for the potential, spread over the hardware threads.
 Diagnostics compute_diagnostics(const State& state, double softening);
+// The same with the potential energy given (e.g. from the tree walk, energy_source.hpp): O(N).
+Diagnostics diagnostics_with_potential(const State& state, double potential);
 
 // Polled between rows (host) or chunks of 65,536 bodies (GPU) of a long sum: true asks it to give
 // up, so that a Ctrl-C is honoured within a second even at N = 10^6. sim/ knows nothing of

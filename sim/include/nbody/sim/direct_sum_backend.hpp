@@ -36,6 +36,10 @@ public:
     GravityConfig gravity() const override { return gravity_; }
     // What the last tree force pass did (zeros under direct gravity).
     const tree::TreeStats& last_tree_stats() const { return tree_stats_; }
+    // Under --gravity tree: the CPU tree's potential walk (tree_potential_energy in host_tree.hpp)
+    // in this backend's precision. When the accelerations of these positions are not there yet
+    // (before the first step), one walk computes both (tree_accelerations_and_potentials).
+    std::optional<double> tree_potential_energy(double softening) override;
 
     // Full-precision access, for tests such as time reversibility that float storage would spoil.
     std::vector<Vec3d> positions() const;

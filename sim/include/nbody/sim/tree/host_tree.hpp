@@ -30,6 +30,42 @@ template <class Real>
 void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
                         const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats = nullptr);
 
+// The potential of every body from the same tree walk (same tree, criterion and lists as
+// tree_accelerations): phi_i = -sum_j m_j / r_ij over the bodies of the opened leaves (i itself
+// excluded) plus cell_potential() of the accepted cells; written to phi in input order. Only the
+// potential is evaluated (a separate entry: the force pass keeps its own loops), so a pass costs
+// the walk and about half the arithmetic of a force pass. Same errors as tree_accelerations.
+template <class Real>
+void tree_potentials(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                     const TreeParams& params, Real* phi, TreeStats* stats = nullptr);
+
+// Both in one pass: accelerations (bit for bit those of tree_accelerations) and potentials from one
+// walk, one list and one 1/r per term: costs a force pass plus a multiply per term. What a backend
+// runs when the energy is asked before its first force pass (the start of a run).
+template <class Real>
+void tree_accelerations_and_potentials(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n,
+                                       Real eps2, const TreeParams& params, Real* ax, Real* ay, Real* az, Real* phi,
+                                       TreeStats* stats = nullptr);
+
+// The softened potential energy W = (1/2) sum_i m_i phi_i from tree_potentials, summed in double.
+template <class Real>
+double tree_potential_energy(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                             const TreeParams& params, TreeStats* stats = nullptr);
+
+extern template void tree_accelerations_and_potentials<float>(const float*, const float*, const float*,
+                                                              const float*, std::size_t, float, const TreeParams&,
+                                                              float*, float*, float*, float*, TreeStats*);
+extern template void tree_accelerations_and_potentials<double>(const double*, const double*, const double*,
+                                                               const double*, std::size_t, double, const TreeParams&,
+                                                               double*, double*, double*, double*, TreeStats*);
+extern template void tree_potentials<float>(const float*, const float*, const float*, const float*, std::size_t,
+                                            float, const TreeParams&, float*, TreeStats*);
+extern template void tree_potentials<double>(const double*, const double*, const double*, const double*,
+                                             std::size_t, double, const TreeParams&, double*, TreeStats*);
+extern template double tree_potential_energy<float>(const float*, const float*, const float*, const float*,
+                                                    std::size_t, float, const TreeParams&, TreeStats*);
+extern template double tree_potential_energy<double>(const double*, const double*, const double*, const double*,
+                                                     std::size_t, double, const TreeParams&, TreeStats*);
 extern template void tree_accelerations<float>(const float*, const float*, const float*, const float*,
                                                std::size_t, float, const TreeParams&, float*, float*, float*,
                                                TreeStats*);
