@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nbody/sim/atomic_file.hpp"
+#include "nbody/sim/io/input_file.hpp"
 
 namespace nbody::app {
 
@@ -157,10 +157,17 @@ std::string default_autotune_cache_path() {
 namespace {
 
 nlohmann::json read_cache(const std::string& path, std::string* warnings) {
-    std::ifstream in(path);
-    if (!in) return nlohmann::json::object();
+    std::error_code missing;
+    if (!std::filesystem::exists(path, missing)) return nlohmann::json::object();
+    std::string text;
     try {
-        nlohmann::json j = nlohmann::json::parse(in);
+        text = io::read_input_file(path, "auto-tune cache");  // a FIFO or a device is refused, never read
+    } catch (const std::exception& e) {
+        if (warnings) *warnings += std::string(e.what()) + "; ignored\n";
+        return nlohmann::json::object();
+    }
+    try {
+        nlohmann::json j = nlohmann::json::parse(text);
         if (j.is_object() && j.contains("entries") && j["entries"].is_array()) return j;
         if (warnings) *warnings += "auto-tune cache '" + path + "' has no \"entries\" array; ignored\n";
     } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include "viewer.hpp"
 
 #include "nbody/sim/finite_guard.hpp"
+#include "nbody/sim/memory_check.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -434,7 +435,7 @@ void Viewer::finish_scene_build() {
                 false);
     } catch (const std::exception& e) {
         params_.sim.bodies = int(sim_.size());
-        say(e.what(), true);
+        say(error_text(e, "opening " + (build.path.empty() ? std::string("the default scene") : build.path)), true);
     }
 }
 

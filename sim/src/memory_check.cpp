@@ -7,6 +7,7 @@
 #include <exception>
 #include <fstream>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -248,6 +249,11 @@ MemoryActivity::~MemoryActivity() {
         failed.reset();  // left normally: whatever failed inside was handled there
     else if (!failed)
         failed = FailedActivity{what_, bodies_, bytes_};  // the innermost scope of the exception
+}
+
+std::string error_text(const std::exception& e, std::string_view doing) {
+    if (dynamic_cast<const std::bad_alloc*>(&e) == nullptr) return e.what();
+    return "out of memory while " + std::string(doing) + "; use fewer bodies or free memory";
 }
 
 std::string out_of_memory_message() {

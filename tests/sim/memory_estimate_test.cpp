@@ -91,5 +91,13 @@ TEST(MemoryEstimate, ABadAllocSaysWhatWasBeingDone) {
     EXPECT_TRUE(contains(out_of_memory_message(), "out of memory")) << out_of_memory_message();
 }
 
+// The viewer's worker threads and panels report a caught exception with error_text: its own text,
+// or for a bad_alloc what was being done, never the class name.
+TEST(MemoryEstimate, ErrorTextSaysWhatRanOutOfMemoryNotTheClassName) {
+    const std::string oom = error_text(std::bad_alloc(), "opening big.nbsnap");
+    EXPECT_EQ(oom, "out of memory while opening big.nbsnap; use fewer bodies or free memory");
+    EXPECT_EQ(error_text(std::runtime_error("s.toml:3: bad key"), "opening s.toml"), "s.toml:3: bad key");
+}
+
 }  // namespace
 }  // namespace nbody

@@ -5,6 +5,8 @@
 #include <exception>
 #include <utility>
 
+#include "nbody/sim/memory_check.hpp"
+
 namespace nbody::app {
 
 SimulationThread::SimulationThread(Backend& backend, Describe describe)
@@ -142,7 +144,7 @@ void SimulationThread::run_job(Job& job, std::unique_lock<std::mutex>& lock) {
     try {
         outcome.text = job.task(backend_);
     } catch (const std::exception& e) {
-        outcome.error = e.what();
+        outcome.error = error_text(e, job.what);
     }
     const GravityConfig gravity = backend_.gravity();
     lock.lock();
@@ -169,7 +171,7 @@ void SimulationThread::run_step(std::unique_lock<std::mutex>& lock) {
         backend_.step(params, 1);
         backend_.store(scratch_);
     } catch (const std::exception& e) {
-        error = e.what();
+        error = error_text(e, "stepping the simulation");
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::string description = describe_ && error.empty() ? describe_(backend_) : std::string();

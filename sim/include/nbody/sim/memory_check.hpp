@@ -6,6 +6,7 @@
 // `ulimit -v` is refused as a run on a small machine is.
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,6 +84,11 @@ private:
 // "out of memory while building the scene (N = 2000000000, about 270.0 GiB); use fewer bodies",
 // from the innermost MemoryActivity alive, or a message without them when there is none.
 std::string out_of_memory_message();
+
+// What a caught exception says to a user: its text, or for a std::bad_alloc (whose what() is the
+// class name) "out of memory while <doing>; use fewer bodies or free memory". For the viewer's
+// worker threads and panels, where no MemoryActivity of the main thread applies.
+std::string error_text(const std::exception& e, std::string_view doing);
 
 // "1.5 GiB", "300.0 MiB": the sizes in the messages above.
 std::string format_gib(double bytes);
