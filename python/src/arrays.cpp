@@ -3,9 +3,12 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "nbody/sim/io/body_check.hpp"
 
 namespace nbody::python {
 
@@ -92,10 +95,18 @@ std::vector<double> masses_from(const py::handle& obj, const char* name, std::op
 
 State state_from(const std::vector<Vec3d>& x, const std::vector<Vec3d>& v, const std::vector<double>& m) {
     State s;
-    s.resize(m.size());
-    for (std::size_t i = 0; i < m.size(); ++i) {
-        s.pos_mass[i] = {float(x[i].x), float(x[i].y), float(x[i].z), float(m[i])};
-        s.velocity[i] = {float(v[i].x), float(v[i].y), float(v[i].z), 0.0f};
+    try {
+        // The readers' validator has the last word on the float state (the count nbody supports,
+        // and what the rounding to float made of the values checked above).
+        io::check_body_count(m.size(), "the arrays", "N");
+        s.resize(m.size());
+        for (std::size_t i = 0; i < m.size(); ++i) {
+            s.pos_mass[i] = {float(x[i].x), float(x[i].y), float(x[i].z), float(m[i])};
+            s.velocity[i] = {float(v[i].x), float(v[i].y), float(v[i].z), 0.0f};
+        }
+        io::check_bodies(s, "the arrays");
+    } catch (const std::runtime_error& e) {
+        throw py::value_error(e.what());
     }
     return s;
 }
