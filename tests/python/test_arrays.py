@@ -165,8 +165,9 @@ def test_save_refuses_another_kind_of_file_and_the_input_unless_asked(tmp_path):
     assert png.read_bytes().startswith(b"\x89PNG")
     sim.save(str(png), overwrite=True)
     assert png.read_text().startswith("x,y,z")
-    with pytest.raises((ValueError, RuntimeError), match=r"unknown particle file type '.xyz'"):
+    with pytest.raises(ValueError, match=r"state.xyz': '.xyz' is not a format save writes; it writes .csv"):
         sim.save(str(tmp_path / "state.xyz"))
+    assert not (tmp_path / "state.xyz").exists()
     sim.save(str(tmp_path / "in.csv"))
     from_csv = nbody.load(str(tmp_path / "in.csv"), backend="cpu")
     from_csv.step(1)
