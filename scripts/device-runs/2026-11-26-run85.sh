@@ -3,20 +3,13 @@
 # GPU. build-pack/pack.tar.xz: the sm_90 build (nbody, the test executables, libg6, the Python
 # module) with its libraries less MPI and NCCL (the machine has its own); build-pack/py.tar.xz:
 # Debian's python3.11 with numpy and pytest, since the module is built for Debian's Python.
-set -u; t0=$SECONDS
-mkdir -p .pk && tar -xJf build-pack/pack.tar.xz -C .pk && tar -xJf build-pack/py.tar.xz -C .pk
-D=$PWD/.pk/bin
-export LD_LIBRARY_PATH=$PWD/.pk/lib:$D
-export NBODY_EXECUTABLE=$D/nbody NBODY_SOURCE_DIR=$PWD NBODY_SHADER_DIR=$D/shaders NCCL_NVLS_ENABLE=0
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-L=$OUT/logs; mkdir -p $L
+source scripts/device-runs/unpack-pk.sh
 step() { local name=$1 limit=$2; shift 2; local s=$SECONDS
   [ $((SECONDS-t0+limit)) -gt 540 ] && limit=$((540-SECONDS+t0)); [ $limit -lt 10 ] && { echo "--- $name: skipped (the call's time is spent)"; return; }
   timeout -s KILL $limit "$@" > $L/$name.log 2>&1; local rc=$?
   echo "--- $name: exit $rc in $((SECONDS-s)) s (t = $((SECONDS-t0)) s)"
   grep -E "^\[  (PASSED|FAILED) +\]|^\[  SKIPPED \] [0-9]|passed|failed|error|interactions/s|ms per|fps_report|^ +[0-9]+ " $L/$name.log | cut -c1-220 | head -14; }
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader; ldconfig -p | grep -cE "libmpi.so.40|libnccl.so.2"
-PY="env LD_LIBRARY_PATH=$PWD/.pk/py/so:$LD_LIBRARY_PATH PYTHONHOME=$PWD/.pk/py PYTHONPATH=$PWD/.pk/py/site:$D/python $PWD/.pk/py/bin/python3.11"
 step cuda-tests 200 $D/nbody_cuda_tests --gtest_color=no --gtest_brief=1
 step render-tests 150 $D/nbody_render_tests --gtest_color=no --gtest_brief=1
 step python-render 90 $PY docs/measurements/python-render-bench.py 262144 1M

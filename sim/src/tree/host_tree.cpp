@@ -511,40 +511,38 @@ bool prepare(const Real* x, const Real* y, const Real* z, const Real* m, std::si
     return true;
 }
 
+// One tree over the bodies, walked once for what `P` asks (forces, potentials or both): the
+// entry points below differ only in that.
+template <Pass P, class Real>
+void build_and_walk(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                    const TreeParams& params, Real* ax, Real* ay, Real* az, Real* phi, TreeStats* stats) {
+    TreeStats local;
+    TreeStats& st = stats ? *stats : local;
+    if (!prepare(x, y, z, m, n, eps2, params, st)) return;
+    HostTree<Real> tree(x, y, z, m, n, params);
+    tree.build(st);
+    tree.template walk<P>(eps2, ax, ay, az, phi, st);
+}
+
 }  // namespace
 
 template <class Real>
 void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
                         const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats) {
-    TreeStats local;
-    TreeStats& st = stats ? *stats : local;
-    if (!prepare(x, y, z, m, n, eps2, params, st)) return;
-    HostTree<Real> tree(x, y, z, m, n, params);
-    tree.build(st);
-    tree.template walk<Pass::Force>(eps2, ax, ay, az, nullptr, st);
+    build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats);
 }
 
 template <class Real>
 void tree_potentials(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
                      const TreeParams& params, Real* phi, TreeStats* stats) {
-    TreeStats local;
-    TreeStats& st = stats ? *stats : local;
-    if (!prepare(x, y, z, m, n, eps2, params, st)) return;
-    HostTree<Real> tree(x, y, z, m, n, params);
-    tree.build(st);
-    tree.template walk<Pass::Potential>(eps2, nullptr, nullptr, nullptr, phi, st);
+    build_and_walk<Pass::Potential, Real>(x, y, z, m, n, eps2, params, nullptr, nullptr, nullptr, phi, stats);
 }
 
 template <class Real>
 void tree_accelerations_and_potentials(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n,
                                        Real eps2, const TreeParams& params, Real* ax, Real* ay, Real* az, Real* phi,
                                        TreeStats* stats) {
-    TreeStats local;
-    TreeStats& st = stats ? *stats : local;
-    if (!prepare(x, y, z, m, n, eps2, params, st)) return;
-    HostTree<Real> tree(x, y, z, m, n, params);
-    tree.build(st);
-    tree.template walk<Pass::ForceAndPotential>(eps2, ax, ay, az, phi, st);
+    build_and_walk<Pass::ForceAndPotential, Real>(x, y, z, m, n, eps2, params, ax, ay, az, phi, stats);
 }
 
 template <class Real>

@@ -1,0 +1,13 @@
+# Sourced by device runs 85 and 86 (2026-11-26), in the repository root on the GPU machine: unpacks
+# build-pack/pack.tar.xz (the sm_90 build: bin/ with nbody, the test executables and the Python
+# module; lib/ with its libraries less MPI and NCCL) and build-pack/py.tar.xz (Debian's python3.11
+# with numpy and pytest) into .pk/, points the executables, the tests, EGL and Python at them, and
+# keeps NVLink multicast off. Sets t0, D (the executables), L (the log folder) and PY.
+set -u; t0=$SECONDS
+mkdir -p .pk && tar -xJf build-pack/pack.tar.xz -C .pk && tar -xJf build-pack/py.tar.xz -C .pk
+D=$PWD/.pk/bin
+export LD_LIBRARY_PATH=$PWD/.pk/lib:$D
+export NBODY_EXECUTABLE=$D/nbody NBODY_SOURCE_DIR=$PWD NBODY_SHADER_DIR=$D/shaders NCCL_NVLS_ENABLE=0
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+L=$OUT/logs; mkdir -p $L
+PY="env LD_LIBRARY_PATH=$PWD/.pk/py/so:$LD_LIBRARY_PATH PYTHONHOME=$PWD/.pk/py PYTHONPATH=$PWD/.pk/py/site:$D/python $PWD/.pk/py/bin/python3.11"
