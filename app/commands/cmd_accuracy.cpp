@@ -576,6 +576,11 @@ int run_accuracy(const AccuracyOptions& o) {
         const StopEndsAtOnce stop_at_once(what_a_stop_loses(o));
         return run_tree_accuracy(o);
     }
+    if (o.backend == "cpu")  // the precision modes are the CUDA kernel's: there is nothing to measure on the CPU
+        throw std::invalid_argument(
+            "--backend cpu: without --gravity tree, nbody accuracy measures the CUDA kernel's precision modes "
+            "(fp32, ds, fp64) against a double reference, which needs the cuda backend; on the CPU it measures the "
+            "tree code's force error: nbody accuracy --gravity tree --backend cpu --bodies N");
     if (o.bodies.empty()) throw std::invalid_argument("--bodies: give at least one N");
     std::vector<std::size_t> sizes;
     for (const std::string& b : o.bodies) sizes.push_back(parse_body_count(b, "--bodies"));
@@ -623,7 +628,8 @@ int run_accuracy(const AccuracyOptions& o) {
     (void)energy_n;
     throw std::runtime_error(
         "nbody accuracy measures the CUDA kernel's precision modes, and this build has no CUDA "
-        "backend (configure with a CUDA compiler)");
+        "backend (configure with a CUDA compiler); the tree code's force error is measured on the CPU: "
+        "nbody accuracy --gravity tree --backend cpu --bodies N");
 #endif
 }
 
