@@ -66,11 +66,14 @@ std::vector<std::uint8_t> HeadlessRender::draw(const State& state, double dt, co
     g.egl.make_current();
     // A later frame of the same system uploads the positions alone, as the viewer's host path does:
     // the buffer left behind then holds the last frame's, which colouring by speed reads.
-    if (g.buffers.size() == state.size() && state.time > g.buffers.current_time())
+    // The speed colours' scale (a percentile over N speeds: ~10 ms at 1M) is set when a system is
+    // loaded and kept while it runs, as the viewer sets it once per scene.
+    if (g.buffers.size() == state.size() && state.time > g.buffers.current_time()) {
         g.buffers.upload(state.pos_mass, state.time);
-    else
+    } else {
         g.buffers.load(state, dt);
-    g.renderer.set_auto_speed_scale(render::typical_speed(state));
+        g.renderer.set_auto_speed_scale(render::typical_speed(state));
+    }
     g.target.ensure(r.width, r.height, GL_RGBA8);
     render::RenderSettings settings;
     settings.colour_mode = r.colour;
