@@ -54,6 +54,28 @@ def test_view_without_a_display_says_so(sim, monkeypatch):
         nbody.view(sim)
 
 
+def test_view_opens_the_viewer_on_the_state_under_a_display():
+    """nbody.view(sim) in a window (Xvfb and Mesa here): the viewer opens on the simulation's own
+    bodies, draws its frames and exits 0."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    xvfb = shutil.which("xvfb-run")
+    if xvfb is None:
+        pytest.skip("no xvfb-run (Debian: apt-get install xvfb) to give the viewer a display")
+    script = (
+        "import sys, numpy as np, nbody\n"
+        "rng = np.random.default_rng(3)\n"
+        "sim = nbody.Simulation(rng.normal(size=(777, 3)), np.zeros((777, 3)), np.full(777, 1 / 777),"
+        " softening=0.05, dt=1e-3, backend='cpu')\n"
+        "sys.exit(nbody.view(sim, '--frames', '5', '--backend', 'cpu', '--size', '320x200'))\n")
+    result = subprocess.run([xvfb, "-a", "-s", "-screen 0 640x480x24", sys.executable, "-c", script],
+                            capture_output=True, text=True, timeout=180, env=dict(os.environ))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "777 bodies" in result.stderr, result.stderr
+
+
 def test_annotate_adds_the_legend_scale_bar_and_time(sim):
     try:
         plain = sim.render(width=320, height=180)
