@@ -92,7 +92,6 @@ CLI::Validator whole_number(long long min, long long max) {
 }
 
 std::size_t parse_body_count(const std::string& text, const std::string& option) {
-    constexpr unsigned long long kMaxBodies = 1ull << 30;  // the kernels index bodies with int
     std::string digits = text;
     unsigned long long unit = 1;
     if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K'))
@@ -105,9 +104,9 @@ std::size_t parse_body_count(const std::string& text, const std::string& option)
     if (digits.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
         stop != digits.data() + digits.size() || (ec == std::errc() && count == 0))
         throw std::invalid_argument(option + ": '" + shown + "' is not a positive count (e.g. 16384, 64K, 1M)");
-    if (ec == std::errc::result_out_of_range || count > kMaxBodies / unit)
+    if (ec == std::errc::result_out_of_range || count > io::kMaxBodies / unit)
         throw std::invalid_argument(option + ": '" + shown + "' is beyond the supported range (1 to " +
-                                    std::to_string(kMaxBodies) + " = 1024M)");
+                                    std::to_string(io::kMaxBodies) + " = 1024M)");
     return std::size_t(count * unit);
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/io/body_check.hpp"
 
 namespace nbody::app {
 
@@ -44,6 +45,10 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 // refused with the range instead of being clamped, and "1e3" or "12abc" are refused as not whole
 // numbers. Attach with ->check(whole_number(1, ...)).
 CLI::Validator whole_number(long long min, long long max);
+
+// The largest --bodies of every command: the readers' limit (io::kMaxBodies, 2^30; the kernels index
+// bodies with int).
+inline constexpr long long kMaxBodiesOption = static_cast<long long>(io::kMaxBodies);
 
 // "16384", "64K", "1M" (K = 1024, M = 1048576) -> a body count from 1 to 2^30. Throws
 // std::invalid_argument naming `option` and the text for anything else, a count beyond 2^30

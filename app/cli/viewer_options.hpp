@@ -61,9 +61,6 @@ struct ViewOptions {
 
 // Frame sizes the viewer and the recorder take, per side in pixels.
 inline constexpr int kMinSide = 16, kMaxSide = 16384;
-// --bodies of view and record (the kernels index bodies with int).
-inline constexpr long long kMaxBodiesOption = 1LL << 30;
-
 // "1920x1080" -> {1920, 1080}; throws CLI::ValidationError naming `option` otherwise, with the
 // supported range when the numbers are outside it.
 std::pair<int, int> parse_size_option(const std::string& text, const std::string& option);

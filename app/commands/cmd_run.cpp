@@ -43,7 +43,6 @@ namespace {
 
 constexpr double kDefaultDt = 1e-3;
 constexpr double kDefaultSoftening = 0.01;
-constexpr long long kMaxBodies = 1LL << 30;  // the kernels index bodies with int
 
 struct RunOptions {
     std::string input;
@@ -379,7 +378,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                     ".nbsnap (snapshot: also restores dt and softening)");
     cmd->add_option("--scene", options->scene, "Scene file (scenes/*.toml) instead of --input");
     cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies, keeping its proportions")
-        ->check(whole_number(1, kMaxBodies));
+        ->check(whole_number(1, kMaxBodiesOption));
     cmd->add_option("--out,-o", options->output,
                     "Write the final state here; format by extension (.csv, .tipsy, .nbsnap keeps dt and "
                     "softening); checked before the run starts")
