@@ -218,4 +218,13 @@ void warn_about_energy_error(double relative_error, double limit, const char* re
                      relative_error, limit, remedy);
 }
 
+io::RunEnergy run_first_energy(const std::optional<io::RunEnergy>& saved, const io::RunEnergy& here) {
+    return saved && saved->source == here.source ? *saved : here;
+}
+
+std::string energy_origin_note(const io::RunEnergy& e0, const io::RunEnergy& here) {
+    if (e0.time == here.time && e0.energy == here.energy) return "";
+    return " since t = " + shortest_number(e0.time) + " (E0 kept in the snapshot)";
+}
+
 }  // namespace nbody::app

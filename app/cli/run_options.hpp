@@ -10,6 +10,7 @@
 
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/io/body_check.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 
 namespace nbody::app {
 
@@ -91,5 +92,12 @@ std::string got(double value);
 // After a run's figures on stdout (flushed first, so that a log shows them in order): a warning on
 // stderr when |relative_error| exceeds --max-energy-error, naming what to change (`remedy`).
 void warn_about_energy_error(double relative_error, double limit, const char* remedy);
+
+// The energy a run measures its drift from (issue 33): a snapshot's E0 of the first state of the
+// run it continues, when that was summed the same way (source; the caller drops it when the
+// softening changed), else `here`, this leg's first energy. The run's output snapshot keeps it.
+io::RunEnergy run_first_energy(const std::optional<io::RunEnergy>& saved, const io::RunEnergy& here);
+// " since t = 0 (E0 kept in the snapshot)" when E0 is older than this leg, else "".
+std::string energy_origin_note(const io::RunEnergy& e0, const io::RunEnergy& here);
 
 }  // namespace nbody::app

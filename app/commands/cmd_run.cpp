@@ -72,6 +72,7 @@ struct Loaded {
     int steps_per_frame = 1;
     std::string name, source;
     std::map<std::string, std::string> scene_metadata;  // units, camera, ... (io/scene_metadata.hpp)
+    std::optional<io::RunEnergy> energy0;  // a snapshot's E0 of the run it continues; the output's
 };
 
 Loaded load_input(const RunOptions& o) {
@@ -92,11 +93,14 @@ Loaded load_input(const RunOptions& o) {
         in.name = snap.scene_name;
         in.source = snap.scene_source;
         in.precise = std::move(snap.precise);
+        in.energy0 = snap.energy0;
         io::copy_scene_metadata(snap.metadata, in.scene_metadata);
     } else {
         in.state = io::read_particles(o.input, &in.precise);
     }
     if (o.dt) in.params.dt = *o.dt;
+    // Another softening is another potential: the saved E0 is no baseline for it.
+    if (o.softening && *o.softening != in.params.softening) in.energy0.reset();
     if (o.softening) in.params.softening = *o.softening;
     return in;
 }
@@ -105,8 +109,8 @@ Loaded load_input(const RunOptions& o) {
 // exactly as the original; `status` marks a state that is not the run's planned end.
 void write_output(const std::string& path, const Loaded& run, const State& state,
                   const std::optional<PreciseState>& precise, const std::string& status = "") {
-    io::write_run_state(path, {run.params, run.steps_per_frame, run.name, run.source, run.scene_metadata}, state,
-                        precise, status);
+    io::write_run_state(path, {run.params, run.steps_per_frame, run.name, run.source, run.scene_metadata, run.energy0},
+                        state, precise, status);
 }
 
 // The exact energy is summed over N^2/2 pairs in double, at start and end: on the GPU from
@@ -260,11 +264,14 @@ int run(RunOptions o) {
     const bool skip_energy = stop_requested() || !is_output_rank();
     if (!skip_energy) announce_energy_cost(state.size(), energy_source);
     auto energy_began = std::chrono::steady_clock::now();
-    const Diagnostics before =
-        skip_energy ? Diagnostics{}
-                    : compute_diagnostics_or_stop(state, params.softening, *backend, energy_source, stop_requested)
-                          .value_or(Diagnostics{});
+    const std::optional<Diagnostics> first =
+        skip_energy ? std::nullopt
+                    : compute_diagnostics_or_stop(state, params.softening, *backend, energy_source, stop_requested);
+    const Diagnostics before = first.value_or(Diagnostics{});
     double energy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - energy_began).count();
+    const io::RunEnergy here{before.total, state.time, std::string(to_string(energy_source))};
+    const io::RunEnergy e0 = run_first_energy(loaded.energy0, here);  // load_input keeps it only for its softening
+    if (first) loaded.energy0 = e0;  // the output continues the same run
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
@@ -348,13 +355,14 @@ int run(RunOptions o) {
     double momentum_scale = 0;  // sum of |m v|: what a momentum error is relative to
     for (std::size_t i = 0; i < state.size(); ++i)
         momentum_scale += state.pos_mass[i].w * norm(xyz(state.velocity[i]));
-    const double energy_error = before.total != 0 ? (after.total - before.total) / std::abs(before.total) : 0.0;
+    const double energy_error = e0.energy != 0 ? (after.total - e0.energy) / std::abs(e0.energy) : 0.0;
     const double momentum_drift = norm(after.momentum - before.momentum);
     const double n = double(state.size());
     std::printf("backend %s: %zu bodies, %lld steps of dt %g (t = %g) in %.3f s, %.3g interactions/s\n",
                 std::string(backend->name()).c_str(), state.size(), o.steps, params.dt, backend->time(), seconds,
                 n * n * double(o.steps) / seconds);
-    std::printf("relative energy error: %.3e  (E0 = %.9g, E = %.9g; %s)\n", energy_error, before.total, after.total,
+    std::printf("relative energy error: %.3e%s  (E0 = %.9g, E = %.9g; %s)\n", energy_error,
+                energy_origin_note(e0, here).c_str(), e0.energy, after.total,
                 describe_energy_source(energy_source, backend->gravity()).c_str());
     std::printf("energy at start and end (%s) took %.3f s%s\n", std::string(to_string(energy_source)).c_str(),
                 energy_seconds,

@@ -51,6 +51,7 @@ struct Input {
     std::string name, source;
     std::map<std::string, std::string> scene_metadata;  // units, camera, ... (io/scene_metadata.hpp)
     State labels;                   // galaxy/component labels for the output (floats unused)
+    std::optional<io::RunEnergy> energy0;  // a snapshot's E0 of the run it continues; the output's
 };
 
 void widen(const State& s, Input& in) {
@@ -100,6 +101,7 @@ Input load(const HermiteRunOptions& o) {
             in.name = snap.scene_name;
             in.source = snap.scene_source;
             io::copy_scene_metadata(snap.metadata, in.scene_metadata);
+            in.energy0 = snap.energy0;
             if (snap.precise) {
                 in.x = snap.precise->position;
                 in.v = snap.precise->velocity;
@@ -119,7 +121,7 @@ Input load(const HermiteRunOptions& o) {
 }
 
 void write_output(const std::string& path, const Input& in, const HermiteIntegrator& h, const std::string& status) {
-    io::write_hermite_state(path, {{}, 1, in.name, in.source, in.scene_metadata}, in.labels, h, status);
+    io::write_hermite_state(path, {{}, 1, in.name, in.source, in.scene_metadata, in.energy0}, in.labels, h, status);
 }
 
 std::string histogram(const std::vector<std::size_t>& h, double dt_max) {
@@ -226,8 +228,12 @@ int run_hermite(const HermiteRunOptions& o) {
     // A stop signal (main installs the handlers) that came while the system was built, or comes
     // during the O(N^2) energy, ends the run before its first block step; later ones after the
     // block step in progress. The state reached is written either way.
-    const std::optional<double> e0 = stop_requested() ? std::nullopt : h.energy_or_stop(stop_requested);
+    const std::optional<double> e_start = stop_requested() ? std::nullopt : h.energy_or_stop(stop_requested);
     const double t_start = h.time();
+    const io::RunEnergy here{e_start.value_or(0.0), t_start, io::kHermiteEnergySource};
+    if (in.softening && p.softening != *in.softening) in.energy0.reset();  // another potential
+    const io::RunEnergy e0 = run_first_energy(in.energy0, here);
+    if (e_start) in.energy0 = e0;  // the output continues the same run
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
     int interrupted = InterruptGuard::requested();
@@ -280,8 +286,9 @@ int run_hermite(const HermiteRunOptions& o) {
                 (unsigned long long)s.blocks, (unsigned long long)s.body_steps, s.interactions / seconds);
     std::printf("eta %g, dt_max %g, softening %g; block levels:%s\n", h.params().eta, h.params().dt_max,
                 h.params().softening, histogram(h.level_histogram(), h.params().dt_max).c_str());
-    const double energy_error = *e0 != 0 ? (e1 - *e0) / std::abs(*e0) : 0.0;
-    std::printf("relative energy error: %.3e  (E0 = %.17g, E = %.17g)\n", energy_error, *e0, e1);
+    const double energy_error = e0.energy != 0 ? (e1 - e0.energy) / std::abs(e0.energy) : 0.0;
+    std::printf("relative energy error: %.3e%s  (E0 = %.17g, E = %.17g)\n", energy_error,
+                energy_origin_note(e0, here).c_str(), e0.energy, e1);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
     warn_about_energy_error(energy_error, o.max_energy_error, "try a smaller --eta");
     return 0;

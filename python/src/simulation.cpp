@@ -24,7 +24,7 @@ namespace {
 
 constexpr double kCheckpointSeconds = 2.0;
 // A particle file's or array's units, as the viewer shows a particle file (viewer_scenes.cpp).
-const UnitSystem kNbodyUnits{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0};  // the NaN guard's fallback copy, as `nbody run` takes it
+const UnitSystem kNbodyUnits{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0, 0.0};  // the NaN guard's fallback copy, as `nbody run` takes it
 
 std::string g17(double x) {
     char text[40];

@@ -31,7 +31,7 @@ void expect_same_camera(const CameraSpec& a, const CameraSpec& b) {
 // What a scene-less reader starts from: a particle file's N-body units and some framing camera.
 Scene blank_scene() {
     Scene s;
-    s.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0};
+    s.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0, 0.0};
     s.camera = CameraSpec{3.0, 30.0, 30.0, {0.5, 0.5, 0.5}};
     return s;
 }

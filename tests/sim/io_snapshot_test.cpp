@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -121,9 +122,9 @@ TEST(IoSnapshot, DamageIsReported) {
     EXPECT_NE(msg.find("not an nbody snapshot"), std::string::npos) << msg;
 
     bad = bytes;
-    bad[8] = 3;  // version 3
+    bad[8] = 4;  // version 4: a later writer
     msg = error_of(bad);
-    EXPECT_NE(msg.find("version 3 is not supported"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("version 4 is not supported"), std::string::npos) << msg;
 
     // One byte more moves where the checksum is read from: version 2 reports a mismatch.
     EXPECT_NE(error_of(bytes + "x").find("checksum mismatch"), std::string::npos);
@@ -235,6 +236,49 @@ TEST(IoSnapshot, UnknownSectionsAreSkipped) {
     const io::Snapshot back = io::decode_snapshot(with_checksum(bytes), "later.nbsnap");
     EXPECT_EQ(back.metadata.at("k"), "v");
     expect_same(snap.state, back.state);
+}
+
+// Issue 33: E0 of the run's first state rides along, in version 3; without it the file stays
+// version 2, which older builds read.
+TEST(IoSnapshot, Version3KeepsTheRunsFirstEnergy) {
+    io::Snapshot snap = sample_snapshot(64);
+    snap.metadata["k"] = "v";
+    EXPECT_EQ(io::encode_snapshot(snap)[8], 2);
+    snap.energy0 = io::RunEnergy{-0.2500000000000123, 1.5, "exact"};
+    const std::string bytes = io::encode_snapshot(snap);
+    EXPECT_EQ(bytes[8], 3);
+    const io::Snapshot back = io::decode_snapshot(bytes, "new.nbsnap");
+    ASSERT_TRUE(back.energy0.has_value());
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(back.energy0->energy), std::bit_cast<std::uint64_t>(-0.2500000000000123));
+    EXPECT_EQ(back.energy0->time, 1.5);
+    EXPECT_EQ(back.energy0->source, "exact");
+    EXPECT_EQ(back.metadata.at("k"), "v");
+    expect_same(snap.state, back.state);
+
+    // A version 2 file (an older writer) with the same bytes has no E0: the section is one of a
+    // later writer there, skipped.
+    std::string v2 = bytes;
+    v2[8] = 2;
+    EXPECT_FALSE(io::decode_snapshot(with_checksum(v2), "old.nbsnap").energy0.has_value());
+
+    // A non-finite E0 is refused on writing and on reading.
+    snap.energy0->energy = std::nan("");
+    EXPECT_THROW(io::encode_snapshot(snap), std::invalid_argument);
+    std::string bad = bytes;
+    const std::size_t at = bytes.find("ENR0") + 12;
+    const double nan = std::nan("");
+    std::memcpy(bad.data() + at, &nan, 8);
+    EXPECT_NE(error_of(with_checksum(bad)).find("section 'ENR0'"), std::string::npos) << error_of(with_checksum(bad));
+}
+
+TEST(IoSnapshot, OlderVersionsLoadWithoutE0) {
+    const io::Snapshot snap = sample_snapshot(40);
+    const std::string v2 = io::encode_snapshot(snap);
+    ASSERT_EQ(v2[8], 2);
+    EXPECT_FALSE(io::decode_snapshot(v2, "v2.nbsnap").energy0.has_value());
+    std::string v1 = v2.substr(0, v2.size() - 12) + std::string(8, '\0');
+    v1[8] = 1;
+    EXPECT_FALSE(io::decode_snapshot(with_checksum(v1), "v1.nbsnap").energy0.has_value());
 }
 
 // The issue's case: with the reference backend (double state), 5 steps + snapshot + 5 steps must

@@ -112,7 +112,8 @@ bool Viewer::save_snapshot(bool replace) {
 void Viewer::write_snapshot_to(const std::string& path) {
     io::Snapshot snap;
     snap.state = sim_.snapshot();
-    if (const ViewerHermite* h = sim_.hermite()) h->save_into(snap);  // double, and the block steps to resume
+    snap.energy0 = energy_.run_energy();  // drift measured from the run's first state when continued
+    if (const ViewerHermite* h = sim_.hermite()) h->save_into(snap);  // double, the block steps, its E0
     snap.params = params_.sim.step;
     snap.steps_per_frame = params_.sim.steps_per_frame;
     snap.scene_name = scene_.name;

@@ -65,7 +65,7 @@ Scene particles_scene(const std::string& path, State state) {
     scene.description = "particles from " + path;
     scene.source = path;
     scene.camera = render::frame_camera(state);
-    scene.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0};
+    scene.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0, 0.0};
     double m = 0;
     for (const auto& p : state.pos_mass) m += p.w;
     const double r = std::max(scene.camera.distance / 2.8 * 0.6, 1e-6);  // about the half-mass radius
@@ -103,6 +103,7 @@ std::optional<Scene> source_scene(const std::string& snapshot_path, const std::s
 
 void take_snapshot_run(const io::Snapshot& snap, const std::string& path, Scene& scene) {
     scene.precise = snap.precise;
+    scene.energy0 = snap.energy0;
     scene.hermite_state.reset();
     scene.hermite_state_order = 0;
     const io::SavedHermiteParams saved = io::saved_hermite_params(snap.metadata);

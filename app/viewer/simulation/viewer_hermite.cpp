@@ -55,6 +55,7 @@ void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec
     engine_line_ = why;
     shown_ = time;
     e0_ = h_->energy();
+    t0_ = time;
     last_ = {};
     predict_shown();
 }
@@ -62,7 +63,7 @@ void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec
 void ViewerHermite::change(const HermiteSettings& settings) {
     h_->evolve(shown_);  // every body at the time on screen, in double
     const hermite::Bodies& b = h_->bodies();
-    const double e0 = e0_;
+    const double e0 = e0_, t0 = t0_;
     const std::vector<Vec3d> x0 = x0_;
     const HermiteSettings old = settings_;
     settings_ = settings;
@@ -73,6 +74,7 @@ void ViewerHermite::change(const HermiteSettings& settings) {
         throw;
     }
     e0_ = e0;  // the energy error still counts from the run's start
+    t0_ = t0;
     x0_ = x0;
 }
 
@@ -143,6 +145,13 @@ void ViewerHermite::save_into(io::Snapshot& snap) const {
     snap.precise = at_a_block_end ? PreciseState{b.x, b.v, b.mass} : PreciseState{x_, v_, b.mass};
     io::put_hermite_params(*h_, snap);
     if (at_a_block_end) io::put_hermite_state(*h_, snap);
+    snap.energy0 = io::RunEnergy{e0_, t0_, io::kHermiteEnergySource};
+}
+
+void ViewerHermite::continue_run_energy(const io::RunEnergy& e0) {
+    if (e0.source != io::kHermiteEnergySource) return;
+    e0_ = e0.energy;
+    t0_ = e0.time;
 }
 
 double ViewerHermite::energy_error() const {

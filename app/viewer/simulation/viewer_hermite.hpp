@@ -79,6 +79,16 @@ class ViewerHermite {
 
     // Relative energy error at time() against the start, in double on the host (O(N^2)).
     double energy_error() const;
+    // A snapshot's E0 of the run this one continues (issue 33): the error then counts from the
+    // run's first state. Only a Hermite run's (summed from the double state) is taken.
+    void continue_run_energy(const io::RunEnergy& e0);
+    // The error summed now (O(N^2) in double, on the host's threads), kept for the panel's one
+    // energy line: the monitor's floats cannot show an error below float rounding (~1e-8).
+    void measure_energy() { measured_ = Measured{energy_error(), shown_}; }
+    struct Measured {
+        double error = 0, time = 0;
+    };
+    const std::optional<Measured>& measured() const { return measured_; }
     // Largest distance of a body from where it started (a periodic orbit's closing error).
     double largest_displacement() const;
 
@@ -90,7 +100,8 @@ class ViewerHermite {
     HermiteSettings settings_;
     std::unique_ptr<hermite::HermiteIntegrator> h_;
     double shown_ = 0;
-    double e0_ = 0;
+    double e0_ = 0, t0_ = 0;  // the run's first energy and its model time
+    std::optional<Measured> measured_;
     std::vector<Vec3d> x0_;  // positions at the start, for largest_displacement()
     std::string engine_line_;
     HermiteFrame last_;

@@ -66,7 +66,7 @@ void Viewer::start_integrator_from_options() {
         if (stepping_frames > 0) s.time_per_frame = (*t_end - scene_.state.time) / double(stepping_frames);
     }
     s.model_time_per_second = 60.0 * s.time_per_frame;
-    start_hermite_run();
+    if (start_hermite_run() && scene_.energy0) sim_.hermite()->continue_run_energy(*scene_.energy0);
 }
 
 HermiteSettings Viewer::hermite_settings() const { return hermite_settings(params_.sim); }

@@ -61,8 +61,10 @@ EnergyMonitor::~EnergyMonitor() {
     if (job_.valid()) job_.wait();
 }
 
-void EnergyMonitor::reset() {
+void EnergyMonitor::reset(std::optional<io::RunEnergy> carried, double softening) {
     if (job_.valid()) job_.wait();
+    carried_ = std::move(carried);
+    carried_softening_ = softening;
     job_ = {};
     latest_.reset();
     baseline_.reset();
@@ -98,9 +100,27 @@ void EnergyMonitor::poll() {
     // the potential energy itself), is the new reference.
     if (!baseline_ || baseline_softening_ != r.softening || baseline_gravity_ != r.gravity) {
         baseline_ = r.d;
+        baseline_time_ = r.time;
         baseline_softening_ = r.softening;
         baseline_gravity_ = r.gravity;
+        take_carried_baseline();
     }
+}
+
+// A snapshot's E0 replaces the first result as the baseline when it measures the same potential.
+void EnergyMonitor::take_carried_baseline() {
+    const std::string source(to_string(choose_energy_source(std::nullopt, baseline_gravity_)));
+    if (carried_ && carried_->source == source && carried_softening_ == baseline_softening_) {
+        baseline_->total = carried_->energy;
+        baseline_time_ = carried_->time;
+    }
+    carried_.reset();
+}
+
+std::optional<io::RunEnergy> EnergyMonitor::run_energy() const {
+    if (!baseline_) return std::nullopt;
+    return io::RunEnergy{baseline_->total, baseline_time_,
+                         std::string(to_string(choose_energy_source(std::nullopt, baseline_gravity_)))};
 }
 
 double EnergyMonitor::seconds_since_start() const {

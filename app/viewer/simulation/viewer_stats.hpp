@@ -13,6 +13,7 @@
 #include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/energy_source.hpp"
 #include "nbody/sim/gravity.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/kernel_config.hpp"
 #include "nbody/sim/state.hpp"
 #include "viewer_sim.hpp"
@@ -74,8 +75,9 @@ class PerfStats {
 class EnergyMonitor {
   public:
     ~EnergyMonitor();
-    // A new system: forget the baseline.
-    void reset();
+    // A new system: forget the baseline. `carried`: a snapshot's E0 of the run it continues (issue
+    // 33), the baseline once a first result summed the same way with `softening` arrives.
+    void reset(std::optional<io::RunEnergy> carried = std::nullopt, double softening = 0);
     bool busy() const { return job_.valid(); }
     // Starts computing the diagnostics of `state` unless a computation is already running; under
     // tree gravity the potential comes from the CPU tree's walk with its parameters
@@ -91,12 +93,16 @@ class EnergyMonitor {
     double latest_time() const { return latest_time_; }
     // (E - E0) / |E0|, when both exist and were computed with the same softening and solver.
     std::optional<double> energy_error() const;
+    // The baseline as a snapshot keeps it (E0, its model time, how it was summed); none before it.
+    std::optional<io::RunEnergy> run_energy() const;
+    double baseline_time() const { return baseline_time_; }
     // Where the latest potential came from (tree: its error is in the energy error too).
     EnergySource source() const { return choose_energy_source(std::nullopt, latest_gravity_); }
     // |P| relative to sum m|v|: 0 for exact momentum conservation.
     double momentum_error() const { return momentum_error_; }
 
   private:
+    void take_carried_baseline();
     struct Result {
         Diagnostics d;
         double time = 0, softening = 0, momentum_scale = 0;
@@ -104,7 +110,9 @@ class EnergyMonitor {
     };
     std::future<Result> job_;
     std::optional<Diagnostics> latest_, baseline_;
-    double latest_time_ = 0, baseline_softening_ = -1, latest_softening_ = -2;
+    double latest_time_ = 0, baseline_softening_ = -1, latest_softening_ = -2, baseline_time_ = 0;
+    std::optional<io::RunEnergy> carried_;
+    double carried_softening_ = 0;
     double momentum_error_ = 0;
     GravityConfig baseline_gravity_, latest_gravity_;  // a tree's potential is the baseline of that tree only
     std::chrono::steady_clock::time_point started_{};

@@ -1,6 +1,7 @@
 // The Simulation panel's integrator controls and hermite4's block-step figures: see ui_hermite.hpp.
 
 #include "ui_hermite.hpp"
+#include "ui_widgets.hpp"
 
 #include <imgui.h>
 
@@ -146,10 +147,50 @@ void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) 
                        f.reached ? "" : " (frame budget reached)");
     ImGui::TextColored(kDimText, "In all: %llu blocks, %llu force evaluations", (unsigned long long)total.blocks,
                        (unsigned long long)total.body_steps);
-    if (in.bodies().size() <= kEnergyEveryFrameMaxN) {
-        ImGui::Text("dE/|E0| = %+.3e (double, every frame)", h->energy_error());
-        hover_text("Relative energy error since the Hermite run started, summed in double on the host.");
+}
+
+namespace {
+
+void coloured_error(double e, const char* fmt, double time) {
+    ImGui::TextColored(std::abs(e) < 1e-3 ? kGood : std::abs(e) < 1e-2 ? kWarn : kError, fmt, e, time);
+}
+
+void draw_monitor_error(const PanelContext& ctx) {
+    const EnergyMonitor& energy = ctx.energy;
+    const auto err = energy.energy_error();
+    if (!err) {
+        ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
+        return;
     }
+    coloured_error(*err, "dE/|E0| = %+.3e at t = %.3f", energy.latest_time());
+    if (energy.source() == EnergySource::Tree) {
+        ImGui::SameLine();
+        ImGui::TextColored(kDim, "(tree)");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
+                              "this error is the integrator's plus the tree's (docs/TREE.md).");
+    }
+    char why[160];
+    std::snprintf(why, sizeof why, "Relative energy error since t = %.3f (the run's first state: a snapshot keeps E0).",
+                  energy.baseline_time());
+    hover_text(why);
+}
+
+}  // namespace
+
+void draw_energy_error(const PanelContext& ctx) {
+    const ViewerHermite* h = ctx.sim.hermite();
+    if (!h) return draw_monitor_error(ctx);
+    // Small N: summed every frame (33K pairs at 256); larger: with the monitor's period.
+    const bool every_frame = h->integrator().bodies().size() <= kEnergyEveryFrameMaxN;
+    const auto measured = every_frame ? std::optional(ViewerHermite::Measured{h->energy_error(), h->time()}) : h->measured();
+    if (!measured) {
+        ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
+        return;
+    }
+    coloured_error(measured->error, "dE/|E0| = %+.3e at t = %.3f (double)", measured->time);
+    hover_text("Relative energy error since the Hermite run started (a snapshot keeps its E0), summed in double "
+               "from the integrator's own state on the host.");
 }
 
 }  // namespace nbody::app

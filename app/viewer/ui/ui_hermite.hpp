@@ -14,5 +14,8 @@ void draw_integrator_choice(SimulationParams& sim, Requests& requests);
 void draw_time_per_frame(SimulationParams& sim, const PanelContext& ctx);
 // The block-step section under the playback buttons (hermite4 and hermite6).
 void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx);
+// The panel's one energy line (issue 33): dE/|E0| from the double state where it is double
+// (Hermite), else from the energy monitor (floats), E0 being the run's first state.
+void draw_energy_error(const PanelContext& ctx);
 
 }  // namespace nbody::app

@@ -24,6 +24,7 @@ Snapshot snapshot_of(const RunOrigin& origin, const State& state, const std::opt
     snap.scene_source = origin.source;
     snap.precise = precise;
     snap.metadata = origin.scene_metadata;
+    snap.energy0 = origin.energy0;
     if (!status.empty()) snap.metadata[kStatusKey] = status;
     return snap;
 }

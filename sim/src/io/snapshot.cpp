@@ -25,6 +25,8 @@ constexpr std::uint32_t kMaxString = 1u << 16;
 constexpr std::string_view kTagPrecise = "F64S";
 constexpr std::string_view kTagMetadata = "META";
 constexpr std::string_view kTagExtra = "XARR";
+constexpr std::string_view kTagEnergy0 = "ENR0";
+constexpr std::uint32_t kVersionWithoutEnergy0 = 2;
 
 void put_string(detail::Writer& out, const std::string& text) {
     out.put<std::uint32_t>(std::uint32_t(text.size()));
@@ -72,6 +74,16 @@ std::string encode_extra(const std::string& name, const std::vector<double>& val
     return std::move(out.bytes());
 }
 
+std::string encode_energy0(const RunEnergy& e) {
+    if (!std::isfinite(e.energy) || !std::isfinite(e.time) || e.source.empty() || e.source.size() >= kMaxString)
+        throw std::invalid_argument("snapshot: the run's first energy must be finite with a named source");
+    detail::Writer out(Order::Little);
+    out.put<double>(e.energy);
+    out.put<double>(e.time);
+    put_string(out, e.source);
+    return std::move(out.bytes());
+}
+
 // A string of the sections' kind: u32 length, bytes, within one section's payload.
 std::string get_string(detail::Reader& in, const char* what, const std::string& source) {
     const std::size_t at = in.offset();
@@ -95,9 +107,19 @@ void decode_metadata(detail::Reader& p, const std::string& where, const std::str
     }
 }
 
-// Reads the version 2 sections in bytes [begin, end) into `snap`.
-void decode_sections(std::string_view bytes, std::size_t begin, std::size_t end, std::size_t n, Snapshot& snap,
-                     const std::string& source) {
+RunEnergy decode_energy0(detail::Reader& p, const std::string& where, const std::string& source) {
+    RunEnergy e;
+    e.energy = p.get<double>("E0");
+    e.time = p.get<double>("E0 time");
+    e.source = get_string(p, "E0 source", source);
+    if (!std::isfinite(e.energy) || !std::isfinite(e.time) || e.source.empty())
+        throw std::runtime_error(source + ": corrupt snapshot: " + where + " holds a non-finite E0 or no source");
+    return e;
+}
+
+// Reads the version 2 and 3 sections in bytes [begin, end) into `snap`.
+void decode_sections(std::string_view bytes, std::size_t begin, std::size_t end, std::size_t n, std::uint32_t version,
+                     Snapshot& snap, const std::string& source) {
     detail::Reader in(bytes.substr(0, end), Order::Little, source);
     in.seek(begin);
     const std::uint32_t count = in.get<std::uint32_t>("section count");
@@ -144,6 +166,9 @@ void decode_sections(std::string_view bytes, std::size_t begin, std::size_t end,
                 throw std::runtime_error(source + ": corrupt snapshot: extra array name '" + name +
                                          "' is empty or repeated (" + where + ")");
             snap.extra.emplace(std::move(name), std::move(data));
+        } else if (tag == kTagEnergy0 && version >= 3) {
+            if (snap.energy0) throw std::runtime_error(source + ": corrupt snapshot: a second " + where);
+            snap.energy0 = decode_energy0(p, where, source);
         } else {
             continue;  // a section of a later writer: skipped whole
         }
@@ -172,7 +197,7 @@ std::string encode_snapshot(const Snapshot& snap) {
     detail::Writer out(Order::Little);
     out.bytes().reserve(80 + snap.scene_name.size() + snap.scene_source.size() + 35 * s.size());
     out.put_bytes(kMagic);
-    out.put<std::uint32_t>(kSnapshotVersion);
+    out.put<std::uint32_t>(snap.energy0 ? kSnapshotVersion : kVersionWithoutEnergy0);
     out.put<std::uint64_t>(s.size());
     out.put<double>(s.time);
     out.put<double>(snap.params.dt);
@@ -187,7 +212,7 @@ std::string encode_snapshot(const Snapshot& snap) {
     for (std::uint16_t g : s.galaxy) out.put<std::uint16_t>(g);
     for (Component c : s.component) out.put<std::uint8_t>(static_cast<std::uint8_t>(c));
     const std::uint32_t sections = std::uint32_t(snap.precise.has_value()) + std::uint32_t(!snap.metadata.empty()) +
-                                   std::uint32_t(snap.extra.size());
+                                   std::uint32_t(snap.extra.size()) + std::uint32_t(snap.energy0.has_value());
     out.put<std::uint32_t>(sections);
     if (snap.precise) {
         snap.precise->validate(s.size());
@@ -195,6 +220,7 @@ std::string encode_snapshot(const Snapshot& snap) {
     }
     if (!snap.metadata.empty()) put_section(out, kTagMetadata, encode_metadata(snap.metadata));
     for (const auto& [name, values] : snap.extra) put_section(out, kTagExtra, encode_extra(name, values));
+    if (snap.energy0) put_section(out, kTagEnergy0, encode_energy0(*snap.energy0));
     out.put<std::uint64_t>(detail::fnv1a64(out.bytes()));
     return std::move(out.bytes());
 }
@@ -210,9 +236,9 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& source) {
         throw std::runtime_error(source + ": not an nbody snapshot (the file does not start with the .nbsnap magic bytes)");
     in.seek(kMagic.size());
     const std::uint32_t version = in.get<std::uint32_t>("format version");
-    if (version != 1 && version != 2)
+    if (version < 1 || version > kSnapshotVersion)
         throw std::runtime_error(source + ": snapshot format version " + std::to_string(version) +
-                                 " is not supported (this build reads versions 1 and 2)");
+                                 " is not supported (this build reads versions 1 to " + std::to_string(kSnapshotVersion) + ")");
     const std::uint64_t n = in.get<std::uint64_t>("body count");
     Snapshot snap;
     const double time = in.get<double>("time");
@@ -273,7 +299,7 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& source) {
         throw std::runtime_error(source + ": snapshot has invalid run parameters (time " + std::to_string(time) + ", dt " +
                                  std::to_string(snap.params.dt) + ", softening " + std::to_string(snap.params.softening) +
                                  ", steps per frame " + std::to_string(snap.steps_per_frame) + ")");
-    if (version >= 2) decode_sections(bytes, bodies_end, end, s.size(), snap, source);
+    if (version >= 2) decode_sections(bytes, bodies_end, end, s.size(), version, snap, source);
     // The whole file is checked here, so that "read succeeded" means "usable" to every caller
     // (run, the viewer's Open/drop): bodies, the double state, a Hermite run's arrays.
     const std::string invalid = source + ": invalid snapshot";

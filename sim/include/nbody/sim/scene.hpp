@@ -10,6 +10,7 @@
 
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/state.hpp"
 
 namespace nbody {
@@ -29,6 +30,9 @@ struct UnitSystem {
     std::string mass = "2.325e9 Msun";
     std::string time = "9.78 Myr";
     double time_unit_myr = 9.778;
+    // Solar masses per mass unit: 0 where unknown (N-body units; a Kroupa cluster's scene sets it,
+    // ic/stellar.hpp).
+    double mass_unit_msun = 2.325e9;
 };
 
 // The integrator a scene is meant for ([scene] integrator, eta, dt_max; docs/SCENES.md): what
@@ -63,6 +67,8 @@ struct Scene {
     std::optional<PreciseState> precise;
     std::optional<hermite::Bodies> hermite_state;
     int hermite_state_order = 0;
+    // A snapshot's energy of the first state of the run it continues (io/snapshot.hpp, "ENR0").
+    std::optional<io::RunEnergy> energy0;
 };
 
 // The default galaxy collision shown when the viewer starts with no scene: the Milky Way -

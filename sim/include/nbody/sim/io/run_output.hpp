@@ -13,6 +13,7 @@
 #include <string>
 
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/state.hpp"
 
 namespace nbody::hermite {
@@ -27,6 +28,7 @@ struct RunOrigin {
     int steps_per_frame = 1;
     std::string name, source;
     std::map<std::string, std::string> scene_metadata;  // units, camera, ... (io/scene_metadata.hpp)
+    std::optional<RunEnergy> energy0;  // the run's first energy: a snapshot keeps it (version 3)
 };
 
 // A leapfrog run's state. `status` (e.g. "interrupted ... at step K") marks a state that is not

@@ -42,6 +42,13 @@
 //           count, count x f64. Per-body integrator state (e.g. Hermite's per-body time, time
 //           step, acc, jerk); the array's user checks its length.
 // The checksum covers every byte before it, sections included.
+//
+// Version 3 is version 2 with one more section kind; a snapshot without it is still written as
+// version 2, so older builds keep reading what they can use:
+//   "ENR0"  the energy of the run's first state (at most one): f64 E0, f64 t0 (the model time of
+//           that state), u32 length + bytes of how it was summed ("exact", "tree": energy_source.hpp;
+//           "hermite": every pair from the double state). A run continued from this snapshot
+//           measures its energy drift from E0, not from the state it was loaded from.
 
 #include <map>
 #include <optional>
@@ -54,7 +61,17 @@
 
 namespace nbody::io {
 
-inline constexpr std::uint32_t kSnapshotVersion = 2;  // written; versions 1 and 2 are read
+// Written when the snapshot has an E0 ("ENR0"), else version 2; versions 1 to 3 are read.
+inline constexpr std::uint32_t kSnapshotVersion = 3;
+
+// The energy of the first state of a run continued through snapshots ("ENR0").
+struct RunEnergy {
+    double energy = 0;   // E0
+    double time = 0;     // the model time of the state it was summed for
+    std::string source;  // "exact", "tree" or "hermite": a drift compares like with like
+};
+// RunEnergy::source of a Hermite run: every pair summed from the double state.
+inline constexpr const char* kHermiteEnergySource = "hermite";
 
 // Metadata key saying what state a snapshot holds when it is not simply the end of a run, e.g.
 // "last finite state: step 1200 of 5000; body 17 became non-finite at step 1201". Absent normally.
@@ -70,6 +87,7 @@ struct Snapshot {
     std::optional<PreciseState> precise;                  // "F64S": the double state, if the backend has one
     std::map<std::string, std::string> metadata;          // "META"
     std::map<std::string, std::vector<double>> extra;     // "XARR", one per entry
+    std::optional<RunEnergy> energy0;                     // "ENR0" (version 3)
 };
 
 // Whole or not at all: through a temporary file renamed into place. Throws std::invalid_argument
