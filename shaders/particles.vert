@@ -11,12 +11,13 @@ uniform float u_point_size;          // sprite diameter, pixels, at u_reference_
 uniform float u_reference_distance;  // 0: every sprite is u_point_size wide
 uniform float u_min_size;            // narrower sprites alias; they are drawn this wide, dimmed
 uniform float u_intensity;           // peak light of one sprite
-uniform int u_colour_mode;           // 0 galaxy, 1 component, 2 speed, 3 plain
+uniform int u_colour_mode;           // 0 galaxy, 1 component, 2 speed, 3 plain, 4 stellar mass
 uniform int u_hide_halo;            // 1: halo particles are not drawn
 uniform float u_halo_brightness;
 uniform float u_inv_dt;              // 1 / time between the two buffers; 0 when unknown
 uniform float u_inv_speed_scale;
-uniform sampler2D u_colour_map;
+uniform float u_solar_masses_per_unit;  // mode 4: a body's mass in solar masses
+uniform sampler2D u_colour_map;      // mode 2: the speed map; mode 4: stellar colours by log mass
 uniform vec3 u_galaxy_colours[8];
 uniform vec3 u_component_colours[5];
 uniform vec3 u_plain_colour;
@@ -49,7 +50,14 @@ vec3 variation(uint index) {
     return mix(vec3(1.0), brightness * tint, u_variety);
 }
 
+// Mode 4 (stellar_colours.hpp): the table spans 0.08 to 100 solar masses in log mass.
+float stellar_mass() { return max(a_position.w * u_solar_masses_per_unit, 1e-30); }
+float stellar_table_position() { return clamp(log(stellar_mass() / 0.08) / log(100.0 / 0.08), 0.0, 1.0); }
+// Mirrors stellar_size_factor(): width as M^(1/3), 0.6 to 3 times a solar-mass star's.
+float stellar_size() { return clamp(pow(stellar_mass(), 1.0 / 3.0), 0.6, 3.0); }
+
 vec3 particle_colour(uint galaxy, uint component) {
+    if (u_colour_mode == 4) return texture(u_colour_map, vec2(stellar_table_position(), 0.5)).rgb;
     if (u_colour_mode == 2 && u_inv_dt > 0.0) {
         // Leapfrog drifts x by v(t + dt/2) dt, so displacement over time is the drift speed.
         float speed = length(a_position.xyz - a_previous.xyz) * u_inv_dt;
@@ -78,7 +86,8 @@ void main() {
         return;
     }
     float dist = max(-eye.z, 1e-6);
-    float size = u_reference_distance > 0.0 ? u_point_size * u_reference_distance / dist : u_point_size;
+    float star = u_colour_mode == 4 ? stellar_size() : 1.0;
+    float size = star * (u_reference_distance > 0.0 ? u_point_size * u_reference_distance / dist : u_point_size);
     float drawn = clamp(size, u_min_size, 64.0);
     // A sprite drawn wider than it should be keeps its total light: dim by the area ratio.
     // One nearer than the target grows, but its light only in proportion to its width, not
@@ -87,6 +96,6 @@ void main() {
     gl_PointSize = drawn;
     float halo = component == kHalo ? u_halo_brightness : 1.0;
     vec3 colour = particle_colour(galaxy, component);
-    if (u_colour_mode != 2) colour *= variation(uint(gl_VertexID));  // speed colours are data: leave them
-    v_light = colour * (u_intensity * dim * halo);
+    if (u_colour_mode != 2 && u_colour_mode != 4) colour *= variation(uint(gl_VertexID));  // data: left as it is
+    v_light = colour * (u_intensity * dim * halo * star * star);  // a heavy star: wider and brighter
 }

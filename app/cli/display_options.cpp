@@ -10,10 +10,17 @@ namespace nbody::app {
 
 void add_trail_option(CLI::App& cmd, ViewOptions& options) {
     cmd.add_option("--trails", options.trails,
-                   "Draw each body's trail: its last N positions (a point every 2 frames), fading with age; 0: none "
+                   "Draw each body's trail: its last N positions (spaced in model time, two frames of the scene's playback apart, "
+                   "sampled as the simulation steps: a close encounter is a curve), fading with age; 0: none "
                    "(default: the scene's `trails`, on for the figure-eight scenes). GPU memory: 16 bytes per body per "
                    "point")
         ->check(whole_number(0, render::kMaxTrailLength));
+}
+
+void add_colour_option(CLI::App& cmd, std::string& colour) {
+    cmd.add_option("--colour", colour,
+                   "Colour by galaxy | component | speed | plain | mass (default: galaxy, or component for a single "
+                   "galaxy, or mass for a star cluster: each star's main-sequence colour, wider for heavier stars)");
 }
 
 std::pair<float, float> parse_pixel_option(const std::string& text, const std::string& option) {

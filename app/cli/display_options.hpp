@@ -11,6 +11,8 @@ namespace nbody::app {
 
 // --trails N on `cmd`, into options.trails.
 void add_trail_option(CLI::App& cmd, ViewOptions& options);
+// --colour NAME on `cmd`, into `colour` (parse_colour_option reads it).
+void add_colour_option(CLI::App& cmd, std::string& colour);
 // "X,Y" (image pixels from the top-left corner) -> {X, Y}; throws CLI::ValidationError naming `option`.
 std::pair<float, float> parse_pixel_option(const std::string& text, const std::string& option);
 // "path:FILE" -> the camera path read from FILE; throws CLI::ValidationError naming --camera,

@@ -87,10 +87,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--ui", a->ui, "Include the panels in the frames (default: the particles alone)");
     cmd->add_flag("--annotate", a->view.annotate,
                   "Frames carry the colour legend, a scale bar (in the scene's length unit) and the model time");
-    cmd->add_option(
-        "--colour", a->colour,
-        "Colour by galaxy | component | speed | plain (default: galaxy, or component for a single "
-        "galaxy)");
+    add_colour_option(*cmd, a->colour);
     cmd->add_flag("--show-halo", a->view.show_halo, "Draw the dark-matter halo particles too (hidden by default)");
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
     cmd->add_option("--encoders", a->encoders,

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <regex>
 #include <stdexcept>
 #include <string>
@@ -86,12 +87,13 @@ void warn_about_run_time_folders() {
 }
 
 namespace {
-const char* const kColourNames[] = {"galaxy", "component", "speed", "plain"};  // render::ColourMode's order
+const char* const kColourNames[] = {"galaxy", "component", "speed", "plain", "mass"};  // render::ColourMode's order
+constexpr int kColours = int(std::size(kColourNames));
 }  // namespace
 
 const char* colour_option_name(render::ColourMode mode) {
     const int i = int(mode);
-    return i >= 0 && i < 4 ? kColourNames[i] : "galaxy";
+    return i >= 0 && i < kColours ? kColourNames[i] : "galaxy";
 }
 
 void add_state_options(CLI::App& cmd, ViewOptions& options) {
@@ -118,14 +120,14 @@ void resolve_view_integrator(ViewOptions& o) {
 }
 
 std::optional<render::ColourMode> colour_mode_named(const std::string& name) {
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < kColours; ++i)
         if (name == kColourNames[i]) return render::ColourMode(i);
     return std::nullopt;
 }
 
 render::ColourMode parse_colour_option(const std::string& text, const std::string& option) {
     if (const auto mode = colour_mode_named(text)) return *mode;
-    throw CLI::ValidationError(option, "'" + text + "'; supported: galaxy, component, speed, plain");
+    throw CLI::ValidationError(option, "'" + text + "'; supported: galaxy, component, speed, plain, mass");
 }
 
 void add_view_command(CLI::App& app, int& exit_code) {
@@ -172,9 +174,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
                     "Leapfrog steps per frame (default: the scene's)");
     add_state_options(*cmd, *options);
     auto colour = std::make_shared<std::string>();
-    cmd->add_option("--colour", *colour,
-                    "Colour by galaxy | component | speed | plain (default: galaxy, or component "
-                    "for a single galaxy)");
+    add_colour_option(*cmd, *colour);
     cmd->add_flag("--show-halo", options->show_halo,
                   "Draw the dark-matter halo particles too (a faint haze; hidden by default, toggle in Rendering)");
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");

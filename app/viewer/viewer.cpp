@@ -4,8 +4,10 @@
 #include "viewer.hpp"
 
 #include "nbody/sim/finite_guard.hpp"
+#include "nbody/sim/ic/stellar.hpp"
 #include "nbody/sim/memory_check.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -28,15 +30,22 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
     return std::chrono::duration<double>(b - a).count();
 }
 
-// Several galaxies: tell them apart. One galaxy with a disk, bulge and halo: show its parts.
+// Several galaxies: tell them apart. One galaxy with a disk, bulge and halo: show its parts. One
+// star cluster (every body a star: Plummer scenes): its stars by mass (issue 33).
 render::ColourMode natural_colour_mode(const State& s) {
-    bool several_galaxies = false, components = false;
+    bool several_galaxies = false, components = false, all_stars = s.size() > 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
         several_galaxies |= i < s.galaxy.size() && s.galaxy[i] != s.galaxy[0];
         components |= i < s.component.size() && s.component[i] != Component::Unspecified;
+        all_stars &= i < s.component.size() && s.component[i] == Component::Star;
     }
-    return !several_galaxies && components ? render::ColourMode::Component : render::ColourMode::Galaxy;
+    if (several_galaxies) return render::ColourMode::Galaxy;
+    if (all_stars) return render::ColourMode::Mass;
+    return components ? render::ColourMode::Component : render::ColourMode::Galaxy;
 }
+
+// Trail points (bodies x points) below which trails are sampled finer than two frames apart.
+constexpr double kTrailVertexBudget = 65536;
 
 // Trails as a scene (or --trails) asks: `points` > 0 switches them on with that length.
 void apply_scene_trails(render::TrailSettings& trails, int points) {
@@ -126,6 +135,7 @@ Viewer::Viewer(const ViewOptions& o)
     params_.sim.model_time_per_second = 60.0 * params_.sim.steps_per_frame * params_.sim.step.dt;
     params_.show_ui = !o.no_ui;
     params_.render.colour_mode = o.colour.value_or(scene_colour_mode(scene_));
+    params_.render.solar_masses_per_unit = float(ic::solar_masses_per_unit(scene_.units, scene_.state));
     params_.render.hide_halo = !o.show_halo;
     apply_scene_trails(params_.render.trails, o.trails.value_or(scene_.trails));
     params_.show_open_dialog = o.open_dialog && !o.no_ui;
@@ -158,6 +168,7 @@ Viewer::Viewer(const ViewOptions& o)
         sim_.run_beside([](const Backend& backend) { return tree_timing_text(backend); }))
         std::cerr << "nbody: the simulation steps on its own thread; the window draws its newest state\n";
     start_integrator_from_options();
+    set_sampling_intervals(o.trails.value_or(scene_.trails));
     if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
     // apply_kernel_options said it on stderr already; the window says it too.
     if (const std::string given = kernel_tunables_given(o.kernel); !given.empty() && !sim_.tunable())
@@ -184,6 +195,7 @@ Viewer::Viewer(const ViewOptions& o)
     // Energy is for the Simulation panel: without a UI nobody would see it, and the O(N^2) sum
     // would compete with the frame loop for the CPU.
     params_.sim.auto_energy = !o.no_ui && !record_run_;
+    energy_.reset(scene_.energy0, scene_.params.softening);
     if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
         energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
 
@@ -314,9 +326,28 @@ void Viewer::say(const std::string& text, bool is_error) {
     toast_until_ = Clock::now() + std::chrono::seconds(4);
 }
 
+// Trails keep the span of model time a scene's `trails` gives (its points two frames of playback
+// apart), in up to 8 times as many points where that is cheap (few bodies: the cost is 2 K N
+// vertices a frame), so a close encounter inside a frame is a curve. A star cluster's radii are
+// measured every ten frames' worth of model time.
+void Viewer::set_sampling_intervals(int trail_points) {
+    const double per_frame = params_.sim.model_time_per_second / 60.0;
+    render::TrailSettings& t = params_.render.trails;
+    const int span = trail_points > 0 ? trail_points : render::TrailSettings{}.length;
+    const double points = double(std::max<std::size_t>(sim_.size(), 1)) * span;
+    const int finer = int(std::clamp(kTrailVertexBudget / points, 1.0, 8.0));
+    t.length = std::min(span * finer, render::kMaxTrailLength);
+    t.interval = 2.0 * per_frame / finer;
+    const bool cluster = natural_colour_mode(scene_.state) == render::ColourMode::Mass;
+    sim_.cluster_history().set_interval(cluster ? 10.0 * per_frame : 0.0);
+}
+
 // The energy snapshot doubles as the viewer's NaN/Inf guard (every few seconds): a state that went
 // non-finite pauses the simulation with a notice; the window, the UI and R (reset) go on.
 void Viewer::start_energy() {
+    // Hermite's state is double: its error is summed from it (one energy line, issue 33); the
+    // monitor still gives E, the virial ratio and the momentum.
+    if (ViewerHermite* h = sim_.hermite()) h->measure_energy();
     State now = sim_.snapshot();
     if (const auto body = first_non_finite(now)) {
         params_.sim.paused = true;
@@ -374,27 +405,31 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
 
     sim_.load(next.state, next.params.dt);
     sim_.set_exact_start(next.precise, next.hermite_state, next.hermite_state_order);
+    if (hermite && next.energy0) hermite->continue_run_energy(*next.energy0);
     if (hermite) sim_.adopt_hermite(std::move(hermite));
     scene_ = std::move(next);
     scene_path_ = path;
     saved_time_ = sim_.time();  // a system just loaded has nothing to lose yet
-    energy_.reset();
+    energy_.reset(scene_.energy0, scene_.params.softening);
     if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
         energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
     params_.camera.follow_galaxy = -1;
     trails_.clear();  // the bodies jumped: old history would join unrelated places
+    trail_points_.clear();
     if (new_scene) params_.selected.reset();
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     if (new_scene) {
         params_.render.colour_mode = scene_colour_mode(scene_);
+        params_.render.solar_masses_per_unit = float(ic::solar_masses_per_unit(scene_.units, scene_.state));
         params_.sim.step = scene_.params;
         params_.sim.steps_per_frame = scene_.steps_per_frame;
         params_.sim.model_time_per_second = 60.0 * scene_.steps_per_frame * scene_.params.dt;
         apply_scene_trails(params_.render.trails, scene_.trails);
         perf_.clear_steps();
         integrator_from_scene();  // a new scene starts on its own integrator
+        set_sampling_intervals(scene_.trails);
     }
     params_.sim.integrator_error.clear();
     params_.sim.bodies = int(scene_.state.size());

@@ -15,6 +15,7 @@
 // destroyed after everything that owns GL objects.
 
 #include <chrono>
+#include <deque>
 #include <future>
 #include <memory>
 #include <optional>
@@ -78,6 +79,8 @@ class Viewer {
     // the Rendering panel's "with panels" is ticked); Screen, as shown (and --screenshot).
     enum class ScreenshotAt { None, Image, Screen };
     void draw(const render::DrawTarget& target, bool capture_frame, double dt_frame, ScreenshotAt shot);  // viewer_draw.cpp
+    void feed_trails();         // viewer_draw.cpp: the simulation's trail points into the ring
+    void set_sampling_intervals(int trail_points);  // trails and cluster radii, by the scene's model time per frame
     bool is_final_frame() const {  // of a --frames run, or the closing frame after a stop
         return closing_frame_ || (frame_limit_ > 0 && frame_ + 1 >= frame_limit_);
     }
@@ -151,6 +154,7 @@ class Viewer {
     SimulationDriver sim_;
     render::ParticleRenderer renderer_;
     render::TrailRenderer trails_;
+    std::deque<TrailPoint> trail_points_;  // sampled ahead of the state drawn: appended once it catches up
     render::BodyPicker picker_;
     render::OrbitCamera camera_;
     std::unique_ptr<render::ImGuiLayer> ui_;

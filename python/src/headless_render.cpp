@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "nbody/sim/ic/stellar.hpp"
 #include "nbody/render/annotations.hpp"
 #include "nbody/render/camera.hpp"
 #include "nbody/render/egl_context.hpp"
@@ -23,7 +24,8 @@ render::ColourMode parse_colour_mode(const std::string& name) {
     if (name == "component") return render::ColourMode::Component;
     if (name == "speed") return render::ColourMode::Speed;
     if (name == "plain") return render::ColourMode::Plain;
-    throw std::invalid_argument("colour '" + name + "' is not one of galaxy, component, speed, plain");
+    if (name == "mass") return render::ColourMode::Mass;
+    throw std::invalid_argument("colour '" + name + "' is not one of galaxy, component, speed, plain, mass");
 }
 
 struct HeadlessRender::Impl {
@@ -80,6 +82,7 @@ std::vector<std::uint8_t> HeadlessRender::draw(const State& state, double dt, co
     settings.hide_halo = !r.show_halo;
     settings.point_size = r.point_size;
     settings.exposure = r.exposure;
+    settings.solar_masses_per_unit = float(ic::solar_masses_per_unit(r.units, state));
     const render::OrbitCamera camera(r.camera);
     g.renderer.draw(g.buffers, camera, settings, {g.target.framebuffer(), r.width, r.height, 1.0f});
     if (r.annotate) {

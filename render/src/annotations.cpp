@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "nbody/render/stellar_colours.hpp"
+#include "nbody/sim/ic/stellar.hpp"
+
 namespace nbody::render {
 
 std::string time_text(double t, const UnitSystem& units) {
@@ -19,6 +22,32 @@ std::string time_text(double t, const UnitSystem& units) {
         std::snprintf(buf, sizeof buf, "t = %.1f Myr", myr);
     return buf;
 }
+
+namespace {
+
+ImU32 swatch_colour(const glm::vec3& c) {
+    return IM_COL32(int(255 * std::pow(c.r, 1 / 2.2f)), int(255 * std::pow(c.g, 1 / 2.2f)),
+                    int(255 * std::pow(c.b, 1 / 2.2f)), 255);
+}
+
+// Swatches of main-sequence stars (ColourMode::Mass), each as wide as its sprite relative to the
+// others; returns the next line's y.
+float draw_mass_legend(ImDrawList* draw, float x, float y, float em, ImU32 text) {
+    const float largest = em * 0.5f;  // a 30 solar-mass star's radius: the line's height
+    for (double m : {0.1, 0.3, 1.0, 3.0, 10.0, 30.0}) {
+        const float r = std::max(largest * stellar_size_factor(m) / stellar_size_factor(30.0), 2.0f);
+        const glm::vec3 c = blackbody_colour(ic::main_sequence_temperature(m));
+        draw->AddCircleFilled(ImVec2(x + r, y + em * 0.55f), r, swatch_colour(c));
+        char label[16];
+        std::snprintf(label, sizeof label, "%g", m);
+        draw->AddText(ImVec2(x + 2 * r + em * 0.2f, y), text, label);
+        x += 2 * r + em * 0.7f + ImGui::CalcTextSize(label).x;
+    }
+    draw->AddText(ImVec2(x, y), text, "solar masses (main sequence)");
+    return y - em * 1.5f;
+}
+
+}  // namespace
 
 // A scale bar (a round length that is about 120 pixels at the camera's target), the colour legend
 // and the model time, bottom left, in the background draw list: under the panels.
@@ -54,9 +83,7 @@ void draw_annotations(const FrameAnnotations& a) {
     if (a.colour_mode == ColourMode::Galaxy && a.galaxies > 1) {
         float x = pad;
         for (int k = 0; k < a.galaxies && k < 8; ++k) {
-            const glm::vec3 c = galaxy_colour(k);
-            const ImU32 col = IM_COL32(int(255 * std::pow(c.r, 1 / 2.2f)), int(255 * std::pow(c.g, 1 / 2.2f)),
-                                       int(255 * std::pow(c.b, 1 / 2.2f)), 255);
+            const ImU32 col = swatch_colour(galaxy_colour(k));
             const float s = em * 0.7f;
             draw->AddRectFilled(ImVec2(x, y + s * 0.2f), ImVec2(x + s, y + s * 1.2f), col, 2.0f);
             const std::size_t kk = std::size_t(k);
@@ -68,6 +95,7 @@ void draw_annotations(const FrameAnnotations& a) {
         }
         y -= em * 1.5f;
     }
+    if (a.colour_mode == ColourMode::Mass) y = draw_mass_legend(draw, pad, y, em, dim);
 
     // The model time, for frames saved without the status bar that shows it on screen.
     if (a.time) draw->AddText(ImVec2(pad, y), text, time_text(*a.time, a.units).c_str());

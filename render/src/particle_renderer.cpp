@@ -1,4 +1,5 @@
 #include "nbody/render/particle_renderer.hpp"
+#include "nbody/render/stellar_colours.hpp"
 
 #include <algorithm>
 #include <array>
@@ -116,9 +117,12 @@ std::string ParticleRenderer::reload_shaders() {
     }
 }
 
-void ParticleRenderer::update_colour_map(ColorMap map) {
-    if (colour_map_loaded_ == int(map) && colour_map_) return;
-    const std::vector<glm::vec3> table = colormap_table(map, 256);
+void ParticleRenderer::update_colour_map(const RenderSettings& settings) {
+    constexpr int kStellarTable = 1000;  // beside the ColorMap values
+    const bool stars = settings.colour_mode == ColourMode::Mass;
+    const int wanted = stars ? kStellarTable : int(settings.colour_map);
+    if (colour_map_loaded_ == wanted && colour_map_) return;
+    const std::vector<glm::vec3> table = stars ? stellar_colour_table(256) : colormap_table(settings.colour_map, 256);
     GlTexture texture = create_texture(GL_TEXTURE_2D);
     glTextureStorage2D(texture.id(), 1, GL_RGB16F, 256, 1);
     glTextureSubImage2D(texture.id(), 0, 0, 0, 256, 1, GL_RGB, GL_FLOAT, table.data());
@@ -128,7 +132,7 @@ void ParticleRenderer::update_colour_map(ColorMap map) {
     glTextureParameteri(texture.id(), GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     NBODY_GL_CHECK_STATE("creating the colour map texture");
     colour_map_ = std::move(texture);
-    colour_map_loaded_ = int(map);
+    colour_map_loaded_ = wanted;
 }
 
 void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera& camera,
@@ -141,7 +145,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     const float scale = float(height) / kReferenceHeight;
     const int glow = settings.glow > 0 ? glow_levels(height) : 0;
     accumulation_.ensure(width, height, settings.float32_target ? GL_RGBA32F : GL_RGBA16F);
-    update_colour_map(settings.colour_map);
+    update_colour_map(settings);
 
     // Pass 1: add every particle's light into the float target.
     std::optional<GpuStageScope> timing(std::in_place, timer, GpuStage::Particles);
@@ -189,6 +193,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
         p.set("u_halo_brightness", settings.halo_brightness);
         p.set("u_inv_dt", dt > 0 ? float(1.0 / dt) : 0.0f);
         p.set("u_inv_speed_scale", speed_scale > 0 ? 1.0f / speed_scale : 1.0f);
+        p.set("u_solar_masses_per_unit", settings.solar_masses_per_unit);
         p.set("u_colour_map", 0);
         p.set("u_galaxy_colours", kGalaxyColours.data(), int(kGalaxyColours.size()));
         p.set("u_component_colours", kComponentColours.data(), int(kComponentColours.size()));

@@ -29,7 +29,7 @@ TrailRenderer::TrailRenderer() {
     vao_ = create_vertex_array();
 }
 
-void TrailRenderer::update(const ParticleBuffers& particles, const TrailSettings& settings) {
+void TrailRenderer::update(const ParticleBuffers& particles, const TrailSettings& settings, bool copy_buffer) {
     enabled_ = settings.enabled && particles.size() > 0;
     brightness_ = settings.brightness;
     if (!enabled_) {
@@ -41,7 +41,8 @@ void TrailRenderer::update(const ParticleBuffers& particles, const TrailSettings
     const int capacity = capped_trail_length(settings.length, particles.size());
     const double time = particles.current_time();
     if (!ring_ || capacity != capacity_ || particles.size() != bodies_) {
-        ring_ = create_buffer_storage(std::size_t(capacity) * particles.size() * kBytesPerPoint, nullptr, 0);
+        ring_ = create_buffer_storage(std::size_t(capacity) * particles.size() * kBytesPerPoint, nullptr,
+                                      GL_DYNAMIC_STORAGE_BIT);  // append() uploads the points sampled on the host
         capacity_ = capacity;
         bodies_ = particles.size();
         filled_ = 0;
@@ -50,15 +51,25 @@ void TrailRenderer::update(const ParticleBuffers& particles, const TrailSettings
     }
     const bool moved = filled_ == 0 || time != last_time_;
     last_time_ = time;
-    if (!moved) return;  // paused: the trail stays as it is
-    if (filled_ > 0 && ++frames_since_point_ < std::max(settings.frames_per_point, 1)) return;
-    frames_since_point_ = 0;
-    newest_ = (newest_ + 1) % capacity_;
-    const std::size_t slot_bytes = bodies_ * kBytesPerPoint;
-    glCopyNamedBufferSubData(particles.current(), ring_.id(), 0, GLintptr(std::size_t(newest_) * slot_bytes),
-                             GLsizeiptr(slot_bytes));
-    filled_ = std::min(filled_ + 1, capacity_);
+    if (filled_ == 0) next_copy_time_ = -1e300;
+    if (!copy_buffer || !moved || time < next_copy_time_) return;  // paused: the trail stays as it is
+    next_copy_time_ = time + std::max(settings.interval, 0.0);
+    const GLintptr slot = next_slot();
+    glCopyNamedBufferSubData(particles.current(), ring_.id(), 0, slot, GLsizeiptr(bodies_ * kBytesPerPoint));
     NBODY_GL_CHECK_STATE("copying positions into the trail ring");
+}
+
+void TrailRenderer::append(const TrailPoint& point) {
+    if (!enabled_ || !ring_ || point.positions.size() != bodies_) return;
+    const GLintptr slot = next_slot();
+    glNamedBufferSubData(ring_.id(), slot, GLsizeiptr(bodies_ * kBytesPerPoint), point.positions.data());
+    NBODY_GL_CHECK_STATE("uploading a trail point");
+}
+
+GLintptr TrailRenderer::next_slot() {
+    newest_ = (newest_ + 1) % capacity_;
+    filled_ = std::min(filled_ + 1, capacity_);
+    return GLintptr(std::size_t(newest_) * bodies_ * kBytesPerPoint);
 }
 
 void TrailRenderer::draw(const ParticleBuffers& particles, const glm::mat4& view_projection,

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "nbody/sim/trail_sampler.hpp"
 #include "simulation_thread.hpp"
 
 namespace nbody::app {
@@ -220,6 +221,32 @@ TEST(SimulationThread, StepErrorStopsSteppingWithTheReason) {
     }));
     EXPECT_EQ(p.error, "the sleepy backend fails on purpose");
     EXPECT_TRUE(wait_for([&] { return sim.idle(); })) << "the steps owed were dropped";
+}
+
+// Issue 33, item 7: trail points are sampled after each step on the simulation thread, by model
+// time, so their spacing does not depend on how many frames the window drew: 40 steps granted as
+// one frame or as 40 frames give the same points.
+TEST(SimulationThread, TrailPointsAreSpacedInModelTimeWhateverTheFrames) {
+    const StepParams params{1.0 / 128, 0.0};
+    std::vector<std::vector<double>> runs;
+    for (int frames : {1, 40}) {
+        SleepyBackend backend(0ms);
+        backend.load(bodies(3));
+        TrailSampler sampler;
+        sampler.set_interval(5.0 / 128);
+        SimulationThread thread(backend, {}, [&](const State& s) { sampler.record(s.time, s.pos_mass); });
+        for (int f = 0; f < frames; ++f) thread.run_exactly(40 / frames, params);
+        std::vector<double> times;
+        for (const TrailPoint& p : sampler.take()) {
+            times.push_back(p.time);
+            EXPECT_EQ(p.positions.size(), 3u);
+            EXPECT_EQ(p.positions[0].x, float(p.time * 128)) << "the positions of that step";
+        }
+        runs.push_back(times);
+    }
+    EXPECT_EQ(runs[0], runs[1]);
+    ASSERT_EQ(runs[0].size(), 8u);  // after steps 1, 6, 11, ..., 36
+    for (std::size_t k = 1; k < runs[0].size(); ++k) EXPECT_EQ(runs[0][k] - runs[0][k - 1], 5.0 / 128) << k;
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ RenderSettings dim_settings() {
     r.variety = 0;
     r.trails.enabled = true;
     r.trails.length = 40;
-    r.trails.frames_per_point = 1;
+    r.trails.interval = 0.099;  // a point every frame (0.1 of model time each)
     r.trails.brightness = 30.0f;  // one body, not a bundle of thousands
     return r;
 }
@@ -71,10 +71,10 @@ Image draw_frame(const ParticleBuffers& buffers, const RenderSettings& settings,
 // The body moves from x = -4 to x = 0 in 40 frames (0.1 per frame), a trail point each frame.
 void move_body(ParticleBuffers& buffers, TrailRenderer& trails, const RenderSettings& settings) {
     buffers.load(one_body_at(-4.0f), 0.1);
-    trails.update(buffers, settings.trails);
+    trails.update(buffers, settings.trails, true);
     for (int f = 1; f <= 40; ++f) {
         buffers.upload({{-4.0f + 0.1f * f, 0.0f, 0.0f, 1.0f}}, 0.1 * f);
-        trails.update(buffers, settings.trails);
+        trails.update(buffers, settings.trails, true);
     }
 }
 
@@ -112,26 +112,51 @@ TEST(Trails, AMovingBodyLeavesAFadingTrailBehindIt) {
 TEST(Trails, KeepNoPointsWhilePausedAndForgetOnAReset) {
     REQUIRE_EGL();
     RenderSettings settings = dim_settings();
-    settings.trails.frames_per_point = 3;
+    settings.trails.interval = 0.29;  // every third frame
     ParticleBuffers buffers;
     TrailRenderer trails;
     buffers.load(one_body_at(0.0f), 0.1);
-    trails.update(buffers, settings.trails);
+    trails.update(buffers, settings.trails, true);
     EXPECT_EQ(trails.points(), 1);
     for (int f = 1; f <= 9; ++f) {
         buffers.upload({{0.1f * f, 0.0f, 0.0f, 1.0f}}, 0.1 * f);
-        trails.update(buffers, settings.trails);
+        trails.update(buffers, settings.trails, true);
     }
-    EXPECT_EQ(trails.points(), 4) << "a point every 3 moving frames";
-    for (int f = 0; f < 10; ++f) trails.update(buffers, settings.trails);  // paused: time stands still
+    EXPECT_EQ(trails.points(), 4) << "a point every 0.29 of model time: every third frame";
+    for (int f = 0; f < 10; ++f) trails.update(buffers, settings.trails, true);  // paused: time stands still
     EXPECT_EQ(trails.points(), 4);
     buffers.upload({{0.0f, 0.0f, 0.0f, 1.0f}}, 0.0);  // reset: time went back
-    trails.update(buffers, settings.trails);
+    trails.update(buffers, settings.trails, true);
     EXPECT_EQ(trails.points(), 1);
     settings.trails.enabled = false;
-    trails.update(buffers, settings.trails);
+    trails.update(buffers, settings.trails, true);
     EXPECT_EQ(trails.bytes(), 0u) << "switched off, the ring's memory is given back";
     EXPECT_FALSE(trails.active());
+}
+
+// Issue 33: points the simulation sampled in model time between two frames (append) make the
+// trail a curve: a quarter circle stepped within one frame is drawn round, not as its chord.
+TEST(Trails, PointsSampledBetweenFramesDrawTheOrbit) {
+    REQUIRE_EGL();
+    RenderSettings settings = dim_settings();
+    settings.trails.interval = 0.01;
+    ParticleBuffers buffers;
+    TrailRenderer trails;
+    const float radius = 3.0f;
+    buffers.load(one_body_at(radius), 0.1);
+    trails.update(buffers, settings.trails, false);
+    for (int k = 0; k <= 20; ++k) {  // the sampler's points on the arc from angle 0 to 90 degrees
+        const double a = 0.5 * 3.14159265358979 * k / 20.0;
+        trails.append({0.01 * k, {{radius * float(std::cos(a)), radius * float(std::sin(a)), 0.0f, 1.0f}}});
+    }
+    buffers.upload({{0.0f, radius, 0.0f, 1.0f}}, 0.2);  // the frame shows the body a quarter turn on
+    trails.update(buffers, settings.trails, false);
+    EXPECT_EQ(trails.points(), 21);
+    const Image image = draw_frame(buffers, settings, &trails);
+    const float on_arc = brightest_near(image, *top_camera().project_to_image({radius * 0.7071f, radius * 0.7071f, 0}, kW, kH));
+    const float on_chord = brightest_near(image, *top_camera().project_to_image({radius * 0.5f, radius * 0.5f, 0}, kW, kH));
+    EXPECT_GT(on_arc, 10) << "the arc between the frames is not drawn";
+    EXPECT_LT(on_chord, 10) << "a straight segment joins the two frames";
 }
 
 TEST(Trails, LengthIsCappedByMemory) {

@@ -34,12 +34,27 @@ std::string scene_place_label(const std::string& dir, bool first) {
 
 }  // namespace
 
+// Trail points are sampled where the steps run (issue 33); each goes into the ring once the state
+// drawn has reached its time, so the trail never runs ahead of its body.
+void Viewer::feed_trails() {
+    const render::TrailSettings& t = params_.render.trails;
+    sim_.trail_sampler().set_interval(t.enabled ? t.interval : 0.0);
+    trails_.update(sim_.buffers(), t, !sim_.trails_on_host());
+    for (TrailPoint& p : sim_.trail_sampler().take()) trail_points_.push_back(std::move(p));
+    const double shown = sim_.buffers().current_time();
+    while (!trail_points_.empty() && trail_points_.front().time <= shown) {
+        trails_.append(trail_points_.front());
+        trail_points_.pop_front();
+    }
+    if (!t.enabled) trail_points_.clear();
+}
+
 void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double dt_frame, ScreenshotAt shot) {
     {
         const HostStageTimer timing(profile_, HostStage::Draw);
         aim_camera();
         apply_camera_path();
-        trails_.update(sim_.buffers(), params_.render.trails);
+        feed_trails();
         renderer_.draw(sim_.buffers(), camera_, params_.render, target, gpu_timing_, &trails_);
         refresh_selection();
     }

@@ -9,8 +9,8 @@
 
 namespace nbody::app {
 
-SimulationThread::SimulationThread(Backend& backend, Describe describe)
-    : backend_(backend), describe_(std::move(describe)), gravity_(backend.gravity()) {
+SimulationThread::SimulationThread(Backend& backend, Describe describe, AfterStep after_step)
+    : backend_(backend), describe_(std::move(describe)), after_step_(std::move(after_step)), gravity_(backend.gravity()) {
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -170,6 +170,7 @@ void SimulationThread::run_step(std::unique_lock<std::mutex>& lock) {
     try {
         backend_.step(params, 1);
         backend_.store(scratch_);
+        if (after_step_) after_step_(scratch_);
     } catch (const std::exception& e) {
         error = error_text(e, "stepping the simulation");
     }

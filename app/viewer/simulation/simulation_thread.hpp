@@ -44,6 +44,9 @@ class SimulationThread {
     using Done = std::function<void(const Outcome&)>;
     // Read on the simulation thread after each step, for the UI: the tree's timings, say.
     using Describe = std::function<std::string(const Backend&)>;
+    // Run on the simulation thread with each step's complete state, before it is published: the
+    // trail points and cluster radii sampled by model time (issue 33), not by frames.
+    using AfterStep = std::function<void(const State&)>;
 
     // What the simulation did since the last take_latest().
     struct Progress {
@@ -53,7 +56,7 @@ class SimulationThread {
     };
 
     // Starts the thread; from now on only it touches `backend` (which must outlive this object).
-    SimulationThread(Backend& backend, Describe describe = {});
+    SimulationThread(Backend& backend, Describe describe = {}, AfterStep after_step = {});
     ~SimulationThread();  // after the step in progress
     SimulationThread(const SimulationThread&) = delete;
     SimulationThread& operator=(const SimulationThread&) = delete;
@@ -103,6 +106,7 @@ class SimulationThread {
 
     Backend& backend_;
     const Describe describe_;
+    const AfterStep after_step_;
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;     // work for the thread

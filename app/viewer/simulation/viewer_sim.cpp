@@ -1,6 +1,8 @@
 #include "viewer_sim.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <ostream>
@@ -55,6 +57,8 @@ void SimulationDriver::load(const State& state, double dt) {
         backend_->load(state);
     host_ = state;
     buffers_.load(state, dt);
+    trails_.restart();
+    cluster_.clear();
     d2h_seen_ = 0;
     snapshot_bytes_ = 0;
     path_ = TransferPath::Upload;
@@ -83,7 +87,7 @@ void SimulationDriver::load(const State& state, double dt) {
 
 bool SimulationDriver::run_beside(SimulationThread::Describe describe) {
     if (cuda_ || beside_) return beside_ != nullptr;
-    beside_ = std::make_unique<SimulationThread>(*backend_, std::move(describe));
+    beside_ = std::make_unique<SimulationThread>(*backend_, std::move(describe), [this](const State& s) { observe(s); });
     return true;
 }
 
@@ -177,7 +181,10 @@ StepReport SimulationDriver::advance(int steps, const StepParams& params, long l
 #if NBODY_HAVE_CUDA
         if (step_timer_) step_timer_->start(cuda_->stream(), frame);
 #endif
-        backend_->step(params, steps);
+        if (cuda_)
+            backend_->step(params, steps);
+        else
+            step_host_sampled(steps, params);
         backend_->store(host_);  // CUDA host-copy path: counted by the backend as device-to-host
 #if NBODY_HAVE_CUDA
         if (step_timer_) {
@@ -192,6 +199,7 @@ StepReport SimulationDriver::advance(int steps, const StepParams& params, long l
     }
 #if NBODY_HAVE_CUDA
     if (cuda_) {
+        if (cluster_.due(backend_->time())) cluster_.observe(snapshot());  // a device copy, when due only
         report.ms_per_step = cuda_->last_force_ms();
         report.ms_from_gpu_events = true;
         const std::size_t d2h = cuda_->bytes_copied_to_host();
@@ -202,6 +210,31 @@ StepReport SimulationDriver::advance(int steps, const StepParams& params, long l
 #endif
     report.ms_per_step = report.host_launch_ms / steps;
     return report;
+}
+
+void SimulationDriver::observe(const State& state) {
+    trails_.record(state.time, state.pos_mass);
+    cluster_.observe(state);
+}
+
+double SimulationDriver::next_sample_time() const {
+    return std::min(trails_.next_time(), cluster_.next_time());
+}
+
+// Host backends in the frame loop: steps in runs that end where a sample falls due, so trails and
+// cluster radii are spaced in model time as on the simulation thread (one step short of the
+// estimate, then single steps: time is a sum of steps, and rounding must not skip the crossing).
+void SimulationDriver::step_host_sampled(int steps, const StepParams& params) {
+    while (steps > 0) {
+        const double to_next = (next_sample_time() - backend_->time()) / params.dt;
+        const int run = to_next > 1e9 ? steps : std::clamp(int(std::ceil(to_next)) - 1, 1, steps);
+        backend_->step(params, run);
+        steps -= run;
+        if (trails_.due(backend_->time()) || cluster_.due(backend_->time())) {
+            backend_->store(host_);
+            observe(host_);
+        }
+    }
 }
 
 State SimulationDriver::snapshot() {
@@ -292,7 +325,7 @@ StepReport SimulationDriver::advance_hermite(double t, double budget_s, bool one
     };
     HermiteFrame f;
     try {
-        f = one_block ? hermite_->step_once() : hermite_->advance_to(t, budget_s);
+        f = one_block ? hermite_->step_once() : advance_hermite_sampled(t, budget_s);
     } catch (...) {
         upload();  // the last good block, on screen
         throw;
@@ -300,6 +333,35 @@ StepReport SimulationDriver::advance_hermite(double t, double budget_s, bool one
     report.host_launch_ms = 1e3 * f.seconds;
     upload();
     return report;
+}
+
+// To each sample time before `t` in turn, the bodies predicted exactly to it (a close encounter
+// inside one frame becomes a curve of trail points), then to `t`; within `budget_s` in all.
+HermiteFrame SimulationDriver::advance_hermite_sampled(double t, double budget_s) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto left = [&] {
+        if (budget_s <= 0) return 0.0;
+        return std::max(1e-6, budget_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    };
+    HermiteFrame total;
+    if (next_sample_time() <= hermite_->time()) observe(hermite_->state(host_));
+    for (double next = next_sample_time(); next < t; next = next_sample_time()) {
+        const HermiteFrame f = hermite_->advance_to(next, left());
+        total.blocks += f.blocks;
+        total.evaluations += f.evaluations;
+        if (!f.reached || hermite_->time() < next) {
+            total.reached = false;
+            total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            return total;
+        }
+        observe(hermite_->state(host_));
+    }
+    const HermiteFrame f = hermite_->advance_to(t, left());
+    total.blocks += f.blocks;
+    total.evaluations += f.evaluations;
+    total.reached = f.reached;
+    total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return total;
 }
 
 std::string SimulationDriver::check_kernel_config(const KernelConfig& config) const {

@@ -23,7 +23,9 @@
 
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/cluster_profile.hpp"
 #include "nbody/sim/scene.hpp"
+#include "nbody/sim/trail_sampler.hpp"
 #include "simulation_thread.hpp"
 #include "viewer_hermite.hpp"
 
@@ -139,6 +141,15 @@ class SimulationDriver {
     // Throws hermite::HermiteError with the last good state kept (and still on screen).
     StepReport advance_hermite(double t, double budget_s, bool one_block = false);
 
+    // Sampled by model time where the steps are taken (issue 33): after each step on the
+    // simulation thread, at each sample time of a Hermite run, between runs of steps in the frame
+    // loop on the host backends. The CUDA paths sample the cluster once a frame when due and leave
+    // the trails to the renderer's copy of the vertex buffer (trails_on_host() false).
+    TrailSampler& trail_sampler() { return trails_; }
+    const ClusterHistory& cluster_history() const { return cluster_; }
+    ClusterHistory& cluster_history() { return cluster_; }
+    bool trails_on_host() const { return !cuda_ || hermite_; }
+
     // Lines worth showing the user (fallbacks taken and why). Newest last.
     const std::vector<std::string>& notices() const { return notices_; }
 
@@ -151,6 +162,10 @@ class SimulationDriver {
   private:
     void notice(const std::string& line);
     StepReport advance_beside(int steps, const StepParams& params, bool exact);
+    void observe(const State& state);  // the samples due at state.time
+    double next_sample_time() const;
+    void step_host_sampled(int steps, const StepParams& params);
+    HermiteFrame advance_hermite_sampled(double t, double budget_s);
 
     std::ostream& log_;
     std::unique_ptr<Backend> backend_;
@@ -162,6 +177,8 @@ class SimulationDriver {
     std::size_t snapshot_bytes_ = 0;
     bool interop_refused_ = false;  // once refused, do not retry on every reload
     std::vector<std::string> notices_;
+    TrailSampler trails_;
+    ClusterHistory cluster_;
     std::unique_ptr<ViewerHermite> hermite_;  // hermite4 running; null: leapfrog
     std::optional<PreciseState> exact_;         // set_exact_start(); load() clears them
     std::optional<hermite::Bodies> exact_resume_;

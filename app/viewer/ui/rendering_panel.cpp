@@ -19,15 +19,16 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
         return;
     }
     ImGui::PushItemWidth(em() * 10.0f);
-    static const char* modes[] = {"Galaxy", "Component", "Speed", "Plain"};
+    static const char* modes[] = {"Galaxy", "Component", "Speed", "Plain", "Stellar mass"};  // ColourMode's order
     int mode = int(r.colour_mode);
-    if (ImGui::Combo("Colour by", &mode, modes, 4)) r.colour_mode = render::ColourMode(mode);
+    if (ImGui::Combo("Colour by", &mode, modes, IM_ARRAYSIZE(modes))) r.colour_mode = render::ColourMode(mode);
     tooltip(
         "Galaxy: each galaxy its own hue, bulges whiter. Component: disk / bulge / halo / stars.\n"
         "Speed: through a colour map. The speed is each particle's displacement between the two "
         "ping-pong position buffers divided by the time between them (the leapfrog drift velocity), "
         "so it needs no velocity copy: it works on every path, CUDA-GL interop included, and costs "
-        "no host transfer.");
+        "no host transfer.\nStellar mass: each star's main-sequence temperature as a blackbody colour, heavier "
+        "stars wider and brighter (star clusters; the legend gives the masses).");
     if (r.colour_mode == render::ColourMode::Speed) {
         int map = int(r.colour_map);
         const char* names[render::kColorMapNames.size()];

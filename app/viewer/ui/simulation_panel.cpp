@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cluster_plot.hpp"
 #include "ui_hermite.hpp"
 
 namespace nbody::app {
@@ -117,32 +118,8 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::Separator();
     const EnergyMonitor& energy = ctx.energy;
     const bool small = ctx.sim.size() <= 65536;
-    if (const auto err = energy.energy_error()) {
-        const double e = *err;
-        ImGui::TextColored(std::abs(e) < 1e-3   ? kGood
-                           : std::abs(e) < 1e-2 ? kWarn
-                                                : kError,
-                           "dE/|E0| = %+.3e", e);
-        ImGui::SameLine();
-        ImGui::TextColored(kDim, "at t = %.3f", energy.latest_time());
-        if (energy.source() == EnergySource::Tree) {
-            ImGui::SameLine();
-            ImGui::TextColored(kDim, "(tree)");
-            if (ImGui::IsItemHovered())
-                ImGui::SetTooltip("The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
-                                  "this error is the integrator's plus the tree's (docs/TREE.md).");
-        }
-        if (ctx.sim.hermite()) {
-            // Two energy errors on one panel: say which is the integrator's.
-            ImGui::SameLine();
-            ImGui::TextColored(kDim, "(floats)");
-            if (ImGui::IsItemHovered())
-                ImGui::SetTooltip("From the positions drawn, which are the double state rounded to float: its floor is "
-                                  "float rounding, ~1e-8.\nThe Hermite line above is the integrator's own, in double.");
-        }
-    } else {
-        ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
-    }
+    draw_energy_error(ctx);
+    draw_cluster_plot(ctx.sim.cluster_history());
     // Always three lines, so the panel does not jump when the first result arrives.
     if (energy.latest()) {
         const auto& d = *energy.latest();

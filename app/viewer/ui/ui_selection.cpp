@@ -136,15 +136,18 @@ void draw_selection_panel(std::optional<std::size_t>& selected, const SelectionV
 
 void draw_trail_controls(render::TrailSettings& t, std::size_t bodies) {
     ImGui::Checkbox("Trails (T)", &t.enabled);
-    tooltip("Each body's recent path, fading with age. Kept and drawn on the GPU: a ring of position "
-            "snapshots filled by buffer copies, no host transfer, on every path (CUDA interop included).");
+    tooltip("Each body's recent path, fading with age, kept and drawn on the GPU. Points are spaced in model "
+            "time, sampled where the simulation steps (its thread, a Hermite run), so a close encounter is a "
+            "curve whatever the frame rate; on the CUDA paths a point is a buffer copy at a frame's end.");
     if (!t.enabled) return;
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
     ImGui::SliderInt("##trail_length", &t.length, 2, 1024, "%d points", ImGuiSliderFlags_Logarithmic);
     const int kept = render::capped_trail_length(t.length, bodies);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
-    ImGui::SliderInt("##trail_every", &t.frames_per_point, 1, 16, "every %d frames");
+    const double lo = 1e-6, hi = 1e3;
+    ImGui::SliderScalar("##trail_every", ImGuiDataType_Double, &t.interval, &lo, &hi, "every %.3g time units",
+                        ImGuiSliderFlags_Logarithmic);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
     ImGui::SliderFloat("##trail_brightness", &t.brightness, 0.01f, 5.0f, "light %.2f", ImGuiSliderFlags_Logarithmic);

@@ -25,6 +25,7 @@
 #include "nbody/sim/ic/orbit.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 #include "nbody/sim/ic/star_cluster.hpp"
+#include "nbody/sim/ic/stellar.hpp"
 #include "nbody/sim/io/body_check.hpp"
 #include "nbody/sim/io/input_file.hpp"
 #include "nbody/sim/memory_check.hpp"
@@ -375,7 +376,7 @@ SceneSpec parse(const toml::table& root, const std::string& file) {
         if (units == "galactic") {
             s.units = UnitSystem{};
         } else if (units == "nbody") {
-            s.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0};
+            s.units = UnitSystem{"N-body length", "N-body velocity", "N-body mass", "N-body time", 0.0, 0.0};
         } else {
             r.error("units", "unknown unit system \"" + units + "\" (have \"galactic\": kpc, 100 km/s, 2.325e9 Msun, "
                                                                 "9.78 Myr; \"nbody\": G = 1, dimensionless)", &un);
@@ -595,6 +596,16 @@ void check_placed(const SceneSpec& s, const State& state) {
                               bad->second + ": the values are too large for the simulation's float state");
 }
 
+// Solar masses per mass unit of an N-body scene whose cluster draws a Kroupa spectrum (its stars
+// are rescaled to the cluster's mass), from the spectrum's expected mean; 0 when no component says.
+double cluster_mass_unit(const SceneSpec& s) {
+    for (const GalaxySpec& g : s.galaxies)
+        for (const ComponentSpec& c : g.components)
+            if (c.kind == Kind::Plummer && c.cluster.mass_function == "kroupa" && c.mass > 0)
+                return double(c.bodies) * ic::kroupa_mean_mass(c.cluster.min_mass, c.cluster.max_mass) / c.mass;
+    return 0.0;
+}
+
 Scene generate(const SceneSpec& s) {
     // Before any body is made: N within what the host can hold (the state, its copies while the
     // galaxies are assembled); the command checks its backend's own need once the state exists.
@@ -637,6 +648,7 @@ Scene generate(const SceneSpec& s) {
     scene.integrator = s.integrator;
     scene.camera = s.camera;
     scene.units = s.units;
+    if (!(scene.units.mass_unit_msun > 0)) scene.units.mass_unit_msun = cluster_mass_unit(s);
     scene.trails = s.trails;
     for (const GalaxySpec& g : s.galaxies) scene.galaxy_names.push_back(g.name);  // label k is galaxy k
     return scene;

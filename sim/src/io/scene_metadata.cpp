@@ -13,7 +13,9 @@ namespace nbody::io {
 namespace {
 
 constexpr const char* kPrefix = "scene.";
-constexpr const char* kColourings[] = {"galaxy", "component", "speed", "plain"};
+constexpr const char* kColourings[] = {"galaxy", "component", "speed", "plain", "mass"};
+// Optional (snapshots before issue 33 lack it): solar masses per mass unit, for colouring by mass.
+constexpr const char* kMassUnitKey = "scene.units.mass_unit_msun";
 
 std::string g17(double v) {
     char buf[32];
@@ -67,6 +69,7 @@ void put_scene_metadata(const Scene& scene, std::map<std::string, std::string>& 
     metadata["scene.units.mass"] = scene.units.mass;
     metadata["scene.units.time"] = scene.units.time;
     metadata["scene.units.time_unit_myr"] = g17(scene.units.time_unit_myr);
+    metadata[kMassUnitKey] = g17(scene.units.mass_unit_msun);
     metadata["scene.camera.distance"] = g17(scene.camera.distance);
     metadata["scene.camera.azimuth_deg"] = g17(scene.camera.azimuth_deg);
     metadata["scene.camera.elevation_deg"] = g17(scene.camera.elevation_deg);
@@ -94,7 +97,7 @@ bool apply_scene_metadata(const std::map<std::string, std::string>& m, Scene& sc
     if (const auto it = m.find("scene.colour_by"); it != m.end()) {
         bool known = false;
         for (const char* c : kColourings) known |= it->second == c;
-        if (!known) bad(source, it->first, it->second, "not one of galaxy, component, speed, plain");
+        if (!known) bad(source, it->first, it->second, "not one of galaxy, component, speed, plain, mass");
         colour_by = it->second;
     }
     std::vector<std::string> names;
@@ -114,6 +117,8 @@ bool apply_scene_metadata(const std::map<std::string, std::string>& m, Scene& sc
         u.time_unit_myr = number(m, "scene.units.time_unit_myr", source);
         if (u.time_unit_myr < 0)
             bad(source, "scene.units.time_unit_myr", m.at("scene.units.time_unit_myr"), "must be >= 0");
+        u.mass_unit_msun = m.count(kMassUnitKey) ? number(m, kMassUnitKey, source) : u.time_unit_myr > 0 ? 2.325e9 : 0.0;
+        if (u.mass_unit_msun < 0) bad(source, kMassUnitKey, m.at(kMassUnitKey), "must be >= 0");
         c.distance = number(m, "scene.camera.distance", source);
         if (!(c.distance > 0)) bad(source, "scene.camera.distance", m.at("scene.camera.distance"), "must be > 0");
         c.azimuth_deg = number(m, "scene.camera.azimuth_deg", source);

@@ -1,7 +1,8 @@
 #pragma once
 // What saved frames carry when asked to (`--annotate`, the Recording panel, the Python module's
 // render(annotate=True)): a scale bar in the scene's length unit, the colour legend (one swatch
-// per galaxy when colouring by galaxy) and the model time, bottom left. Drawn with Dear ImGui into
+// per galaxy when colouring by galaxy, stellar masses when colouring by mass) and the model time,
+// bottom left. Drawn with Dear ImGui into
 // its background draw list, so between ImGuiLayer::begin_frame and finish_frame, under any panels.
 
 #include <optional>

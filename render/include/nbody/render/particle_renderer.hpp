@@ -19,7 +19,8 @@
 
 namespace nbody::render {
 
-enum class ColourMode { Galaxy = 0, Component = 1, Speed = 2, Plain = 3 };
+// Mass: a star's main-sequence colour and a size by its mass (stellar_colours.hpp), for clusters.
+enum class ColourMode { Galaxy = 0, Component = 1, Speed = 2, Plain = 3, Mass = 4 };
 
 // Plain parameters: the UI edits a copy, the renderer reads it each frame.
 struct RenderSettings {
@@ -32,6 +33,7 @@ struct RenderSettings {
     ColourMode colour_mode = ColourMode::Galaxy;
     ColorMap colour_map = ColorMap::Inferno;
     float speed_scale = 0.0f;  // speed mapped to the top of the colour map; 0: automatic
+    float solar_masses_per_unit = 1.0f;  // ColourMode::Mass: the scene's (ic::solar_masses_per_unit)
     bool hide_halo = true;          // dark matter is not drawn unless asked for: it hides the disks
     float halo_brightness = 0.12f;  // dark matter is dark: a faint haze that shows the halo's extent
     bool float32_target = false;    // RGBA32F instead of RGBA16F
@@ -65,7 +67,7 @@ class ParticleRenderer {
     float auto_speed_scale() const { return auto_speed_scale_; }
 
   private:
-    void update_colour_map(ColorMap map);
+    void update_colour_map(const RenderSettings& settings);  // the map, or the stellar colours
 
     void build_glow(int width, int height, int levels);
 
