@@ -64,10 +64,10 @@ ClusterProfile measure_cluster(const State& s) {
     std::size_t next = 0, inner = 0;
     for (std::size_t k = 0; k < shells.size() && next < 3; ++k) {
         m += shells[k].m;
-        if (inner == 0 && m >= 0.01 * total && k + 1 >= std::min<std::size_t>(32, shells.size())) inner = k + 1;
+        if (inner == 0 && m >= 0.01 * total && k + 1 >= std::min<std::size_t>(64, shells.size())) inner = k + 1;
         while (next < 3 && m >= fractions[next] * total) *radii[next++] = std::sqrt(shells[k].r2);
     }
-    p.core = king_core(s, shells, inner > 0 ? inner : std::min<std::size_t>(32, shells.size()));
+    p.core = king_core(s, shells, inner > 0 ? inner : std::min<std::size_t>(64, shells.size()));
     return p;
 }
 

@@ -19,7 +19,8 @@ struct ClusterProfile {
 
 // O(N log N): distances from the centre of mass, sorted once. rho0 and the one-dimensional
 // velocity dispersion sigma come from the bodies inside the radius of 1 % of the mass (at least
-// 32 bodies: fewer make the core radius jump by tens of percent between measurements): the central density without a neighbour search. Zeros for fewer than 2 bodies.
+// 64 bodies: fewer make the core radius jump by tens of percent between measurements, the heavy
+// stars of a mass spectrum weighing most): the central density without a neighbour search. Zeros for fewer than 2 bodies.
 ClusterProfile measure_cluster(const State& state);
 
 // The measurements of one run, oldest first, kept to `capacity` (older ones thinned by half when it
