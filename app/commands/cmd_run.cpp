@@ -271,7 +271,8 @@ int run(RunOptions o) {
     double energy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - energy_began).count();
     const io::RunEnergy here{before.total, state.time, std::string(to_string(energy_source))};
     const io::RunEnergy e0 = run_first_energy(loaded.energy0, here);  // load_input keeps it only for its softening
-    if (first) loaded.energy0 = e0;  // the output continues the same run
+    if (first && std::isfinite(e0.energy)) loaded.energy0 = e0;  // the output continues the same run (a non-finite
+                                                                 // start is reported as such, not kept)
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);

@@ -233,7 +233,7 @@ int run_hermite(const HermiteRunOptions& o) {
     const io::RunEnergy here{e_start.value_or(0.0), t_start, io::kHermiteEnergySource};
     if (in.softening && p.softening != *in.softening) in.energy0.reset();  // another potential
     const io::RunEnergy e0 = run_first_energy(in.energy0, here);
-    if (e_start) in.energy0 = e0;  // the output continues the same run
+    if (e_start && std::isfinite(e0.energy)) in.energy0 = e0;  // the output continues the same run
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
     int interrupted = InterruptGuard::requested();

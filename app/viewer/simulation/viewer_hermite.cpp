@@ -145,7 +145,7 @@ void ViewerHermite::save_into(io::Snapshot& snap) const {
     snap.precise = at_a_block_end ? PreciseState{b.x, b.v, b.mass} : PreciseState{x_, v_, b.mass};
     io::put_hermite_params(*h_, snap);
     if (at_a_block_end) io::put_hermite_state(*h_, snap);
-    snap.energy0 = io::RunEnergy{e0_, t0_, io::kHermiteEnergySource};
+    if (std::isfinite(e0_)) snap.energy0 = io::RunEnergy{e0_, t0_, io::kHermiteEnergySource};
 }
 
 void ViewerHermite::continue_run_energy(const io::RunEnergy& e0) {

@@ -118,7 +118,7 @@ void EnergyMonitor::take_carried_baseline() {
 }
 
 std::optional<io::RunEnergy> EnergyMonitor::run_energy() const {
-    if (!baseline_) return std::nullopt;
+    if (!baseline_ || !std::isfinite(baseline_->total)) return std::nullopt;  // a snapshot keeps finite ones only
     return io::RunEnergy{baseline_->total, baseline_time_,
                          std::string(to_string(choose_energy_source(std::nullopt, baseline_gravity_)))};
 }
