@@ -97,6 +97,29 @@ TEST(ViewerBeside, RecordedFramesAreTheSameOnTheSimulationThread) {
         << "the frames should show the bodies moving";
 }
 
+// Issue 33, item 7: trail points are sampled by model time where the steps run, after each step
+// on the simulation thread and between runs of steps in the frame loop: the same points either
+// way, so frames with trails are byte-identical too (a point every 2 steps here: 4 a frame).
+TEST(ViewerBeside, TrailsAreTheSameOnTheSimulationThread) {
+    test::TempDir dir;
+    const std::string args = "record --backend cpu --size 96x54 --bodies 96 --trails 48 --frames 5 --steps-per-frame 8 "
+                             "--scene '" + test::source_dir() + "/scenes/rv770-figure-eight-3.toml' --out '";
+    const auto in_loop = run_viewer("NBODY_SIM_THREAD=0", args + dir.file("in-loop") + "'");
+    SKIP_WITHOUT_EGL(in_loop);
+    ASSERT_EQ(in_loop.exit_code, 0) << in_loop.output;
+    const auto beside = run_viewer("NBODY_SIM_THREAD=1", args + dir.file("beside") + "'");
+    ASSERT_EQ(beside.exit_code, 0) << beside.output;
+    EXPECT_NE(beside.output.find("the simulation steps on its own thread"), std::string::npos) << beside.output;
+    int compared = 0;
+    for (const auto& e : fs::directory_iterator(dir.path() / "in-loop")) {
+        if (e.path().extension() != ".png") continue;
+        const std::string a = bytes_of(e.path()), b = bytes_of(dir.path() / "beside" / e.path().filename());
+        EXPECT_TRUE(!a.empty() && a == b) << e.path().filename() << " differs";
+        ++compared;
+    }
+    EXPECT_EQ(compared, 5);
+}
+
 TEST(ViewerBeside, HeadlessFramesPrintAProgressLine) {
     const auto r = run_viewer("", "view --headless " + kTiny + "--frames 3 --scene '" + test::source_dir() +
                                       "/scenes/plummer.toml' --bodies 256");

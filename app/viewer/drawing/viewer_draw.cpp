@@ -38,7 +38,6 @@ std::string scene_place_label(const std::string& dir, bool first) {
 // drawn has reached its time, so the trail never runs ahead of its body.
 void Viewer::feed_trails() {
     const render::TrailSettings& t = params_.render.trails;
-    sim_.trail_sampler().set_interval(t.enabled ? t.interval : 0.0);
     trails_.update(sim_.buffers(), t, !sim_.trails_on_host());
     for (TrailPoint& p : sim_.trail_sampler().take()) trail_points_.push_back(std::move(p));
     const double shown = sim_.buffers().current_time();

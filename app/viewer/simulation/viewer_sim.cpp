@@ -226,8 +226,9 @@ double SimulationDriver::next_sample_time() const {
 // estimate, then single steps: time is a sum of steps, and rounding must not skip the crossing).
 void SimulationDriver::step_host_sampled(int steps, const StepParams& params) {
     while (steps > 0) {
+        // Clamped in double: the first sample is due at once (-inf-like), none at all is +inf-like.
         const double to_next = (next_sample_time() - backend_->time()) / params.dt;
-        const int run = to_next > 1e9 ? steps : std::clamp(int(std::ceil(to_next)) - 1, 1, steps);
+        const int run = int(std::clamp(std::ceil(to_next) - 1.0, 1.0, double(steps)));
         backend_->step(params, run);
         steps -= run;
         if (trails_.due(backend_->time()) || cluster_.due(backend_->time())) {
