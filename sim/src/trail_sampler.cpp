@@ -38,7 +38,9 @@ bool TrailSampler::record(double time, const std::vector<Vec4f>& positions) {
     next_ = started_ ? next_ + interval_ * std::max(1.0, std::floor((time - next_) / interval_) + 1) : time + interval_;
     started_ = true;
     last_ = time;
-    if (held_.size() >= kMaxHeld) held_.erase(held_.begin());
+    const std::size_t point_bytes = std::max<std::size_t>(positions.size() * sizeof(Vec4f), 1);
+    const std::size_t most = std::clamp<std::size_t>(kMaxHeldBytes / point_bytes, 2, kMaxHeld);
+    while (held_.size() >= most) held_.erase(held_.begin());
     held_.push_back({time, positions});
     return true;
 }

@@ -71,6 +71,16 @@ TEST(TrailSampler, PointsAreSpacedInModelTimeWhateverTheStepsPerCall) {
     EXPECT_EQ(times, (std::vector<double>{0.0, 0.06, 0.12, 0.16}));  // the first state at or past 0.05, 0.10, 0.15
     sampler.set_interval(0);
     EXPECT_FALSE(sampler.record(1.0, one));
+
+    // Points nobody takes are held to a bound: the newest, oldest dropped first.
+    sampler.set_interval(1.0 / 128);
+    for (int step = 0; step < 1000; ++step) sampler.record(step / 128.0, one);
+    const std::vector<TrailPoint> held = sampler.take();
+    ASSERT_EQ(held.size(), TrailSampler::kMaxHeld);
+    EXPECT_EQ(held.back().time, 999 / 128.0);
+    const std::vector<Vec4f> many(std::size_t(1) << 20);  // 16 MiB a point: 4 held
+    for (int step = 1000; step < 1010; ++step) sampler.record(step / 128.0, many);
+    EXPECT_EQ(sampler.take().size(), TrailSampler::kMaxHeldBytes / (many.size() * sizeof(Vec4f)));
 }
 
 TEST(StellarColours, MainSequenceTemperatureRisesWithMass) {

@@ -142,7 +142,7 @@ void draw_trail_controls(render::TrailSettings& t, std::size_t bodies) {
     if (!t.enabled) return;
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-    ImGui::SliderInt("##trail_length", &t.length, 2, 1024, "%d points", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderInt("##trail_length", &t.length, 2, render::kMaxTrailLength, "%d points", ImGuiSliderFlags_Logarithmic);
     const int kept = render::capped_trail_length(t.length, bodies);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
     const double lo = 1e-6, hi = 1e3;

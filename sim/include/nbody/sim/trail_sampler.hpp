@@ -7,7 +7,8 @@
 // its last frame and adds them to the trail it draws.
 //
 // Thread-safe: recorded on the stepping thread, taken on the UI thread. Points not taken are
-// held up to a bound (the oldest go first), so a window that stops drawing does not grow memory.
+// held up to kMaxHeld of them and kMaxHeldBytes in all (the oldest go first), so a window that
+// stops drawing does not grow memory.
 
 #include <cstddef>
 #include <mutex>
@@ -39,7 +40,7 @@ class TrailSampler {
     // the first, +inf-like when off.
     double next_time() const;
 
-    static constexpr std::size_t kMaxHeld = 256;
+    static constexpr std::size_t kMaxHeld = 256, kMaxHeldBytes = std::size_t(64) << 20;
 
   private:
     mutable std::mutex mutex_;
