@@ -120,7 +120,10 @@ void Viewer::write_snapshot_to(const std::string& path) {
     snap.scene_source = scene_.source.empty() ? scene_path_ : scene_.source;  // a snapshot's: its scene's
     // The units, camera, galaxy names and the colouring on screen, so that the snapshot is
     // viewed as this scene (io/scene_metadata.hpp).
-    scene_.colour_by = colour_option_name(params_.render.colour_mode);
+    // Colouring by mass is not written: builds before it refuse a snapshot naming it, and a star
+    // cluster, the scene it is for, opens in it anyway.
+    const render::ColourMode mode = params_.render.colour_mode;
+    scene_.colour_by = mode == render::ColourMode::Mass ? "" : colour_option_name(mode);
     io::put_scene_metadata(scene_, snap.metadata);
     io::write_snapshot(path, snap);
 }
