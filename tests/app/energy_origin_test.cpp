@@ -72,6 +72,15 @@ TEST(EnergyOrigin, HermiteRunKeepsAndTakesTheRunsE0) {
     next.save_into(again);
     EXPECT_EQ(again.energy0->energy, snap.energy0->energy) << "passed on to the next snapshot";
     EXPECT_EQ(again.energy0->time, scene.state.time);
+    // The panel's measurement for larger N: on a worker thread, from a copy, collected by polling.
+    next.measure_energy();
+    for (int i = 0; i < 2000 && !next.measured(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        next.poll_energy();
+    }
+    ASSERT_TRUE(next.measured().has_value());
+    EXPECT_NEAR(next.measured()->error, next.energy_error(), 1e-9);
+    EXPECT_EQ(next.measured()->time, next.time());
     const double kept = next.energy_error();
     next.continue_run_energy(io::RunEnergy{1.0, 0, "exact"});  // a float monitor's: not Hermite's
     EXPECT_EQ(next.energy_error(), kept);

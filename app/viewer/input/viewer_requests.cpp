@@ -74,6 +74,7 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
     }
     try {
         energy_.poll();
+        if (ViewerHermite* h = sim_.hermite()) h->poll_energy();
         if (const auto& d = energy_.latest(); d && energy_.latest_time() >= com_.time)
             com_.anchor(d->centre_of_mass, d->centre_of_mass_velocity, energy_.latest_time());
         if (requests.compute_energy) start_energy();

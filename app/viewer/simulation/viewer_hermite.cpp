@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "nbody/sim/hermite/energy.hpp"
 #include "nbody/sim/io/hermite_snapshot.hpp"
 
 namespace nbody::app {
@@ -146,6 +147,20 @@ void ViewerHermite::save_into(io::Snapshot& snap) const {
     io::put_hermite_params(*h_, snap);
     if (at_a_block_end) io::put_hermite_state(*h_, snap);
     if (std::isfinite(e0_)) snap.energy0 = io::RunEnergy{e0_, t0_, io::kHermiteEnergySource};
+}
+
+void ViewerHermite::measure_energy() {
+    if (measuring_.valid()) return;
+    measuring_ = std::async(std::launch::async, [m = h_->bodies().mass, x = x_, v = v_, eps = h_->params().softening,
+                                                 e0 = e0_, t = shown_] {
+        const double e = *hermite::total_energy(m, x, v, eps);
+        return Measured{e0 != 0 ? (e - e0) / std::abs(e0) : 0.0, t};
+    });
+}
+
+void ViewerHermite::poll_energy() {
+    if (measuring_.valid() && measuring_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        measured_ = measuring_.get();
 }
 
 void ViewerHermite::continue_run_energy(const io::RunEnergy& e0) {

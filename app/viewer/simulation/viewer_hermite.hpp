@@ -10,6 +10,7 @@
 // the 4,096-body clusters Hermite serves here, nothing beside the O(N^2) forces of one block.
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,9 +83,12 @@ class ViewerHermite {
     // A snapshot's E0 of the run this one continues (issue 33): the error then counts from the
     // run's first state. Only a Hermite run's (summed from the double state) is taken.
     void continue_run_energy(const io::RunEnergy& e0);
-    // The error summed now (O(N^2) in double, on the host's threads), kept for the panel's one
-    // energy line: the monitor's floats cannot show an error below float rounding (~1e-8).
-    void measure_energy() { measured_ = Measured{energy_error(), shown_}; }
+    // Sums the energy error of the state on screen on a worker thread, from a copy (O(N^2) in
+    // double: about a second at 16K bodies on two cores, which the frame loop must not wait for),
+    // for the panel's one energy line: the monitor's floats cannot show an error below float
+    // rounding (~1e-8). poll_energy() collects it; no-op while one runs.
+    void measure_energy();
+    void poll_energy();
     struct Measured {
         double error = 0, time = 0;
     };
@@ -102,6 +106,7 @@ class ViewerHermite {
     double shown_ = 0;
     double e0_ = 0, t0_ = 0;  // the run's first energy and its model time
     std::optional<Measured> measured_;
+    std::future<Measured> measuring_;  // last: a running sum is waited for before the state it copied goes
     std::vector<Vec3d> x0_;  // positions at the start, for largest_displacement()
     std::string engine_line_;
     HermiteFrame last_;

@@ -1,6 +1,7 @@
 // Fourth-order Hermite with block time steps: see integrator.hpp for the scheme.
 
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/hermite/energy.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -421,8 +422,14 @@ double HermiteIntegrator::energy() const { return *energy_or_stop({}); }
 std::optional<double> HermiteIntegrator::energy_or_stop(const std::function<bool()>& stop) const {
     std::vector<Vec3d> x, v;
     predicted(x, v);
+    return total_energy(b_.mass, x, v, p_.softening, stop);
+}
+
+std::optional<double> total_energy(const std::vector<double>& mass, const std::vector<Vec3d>& x,
+                                   const std::vector<Vec3d>& v, double softening,
+                                   const std::function<bool()>& stop) {
     const std::size_t n = x.size();
-    const double eps2 = p_.softening * p_.softening;
+    const double eps2 = softening * softening;
     std::vector<double> phi(n, 0.0);
     std::atomic<bool> stopped{false};
     parallel_for(n, [&](std::size_t begin, std::size_t end) {
@@ -435,7 +442,7 @@ std::optional<double> HermiteIntegrator::energy_or_stop(const std::function<bool
             for (std::size_t j = 0; j < n; ++j) {
                 if (j == i) continue;
                 const Vec3d d = x[j] - x[i];
-                s += b_.mass[j] / std::sqrt(dot(d, d) + eps2);
+                s += mass[j] / std::sqrt(dot(d, d) + eps2);
             }
             phi[i] = s;
         }
@@ -443,8 +450,8 @@ std::optional<double> HermiteIntegrator::energy_or_stop(const std::function<bool
     if (stopped) return std::nullopt;
     double kinetic = 0, potential = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        kinetic += 0.5 * b_.mass[i] * dot(v[i], v[i]);
-        potential -= 0.5 * b_.mass[i] * phi[i];
+        kinetic += 0.5 * mass[i] * dot(v[i], v[i]);
+        potential -= 0.5 * mass[i] * phi[i];
     }
     return kinetic + potential;
 }
