@@ -76,5 +76,28 @@ TEST(StarColours, ClusterSceneIsShownByStellarMass) {
     EXPECT_EQ(galaxy.blue, 0);
 }
 
+// The radii are measured by the simulation every ten frames' worth of model time (plummer.toml:
+// 4 steps of 0.005 a frame, so every 0.2), in the frame loop as on the simulation thread: the
+// same measurements however the steps are run, none between.
+TEST(StarColours, ClusterRadiiAreMeasuredByModelTime) {
+    std::string reports[2];
+    for (int beside : {0, 1}) {
+        const auto r = test::run_command("NBODY_SIM_THREAD=" + std::to_string(beside) + " timeout 300 '" +
+                                         test::nbody_executable() + "' view --headless --backend cpu --no-ui " +
+                                         "--size 96x54 --frames 26 --bodies 512 --scene '" + test::source_dir() +
+                                         "/scenes/plummer.toml'");
+        if (r.exit_code != 0 && r.output.find("cannot create a headless OpenGL") != std::string::npos)
+            GTEST_SKIP() << r.output;
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const std::size_t at = r.output.find("  cluster: ");
+        ASSERT_NE(at, std::string::npos) << r.output;
+        reports[beside] = r.output.substr(at, r.output.find('\n', at) - at);
+    }
+    // 25 frames of steps (the first frame is drawn before any) to t = 0.5, measured after the
+    // first step (t = 0.005), then at 0.205 and 0.405.
+    EXPECT_NE(reports[0].find("cluster: 3 measurements; at t = 0.4"), std::string::npos) << reports[0];
+    EXPECT_EQ(reports[0], reports[1]);
+}
+
 }  // namespace
 }  // namespace nbody

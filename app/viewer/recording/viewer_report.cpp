@@ -81,6 +81,15 @@ int print_record_summary(const RecordingSummary& r, int mp4_fps, bool interrupte
     return 0;
 }
 
+// A star cluster's radii as the Simulation panel plots them (issue 33): how many measurements the
+// simulation took, and the newest.
+void print_cluster_report(const std::vector<ClusterProfile>& samples) {
+    if (samples.empty()) return;
+    const ClusterProfile& p = samples.back();
+    std::printf("  cluster: %zu measurements; at t = %.4g: r10 %.4g, r50 %.4g, r90 %.4g, core %.4g\n", samples.size(),
+                p.time, p.r10, p.r50, p.r90, p.core);
+}
+
 }  // namespace
 
 // Under --gravity tree a scripted run also says what the tree cost and what theta bought: the
@@ -127,6 +136,7 @@ int Viewer::finish() {
         std::printf("  first frame drawn %.2f s after the %s opened\n", first_frame_seconds_,
                     surface_->headless() ? "surface" : "window");
         if (sim_.hermite()) print_hermite_report();
+        print_cluster_report(sim_.cluster_history().samples());
     }
     if (record_run_ && record_summary_ &&
         print_record_summary(*record_summary_, record_settings_->mp4_fps, interrupted_ != 0) != 0)
