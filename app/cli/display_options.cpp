@@ -10,8 +10,9 @@ namespace nbody::app {
 
 void add_trail_option(CLI::App& cmd, ViewOptions& options) {
     cmd.add_option("--trails", options.trails,
-                   "Draw each body's trail: its last N positions (spaced in model time, two frames of the scene's playback apart, "
-                   "sampled as the simulation steps: a close encounter is a curve), fading with age; 0: none "
+                   "Draw each body's trail over the model time of N points two frames of playback apart (with few bodies "
+                   "in up to 8 times as many points), sampled as the simulation steps, so a close encounter is a curve; "
+                   "fading with age; 0: none "
                    "(default: the scene's `trails`, on for the figure-eight scenes). GPU memory: 16 bytes per body per "
                    "point")
         ->check(whole_number(0, render::kMaxTrailLength));
