@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "nbody/render/camera_path.hpp"
 #include "nbody/render/particle_renderer.hpp"
@@ -19,6 +20,7 @@ namespace nbody::app {
 struct ViewOptions {
     std::optional<std::string> scene;  // a scene file; none: the built-in collision
     BackendKind backend = BackendKind::Auto;
+    std::vector<int> gpus;  // --gpus: the cuda backend steps on these GPUs of this process (empty: one)
     std::optional<std::size_t> bodies;
     bool headless = false;                  // EGL, no window and no input
     std::optional<long long> frames;        // stop after this many frames (exit 0)

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "display_options.hpp"
+#include "distributed_run.hpp"
 #include "nbody/sim/memory_check.hpp"
 #include "output_paths.hpp"
 #include "viewer_options.hpp"
@@ -108,8 +109,10 @@ void add_record_command(CLI::App& app, int& exit_code) {
         "elapsed time and frames per second (a record_report line), and the per-stage frame timing of `view "
         "--frames` (an fps_report line).");
 
-    cmd->callback([a, &exit_code]() {
+    const auto gpus = add_gpus_option(*cmd);
+    cmd->callback([a, gpus, &exit_code]() {
         ViewOptions o = a->view;
+        o.gpus = check_gpus_request(*gpus);
         o.command = "record";
         o.headless = true;
         o.no_ui = !a->ui;

@@ -111,7 +111,7 @@ Viewer::Viewer(const ViewOptions& o)
       scene_path_(o.scene.value_or("")),
       scene_(load_valid_scene(scene_path_, o.bodies)),  // before the window: a bad file costs none
       surface_(open_surface(o)),
-      sim_(o.backend, std::cerr),
+      sim_(o.backend, std::cerr, o.gpus),
       camera_(scene_.camera) {
     if (o.softening) {
         if (!(*o.softening >= 0) || !std::isfinite(*o.softening))

@@ -122,6 +122,8 @@ int Viewer::finish() {
         totals_.seconds = loop_seconds;
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu);
         if (sim_.gravity().gravity == Gravity::Tree) print_tree_report();
+        if (const std::string shares = sim_.gpu_shares_text(); !shares.empty())
+            std::printf("  gpus: %s\n", shares.c_str());
         // Where the run ended, in the scene's own time unit (what the status bar showed).
         std::printf("  scene: %s, %s\n", scene_.name.c_str(), time_text(sim_.time(), scene_.units).c_str());
         std::printf("  first frame drawn %.2f s after the %s opened\n", first_frame_seconds_,

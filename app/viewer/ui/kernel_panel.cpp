@@ -47,6 +47,7 @@ void draw_gravity_section(KernelParams& kernel, Requests& requests, const PanelC
         ImGui::PopItemWidth();
         if (const std::string times = tree_timing_text(ctx.sim); !times.empty()) wrapped(kDim, "Tree: " + times);
     }
+    if (const std::string shares = ctx.sim.gpu_shares_text(); !shares.empty()) wrapped(kDim, "GPUs: " + shares);
     if (changed) requests.apply_gravity = true;
     if (!kernel.gravity_reason.empty()) wrapped(kError, "Not applied: " + kernel.gravity_reason);
     if (ImGui::Button("Force error")) requests.estimate_force_error = true;
