@@ -28,8 +28,10 @@ N_FILL = 262144      # the walk is not assumed faster per body below 256K bodies
 SURFACE_FACTOR = 1.5  # a Morton domain's surface over a cube's of the same volume
 D_NEAR = 6.1         # spacings: depth of the layer of remote bodies a boundary group opens (from 2665 bodies/list)
 CELLS_PER_BODY = 0.6  # LET cells per LET body (the measured list's 1587 cells / 2665 bodies)
-BODY_B, CELL_B = 16, 80   # bytes: a body (x, y, z, m); a cell (Bonsai's 5 float4: box, centre, 3 multipole)
+BODY_B, CELL_B = 16, 80   # bytes: a body (x, y, z, m); a cell (com 16, quad 32, cube 16, children 8, range 8; Bonsai: 5 float4)
 BTREE_CELLS = 512    # cells of the boundary tree every rank all-gathers (Bonsai's small group tree)
+K_NEAR = 26          # near ranks that need a full LET (the neighbours of a cube on a grid)
+BOX_BODIES = 2048    # a rank sends its near ranks the boxes (32 B) of its nodes of <= 2048 bodies
 MIGRATE = 0.01       # fraction of a rank's bodies that change domain per step
 MIGRATE_B = 48       # bytes per migrating body: position + mass, velocity, id and tag
 SAMPLE_RATE = 1 / 30  # Bonsai: n/30 key samples in all per step (exchangeSamplesAndUpdateBoundarySFC)
@@ -80,14 +82,16 @@ def decomposed(N, P):
     B = link(P)
     lg = math.log2(P)
     # before the walk, not hidden: key samples all-gathered, bodies that changed domain exchanged
-    t_dom = (SAMPLE_RATE * n * 8 / B + ALPHA * lg) + (MIGRATE * n * MIGRATE_B / B + ALPHA * 26)
+    t_dom = (SAMPLE_RATE * n * 8 / B + ALPHA * lg) + (MIGRATE * n * MIGRATE_B / B + ALPHA * min(K_NEAR, P - 1))
     # GPU work: local tree over n, the local walk, the LET walk, building the LETs sent
     t_build = T_B * n * 1e-9
     t_local = T_W * max(n, N_FILL) * 1e-9
     t_lets = KAPPA * T_W * lb * 1e-9
     # LETs: near neighbours' point to point, everyone's boundary tree all-gathered; hidden behind the local walk
     let_bytes = lb * BODY_B + lc * CELL_B + (P - 1) * BTREE_CELLS * CELL_B
-    t_let = let_bytes / B + ALPHA * (26 + lg)
+    # before the LETs: who needs a full LET (a P-bit mask from every rank), the near ranks' boxes
+    ask_bytes = P * P / 8 + min(K_NEAR, P - 1) * n / BOX_BODIES * 32
+    t_let = (let_bytes + ask_bytes) / B + ALPHA * (2 * min(K_NEAR, P - 1) + 2 * lg)
     exposed = max(0.0, t_let - t_local)
     total = CP * 1e-3 + t_dom + t_build + t_local + t_lets + exposed
     return dict(ms=total * 1e3, let_mb=let_bytes / 1e6, let_ms=t_let * 1e3, exposed_ms=exposed * 1e3,
