@@ -4,7 +4,7 @@ code on P GPUs, (a) replicated (what is built: every GPU holds all N, walks N/P,
 the accelerations) and (b) a domain decomposition with locally essential trees (not built).
 
 Every constant is either fitted to device runs 88-89 (two H100s, docs/measurements/2026-11-26-run8[89]-*)
-or an assumption named in the doc; change one here and rerun:  python3 scripts/dd-cost-model.py
+or an assumption named in the doc; change one here and rerun:  python3 docs/measurements/2026-11-26-dd-cost-model.py
 Standard library only. Prints the fit, then the markdown tables the doc holds."""
 
 import math
