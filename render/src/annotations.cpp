@@ -22,7 +22,7 @@ std::string time_text(double t, const UnitSystem& units) {
 
 // A scale bar (a round length that is about 120 pixels at the camera's target), the colour legend
 // and the model time, bottom left, in the background draw list: under the panels.
-void draw_annotations(const FrameAnnotations& a) {
+float draw_annotations(const FrameAnnotations& a) {
     const ImGuiIO& io = ImGui::GetIO();
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
     const float em = ImGui::GetFontSize();
@@ -70,7 +70,11 @@ void draw_annotations(const FrameAnnotations& a) {
     }
 
     // The model time, for frames saved without the status bar that shows it on screen.
-    if (a.time) draw->AddText(ImVec2(pad, y), text, time_text(*a.time, a.units).c_str());
+    if (a.time) {
+        draw->AddText(ImVec2(pad, y), text, time_text(*a.time, a.units).c_str());
+        y -= em * 1.5f;
+    }
+    return io.DisplaySize.y - y - em;
 }
 
 }  // namespace nbody::render

@@ -62,12 +62,12 @@ struct PanelContext {
 struct PanelVisibility {
     bool kernel = true, simulation = true, rendering = true, recording = true;
     bool encounter = false;  // the encounter editor: opened from View (or view --encounter)
-    float simulation_height = 0;  // last frame's, for placing it
-    // draw_ui places the panels while this is below a few frames (auto-sized panels learn their
-    // size from a frame of content), then leaves them where the user drags them. Reset layout and
-    // a resized window set it back to 0.
-    int layout_frames = 0;
-    float layout_width = 0, layout_height = 0;  // the display size the layout was made for
+    // draw_ui stacks the open panels every frame (panel_layout.hpp) from their sizes in the last
+    // one, except those the user dragged somewhere (pinned, by name); View > Reset layout and a
+    // resized window unpin them all.
+    std::vector<std::string> pinned, collapsed_by_layout;
+    float layout_width = 0, layout_height = 0;  // the display size the pins were made in
+    float bottom_band = 0;                      // last frame's scale bar, legend and status bar
     float ui_scale = 1.0f;                      // View > UI scale, on top of the display's own
     float base_font_scale = 0;                  // ImGui's FontGlobalScale before ui_scale
 };
@@ -90,11 +90,13 @@ void draw_recording_panel(RecordingParams& recording, Requests& requests, const 
 // screen even with the panels hidden, and left out of recorded frames (ImGuiLayer::draw_layers).
 void draw_recording_indicator(const PanelContext& ctx);
 // The scale bar, the colour legend and (with params.recording.annotate) the model time, bottom
-// left, under the panels: what saved frames carry when asked (--annotate).
-void draw_annotations(const PanelContext& ctx, const ViewerParams& params);
+// left, under the panels: what saved frames carry when asked (--annotate). Returns the height
+// they take from the bottom of the window.
+float draw_annotations(const PanelContext& ctx, const ViewerParams& params);
 void draw_help_panel(bool* open);
-// Bottom middle: scene, N, backend, model time, fps, and the messages still on screen.
-void draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
+// Bottom middle: scene, N, backend, model time, fps, and the messages still on screen. Returns
+// the height it takes from the bottom of the window.
+float draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
 // Centre, while params.confirm_quit: the simulation ran since it was saved; save and quit, quit,
 // or go on (quit_guard.hpp).
 void draw_quit_dialog(ViewerParams& params, Requests& requests, const PanelContext& ctx);

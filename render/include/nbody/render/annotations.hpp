@@ -23,7 +23,8 @@ struct FrameAnnotations {
     std::optional<double> time;                    // the model time, when the frame is to show it
 };
 
-void draw_annotations(const FrameAnnotations& annotations);
+// Returns the height they take from the bottom of the frame (for keeping panels off them).
+float draw_annotations(const FrameAnnotations& annotations);
 
 // "t = 51.0 Myr", "t = 1.25 Gyr" where the scene has physical units; "t = 12.35 (N-body units)"
 // otherwise.
