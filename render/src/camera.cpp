@@ -116,4 +116,54 @@ CameraSpec frame_camera(const State& state) {
     return camera;
 }
 
+namespace {
+
+// The bodies a frame shows: all but the dark-matter halo (hidden by default), or all of them
+// when there is nothing else.
+std::vector<Vec4f> drawn_bodies(const State& state) {
+    std::vector<Vec4f> drawn;
+    drawn.reserve(state.size());
+    for (std::size_t i = 0; i < state.size(); ++i)
+        if (i >= state.component.size() || state.component[i] != Component::Halo) drawn.push_back(state.pos_mass[i]);
+    return drawn.empty() ? state.pos_mass : drawn;
+}
+
+// The centre of mass of the bodies within `radius` of `about` (all of them for an infinite radius).
+Vec3d centre_of_mass(const std::vector<Vec4f>& bodies, const Vec3d& about, double radius) {
+    double m = 0;
+    Vec3d c;
+    for (const Vec4f& p : bodies)
+        if (norm(xyz(p) - about) <= radius) {
+            m += p.w;
+            c += xyz(p) * double(p.w);
+        }
+    return m > 0 ? c / m : about;
+}
+
+// The distance from `c` within which 99% of the bodies lie.
+double radius_99(const std::vector<Vec4f>& bodies, const Vec3d& c) {
+    std::vector<double> r(bodies.size());
+    for (std::size_t i = 0; i < bodies.size(); ++i) r[i] = norm(xyz(bodies[i]) - c);
+    const auto p99 = r.begin() + std::ptrdiff_t(0.99 * double(r.size() - 1));
+    std::nth_element(r.begin(), p99, r.end());
+    return *p99;
+}
+
+}  // namespace
+
+CameraSpec fit_camera(CameraSpec spec, const State& state, double aspect, double fov_y_deg) {
+    const std::vector<Vec4f> drawn = drawn_bodies(state);
+    if (drawn.empty()) return spec;
+    // The outliers would pull the centre of mass their way: it is taken again without them.
+    const Vec3d first = centre_of_mass(drawn, spec.target, HUGE_VAL);
+    const Vec3d c = centre_of_mass(drawn, first, radius_99(drawn, first));
+    // A sphere of radius R about the target fills the narrower field of view at R / sin(half
+    // angle); 10% more leaves a margin round the galaxies.
+    const double radius = norm(c - spec.target) + radius_99(drawn, c);
+    const double half_y = 0.5 * fov_y_deg * 3.14159265358979 / 180.0;
+    const double half = std::atan(std::tan(half_y) * std::min(aspect, 1.0));
+    spec.distance = std::max(spec.distance, 1.1 * radius / std::sin(half));
+    return spec;
+}
+
 }  // namespace nbody::render
