@@ -155,7 +155,9 @@ Viewer::Viewer(const ViewOptions& o)
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
     if (simulation_beside_frames(o, frame_limit_) &&
-        sim_.run_beside([](const Backend& backend) { return tree_timing_text(backend); }))
+        sim_.run_beside([](const Backend& backend) {
+            return SimulationThread::StepNote{tree_timing_text(backend), tree_interactions(backend)};
+        }))
         std::cerr << "nbody: the simulation steps on its own thread; the window draws its newest state\n";
     start_integrator_from_options();
     if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
@@ -398,7 +400,13 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     }
     params_.sim.integrator_error.clear();
     params_.sim.bodies = int(scene_.state.size());
-    if (!keep_camera) camera_.reset(scene_.camera);
+    if (!keep_camera) {
+        // A launched scene (picker, Open, the Encounter editor) shows all its galaxies: the
+        // scene's view, moved back where it cut one off (a wider encounter than the preset's).
+        const render::DrawTarget t = surface_->target();
+        if (new_scene) scene_.camera = render::fit_camera(scene_.camera, scene_.state, t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
+        camera_.reset(scene_.camera);
+    }
 }
 
 void Viewer::replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera, bool reread,

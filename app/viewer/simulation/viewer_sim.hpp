@@ -84,7 +84,7 @@ class SimulationDriver {
     // keeps stepping in the frame loop). False when the backend cannot.
     // `describe` is read after each step (the tree's timings), for description().
     bool run_beside(SimulationThread::Describe describe = {});
-    std::string description() const { return beside_ ? beside_->description() : std::string(); }
+    SimulationThread::StepNote description() const { return beside_ ? beside_->description() : SimulationThread::StepNote{}; }
     bool beside() const { return beside_ != nullptr; }
     // Back to stepping in the caller's thread, after the step in progress and what was posted;
     // the state shown becomes the backend's newest.

@@ -65,7 +65,6 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
     }
     const PerfStats& perf = ctx.perf;
     const double ips = perf.interactions_per_second();
-    const double gflops = ips * kernel.flops_per_interaction * 1e-9;
 
     if (ctx.sim.tunable()) {
         const KernelConfig running = ctx.sim.backend().kernel_config();
@@ -156,20 +155,21 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
     draw_gravity_section(kernel, requests, ctx);
 
     ImGui::Separator();
-    if (ImGui::BeginTable("rates", 2, ImGuiTableFlags_SizingStretchProp)) {
-        auto row = [](const char* name, const std::string& value) {
+    if (ImGui::BeginTable("rates", 2, ImGuiTableFlags_SizingFixedFit)) {
+        auto row = [](const std::string& name, const std::string& value, const std::string& help = "") {
             ImGui::TableNextRow();
             ImGui::TableSetColumnIndex(0);
-            ImGui::TextColored(kDim, "%s", name);
+            ImGui::TextColored(kDim, "%s", name.c_str());
             ImGui::TableSetColumnIndex(1);
             ImGui::TextUnformatted(value.c_str());
+            if (!help.empty()) tooltip(help.c_str());
         };
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.3f ms%s", perf.ms_per_step(),
                       ctx.sim.tunable() ? " (force pass, GPU events)" : "");
         row("Step", perf.ms_per_step() > 0 ? buf : "-");
-        row("Interactions/s", ips > 0 ? si(ips) : "-");
-        row("GFLOP/s", ips > 0 ? si(gflops * 1e9).append("FLOP/s") : "-");
+        for (const RateLine& r : rate_lines(ips, perf.computed_interactions_per_second(), kernel.flops_per_interaction))
+            row(r.name, r.value, r.help);
         std::snprintf(buf, sizeof buf, "%.1f  (%.2f ms/frame)", perf.fps(), perf.frame_ms());
         row("Frames/s", buf);
         ImGui::EndTable();
@@ -187,7 +187,9 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
     const RollingSeries& ips_h = perf.ips_history();
     if (ips_h.count() > 0) {
         char overlay[64];
-        std::snprintf(overlay, sizeof overlay, "%s interactions/s", si(ips).c_str());
+        std::snprintf(overlay, sizeof overlay, perf.computed_interactions_per_second() > 0 ? "%s interactions/s, direct-sum equiv."
+                                                                                         : "%s interactions/s",
+                      si(ips).c_str());
         ImGui::PlotLines("##ips", ips_h.data(), ips_h.size(), ips_h.offset(), overlay, 0.0f,
                          ips_h.max() * 1.15f, ImVec2(plot_w, em() * 3.2f));
     }

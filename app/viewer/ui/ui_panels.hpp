@@ -12,6 +12,7 @@
 #include "nbody/render/camera.hpp"
 #include "nbody/render/context.hpp"
 #include "recorder.hpp"
+#include "ui_text.hpp"
 #include "viewer_params.hpp"
 #include "viewer_scenes.hpp"
 #include "viewer_sim.hpp"
@@ -106,14 +107,8 @@ void draw_busy_indicator(const PanelContext& ctx);
 // with the panels (in frames recorded with them, never in frames saved without them).
 void draw_backend_badge(const PanelContext& ctx);
 
-// "1.41 T", "28.2 G": value with an SI prefix, three significant digits.
-std::string si(double value);
 // "t = 51.0 Myr", "t = 1.25 Gyr" where the scene has physical units; "t = 12.35 (N-body units)"
 // otherwise (also what saved frames' annotations show).
 using render::time_text;
-// "4.2 fps", "61 fps".
-std::string fps_text(double fps);
-// "0 B", "12.0 MiB".
-std::string bytes_text(double bytes);
 
 }  // namespace nbody::app
