@@ -168,17 +168,18 @@ Viewer::Viewer(const ViewOptions& o)
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
+    component_bits_ = component_bits(scene_.state);
     if (o.select) {
         if (*o.select >= scene_.state.size())
             throw std::invalid_argument("--select " + std::to_string(*o.select) + ": the scene has bodies 0 to " +
                                         std::to_string(scene_.state.size() - 1));
         params_.selected = *o.select;
         const render::BodySample sample = render::read_body(sim_.buffers(), *o.select);
-        std::cerr << "nbody: selected body " << *o.select << " at (" << sample.position.x << ", " << sample.position.y
-                  << ", " << sample.position.z << ")\n";
+        std::cerr << "nbody: selected " << describe_selected(*o.select, sample) << "\n";
     }
     if (o.pick) pending_.pick = glm::vec2(o.pick->first, o.pick->second);
     params_.recording.annotate = o.annotate;
+    params_.recording.annotate_size = o.annotate_size;
     if (!o.no_ui || o.annotate) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
     scenes_ = list_scene_choices();
     init_encounter_editor(o.encounter);
@@ -385,6 +386,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
         energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
+    component_bits_ = component_bits(scene_.state);
     params_.camera.follow_galaxy = -1;
     trails_.clear();  // the bodies jumped: old history would join unrelated places
     if (new_scene) params_.selected.reset();

@@ -156,6 +156,10 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
 
     ImGui::Separator();
     if (ImGui::BeginTable("rates", 2, ImGuiTableFlags_SizingFixedFit)) {
+        // The values' column as wide as the longest they get: sized to last frame's text, a value
+        // that grew (a slow frame's "1270.09 ms/frame") was cut off for a frame.
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("999.9  (99999.99 ms/frame)").x);
         auto row = [](const std::string& name, const std::string& value, const std::string& help = "") {
             ImGui::TableNextRow();
             ImGui::TableSetColumnIndex(0);

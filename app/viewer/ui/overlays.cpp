@@ -169,9 +169,13 @@ void draw_backend_badge(const PanelContext& ctx) {
 
 // The scale bar, colour legend and (for saved frames) model time: render::draw_annotations.
 float draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
-    return render::draw_annotations({ctx.camera, ctx.scene.units, params.render.colour_mode, ctx.galaxies,
-                              ctx.scene.galaxy_names,
-                              params.recording.annotate ? std::optional<double>(ctx.sim.time()) : std::nullopt});
+    const render::RenderSettings& r = params.render;
+    // The halo is in the legend only where it is drawn.
+    const unsigned halo = 1u << unsigned(Component::Halo);
+    return render::draw_annotations({ctx.camera, ctx.scene.units, r.colour_mode, ctx.galaxies, ctx.scene.galaxy_names,
+                                     params.recording.annotate ? std::optional<double>(ctx.sim.time()) : std::nullopt,
+                                     r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale, r.colour_map,
+                                     r.hide_halo ? ctx.components & ~halo : ctx.components, params.recording.annotate_size});
 }
 
 void draw_help_panel(bool* open) {

@@ -72,7 +72,7 @@ void draw_menu_bar(ViewerParams& params, PanelVisibility& visible, Requests& req
 
 // The panels in the order they are stacked (panel_layout.hpp): Kernel (left), Encounter (right:
 // a tool opened on purpose comes before the rest), Simulation (left), Rendering, Recording
-// (right), Debug (left); a panel goes to the other column when its own is full. Each is placed from its size in the last frame, so it follows a panel above it
+// (right), Debug, Selected body (left); a panel goes to the other column when its own is full. Each is placed from its size in the last frame, so it follows a panel above it
 // that grows, shrinks or collapses; one the user dragged stays where it was put.
 struct Slot {
     const char* name;  // the panel's window title
@@ -104,6 +104,7 @@ std::vector<Slot> open_panels(ViewerParams& params, PanelVisibility& visible, Re
                              draw_recording_panel(params.recording, requests, ctx, &visible.recording);
                          }});
     if (params.show_debug) slots.push_back({"Debug", Column::Left, [&] { draw_debug_panel(ctx, &params.show_debug); }});
+    if (ctx.selection_panel) slots.push_back({"Selected body", Column::Left, ctx.selection_panel});
     return slots;
 }
 

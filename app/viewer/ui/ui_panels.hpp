@@ -5,6 +5,7 @@
 // writes only the plain parameter structs of viewer_params.hpp and one-shot Requests; the frame
 // loop acts on those. No panel steps the simulation or touches GL.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ struct PanelContext {
     bool headless = false;
     const RecordingView& recording;
     std::vector<BusyWork> busy;
+    unsigned components = 0;  // component_bits of the scene: the component legend's entries
+    std::function<void()> selection_panel;  // draws the Selected body panel; empty: nothing selected
 };
 
 struct PanelVisibility {
