@@ -128,41 +128,27 @@ std::vector<Vec4f> drawn_bodies(const State& state) {
     return drawn.empty() ? state.pos_mass : drawn;
 }
 
-// The centre of mass of the bodies within `radius` of `about` (all of them for an infinite radius).
-Vec3d centre_of_mass(const std::vector<Vec4f>& bodies, const Vec3d& about, double radius) {
-    double m = 0;
-    Vec3d c;
-    for (const Vec4f& p : bodies)
-        if (norm(xyz(p) - about) <= radius) {
-            m += p.w;
-            c += xyz(p) * double(p.w);
-        }
-    return m > 0 ? c / m : about;
-}
-
-// The distance from `c` within which 99% of the bodies lie.
-double radius_99(const std::vector<Vec4f>& bodies, const Vec3d& c) {
-    std::vector<double> r(bodies.size());
-    for (std::size_t i = 0; i < bodies.size(); ++i) r[i] = norm(xyz(bodies[i]) - c);
-    const auto p99 = r.begin() + std::ptrdiff_t(0.99 * double(r.size() - 1));
-    std::nth_element(r.begin(), p99, r.end());
-    return *p99;
-}
-
 }  // namespace
 
 CameraSpec fit_camera(CameraSpec spec, const State& state, double aspect, double fov_y_deg) {
-    const std::vector<Vec4f> drawn = drawn_bodies(state);
-    if (drawn.empty()) return spec;
-    // The outliers would pull the centre of mass their way: it is taken again without them.
-    const Vec3d first = centre_of_mass(drawn, spec.target, HUGE_VAL);
-    const Vec3d c = centre_of_mass(drawn, first, radius_99(drawn, first));
-    // A sphere of radius R about the target fills the narrower field of view at R / sin(half
-    // angle); 10% more leaves a margin round the galaxies.
-    const double radius = norm(c - spec.target) + radius_99(drawn, c);
-    const double half_y = 0.5 * fov_y_deg * 3.14159265358979 / 180.0;
-    const double half = std::atan(std::tan(half_y) * std::min(aspect, 1.0));
-    spec.distance = std::max(spec.distance, 1.1 * radius / std::sin(half));
+    // Moving the camera along its line of sight changes only a body's depth, so in the camera's
+    // frame each body says how far back the camera must be to see it: its depth in front of the
+    // target plus its offset over the tangent of the half field of view, across or up.
+    const OrbitCamera camera(spec);
+    const glm::mat4 view = camera.view();
+    const double tan_y = std::tan(0.5 * fov_y_deg * 3.14159265358979 / 180.0), tan_x = tan_y * aspect;
+    std::vector<double> needed;
+    for (const Vec4f& p : drawn_bodies(state)) {
+        const glm::vec4 v = view * glm::vec4(p.x, p.y, p.z, 1.0f);
+        const double in_front = double(v.z) + camera.distance();  // towards the camera from the target plane
+        needed.push_back(in_front + std::max(std::abs(v.x) / tan_x, std::abs(v.y) / tan_y));
+    }
+    if (needed.empty()) return spec;
+    // The 1% farthest out are outliers (escapers, the tip of a tail); 20% more keeps the galaxies
+    // off the frame's edges.
+    const auto p99 = needed.begin() + std::ptrdiff_t(0.99 * double(needed.size() - 1));
+    std::nth_element(needed.begin(), p99, needed.end());
+    spec.distance = std::max(spec.distance, 1.2 * *p99);
     return spec;
 }
 

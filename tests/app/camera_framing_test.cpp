@@ -1,6 +1,6 @@
 // A launched scene is framed so that all its galaxies are in view (issue 33 item 4):
-// render::fit_camera moves the scene's camera back until the sphere holding 99% of the drawn
-// bodies fits the frame, ignoring the halo and a few outliers.
+// render::fit_camera moves the scene's camera back until 99% of the drawn bodies are in the
+// frame, ignoring the halo and a few outliers, and keeps a scene's view that already shows them.
 
 #include <gtest/gtest.h>
 
@@ -70,6 +70,13 @@ TEST(CameraFraming, AFewOutliersDoNotShrinkTheGalaxies) {
 TEST(CameraFraming, ASceneCameraThatShowsEverythingIsKept) {
     const CameraSpec far{5000.0, 30.0, 25.0, {}};
     EXPECT_EQ(fit_camera(far, two_galaxies(0)).distance, 5000.0);
+}
+
+// The default scene's camera (60 degrees above the orbit plane, 215 kpc back) was chosen to show
+// both galaxies at the start: launching it from the picker keeps it.
+TEST(CameraFraming, TheDefaultScenesDesignedViewIsKept) {
+    const Scene scene = build_scene(read_scene_spec(std::string(NBODY_SOURCE_DIR) + "/scenes/milky-way-andromeda.toml"));
+    EXPECT_EQ(fit_camera(scene.camera, scene.state, double(kWidth) / kHeight).distance, scene.camera.distance);
 }
 
 // The Encounter editor's wider encounters: the preset's camera frames it at 130 kpc; launched at 1500

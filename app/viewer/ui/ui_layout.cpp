@@ -136,6 +136,16 @@ void place_panel(PanelVisibility& visible, const Slot& slot, const PanelSize& si
     }
 }
 
+// The panels' sizes as ImGui has them now: this frame's for those already drawn, else the last.
+std::vector<PanelSize> sizes_now(const std::vector<const Slot*>& slots) {
+    std::vector<PanelSize> sizes;
+    for (const Slot* s : slots) {
+        const ImGuiWindow* w = ImGui::FindWindowByName(s->name);
+        sizes.push_back({w ? w->Size.x : 0.0f, w ? w->Size.y : 0.0f, s->column});
+    }
+    return sizes;
+}
+
 void draw_panels(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
     const ImGuiIO& io = ImGui::GetIO();
     const std::vector<Slot> slots = open_panels(params, visible, requests, ctx);
@@ -149,19 +159,16 @@ void draw_panels(ViewerParams& params, PanelVisibility& visible, Requests& reque
                           ImGui::GetFrameHeight(),
                           em() * 8.0f};
     std::vector<const Slot*> stacked;
-    std::vector<PanelSize> sizes;
-    for (const Slot& s : slots) {
-        if (contains(visible.pinned, s.name)) continue;
-        const ImGuiWindow* w = ImGui::FindWindowByName(s.name);
-        stacked.push_back(&s);
-        sizes.push_back({w ? w->Size.x : 0.0f, w ? w->Size.y : 0.0f, s.column});
-    }
-    const std::vector<PanelPlace> places = stack_panels(area, sizes);
-    // SetNextWindow* applies to the next Begin: each panel is placed right before it is drawn.
+    for (const Slot& s : slots)
+        if (!contains(visible.pinned, s.name)) stacked.push_back(&s);
+    // Placed one at a time, right before each is drawn (SetNextWindow* applies to the next Begin),
+    // from the sizes of those above as they are now: a panel resizes itself in its Begin, so one
+    // that just grew would be overlapped for a frame by a place taken from its old size.
     std::size_t k = 0;
     for (const Slot& s : slots) {
         if (k < stacked.size() && stacked[k] == &s) {
-            place_panel(visible, s, sizes[k], places[k]);
+            const std::vector<PanelSize> sizes = sizes_now(stacked);
+            place_panel(visible, s, sizes[k], stack_panels(area, sizes)[k]);
             ++k;
         }
         s.draw();
