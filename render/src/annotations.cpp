@@ -40,9 +40,6 @@ const char* component_name(Component c) {
     return "unspecified";
 }
 
-namespace {
-
-// "100 km/s" -> {100, "km/s"}; a unit without a leading number -> {0, ""}.
 std::pair<double, std::string> split_unit(const std::string& unit) {
     const char* begin = unit.c_str();
     char* end = nullptr;
@@ -52,6 +49,8 @@ std::pair<double, std::string> split_unit(const std::string& unit) {
     while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
     return {factor, rest};
 }
+
+namespace {
 
 // A unit that is not a multiple of a named one: "(N-body units)" for the N-body ones, else as is.
 std::string plain_unit(const std::string& unit) { return unit.rfind("N-body", 0) == 0 ? "(N-body units)" : unit; }

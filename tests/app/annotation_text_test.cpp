@@ -20,6 +20,9 @@ TEST(AnnotationText, SpeedsAreInKmPerSecond) {
     EXPECT_EQ(with_unit(2.12, "N-body velocity"), "2.12 (N-body units)");
     EXPECT_EQ(vector_text(1, -2, 0.5, "kpc"), "(1, -2, 0.5) kpc");
     EXPECT_EQ(vector_text(1, 0, 0, "100 km/s"), "(100, 0, 0) km/s");
+    // The Rendering panel's Top speed field shows the colour bar's top in this unit.
+    EXPECT_EQ(split_unit("100 km/s"), (std::pair<double, std::string>{100.0, "km/s"}));
+    EXPECT_EQ(split_unit("N-body velocity").second, "");
 }
 
 TEST(AnnotationText, GalaxiesGoByTheirNames) {

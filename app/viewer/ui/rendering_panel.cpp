@@ -49,10 +49,14 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
             names[i] = render::kColorMapNames[i].data();
         if (ImGui::Combo("Colour map", &map, names, int(render::kColorMapNames.size())))
             r.colour_map = render::ColorMap(map);
-        float scale = r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale;
-        if (ImGui::DragFloat("Top speed", &scale, scale * 0.01f, 1e-4f, 1e4f, "%.3g",
+        // Shown in the scene's velocity unit (km/s in galactic units), kept in internal units.
+        const auto [factor, unit] = render::split_unit(ctx.scene.units.velocity);
+        const float f = factor > 0 ? float(factor) : 1.0f;
+        const std::string format = unit.empty() ? "%.3g (N-body units)" : "%.3g " + unit;
+        float shown = (r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale) * f;
+        if (ImGui::DragFloat("Top speed", &shown, shown * 0.01f, 1e-4f * f, 1e4f * f, format.c_str(),
                              ImGuiSliderFlags_Logarithmic))
-            r.speed_scale = scale;
+            r.speed_scale = shown / f;
         ImGui::SameLine();
         if (ImGui::SmallButton("auto")) r.speed_scale = 0;
         tooltip("Automatic: the 95th percentile of the initial speeds.");

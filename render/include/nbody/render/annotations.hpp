@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nbody/render/camera.hpp"
@@ -45,6 +46,8 @@ float annotation_text_px(float asked, float frame_height);
 std::string galaxy_name(const std::vector<std::string>& names, int k);
 // "disk", "bulge", "halo", "star", "unspecified".
 const char* component_name(Component c);
+// "100 km/s" -> {100, "km/s"}; a unit without a leading number ("N-body velocity") -> {0, ""}.
+std::pair<double, std::string> split_unit(const std::string& unit);
 // A value in a unit as the scene names it: "100 km/s" x 2.12 -> "212 km/s"; "N-body velocity" ->
 // "2.12 (N-body units)".
 std::string with_unit(double value, const std::string& unit);
