@@ -89,9 +89,7 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
             "symmetric modes show the rate the full kernel would need to match them.");
         if (!kernel.origin.empty() && kernel.edited == kernel.started_with) {
             // Why this config: the default table (and, for each pair once, that it is the same physics).
-            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.65f, 0.8f, 0.65f, 1.0f));
-            ImGui::TextWrapped("%s", kernel.origin.c_str());
-            ImGui::PopStyleColor();
+            wrapped(ImVec4(0.65f, 0.8f, 0.65f, 1.0f), kernel.origin);
         }
         if (kernel.edited.pair_mode == PairMode::Full) {
             static const char* precisions[] = {"fp32", "fp32 + J-bag Kahan", "double-single", "fp64"};
