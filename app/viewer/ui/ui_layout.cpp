@@ -72,23 +72,23 @@ void draw_menu_bar(ViewerParams& params, PanelVisibility& visible, Requests& req
 
 // The panels in the order they are stacked (panel_layout.hpp): Kernel (left), Encounter (right:
 // a tool opened on purpose comes before the rest), Simulation (left), Rendering, Recording
-// (right), Debug, Selected body (left); a panel goes to the other column when its own is full. Each is placed from its size in the last frame, so it follows a panel above it
-// that grows, shrinks or collapses; one the user dragged stays where it was put.
+// (right), Debug, Selected body (left); a panel goes to the other column when its own is full.
+// Each follows a panel above it that grows, shrinks or collapses; one the user dragged stays put.
 struct Slot {
     const char* name;  // the panel's window title
     Column column;
     std::function<void()> draw;
+    bool start_collapsed = false;  // with start_when: how the panel first appears
+    ImGuiCond start_when = 0;      // 0: no initial state
 };
 
 std::vector<Slot> open_panels(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
     std::vector<Slot> slots;
+    // Kernel is for tuning a GPU: out of the way until opened, unless the run started on the tree
+    // code, whose theta and force error live here.
     if (visible.kernel)
-        slots.push_back({"Kernel", Column::Left, [&] {
-                             // For tuning a GPU: out of the way until opened, unless the run started on the tree
-                             // code, whose theta and force error live here.
-                             ImGui::SetNextWindowCollapsed(params.kernel.gravity.gravity != Gravity::Tree, ImGuiCond_Once);
-                             draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel);
-                         }});
+        slots.push_back({"Kernel", Column::Left, [&] { draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel); },
+                         params.kernel.gravity.gravity != Gravity::Tree, ImGuiCond_Once});
     if (visible.encounter)
         slots.push_back({"Encounter", Column::Right, [&] { draw_encounter_panel(params.encounter, &visible.encounter); }});
     if (visible.simulation)
@@ -97,12 +97,11 @@ std::vector<Slot> open_panels(ViewerParams& params, PanelVisibility& visible, Re
         slots.push_back({"Rendering", Column::Right, [&] {
                              draw_rendering_panel(params.render, params.camera, requests, ctx, &visible.rendering);
                          }});
+    // Recording is collapsed at first, being used less than the others.
     if (visible.recording)
-        slots.push_back({"Recording", Column::Right, [&] {
-                             // Collapsed at first, being used less than the others.
-                             ImGui::SetNextWindowCollapsed(!ctx.recording.active, ImGuiCond_Appearing);
-                             draw_recording_panel(params.recording, requests, ctx, &visible.recording);
-                         }});
+        slots.push_back({"Recording", Column::Right,
+                         [&] { draw_recording_panel(params.recording, requests, ctx, &visible.recording); },
+                         !ctx.recording.active, ImGuiCond_Appearing});
     if (params.show_debug) slots.push_back({"Debug", Column::Left, [&] { draw_debug_panel(ctx, &params.show_debug); }});
     if (ctx.selection_panel) slots.push_back({"Selected body", Column::Left, ctx.selection_panel});
     return slots;
@@ -126,7 +125,8 @@ void place_panel(PanelVisibility& visible, const Slot& slot, const PanelSize& si
     ImGui::SetNextWindowPos(ImVec2(right ? place.x + size.width : place.x, place.y), ImGuiCond_Always,
                             ImVec2(right ? 1.0f : 0.0f, 0.0f));
     ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, place.max_height));
-    // Collapsed once when the room runs out, not every frame: the user may open it again.
+    // Collapsed once when the room runs out, not every frame: the user may open it again. (One
+    // SetNextWindowCollapsed per Begin: the last call wins, so this one replaces the first-look one.)
     const bool was = contains(visible.collapsed_by_layout, slot.name);
     if (place.collapsed && !was) {
         ImGui::SetNextWindowCollapsed(true, ImGuiCond_Always);
@@ -166,6 +166,7 @@ void draw_panels(ViewerParams& params, PanelVisibility& visible, Requests& reque
     // that just grew would be overlapped for a frame by a place taken from its old size.
     std::size_t k = 0;
     for (const Slot& s : slots) {
+        if (s.start_when != 0) ImGui::SetNextWindowCollapsed(s.start_collapsed, s.start_when);
         if (k < stacked.size() && stacked[k] == &s) {
             const std::vector<PanelSize> sizes = sizes_now(stacked);
             place_panel(visible, s, sizes[k], stack_panels(area, sizes)[k]);
