@@ -86,9 +86,10 @@ namespace {
 struct Pen {
     ImDrawList* draw;
     float size;
+    float width(const std::string& s) const { return ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0.0f, s.c_str()).x; }
     float text(float x, float y, ImU32 colour, const std::string& s) const {
         draw->AddText(ImGui::GetFont(), size, ImVec2(x, y), colour, s.c_str());
-        return ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0.0f, s.c_str()).x;
+        return width(s);
     }
 };
 
@@ -130,8 +131,11 @@ bool draw_swatches(const Pen& pen, float x, float y, const std::vector<std::pair
 // its left end and the speed at its top in the scene's velocity unit at its right.
 void draw_colour_bar(const Pen& pen, const FrameAnnotations& a, float x, float y) {
     const std::vector<glm::vec3> table = colormap_table(a.colour_map, 256);
-    const float w = pen.size * 10.0f, h = pen.size * 0.7f;
-    x += pen.text(x, y, kDimText, "speed  0") + pen.size * 0.3f;
+    const std::string left = "speed  0", right = with_unit(a.speed_scale, a.units.velocity) + " and above";
+    // 10 text heights long, shorter where the frame is too narrow for it and its labels (3 at least).
+    const float gap = pen.size * 0.3f, room = ImGui::GetIO().DisplaySize.x - 2 * x - pen.width(left) - pen.width(right) - 2 * gap;
+    const float w = std::clamp(room, pen.size * 3.0f, pen.size * 10.0f), h = pen.size * 0.7f;
+    x += pen.text(x, y, kDimText, left) + gap;
     constexpr int kSegments = 48;
     for (int i = 0; i < kSegments; ++i) {
         const auto at = [&](int k) { return table[std::size_t((0.12 + 0.88 * k / double(kSegments)) * 255.0)]; };
@@ -139,7 +143,7 @@ void draw_colour_bar(const Pen& pen, const FrameAnnotations& a, float x, float y
         pen.draw->AddRectFilledMultiColor(ImVec2(x + w * i / kSegments, y + h * 0.2f),
                                           ImVec2(x + w * (i + 1) / kSegments, y + h * 1.2f), left, right, right, left);
     }
-    pen.text(x + w + pen.size * 0.3f, y, kDimText, with_unit(a.speed_scale, a.units.velocity) + " and above");
+    pen.text(x + w + gap, y, kDimText, right);
 }
 
 // The legend of the colouring in use; returns false when it has none (plain, one galaxy).

@@ -139,5 +139,22 @@ TEST(Annotations, TheSizeOptionScalesTheText) {
               2 * corner_change(read_png(dir.file("small.png")), p).changed);
 }
 
+// Large text in a small frame: the colour bar shortens so that its labels end inside the frame
+// (nothing drawn in its last columns), rather than run off it.
+TEST(Annotations, TheColourBarAndItsLabelsFitANarrowFrame) {
+    test::TempDir dir;
+    const std::string view =
+        "view --headless --backend cpu --bodies 2000 --size 480x270 --frames 2 --no-ui --colour speed --screenshot ";
+    const auto plain = test::run_nbody(view + dir.file("plain.png"));
+    if (no_egl(plain)) GTEST_SKIP() << "no headless EGL: " << plain.output;
+    const auto big = test::run_nbody(view + dir.file("big.png") + " --annotate --annotate-size 24");
+    ASSERT_EQ(big.exit_code, 0) << big.output;
+    const Image a = read_png(dir.file("big.png")), b = read_png(dir.file("plain.png"));
+    int at_edge = 0;
+    for (int y = a.height / 2; y < a.height; ++y)
+        for (int x = a.width - 4; x < a.width; ++x) at_edge += differs(a, b, x, y);
+    EXPECT_EQ(at_edge, 0) << "the legend runs off the frame's right edge";
+}
+
 }  // namespace
 }  // namespace nbody::render
