@@ -27,6 +27,7 @@ struct ViewOptions {
     std::optional<std::string> screenshot;  // PNG of the last frame
     bool no_ui = false;
     bool annotate = false;  // legend, scale bar and model time in saved frames without the panels
+    float annotate_size = 0;  // their text height in pixels; 0: 1/40 of the frame's height
     int width = 1280, height = 720;
     bool vsync = true;
     std::optional<int> steps_per_frame;

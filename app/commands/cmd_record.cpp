@@ -88,6 +88,10 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--ui", a->ui, "Include the panels in the frames (default: the particles alone)");
     cmd->add_flag("--annotate", a->view.annotate,
                   "Frames carry the colour legend, a scale bar (in the scene's length unit) and the model time");
+    cmd->add_option("--annotate-size", a->view.annotate_size,
+                    "Text height of the --annotate legend, scale bar and time in pixels (default: 1/40 of the frame's "
+                    "height, 13 at least: 18 at 720p, 27 at 1080p, 54 at 4K)")
+        ->check(CLI::Range(4.0f, 400.0f));
     cmd->add_option(
         "--colour", a->colour,
         "Colour by galaxy | component | speed | plain (default: galaxy, or component for a single "

@@ -33,8 +33,9 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
         std::printf("  (one frame: nothing to time; the first frame is warm-up, use --frames 2 or more)\n");
     const char* timed_by = sim.cuda() ? "force pass, CUDA events" : "wall clock";
     if (ms_step > 0 && sim.backend().gravity().gravity == Gravity::Tree)  // N^2 / step: what the direct sum would need
-        std::printf("  step: %.3f ms (%s), %.3e effective N^2/s (the tree evaluates far fewer terms)\n", ms_step,
-                    timed_by, ips);
+        std::printf("  step: %.3f ms (%s), %.3e interactions/s computed by the tree, %.3e N^2/s (the direct-sum "
+                    "equivalent)\n",
+                    ms_step, timed_by, tree_interactions(sim) / (ms_step * 1e-3), ips);
     else if (ms_step > 0)
         std::printf("  step: %.3f ms (%s), %.3e interactions/s, %.1f GFLOP/s at %d flops/interaction\n", ms_step,
                     timed_by, ips, ips * flops * 1e-9, flops);

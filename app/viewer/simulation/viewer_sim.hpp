@@ -86,7 +86,7 @@ class SimulationDriver {
     // keeps stepping in the frame loop). False when the backend cannot.
     // `describe` is read after each step (the tree's timings), for description().
     bool run_beside(SimulationThread::Describe describe = {});
-    std::string description() const { return beside_ ? beside_->description() : std::string(); }
+    SimulationThread::StepNote description() const { return beside_ ? beside_->description() : SimulationThread::StepNote{}; }
     // With --gpus: each GPU's share of the force pass, its time and the balance (the mean share time
     // over the slowest); empty on one GPU.
     std::string gpu_shares_text() const;
