@@ -181,6 +181,7 @@ int run(RunOptions o) {
         h.eta = o.integ.eta;
         h.dt_max = o.integ.dt_max;
         h.backend = o.backend;
+        h.gpus = o.gpus;
         if (k.precision) h.precision = *k.precision;
         h.block = k.block;
         h.unroll = k.unroll;

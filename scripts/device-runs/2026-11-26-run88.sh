@@ -5,10 +5,7 @@
 # (tree, 1080p, one step per frame), --gpus 2 against mpirun -np 2 (one rank per GPU), and the
 # refusals (--gpus 3, 3 ranks on 2 GPUs).
 source scripts/device-runs/unpack-pk.sh
-step() { local name=$1 limit=$2; shift 2; local s=$SECONDS
-  timeout -s KILL $limit "$@" > $L/$name.log 2>&1; local rc=$?
-  echo "--- $name: exit $rc in $((SECONDS-s)) s (t = $((SECONDS-t0)) s)"
-  grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|passed|failed|fps_report|ms/step|int/s|GPU shares|stepping|gpus:|refused|error|steps of dt|energy error" $L/$name.log | cut -c1-220 | head -14; }
+SHOW="^\[  (PASSED|FAILED|SKIPPED) +\]|passed|failed|fps_report|ms/step|int/s|GPU shares|stepping|gpus:|refused|error|steps of dt|energy error"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 step shares 120 $D/nbody_cuda_tests --gtest_color=no --gtest_filter='ForceShares.*:TwoGpus.*'
 B="$D/nbody bench --backend cuda -n 1M --repeats 3 --warmup 1"

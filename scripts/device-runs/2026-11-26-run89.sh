@@ -7,10 +7,7 @@
 # OpenMPI default: the host energy sum took 18 s instead of 1.2 s), with --pairs full for the
 # bit-for-bit comparison.
 source scripts/device-runs/unpack-pk.sh
-step() { local name=$1 limit=$2; shift 2; local s=$SECONDS
-  timeout -s KILL $limit "$@" > $L/$name.log 2>&1; local rc=$?
-  echo "--- $name: exit $rc in $((SECONDS-s)) s (t = $((SECONDS-t0)) s)"
-  grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|^ +[0-9]+ (full|symm)|fps_report|GPU shares|gpus:|refused|error|steps of dt|energy error|took" $L/$name.log | cut -c1-230 | head -14; }
+SHOW="^\[  (PASSED|FAILED|SKIPPED) +\]|^ +[0-9]+ (full|symm)|fps_report|GPU shares|gpus:|refused|error|steps of dt|energy error|took"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 step shares 150 $D/nbody_cuda_tests --gtest_color=no --gtest_filter='ForceShares.*:TwoGpus.*:Symmetric*:CudaBackend*:PairMode*'
 T="$D/nbody bench --backend cuda -n 16M --gravity tree --repeats 3 --warmup 2 --dt 0.0625 --softening 0.05"
