@@ -13,6 +13,8 @@ namespace nbody::app {
 void add_trail_option(CLI::App& cmd, ViewOptions& options);
 // --colour NAME on `cmd`, into `colour` (parse_colour_option reads it).
 void add_colour_option(CLI::App& cmd, std::string& colour);
+// --annotate-size PX on `cmd`, into `size` (0 when not given: 1/40 of the frame's height).
+void add_annotate_size_option(CLI::App& cmd, float& size);
 // "X,Y" (image pixels from the top-left corner) -> {X, Y}; throws CLI::ValidationError naming `option`.
 std::pair<float, float> parse_pixel_option(const std::string& text, const std::string& option);
 // "path:FILE" -> the camera path read from FILE; throws CLI::ValidationError naming --camera,

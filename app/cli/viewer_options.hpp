@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "nbody/render/camera_path.hpp"
 #include "nbody/render/particle_renderer.hpp"
@@ -19,12 +20,14 @@ namespace nbody::app {
 struct ViewOptions {
     std::optional<std::string> scene;  // a scene file; none: the built-in collision
     BackendKind backend = BackendKind::Auto;
+    std::vector<int> gpus;  // --gpus: the cuda backend steps on these GPUs of this process (empty: one)
     std::optional<std::size_t> bodies;
     bool headless = false;                  // EGL, no window and no input
     std::optional<long long> frames;        // stop after this many frames (exit 0)
     std::optional<std::string> screenshot;  // PNG of the last frame
     bool no_ui = false;
     bool annotate = false;  // legend, scale bar and model time in saved frames without the panels
+    float annotate_size = 0;  // their text height in pixels; 0: 1/40 of the frame's height
     int width = 1280, height = 720;
     bool vsync = true;
     std::optional<int> steps_per_frame;

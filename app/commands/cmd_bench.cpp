@@ -61,6 +61,7 @@ constexpr double kPlummerDt = 1e-3;
 constexpr double kPlummerSoftening = 0.01;
 
 struct BenchOptions {
+    std::vector<int> gpus;  // --gpus: the GPUs of this process to step on (empty: one)
     std::vector<std::string> bodies;
     std::string backend = "auto";
     std::vector<int> unroll, block, threads_per_body, bodies_per_thread, bodies_per_lane;
@@ -418,7 +419,7 @@ int bench(const BenchOptions& o) {
     if (gravity.gravity == Gravity::Tree && o.check)
         throw std::invalid_argument("--check holds the kernel to the direct sum's rounding; for the tree code's error "
                                     "use nbody accuracy --gravity tree");
-    std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
+    std::unique_ptr<Backend> backend = make_stepping_backend(kind, o.gpus, std::cerr);
     backend->set_gravity(gravity);
     if (gravity.gravity == Gravity::Tree)
         std::printf("gravity %s: interactions/s below are N^2 / step time, the direct sum's count (what the tree "
@@ -474,6 +475,10 @@ int bench(const BenchOptions& o) {
                     "at 12 instr each\n",
                     info.name.c_str(), info.sm_count, info.compute_major, info.compute_minor, info.clock_khz / 1e3,
                     info.fp32_instructions_per_second() / 1e12, ceiling_interactions / 1e12);
+        if (cuda->gpu_count() > 1) {
+            doc["gpus"] = cuda->gpu_count();
+            std::printf("stepping on %d GPUs through NCCL (the ceiling above is one GPU's)\n", cuda->gpu_count());
+        }
     } else
 #endif
     {
@@ -608,6 +613,10 @@ int bench(const BenchOptions& o) {
 #endif
     }
 
+#ifdef NBODY_HAVE_CUDA
+    if (cuda != nullptr && cuda->gpu_count() > 1)
+        std::printf("GPU shares of the last run: %s\n", CudaBackend::describe(cuda->gpu_shares()).c_str());
+#endif
     // Best per N when several configs ran.
     if (is_cuda) {
         std::map<std::size_t, const Record*> best;
@@ -727,7 +736,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     add_overwrite_flag(*cmd, options->overwrite);
     const auto gpus = add_gpus_option(*cmd);
     cmd->callback([options, gpus, &exit_code] {
-        check_gpus_request(*gpus);
+        options->gpus = check_gpus_request(*gpus);
         exit_code = bench(*options);
     });
 }

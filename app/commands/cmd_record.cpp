@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "display_options.hpp"
+#include "distributed_run.hpp"
 #include "nbody/sim/memory_check.hpp"
 #include "output_paths.hpp"
 #include "viewer_options.hpp"
@@ -87,6 +88,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--ui", a->ui, "Include the panels in the frames (default: the particles alone)");
     cmd->add_flag("--annotate", a->view.annotate,
                   "Frames carry the colour legend, a scale bar (in the scene's length unit) and the model time");
+    add_annotate_size_option(*cmd, a->view.annotate_size);
     add_colour_option(*cmd, a->colour);
     cmd->add_flag("--show-halo", a->view.show_halo, "Draw the dark-matter halo particles too (hidden by default)");
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
@@ -105,8 +107,10 @@ void add_record_command(CLI::App& app, int& exit_code) {
         "elapsed time and frames per second (a record_report line), and the per-stage frame timing of `view "
         "--frames` (an fps_report line).");
 
-    cmd->callback([a, &exit_code]() {
+    const auto gpus = add_gpus_option(*cmd);
+    cmd->callback([a, gpus, &exit_code]() {
         ViewOptions o = a->view;
+        o.gpus = check_gpus_request(*gpus);
         o.command = "record";
         o.headless = true;
         o.no_ui = !a->ui;

@@ -45,6 +45,7 @@ constexpr double kDefaultDt = 1e-3;
 constexpr double kDefaultSoftening = 0.01;
 
 struct RunOptions {
+    std::vector<int> gpus;  // --gpus: the GPUs of this process to step on (empty: one)
     std::string input;
     std::string scene;
     std::optional<long long> bodies;
@@ -184,6 +185,7 @@ int run(RunOptions o) {
         h.eta = o.integ.eta;
         h.dt_max = o.integ.dt_max;
         h.backend = o.backend;
+        h.gpus = o.gpus;
         if (k.precision) h.precision = *k.precision;
         h.block = k.block;
         h.unroll = k.unroll;
@@ -221,7 +223,7 @@ int run(RunOptions o) {
 
     // The backend before the system, so that N can be checked against its memory first.
     std::unique_ptr<Backend> backend;
-    if (stepping) backend = distribute_over_launch(make_backend(kind, std::cerr));
+    if (stepping) backend = make_stepping_backend(kind, o.gpus, std::cerr);
     const std::string backend_name = backend ? std::string(backend->name()) : "cpu";
     const Precision precision = backend ? requested_precision(o.kernel) : Precision::Fp32;
 
@@ -423,7 +425,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
         "finite state to --out (marked as such) and exits 1.");
     const auto gpus = add_gpus_option(*cmd);
     cmd->callback([options, cmd, gpus, &exit_code] {
-        check_gpus_request(*gpus);
+        options->gpus = check_gpus_request(*gpus);
         options->steps_given = cmd->count("--steps") > 0;
         if (!is_output_rank()) options->output.clear();  // under mpirun rank 0 alone writes
         exit_code = run(*options);

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "display_options.hpp"
+#include "distributed_run.hpp"
 #include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
 #include "output_paths.hpp"
@@ -164,6 +165,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_flag("--annotate", options->annotate,
                   "Saved frames without the panels (--no-ui screenshots, recordings, F) carry the colour legend, a "
                   "scale bar and the model time (also in the Recording panel)");
+    add_annotate_size_option(*cmd, options->annotate_size);
     cmd->add_option(
         "--record", options->record_folder,
         "Start recording frames into this folder at once (as the V key does; see also `nbody record`)")
@@ -205,8 +207,10 @@ void add_view_command(CLI::App& app, int& exit_code) {
         "A --frames run prints average frames/s, ms/step and interactions/s at the end (and an fps_report "
         "line).");
 
-    cmd->callback([cmd, options, backend, size, bodies, no_vsync, colour, overwrite, pick, &exit_code]() {
+    const auto gpus = add_gpus_option(*cmd);
+    cmd->callback([cmd, options, backend, size, bodies, no_vsync, colour, overwrite, pick, gpus, &exit_code]() {
         ViewOptions o = *options;
+        o.gpus = check_gpus_request(*gpus);
         o.gravity_given = cmd->count("--gravity") > 0;
         if (!pick->empty()) o.pick = parse_pixel_option(*pick, "--pick");
         o.vsync = !*no_vsync;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nbody/sim/backend.hpp"
 
@@ -20,9 +21,14 @@ namespace nbody::app {
 int launch_ranks();
 bool is_output_rank();
 
-// `local` unchanged on one rank; on several, the distributed form of its backend over the launch's
-// ranks. Throws std::invalid_argument for a backend not distributed yet (cuda through MPI).
-std::unique_ptr<Backend> distribute_over_launch(std::unique_ptr<Backend> local);
+// The backend that steps a run or a benchmark:
+//   - one process: make_backend(kind); with two or more `gpus` (check_gpus_request) the cuda backend
+//     split over them through NCCL (CudaBackend::use_gpus);
+//   - under mpirun: the cuda backend (cuda, or auto with a GPU) as one rank per GPU (the rank's
+//     local rank picks its GPU; NCCL bootstrapped over MPI), else the distributed host backend.
+// Throws std::invalid_argument with the reason: --gpus on another backend or under mpirun, more
+// ranks on a machine than it has GPUs, no NCCL.
+std::unique_ptr<Backend> make_stepping_backend(BackendKind kind, const std::vector<int>& gpus, std::ostream& notice);
 
 // Under several ranks only `run` steps distributed; any other command would run whole on every
 // rank (each writing its own outputs). Throws std::invalid_argument naming `command` (the first
@@ -42,9 +48,9 @@ void refuse_several_ranks(const std::string& what);
 std::shared_ptr<std::optional<std::string>> add_gpus_option(CLI::App& cmd);
 
 // Before any work (nothing is written when it throws): --gpus in a build without NCCL, --gpus 0 or
-// more GPUs than the machine has are refused with the reason. --gpus 1 is the one-GPU run. More
-// than one: refused until the multi-GPU driver is built (docs/DISTRIBUTED.md says what is missing).
-void check_gpus_request(const std::optional<std::string>& gpus);
+// more GPUs than the machine has are refused with the reason. Returns the GPUs asked for (empty
+// without --gpus; --gpus 1 is the one-GPU run).
+std::vector<int> check_gpus_request(const std::optional<std::string>& gpus);
 
 // Rank 0's value on every rank (a broadcast; the value itself on one rank).
 long long rank0_decides(long long value);

@@ -158,6 +158,7 @@ hermite::EngineConfig engine_config(const HermiteRunOptions& o) {
     config.unroll = o.unroll.value_or(config.unroll);
     config.bodies_per_thread = o.bodies_per_thread.value_or(config.bodies_per_thread);
     config.j_split = o.j_split.value_or(config.j_split);
+    if (o.gpus.size() > 1) config.devices = o.gpus;
     return config;
 }
 

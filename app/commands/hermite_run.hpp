@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nbody/sim/memory_check.hpp"
 
@@ -20,6 +21,7 @@ struct HermiteRunOptions {
     std::optional<double> eta;        // default: a Hermite snapshot's or the scene's, else hermite::default_eta(order)
     std::optional<double> dt_max;     // default: a Hermite snapshot's or the scene's, else 0.125
     std::string backend = "auto";     // reference | cpu -> the cpu engine; cuda; auto
+    std::vector<int> gpus;            // --gpus: two or more split the j-particles over them (Sapporo)
     std::string precision = "ds";     // cuda engine: ds | fp64
     // The cuda engine's kernel (hermite::EngineConfig; none: its defaults). The 6th order's snap
     // kernel has one shape, so hermite6 refuses these.

@@ -120,7 +120,7 @@ Viewer::Viewer(const ViewOptions& o)
       scene_path_(o.scene.value_or("")),
       scene_(load_valid_scene(scene_path_, o.bodies)),  // before the window: a bad file costs none
       surface_(open_surface(o)),
-      sim_(o.backend, std::cerr),
+      sim_(o.backend, std::cerr, o.gpus),
       camera_(scene_.camera) {
     if (o.softening) {
         if (!(*o.softening >= 0) || !std::isfinite(*o.softening))
@@ -165,7 +165,9 @@ Viewer::Viewer(const ViewOptions& o)
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
     if (simulation_beside_frames(o, frame_limit_) &&
-        sim_.run_beside([](const Backend& backend) { return tree_timing_text(backend); }))
+        sim_.run_beside([](const Backend& backend) {
+            return SimulationThread::StepNote{tree_timing_text(backend), tree_interactions(backend)};
+        }))
         std::cerr << "nbody: the simulation steps on its own thread; the window draws its newest state\n";
     start_integrator_from_options();
     set_sampling_intervals(o.trails.value_or(scene_.trails));
@@ -177,17 +179,18 @@ Viewer::Viewer(const ViewOptions& o)
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
+    component_bits_ = component_bits(scene_.state);
     if (o.select) {
         if (*o.select >= scene_.state.size())
             throw std::invalid_argument("--select " + std::to_string(*o.select) + ": the scene has bodies 0 to " +
                                         std::to_string(scene_.state.size() - 1));
         params_.selected = *o.select;
         const render::BodySample sample = render::read_body(sim_.buffers(), *o.select);
-        std::cerr << "nbody: selected body " << *o.select << " at (" << sample.position.x << ", " << sample.position.y
-                  << ", " << sample.position.z << ")\n";
+        std::cerr << "nbody: selected " << describe_selected(*o.select, sample) << "\n";
     }
     if (o.pick) pending_.pick = glm::vec2(o.pick->first, o.pick->second);
     params_.recording.annotate = o.annotate;
+    params_.recording.annotate_size = o.annotate_size;
     if (!o.no_ui || o.annotate) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
     scenes_ = list_scene_choices();
     init_encounter_editor(o.encounter);
@@ -415,6 +418,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
         energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
+    component_bits_ = component_bits(scene_.state);
     params_.camera.follow_galaxy = -1;
     trails_.clear();  // the bodies jumped: old history would join unrelated places
     trail_points_.clear();
@@ -433,7 +437,13 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     }
     params_.sim.integrator_error.clear();
     params_.sim.bodies = int(scene_.state.size());
-    if (!keep_camera) camera_.reset(scene_.camera);
+    if (!keep_camera) {
+        // A launched scene (picker, Open, the Encounter editor) shows all its galaxies: the
+        // scene's view, moved back where it cut one off (a wider encounter than the preset's).
+        const render::DrawTarget t = surface_->target();
+        if (new_scene) scene_.camera = render::fit_camera(scene_.camera, scene_.state, t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
+        camera_.reset(scene_.camera);
+    }
 }
 
 void Viewer::replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera, bool reread,

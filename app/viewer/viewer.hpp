@@ -128,6 +128,8 @@ class Viewer {
     bool build_ui(const render::DrawTarget& target, double dt_frame);  // false: no UI this frame
     void apply_camera_preset(CameraPreset preset);  // viewer_camera.cpp
     void pick_body(glm::vec2 pixel, const render::DrawTarget& target);  // viewer_picking.cpp: a click
+    // "body 17 (Milky Way, disk): position ... kpc, speed ... km/s, mass ..." for stderr (viewer_picking.cpp)
+    std::string describe_selected(std::size_t index, const render::BodySample& sample);
     void refresh_selection();  // the selected body's data, read back (32 bytes) for this frame
     void draw_selection();     // its panel and highlight (inside the UI frame)
     void draw_open_dialog();   // Ctrl+O, when open (inside the UI frame)
@@ -167,6 +169,7 @@ class Viewer {
     double playback_debt_ = 0;
     HermitePlayback hermite_play_;
     int galaxy_count_ = 1;
+    unsigned component_bits_ = 0;  // component_bits of the scene on show
     GalaxyTrack galaxy_track_;  // the followed galaxy, refreshed a few times a second  // model time the fixed playback speed owes (less than one step)
     PerfStats perf_;
     EnergyMonitor energy_;

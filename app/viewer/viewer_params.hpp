@@ -64,6 +64,7 @@ struct RecordingParams {
     // Saved frames (recordings and screenshots) without the panels carry the legend, the scale bar
     // and the model time (`--annotate`); they apply at once.
     bool annotate = false;
+    float annotate_size = 0;  // their text height in pixels; 0: 1/40 of the frame's height (--annotate-size)
     bool screenshot_ui = false;  // F / Screenshot save the window as shown, panels included
     bool mp4 = false;         // also an MP4 (ffmpeg)
     std::string mp4_file;     // empty: <folder>.mp4

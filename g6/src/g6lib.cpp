@@ -203,7 +203,12 @@ int g6_open(int cluster_id) {
         const EngineKind kind = parse_engine_kind(env && *env ? env : "auto");
         std::string why;
         Cluster c;
-        c.engine = make_force_engine(kind, {}, &why);
+        // G6_GPUS: the GPUs that share the j-particles ("all", a count, or a list such as 0,1);
+        // unset, the current one. Sapporo2 takes every device by default; a shared machine's other
+        // users would not expect that of a library, so here it is asked for.
+        EngineConfig config;
+        if (const char* gpus = std::getenv("G6_GPUS"); gpus && *gpus) config.devices = engine_devices(gpus);
+        c.engine = make_force_engine(kind, config, &why);
         c.engine->want_nearest(true);  // g6calc_lasthalf2's nearest-neighbour indices
         if (std::getenv("G6_VERBOSE")) std::fprintf(stderr, "libg6: cluster %d: %s\n", cluster_id, why.c_str());
         g_clusters[cluster_id] = std::move(c);

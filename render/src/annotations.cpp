@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <utility>
 
 #include "nbody/render/stellar_colours.hpp"
 #include "nbody/sim/ic/stellar.hpp"
@@ -23,82 +25,192 @@ std::string time_text(double t, const UnitSystem& units) {
     return buf;
 }
 
-namespace {
+float annotation_text_px(float asked, float frame_height) { return asked > 0 ? asked : std::max(frame_height / 40.0f, 13.0f); }
 
-ImU32 swatch_colour(const glm::vec3& c) {
-    return IM_COL32(int(255 * std::pow(c.r, 1 / 2.2f)), int(255 * std::pow(c.g, 1 / 2.2f)),
-                    int(255 * std::pow(c.b, 1 / 2.2f)), 255);
+std::string galaxy_name(const std::vector<std::string>& names, int k) {
+    const std::size_t kk = std::size_t(k);
+    return k >= 0 && kk < names.size() && !names[kk].empty() ? names[kk] : "galaxy " + std::to_string(k + 1);
 }
 
-// Swatches of main-sequence stars (ColourMode::Mass), each as wide as its sprite relative to the
-// others; returns the next line's y.
-float draw_mass_legend(ImDrawList* draw, float x, float y, float em, ImU32 text) {
-    const float largest = em * 0.5f;  // a 30 solar-mass star's radius: the line's height
+const char* component_name(Component c) {
+    switch (c) {
+        case Component::Disk: return "disk";
+        case Component::Bulge: return "bulge";
+        case Component::Halo: return "halo";
+        case Component::Star: return "star";
+        case Component::Unspecified: break;
+    }
+    return "unspecified";
+}
+
+std::pair<double, std::string> split_unit(const std::string& unit) {
+    const char* begin = unit.c_str();
+    char* end = nullptr;
+    const double factor = std::strtod(begin, &end);
+    if (end == begin || !std::isfinite(factor)) return {0.0, std::string()};
+    std::string rest(end);
+    while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
+    return {factor, rest};
+}
+
+namespace {
+
+// A unit that is not a multiple of a named one: "(N-body units)" for the N-body ones, else as is.
+std::string plain_unit(const std::string& unit) { return unit.rfind("N-body", 0) == 0 ? "(N-body units)" : unit; }
+
+}  // namespace
+
+std::string with_unit(double value, const std::string& unit) {
+    const auto [factor, name] = split_unit(unit);
+    char buf[96];
+    if (!name.empty())
+        std::snprintf(buf, sizeof buf, "%.4g %s", value * factor, name.c_str());
+    else
+        std::snprintf(buf, sizeof buf, "%.4g %s", value, plain_unit(unit).c_str());
+    return buf;
+}
+
+std::string vector_text(double x, double y, double z, const std::string& unit) {
+    const auto [factor, name] = split_unit(unit);
+    const double f = name.empty() ? 1.0 : factor;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "(%.4g, %.4g, %.4g) %s", x * f, y * f, z * f, name.empty() ? plain_unit(unit).c_str() : name.c_str());
+    return buf;
+}
+
+std::uint32_t display_colour(const glm::vec3& linear) {
+    const auto c = [](float v) { return int(255 * std::pow(std::clamp(v, 0.0f, 1.0f), 1 / 2.2f)); };
+    return IM_COL32(c(linear.r), c(linear.g), c(linear.b), 255);
+}
+
+namespace {
+
+// Draws text and says how wide it was, in the annotations' own size.
+struct Pen {
+    ImDrawList* draw;
+    float size;
+    float width(const std::string& s) const { return ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0.0f, s.c_str()).x; }
+    float text(float x, float y, ImU32 colour, const std::string& s) const {
+        draw->AddText(ImGui::GetFont(), size, ImVec2(x, y), colour, s.c_str());
+        return width(s);
+    }
+};
+
+constexpr ImU32 kText = IM_COL32(225, 228, 235, 230), kDimText = IM_COL32(160, 166, 180, 220);
+
+// A round length about 6.7 text heights long at the camera's target, with its label.
+void draw_scale_bar(const Pen& pen, const FrameAnnotations& a, float x, float y) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const float px_per_unit = a.camera.focal_pixels(io.DisplaySize.y) / std::max(a.camera.distance(), 1e-6f);
+    if (!(px_per_unit > 0) || !std::isfinite(px_per_unit)) return;
+    const double want = 6.7 * pen.size / px_per_unit;
+    const double decade = std::pow(10.0, std::floor(std::log10(want)));
+    double len = decade;
+    for (double f : {2.0, 5.0, 10.0})
+        if (decade * f <= want) len = decade * f;
+    const float w = float(len * px_per_unit), tick = pen.size * 0.22f, thick = std::max(2.0f, pen.size / 9.0f);
+    const bool physical = a.units.time_unit_myr > 0;
+    char label[64];
+    std::snprintf(label, sizeof label, "%g %s", len, physical ? a.units.length.c_str() : "length units");
+    const float bar_y = y + pen.size * 0.5f;
+    pen.draw->AddLine(ImVec2(x, bar_y), ImVec2(x + w, bar_y), kText, thick);
+    pen.draw->AddLine(ImVec2(x, bar_y - tick), ImVec2(x, bar_y + tick), kText, thick);
+    pen.draw->AddLine(ImVec2(x + w, bar_y - tick), ImVec2(x + w, bar_y + tick), kText, thick);
+    pen.text(x + w + pen.size * 0.36f, y, kText, label);
+}
+
+// Swatches with names in a row; returns false when there is nothing to show.
+bool draw_swatches(const Pen& pen, float x, float y, const std::vector<std::pair<glm::vec3, std::string>>& entries) {
+    const float s = pen.size * 0.7f;
+    for (const auto& [colour, name] : entries) {
+        pen.draw->AddRectFilled(ImVec2(x, y + s * 0.2f), ImVec2(x + s, y + s * 1.2f), display_colour(colour), 2.0f);
+        x += s + pen.size * 0.24f;
+        x += pen.text(x, y, kDimText, name) + pen.size * 0.6f;
+    }
+    return !entries.empty();
+}
+
+// The speed colour map as the particles use it (from 12% up: slow particles stay visible), 0 at
+// its left end and the speed at its top in the scene's velocity unit at its right.
+void draw_colour_bar(const Pen& pen, const FrameAnnotations& a, float x, float y) {
+    const std::vector<glm::vec3> table = colormap_table(a.colour_map, 256);
+    const std::string left = "speed  0", right = with_unit(a.speed_scale, a.units.velocity) + " and above";
+    // 10 text heights long, shorter where the frame is too narrow for it and its labels (3 at least).
+    const float gap = pen.size * 0.3f, room = ImGui::GetIO().DisplaySize.x - 2 * x - pen.width(left) - pen.width(right) - 2 * gap;
+    const float w = std::clamp(room, pen.size * 3.0f, pen.size * 10.0f), h = pen.size * 0.7f;
+    x += pen.text(x, y, kDimText, left) + gap;
+    constexpr int kSegments = 48;
+    for (int i = 0; i < kSegments; ++i) {
+        const auto at = [&](int k) { return table[std::size_t((0.12 + 0.88 * k / double(kSegments)) * 255.0)]; };
+        const ImU32 left = display_colour(at(i)), right = display_colour(at(i + 1));
+        pen.draw->AddRectFilledMultiColor(ImVec2(x + w * i / kSegments, y + h * 0.2f),
+                                          ImVec2(x + w * (i + 1) / kSegments, y + h * 1.2f), left, right, right, left);
+    }
+    pen.text(x + w + gap, y, kDimText, right);
+}
+
+// Main-sequence stars of 0.1 to 30 solar masses (ColourMode::Mass), each in its colour and as
+// wide as its sprite relative to the others (the heaviest a text height across), then what the
+// numbers are: shorter where the frame is too narrow for the whole sentence.
+void draw_mass_legend(const Pen& pen, float x, float y) {
+    const float largest = pen.size * 0.5f;
     for (double m : {0.1, 0.3, 1.0, 3.0, 10.0, 30.0}) {
         const float r = std::max(largest * stellar_size_factor(m) / stellar_size_factor(30.0), 2.0f);
-        const glm::vec3 c = blackbody_colour(ic::main_sequence_temperature(m));
-        draw->AddCircleFilled(ImVec2(x + r, y + em * 0.55f), r, swatch_colour(c));
+        pen.draw->AddCircleFilled(ImVec2(x + r, y + pen.size * 0.55f), r,
+                                  display_colour(blackbody_colour(ic::main_sequence_temperature(m))));
         char label[16];
         std::snprintf(label, sizeof label, "%g", m);
-        draw->AddText(ImVec2(x + 2 * r + em * 0.2f, y), text, label);
-        x += 2 * r + em * 0.7f + ImGui::CalcTextSize(label).x;
+        x += 2 * r + pen.size * 0.2f;
+        x += pen.text(x, y, kDimText, label) + pen.size * 0.5f;
     }
-    draw->AddText(ImVec2(x, y), text, "solar masses (main sequence)");
-    return y - em * 1.5f;
+    const float room = ImGui::GetIO().DisplaySize.x - x;
+    for (const char* unit : {"solar masses (main sequence)", "solar masses", "Msun"})
+        if (pen.width(unit) <= room || unit[0] == 'M') {
+            pen.text(x, y, kDimText, unit);
+            break;
+        }
+}
+
+// The legend of the colouring in use; returns false when it has none (plain, one galaxy).
+bool draw_legend(const Pen& pen, const FrameAnnotations& a, float x, float y) {
+    std::vector<std::pair<glm::vec3, std::string>> entries;
+    switch (a.colour_mode) {
+        case ColourMode::Galaxy:
+            for (int k = 0; a.galaxies > 1 && k < a.galaxies && k < 8; ++k)
+                entries.emplace_back(galaxy_colour(k), galaxy_name(a.galaxy_names, k));
+            return draw_swatches(pen, x, y, entries);
+        case ColourMode::Component:
+            for (int c = 0; c <= int(Component::Star); ++c)
+                if (a.components & (1u << c)) entries.emplace_back(component_colour(c), component_name(Component(c)));
+            return draw_swatches(pen, x, y, entries);
+        case ColourMode::Speed:
+            if (!(a.speed_scale > 0)) return false;
+            draw_colour_bar(pen, a, x, y);
+            return true;
+        case ColourMode::Mass:
+            draw_mass_legend(pen, x, y);
+            return true;
+        case ColourMode::Plain: break;
+    }
+    return false;
 }
 
 }  // namespace
 
-// A scale bar (a round length that is about 120 pixels at the camera's target), the colour legend
-// and the model time, bottom left, in the background draw list: under the panels.
-void draw_annotations(const FrameAnnotations& a) {
+// Bottom up: the scale bar, the legend, the model time; in the background draw list (under the panels).
+float draw_annotations(const FrameAnnotations& a) {
     const ImGuiIO& io = ImGui::GetIO();
-    ImDrawList* draw = ImGui::GetBackgroundDrawList();
-    const float em = ImGui::GetFontSize();
-    const float pad = em * 0.6f;
-    const ImU32 text = IM_COL32(225, 228, 235, 230), dim = IM_COL32(160, 166, 180, 220);
-    float y = io.DisplaySize.y - pad - em;
-
-    // Scale bar.
-    const float px_per_unit = a.camera.focal_pixels(io.DisplaySize.y) / std::max(a.camera.distance(), 1e-6f);
-    if (px_per_unit > 0 && std::isfinite(px_per_unit)) {
-        const double want = 120.0 / px_per_unit;
-        const double decade = std::pow(10.0, std::floor(std::log10(want)));
-        double len = decade;
-        for (double f : {2.0, 5.0, 10.0})
-            if (decade * f <= want) len = decade * f;
-        const float w = float(len * px_per_unit);
-        const bool physical = a.units.time_unit_myr > 0;
-        char label[64];
-        std::snprintf(label, sizeof label, "%g %s", len, physical ? a.units.length.c_str() : "length units");
-        const float x = pad, bar_y = y + em * 0.5f;
-        draw->AddLine(ImVec2(x, bar_y), ImVec2(x + w, bar_y), text, 2.0f);
-        draw->AddLine(ImVec2(x, bar_y - 4), ImVec2(x, bar_y + 4), text, 2.0f);
-        draw->AddLine(ImVec2(x + w, bar_y - 4), ImVec2(x + w, bar_y + 4), text, 2.0f);
-        draw->AddText(ImVec2(x + w + pad * 0.6f, y), text, label);
-        y -= em * 1.5f;
+    const Pen pen{ImGui::GetBackgroundDrawList(), annotation_text_px(a.text_px, io.DisplaySize.y)};
+    const float pad = pen.size * 0.6f, line = pen.size * 1.5f;
+    float y = io.DisplaySize.y - pad - pen.size;
+    draw_scale_bar(pen, a, pad, y);
+    y -= line;
+    if (draw_legend(pen, a, pad, y)) y -= line;
+    if (a.time) {
+        pen.text(pad, y, kText, time_text(*a.time, a.units));
+        y -= line;
     }
-
-    // Legend.
-    if (a.colour_mode == ColourMode::Galaxy && a.galaxies > 1) {
-        float x = pad;
-        for (int k = 0; k < a.galaxies && k < 8; ++k) {
-            const ImU32 col = swatch_colour(galaxy_colour(k));
-            const float s = em * 0.7f;
-            draw->AddRectFilled(ImVec2(x, y + s * 0.2f), ImVec2(x + s, y + s * 1.2f), col, 2.0f);
-            const std::size_t kk = std::size_t(k);
-            const std::string name = kk < a.galaxy_names.size() && !a.galaxy_names[kk].empty()
-                                         ? a.galaxy_names[kk]
-                                         : "galaxy " + std::to_string(k + 1);
-            draw->AddText(ImVec2(x + s + pad * 0.4f, y), dim, name.c_str());
-            x += s + pad * 1.4f + ImGui::CalcTextSize(name.c_str()).x;
-        }
-        y -= em * 1.5f;
-    }
-    if (a.colour_mode == ColourMode::Mass) y = draw_mass_legend(draw, pad, y, em, dim);
-
-    // The model time, for frames saved without the status bar that shows it on screen.
-    if (a.time) draw->AddText(ImVec2(pad, y), text, time_text(*a.time, a.units).c_str());
+    return io.DisplaySize.y - y - pen.size;
 }
 
 }  // namespace nbody::render

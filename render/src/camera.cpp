@@ -116,4 +116,40 @@ CameraSpec frame_camera(const State& state) {
     return camera;
 }
 
+namespace {
+
+// The bodies a frame shows: all but the dark-matter halo (hidden by default), or all of them
+// when there is nothing else.
+std::vector<Vec4f> drawn_bodies(const State& state) {
+    std::vector<Vec4f> drawn;
+    drawn.reserve(state.size());
+    for (std::size_t i = 0; i < state.size(); ++i)
+        if (i >= state.component.size() || state.component[i] != Component::Halo) drawn.push_back(state.pos_mass[i]);
+    return drawn.empty() ? state.pos_mass : drawn;
+}
+
+}  // namespace
+
+CameraSpec fit_camera(CameraSpec spec, const State& state, double aspect, double fov_y_deg) {
+    // Moving the camera along its line of sight changes only a body's depth, so in the camera's
+    // frame each body says how far back the camera must be to see it: its depth in front of the
+    // target plus its offset over the tangent of the half field of view, across or up.
+    const OrbitCamera camera(spec);
+    const glm::mat4 view = camera.view();
+    const double tan_y = std::tan(0.5 * fov_y_deg * 3.14159265358979 / 180.0), tan_x = tan_y * aspect;
+    std::vector<double> needed;
+    for (const Vec4f& p : drawn_bodies(state)) {
+        const glm::vec4 v = view * glm::vec4(p.x, p.y, p.z, 1.0f);
+        const double in_front = double(v.z) + camera.distance();  // towards the camera from the target plane
+        needed.push_back(in_front + std::max(std::abs(v.x) / tan_x, std::abs(v.y) / tan_y));
+    }
+    if (needed.empty()) return spec;
+    // The 1% farthest out are outliers (escapers, the tip of a tail); 20% more keeps the galaxies
+    // off the frame's edges.
+    const auto p99 = needed.begin() + std::ptrdiff_t(0.99 * double(needed.size() - 1));
+    std::nth_element(needed.begin(), p99, needed.end());
+    spec.distance = std::max(spec.distance, 1.2 * *p99);
+    return spec;
+}
+
 }  // namespace nbody::render

@@ -2,8 +2,15 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
 #include <limits>
+#include <mutex>
+#include <thread>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -13,6 +20,7 @@
 #include "cuda_probe.hpp"
 #include "cuda_raii.hpp"
 #include "finite_check.hpp"
+#include "nbody/sim/comm/nccl_communicator.hpp"
 #include "force_kernel.hpp"
 #include "precision_state.hpp"
 #include "symmetric_kernel.hpp"
@@ -58,6 +66,15 @@ int fp32_lanes_per_sm(int major, int minor) {
     }
 }
 
+// Step calls between two rebalancings of the GPUs' shares: each costs a host round trip through
+// the communicator (a stall of the GPUs' queues), so it is not done every step.
+constexpr long long kRebalanceEvery = 8;
+
+// The first of n items of the share that starts at fraction f: shares [f_r, f_r+1) cover each once.
+std::size_t index_at(std::size_t n, double f) {
+    return f >= 1 ? n : std::min(n, static_cast<std::size_t>(std::floor(double(n) * f)));
+}
+
 void validate_params(const StepParams& p) {
     if (!(p.dt > 0) || !std::isfinite(p.dt))
         throw std::invalid_argument("time step dt must be a finite number > 0 (got " + std::to_string(p.dt) + ")");
@@ -72,7 +89,7 @@ void validate_params(const StepParams& p) {
 
 struct CudaBackend::Impl {
     struct TimedPass {
-        Event start, stop;
+        Event start, mid, stop;  // mid: this GPU's share computed, before the sum over GPUs
         bool pending = false;  // recorded, elapsed time not read yet
     };
 
@@ -106,6 +123,21 @@ struct CudaBackend::Impl {
     TimedPass timing[2];
     int latest = -1;
     double last_ms = 0;
+    double last_share_ms = 0;  // of last_ms, this GPU's share of the pass (all of it on one GPU)
+
+    // Several GPUs (docs/DISTRIBUTED.md): every GPU holds the whole system and integrates it; each
+    // force pass is split into shares, one per rank, made whole on every GPU by one collective.
+    std::unique_ptr<comm::DeviceCommunicator> comm;  // null: one GPU
+    std::vector<double> bounds{0.0, 1.0};  // rank r's share: [bounds[r], bounds[r + 1]) of the work
+    std::vector<double> rank_ms;           // every rank's share time at the last rebalancing
+    std::vector<std::unique_ptr<CudaBackend>> peers;  // the other GPUs of this process (on the first)
+    Event handoff{cudaEventDisableTiming}, summed{cudaEventDisableTiming};
+    long long step_calls = 0;
+
+    int ranks() const { return comm ? comm->size() : 1; }
+    int rank() const { return comm ? comm->rank() : 0; }
+    std::size_t slice_begin(int r) const { return index_at(n, bounds[std::size_t(r)]); }
+    std::size_t slice_count(int r) const { return index_at(n, bounds[std::size_t(r) + 1]) - slice_begin(r); }
 
     void use_device() const { CUDA_CHECK(cudaSetDevice(device)); }
 
@@ -128,6 +160,7 @@ struct CudaBackend::Impl {
         t.pending = false;
         CUDA_CHECK(q);
         last_ms = cuda::elapsed_ms(t.start, t.stop);
+        last_share_ms = cuda::elapsed_ms(t.start, t.mid);
         // The other pass is older: reading it later would replace this figure with a staler one.
         if (k == latest) timing[1 - k].pending = false;
     }
@@ -142,29 +175,116 @@ struct CudaBackend::Impl {
         args.n = static_cast<int>(n);
         args.eps2 = static_cast<float>(softening * softening);
         args.acc = acc.get();
-        args.vel = kick_vel;
+        // Split over GPUs the kick waits for the whole accelerations (sum_over_ranks).
+        args.vel = ranks() > 1 ? nullptr : kick_vel;
         args.half_dt = static_cast<float>(0.5 * dt);
         args.workspace = &force_workspace;
+        const double share_begin = bounds[std::size_t(rank())], share_end = bounds[std::size_t(rank()) + 1];
         if (gravity.gravity == Gravity::Tree)
-            tree.force(positions, args.n, args.eps2, gravity.tree, config.unroll, args.acc, kick_vel, args.half_dt,
-                       stream.get());
+            tree.force(positions, args.n, args.eps2, gravity.tree, config.unroll, args.acc, args.vel, args.half_dt,
+                       stream.get(), cuda::WalkShare{share_begin, share_end});
         else if (config.precision != Precision::Fp32)
             precise.force(precision_variant_of(config), config.block, positions, args.acc, kick_vel, n,
                           softening * softening, 0.5 * dt, stream.get());
         else if (config.pair_mode == PairMode::Full) {
             tile_masses.update(masses.data(), n, 1, config.block, stream.get());
             args.tile_mass = tile_masses.get();
+            args.i_begin = static_cast<int>(slice_begin(rank()));
+            args.i_count = static_cast<int>(slice_count(rank()));
             cuda::launch_force(variant_of(config), config.block, args, stream.get());
         }
         else {
             symmetric_tile_masses.update(masses.data(), n, 1, cuda::symmetric_tile_size(config.bodies_per_lane),
                                          stream.get());
-            cuda::launch_symmetric_force(symmetric_variant_of(config), args.pos, args.n, args.eps2, args.acc,
-                                         args.vel, args.half_dt, stream.get(), symmetric_tile_masses.get());
+            // Split over GPUs a share of the triangle is placed by the lambda map: the bounding-box
+            // grid covers the whole square (the two maps differ in block placement, not in the sums).
+            cuda::SymmetricVariant v = symmetric_variant_of(config);
+            if (ranks() > 1) v.map = cuda::SymmetricMap::Lambda;
+            cuda::launch_symmetric_force(v, args.pos, args.n, args.eps2, args.acc, args.vel, args.half_dt,
+                                         stream.get(), symmetric_tile_masses.get(),
+                                         cuda::symmetric_tile_share(v, args.n, share_begin, share_end));
+        }
+        t.mid.record(stream.get());
+        if (ranks() > 1) {
+            sum_over_ranks();
+            if (kick_vel != nullptr) cuda::launch_kick(kick_vel, acc.get(), args.n, args.half_dt, stream.get());
         }
         t.stop.record(stream.get());
         t.pending = true;
         latest = k;
+    }
+
+    // Makes acc whole on every GPU: the every-pair kernel's i-slices are gathered (each body's sum
+    // is the one-GPU sum, bit for bit); the tree's and the symmetric kernel's partial sums (zeros
+    // outside a tree share) are added up. On the communicator's stream, ordered by events.
+    void sum_over_ranks() {
+        const auto comm_stream = static_cast<cudaStream_t>(comm->stream());
+        handoff.record(stream.get());
+        CUDA_CHECK(cudaStreamWaitEvent(comm_stream, handoff.get()));
+        float* values = reinterpret_cast<float*>(acc.get());
+        if (gravity.gravity == Gravity::Direct && config.pair_mode == PairMode::Full) {
+            std::vector<std::size_t> counts(static_cast<std::size_t>(ranks()));
+            for (int r = 0; r < ranks(); ++r) counts[std::size_t(r)] = 4 * slice_count(r);
+            comm->all_gather_v(values + 4 * slice_begin(rank()), values, counts, comm::DataType::Float32);
+        } else {
+            comm->all_reduce_sum(values, values, 4 * n, comm::DataType::Float32);
+        }
+        summed.record(comm_stream);
+        CUDA_CHECK(cudaStreamWaitEvent(stream.get(), summed.get()));
+    }
+
+    // NCCL connects the ranks at their first collective of each kind (hundreds of ms between
+    // processes): made here, so that the first step is not charged with it.
+    void warm_up_collectives() {
+        use_device();
+        const std::size_t ranks_count = static_cast<std::size_t>(ranks());
+        DeviceBuffer<float> values(4 * ranks_count + 4);
+        CUDA_CHECK(cudaMemset(values.get(), 0, values.bytes()));
+        std::vector<std::size_t> counts(ranks_count, 4);
+        counts[0] = 8;  // uneven, as the slices usually are
+        comm->all_gather_v(values.get() + (rank() == 0 ? 0 : 4 * (std::size_t(rank()) + 1)), values.get(), counts,
+                           comm::DataType::Float32);
+        comm->all_reduce_sum(values.get(), values.get(), 4, comm::DataType::Float32);
+        const double zero = 0;
+        (void)comm->all_gather_host_bytes({reinterpret_cast<const std::byte*>(&zero), sizeof zero});
+        comm->synchronize();
+    }
+
+    // This GPU's time for its share of the last pass: the tree's walk (its build is every GPU's),
+    // else the share's kernels. Never blocks.
+    double share_ms() {
+        if (gravity.gravity == Gravity::Tree) return tree.timings().walk_ms;
+        if (latest >= 0) {
+            harvest(latest);
+            if (timing[latest].pending) harvest(1 - latest);
+        }
+        return last_share_ms;
+    }
+
+    // Every kRebalanceEvery step calls (the same calls on every rank): the shares move toward
+    // each GPU's measured speed, half the way each time, so a GPU that is slower (another model,
+    // a busier card, a share with denser tree groups) gets less work. Every rank computes the same
+    // bounds from the same gathered times.
+    void rebalance() {
+        if (ranks() < 2 || ++step_calls % kRebalanceEvery != 0) return;
+        const double mine = share_ms();
+        const std::vector<std::byte> all =
+            comm->all_gather_host_bytes({reinterpret_cast<const std::byte*>(&mine), sizeof mine});
+        rank_ms.assign(std::size_t(ranks()), 0.0);
+        std::memcpy(rank_ms.data(), all.data(), all.size());
+        std::vector<double> width(rank_ms.size()), speed(rank_ms.size());
+        double total = 0;
+        for (std::size_t r = 0; r < speed.size(); ++r) {
+            if (!(rank_ms[r] > 0)) return;  // a rank without a figure yet
+            width[r] = bounds[r + 1] - bounds[r];
+            speed[r] = std::max(width[r], 1e-3) / rank_ms[r];
+            total += speed[r];
+        }
+        double edge = 0;
+        for (std::size_t r = 0; r + 1 < speed.size(); ++r) {
+            edge += 0.5 * width[r] + 0.5 * speed[r] / total;
+            bounds[r + 1] = edge;
+        }
     }
 
     void ensure_accelerations(const float4* positions, double softening) {
@@ -197,6 +317,36 @@ struct CudaBackend::Impl {
         }
     }
 };
+
+void CudaBackend::for_every_gpu(const std::function<void(CudaBackend&)>& own,
+                                const std::function<void(CudaBackend&)>& peer) {
+    // While the peers are set aside this backend is a one-GPU backend: `own` runs its usual code.
+    std::vector<std::unique_ptr<CudaBackend>> peers = std::move(impl_->peers);
+    std::mutex first_error_mutex;
+    std::exception_ptr first_error;
+    const auto keep_first = [&] {
+        const std::lock_guard lock(first_error_mutex);
+        if (!first_error) first_error = std::current_exception();
+    };
+    {
+        std::vector<std::jthread> threads;
+        for (const auto& p : peers)
+            threads.emplace_back([&, backend = p.get()] {
+                try {
+                    (peer ? peer : own)(*backend);
+                } catch (...) {
+                    keep_first();
+                }
+            });
+        try {
+            own(*this);
+        } catch (...) {
+            keep_first();
+        }
+    }  // joins
+    impl_->peers = std::move(peers);
+    if (first_error) std::rethrow_exception(first_error);
+}
 
 CudaBackend::CudaBackend(int device) : impl_(nullptr) {
     std::string why;
@@ -235,6 +385,7 @@ CudaBackend::~CudaBackend() {
 }
 
 void CudaBackend::load(const State& state) {
+    if (!impl_->peers.empty()) return for_every_gpu([&](CudaBackend& gpu) { gpu.load(state); });
     state.validate();
     const std::size_t n = state.size();
     if (n > kMaxBodies)
@@ -293,6 +444,7 @@ std::size_t CudaBackend::size() const { return impl_->n; }
 void CudaBackend::step(const StepParams& params, int count) {
     validate_params(params);
     if (count < 0) throw std::invalid_argument("step count must be >= 0 (got " + std::to_string(count) + ")");
+    if (!impl_->peers.empty()) return for_every_gpu([&](CudaBackend& gpu) { gpu.step(params, count); });
     Impl& m = *impl_;
     m.require_loaded("step");
     m.require_own_positions("step");
@@ -300,11 +452,18 @@ void CudaBackend::step(const StepParams& params, int count) {
     m.use_device();
     m.ensure_accelerations(m.pos[m.cur].get(), params.softening);
     m.advance(params, count);
+    m.rebalance();
 }
 
 double CudaBackend::time_steps_ms(const StepParams& params, int steps) {
     validate_params(params);
     if (steps < 1) throw std::invalid_argument("time_steps_ms needs at least one step");
+    if (!impl_->peers.empty()) {
+        double ms = 0;
+        for_every_gpu([&](CudaBackend& gpu) { ms = gpu.time_steps_ms(params, steps); },
+                      [&](CudaBackend& gpu) { gpu.time_steps_ms(params, steps); });
+        return ms;
+    }
     Impl& m = *impl_;
     m.require_loaded("time_steps_ms");
     m.require_own_positions("time_steps_ms");
@@ -315,6 +474,7 @@ double CudaBackend::time_steps_ms(const StepParams& params, int steps) {
     m.advance(params, steps);
     stop.record(m.stream.get());
     CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    m.rebalance();
     return cuda::elapsed_ms(start, stop);
 }
 
@@ -326,11 +486,17 @@ void CudaBackend::step_device(const void* pos_in, void* pos_out, const StepParam
         throw std::invalid_argument("CudaBackend::step_device(): null position buffer");
     if (pos_in == pos_out)
         throw std::invalid_argument("CudaBackend::step_device(): input and output positions must be distinct buffers");
+    // The other GPUs step their own copies of the system: the positions end here, on the GPU that
+    // draws them.
+    if (!m.peers.empty())
+        return for_every_gpu([&](CudaBackend& gpu) { gpu.step_device(pos_in, pos_out, params); },
+                             [&](CudaBackend& gpu) { gpu.step(params, 1); });
     m.use_device();
     const auto* in = static_cast<const float4*>(pos_in);
     m.ensure_accelerations(in, params.softening);
     m.leapfrog(in, static_cast<float4*>(pos_out), params);
     m.positions_external = true;
+    m.rebalance();
 }
 
 void CudaBackend::adopt_device_positions(const void* pos) {
@@ -343,8 +509,10 @@ void CudaBackend::adopt_device_positions(const void* pos) {
     m.precise.moved(pos, m.pos[m.cur].get());
     m.positions_external = false;
     // The buffer may hold positions other than the ones the accelerations belong to; one extra
-    // force pass at the next step is cheaper than trusting that it does not.
+    // force pass at the next step is cheaper than trusting that it does not. The other GPUs make
+    // that pass too (its sum needs them).
     m.acc_valid = false;
+    for (const auto& peer : m.peers) peer->impl_->acc_valid = false;
 }
 
 void CudaBackend::export_device_positions(void* pos) const {
@@ -360,6 +528,16 @@ void CudaBackend::export_device_positions(void* pos) const {
 
 std::vector<Vec3d> CudaBackend::accelerations(double softening) {
     validate_params(StepParams{1.0, softening});
+    if (!impl_->peers.empty()) {
+        std::vector<Vec3d> out;
+        for_every_gpu([&](CudaBackend& gpu) { out = gpu.accelerations(softening); },
+                      [&](CudaBackend& gpu) {
+                          Impl& peer = *gpu.impl_;
+                          peer.use_device();
+                          peer.ensure_accelerations(peer.pos[peer.cur].get(), softening);
+                      });
+        return out;
+    }
     Impl& m = *impl_;
     m.require_loaded("accelerations");
     m.require_own_positions("accelerations");
@@ -479,6 +657,9 @@ std::string CudaBackend::check_kernel_config(const KernelConfig& c) const {
 void CudaBackend::set_kernel_config(const KernelConfig& config) {
     if (std::string reason = check_kernel_config(config); !reason.empty())
         throw std::invalid_argument("kernel config (" + config.to_string() + ") refused: " + reason);
+    if (std::string reason = check_config_for_gpus(config, impl_->ranks()); !reason.empty())
+        throw std::invalid_argument("kernel config (" + config.to_string() + ") refused: " + reason);
+    for (const auto& peer : impl_->peers) peer->set_kernel_config(config);
     if (impl_->gravity.gravity == Gravity::Tree && config.precision != Precision::Fp32)
         throw std::invalid_argument("kernel config (" + config.to_string() +
                                     ") refused: the tree code runs in fp32 (switch to --gravity direct first)");
@@ -496,6 +677,7 @@ void CudaBackend::set_gravity(const GravityConfig& g) {
             throw std::invalid_argument("the tree code runs in fp32; precision " +
                                         std::string(nbody::to_string(m.config.precision)) + " is for --gravity direct");
     }
+    for (const auto& peer : m.peers) peer->set_gravity(g);
     if (g == m.gravity) return;
     m.gravity = g;
     m.acc_valid = false;  // the stored accelerations belong to the other solver or theta
@@ -551,6 +733,8 @@ std::size_t CudaBackend::bytes_copied_to_host() const { return impl_->bytes_to_h
 const CudaDeviceInfo& CudaBackend::device_info() const { return impl_->info; }
 
 void CudaBackend::load_positions(const std::vector<Vec3d>& positions) {
+    if (!impl_->peers.empty())
+        return for_every_gpu([&](CudaBackend& gpu) { gpu.load_positions(positions); });
     Impl& m = *impl_;
     m.require_loaded("load_positions");
     m.require_own_positions("load_positions");
@@ -656,8 +840,101 @@ KernelConfig CudaBackend::fit_to_precision(const KernelConfig& config) {
 void* CudaBackend::stream() const { return static_cast<void*>(impl_->stream.get()); }
 
 void CudaBackend::synchronize() const {
+    for (const auto& peer : impl_->peers) peer->synchronize();
     impl_->use_device();
     impl_->stream.synchronize();
+}
+
+std::string CudaBackend::check_config_for_gpus(const KernelConfig& config, int gpus) {
+    if (gpus < 2) return {};
+    if (config.precision != Precision::Fp32)
+        return "precision " + std::string(nbody::to_string(config.precision)) + " runs on one GPU; " +
+               std::to_string(gpus) + " GPUs step in fp32 (docs/DISTRIBUTED.md)";
+    return {};
+}
+
+void CudaBackend::attach_rank(std::unique_ptr<comm::DeviceCommunicator> comm) {
+    Impl& m = *impl_;
+    if (comm->device() != m.device)
+        throw std::invalid_argument("the communicator's GPU " + std::to_string(comm->device()) +
+                                    " is not this backend's GPU " + std::to_string(m.device));
+    const int ranks = comm->size();
+    m.comm = std::move(comm);
+    m.bounds.assign(std::size_t(ranks) + 1, 0.0);
+    for (int r = 1; r < ranks; ++r) m.bounds[std::size_t(r)] = double(r) / ranks;
+    m.bounds.back() = 1.0;
+    m.rank_ms.assign(std::size_t(ranks), 0.0);
+    m.acc_valid = false;
+}
+
+void CudaBackend::use_gpus(const std::vector<int>& devices) {
+    Impl& m = *impl_;
+    if (m.n != 0 || m.comm) throw std::logic_error("CudaBackend::use_gpus() is called once, before load()");
+    if (devices.size() < 2) return;
+    if (devices.front() != m.device)
+        throw std::invalid_argument("the GPUs to step on must start with this backend's GPU " +
+                                    std::to_string(m.device));
+    if (std::string reason = check_config_for_gpus(m.config, int(devices.size())); !reason.empty())
+        throw std::invalid_argument(reason);
+    std::vector<std::unique_ptr<comm::DeviceCommunicator>> comms = comm::make_nccl_communicators(devices);
+    std::vector<std::unique_ptr<CudaBackend>> peers;
+    for (std::size_t k = 1; k < devices.size(); ++k) {
+        auto peer = std::make_unique<CudaBackend>(devices[k]);
+        peer->set_kernel_config(m.config);
+        peer->set_gravity(m.gravity);
+        peer->attach_rank(std::move(comms[k]));
+        peers.push_back(std::move(peer));
+    }
+    m.use_device();
+    attach_rank(std::move(comms[0]));
+    m.peers = std::move(peers);
+    for_every_gpu([](CudaBackend& gpu) { gpu.impl_->warm_up_collectives(); });
+}
+
+void CudaBackend::join_ranks(std::unique_ptr<comm::DeviceCommunicator> comm) {
+    if (impl_->n != 0 || impl_->comm) throw std::logic_error("CudaBackend::join_ranks() is called once, before load()");
+    if (std::string reason = check_config_for_gpus(impl_->config, comm->size()); !reason.empty())
+        throw std::invalid_argument(reason);
+    attach_rank(std::move(comm));
+    impl_->warm_up_collectives();
+}
+
+int CudaBackend::gpu_count() const { return impl_->ranks(); }
+
+std::string CudaBackend::describe(const std::vector<GpuShare>& shares) {
+    std::string out;
+    double slowest = 0, total = 0;
+    for (const GpuShare& s : shares) {
+        char line[96];
+        std::snprintf(line, sizeof line, "%sGPU %d: %.1f %% in %.2f ms", out.empty() ? "" : "; ",
+                      s.device >= 0 ? s.device : s.rank, 100.0 * (s.end - s.begin), s.ms);
+        out += line;
+        slowest = std::max(slowest, s.ms);
+        total += s.ms;
+    }
+    if (slowest > 0) {
+        char balance[48];
+        std::snprintf(balance, sizeof balance, "; balance %.2f", total / double(shares.size()) / slowest);
+        out += balance;
+    }
+    return out;
+}
+
+std::vector<CudaBackend::GpuShare> CudaBackend::gpu_shares() const {
+    Impl& m = *impl_;
+    std::vector<GpuShare> out;
+    const auto add = [&out](Impl& g, int rank) {
+        out.push_back({g.device, rank, g.bounds[std::size_t(rank)], g.bounds[std::size_t(rank) + 1], g.share_ms()});
+    };
+    if (m.comm && m.peers.empty()) {  // one rank per process: the others' times from the last rebalancing
+        for (int r = 0; r < m.ranks(); ++r)
+            out.push_back({r == m.rank() ? m.device : -1, r, m.bounds[std::size_t(r)], m.bounds[std::size_t(r) + 1],
+                           r == m.rank() ? m.share_ms() : m.rank_ms[std::size_t(r)]});
+        return out;
+    }
+    add(m, m.rank());
+    for (const auto& peer : m.peers) add(*peer->impl_, peer->impl_->rank());
+    return out;
 }
 
 }  // namespace nbody

@@ -144,4 +144,20 @@ private:
     cudaStream_t stream_ = nullptr;
 };
 
+// Makes `device` current for a scope and puts the caller's device back: an object bound to one GPU
+// (a communicator's rank, a Hermite engine) works whichever device its caller's thread has current.
+class ScopedDevice {
+public:
+    explicit ScopedDevice(int device) {
+        CUDA_CHECK(cudaGetDevice(&previous_));
+        if (previous_ != device) CUDA_CHECK(cudaSetDevice(device));
+    }
+    ~ScopedDevice() { CUDA_CHECK_LOG(cudaSetDevice(previous_)); }
+    ScopedDevice(const ScopedDevice&) = delete;
+    ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+private:
+    int previous_ = 0;
+};
+
 }  // namespace nbody::cuda

@@ -18,16 +18,24 @@
 namespace nbody::cuda {
 namespace detail {
 
+__device__ __forceinline__ float4 kicked(float4 v, const float4& a, float half_dt) {
+    v.x = fmaf(a.x, half_dt, v.x);
+    v.y = fmaf(a.y, half_dt, v.y);
+    v.z = fmaf(a.z, half_dt, v.z);
+    return v;
+}
+
+__global__ void kick_kernel(float4* __restrict__ vel, const float4* __restrict__ acc, int n, float half_dt) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) vel[i] = kicked(vel[i], acc[i], half_dt);
+}
+
 __global__ void kick_drift_kernel(const float4* __restrict__ pos_in, float4* __restrict__ pos_out,
                                   float4* __restrict__ vel, const float4* __restrict__ acc, int n,
                                   float half_dt, float dt) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const float4 a = acc[i];
-    float4 v = vel[i];
-    v.x = fmaf(a.x, half_dt, v.x);
-    v.y = fmaf(a.y, half_dt, v.y);
-    v.z = fmaf(a.z, half_dt, v.z);
+    const float4 v = kicked(vel[i], acc[i], half_dt);
     const float4 x = pos_in[i];
     pos_out[i] = make_float4(fmaf(v.x, dt, x.x), fmaf(v.y, dt, x.y), fmaf(v.z, dt, x.z), x.w);
     vel[i] = v;
@@ -235,20 +243,21 @@ void TileMasses::update(const float* masses, std::size_t n, std::size_t stride_f
     n_ = n;
 }
 
-ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace) {
+ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace, int i_count) {
+    if (i_count < 0) i_count = n;
     ForcePlan plan;
     plan.flags = force_flags_at_block(v, block);
     const ForceGrid wanted = detail::resolve_grid(v);
     const detail::ForceKernelFn fn = detail::select_force_kernel(v, plan.flags);
-    if (n <= 0) return plan;
+    if (n <= 0 || i_count <= 0) return plan;
     if (block <= 0 || block % kWarpSize != 0 || block > kMaxBlock)
         throw std::invalid_argument("force kernel block " + std::to_string(block) + " is not a multiple of 32 in 32..1024");
-    plan.iblocks = force_grid_size(n, block, v);
+    plan.iblocks = force_grid_size(i_count, block, v);
     plan.tiles = (n + block - 1) / block;
     const KernelOccupancy occ = detail::occupancy(fn, block, plan.flags);
     plan.blocks_per_sm = occ.blocks_per_sm;
-    const SplitDecision split = decide_split(wanted, plan.iblocks, plan.tiles, occ.sm_count, occ.blocks_per_sm, n,
-                                             have_workspace, 1);
+    const SplitDecision split = decide_split(wanted, plan.iblocks, plan.tiles, occ.sm_count, occ.blocks_per_sm,
+                                             i_count, have_workspace, 1);
     plan.grid = split.grid;
     plan.blocks = split.blocks;
     plan.max_contributors = split.max_contributors;
@@ -306,12 +315,19 @@ SplitDecision decide_split(ForceGrid wanted, int iblocks, int tiles, int sm_coun
 }
 
 void launch_force(const ForceVariant& v, int block, const ForceArgs& a, cudaStream_t stream) {
-    const ForcePlan plan = plan_force(v, block, a.n, a.workspace != nullptr);
+    const int i_count = a.i_count < 0 ? a.n : a.i_count;
+    if (a.i_begin < 0 || i_count > a.n || a.i_begin > a.n - i_count)
+        throw std::invalid_argument("force pass: i-bodies [" + std::to_string(a.i_begin) + ", " +
+                                    std::to_string(a.i_begin + i_count) + ") outside the " + std::to_string(a.n) +
+                                    " bodies");
+    const ForcePlan plan = plan_force(v, block, a.n, a.workspace != nullptr, i_count);
     const detail::ForceKernelFn fn = detail::select_force_kernel(v, plan.flags);
-    if (a.n <= 0) return;
+    if (a.n <= 0 || i_count == 0) return;
     detail::ForceKernelParams k{};
     k.pos = a.pos;
     k.n = a.n;
+    k.i_begin = a.i_begin;
+    k.i_count = i_count;
     k.eps2 = a.eps2;
     k.acc = a.acc;
     k.vel = a.vel;
@@ -323,7 +339,7 @@ void launch_force(const ForceVariant& v, int block, const ForceArgs& a, cudaStre
         k.share = static_cast<int>(work / plan.blocks);
         k.extra = static_cast<int>(work % plan.blocks);
         a.workspace->reserve(static_cast<std::size_t>(plan.iblocks),
-                             static_cast<std::size_t>(plan.max_contributors) * static_cast<std::size_t>(a.n), stream);
+                             static_cast<std::size_t>(plan.max_contributors) * static_cast<std::size_t>(i_count), stream);
         k.partials = a.workspace->partials();
         k.counters = a.workspace->counters();
     }
@@ -337,6 +353,13 @@ void launch_kick_drift(const float4* pos_in, float4* pos_out, float4* vel, const
     constexpr int kBlock = 256;
     detail::kick_drift_kernel<<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(pos_in, pos_out, vel, acc, n,
                                                                                  half_dt, dt);
+    CUDA_CHECK_LAUNCH();
+}
+
+void launch_kick(float4* vel, const float4* acc, int n, float half_dt, cudaStream_t stream) {
+    if (n <= 0) return;
+    constexpr int kBlock = 256;
+    detail::kick_kernel<<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(vel, acc, n, half_dt);
     CUDA_CHECK_LAUNCH();
 }
 

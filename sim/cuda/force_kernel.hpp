@@ -194,6 +194,13 @@ private:
 struct ForceArgs {
     const float4* pos = nullptr;  // n bodies (x, y, z, m)
     int n = 0;
+    // The bodies whose accelerations this pass computes (from all n): [i_begin, i_begin + i_count),
+    // a GPU's slice when several share the i-bodies (docs/DISTRIBUTED.md); i_count < 0: all n. Only
+    // the slice's acc (and vel) entries are written. A body's sum runs over the same tiles in the same
+    // order whatever the slice, so under the classic split a slice's results are bit for bit those of
+    // the whole pass.
+    int i_begin = 0;
+    int i_count = -1;
     float eps2 = 0;               // softening squared, > 0 (self-interaction is 0 * 1/eps^3)
     float4* acc = nullptr;        // out: accelerations (w = 0)
     float4* vel = nullptr;        // nullptr: force only; else v += a * half_dt (the closing kick)
@@ -215,7 +222,8 @@ struct ForcePlan {
     int max_contributors = 1;
     double classic_efficiency = 1;  // SM time used by the classic split, (I/SMs) / ceil(I/SMs)
 };
-ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace);
+// i_count: the i-bodies of a slice (ForceArgs::i_count), < 0 for all n.
+ForcePlan plan_force(const ForceVariant& v, int block, int n, bool have_workspace, int i_count = -1);
 
 // SMs of the current device and resident blocks per SM of a kernel at (block, dynamic shared
 // bytes), cached per device: the occupancy calculator costs microseconds, and a launch at small N
@@ -246,6 +254,10 @@ void launch_force(const ForceVariant& v, int block, const ForceArgs& args, cudaS
 // Opening kick and drift of a leapfrog step: v += a dt/2; x_out = x_in + v dt (mass copied).
 void launch_kick_drift(const float4* pos_in, float4* pos_out, float4* vel, const float4* acc, int n,
                        float half_dt, float dt, cudaStream_t stream);
+
+// The closing kick alone: v += a half_dt for n bodies, the arithmetic the force passes use when they
+// kick (one FFMA per component), so a kick after a force pass equals the kick inside it bit for bit.
+void launch_kick(float4* vel, const float4* acc, int n, float half_dt, cudaStream_t stream);
 
 // Empty when the current device can run this build's kernels, else the reason (typically a
 // device architecture that the build did not compile for).

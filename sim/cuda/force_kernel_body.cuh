@@ -118,7 +118,7 @@ __device__ __forceinline__ void finish_split_iblock(const ForceKernelParams& a, 
 #pragma unroll
     for (int b = 0; b < B; ++b) {
         const int i = first + b * groups;
-        if (s == b % Q && i < a.n) a.partials[k * a.n + i] = make_float4(ai[b].x, ai[b].y, ai[b].z, 0.0f);
+        if (s == b % Q && i < a.i_count) a.partials[k * a.i_count + i] = make_float4(ai[b].x, ai[b].y, ai[b].z, 0.0f);
     }
     __threadfence();
     __syncthreads();
@@ -132,16 +132,16 @@ __device__ __forceinline__ void finish_split_iblock(const ForceKernelParams& a, 
     __threadfence();
     const int base = ib * per_block;
 #pragma unroll 1
-    for (int r = threadIdx.x; r < per_block && base + r < a.n; r += blockDim.x) {
+    for (int r = threadIdx.x; r < per_block && base + r < a.i_count; r += blockDim.x) {
         float3 sum = make_float3(0.0f, 0.0f, 0.0f);
 #pragma unroll 1
         for (int c = 0; c < contributors; ++c) {
-            const float4 v = __ldcg(a.partials + c * a.n + base + r);  // L2: other SMs wrote it
+            const float4 v = __ldcg(a.partials + c * a.i_count + base + r);  // L2: other SMs wrote it
             sum.x += v.x;
             sum.y += v.y;
             sum.z += v.z;
         }
-        store_result(a, base + r, sum);
+        store_result(a, a.i_begin + base + r, sum);
     }
 }
 
@@ -197,7 +197,7 @@ __device__ __forceinline__ void force_body(const ForceKernelParams& a) {
         float scale = 1.0f;  // kMassTiles: the unit the sums ai are in
 #pragma unroll
         for (int b = 0; b < B; ++b) {
-            const float4 pi = load_body(a.pos, a.n, first + b * groups);
+            const float4 pi = load_body(a.pos + a.i_begin, a.i_count, first + b * groups);
             xi[b] = make_float3(pi.x, pi.y, pi.z);
             ai[b] = make_float3(0.0f, 0.0f, 0.0f);
         }
@@ -237,7 +237,7 @@ __device__ __forceinline__ void force_body(const ForceKernelParams& a) {
 #pragma unroll
         for (int b = 0; b < B; ++b) {
             const int i = first + b * groups;
-            if (s == b % Q && i < a.n) store_result(a, i, ai[b]);  // spread the B stores over the lanes
+            if (s == b % Q && i < a.i_count) store_result(a, a.i_begin + i, ai[b]);  // spread the B stores over the lanes
         }
     }
 }

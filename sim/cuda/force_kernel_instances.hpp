@@ -21,7 +21,9 @@ using ForceKernelFn = void (*)(ForceKernelParams);
 
 struct ForceKernelParams {
     const float4* pos;
-    int n;
+    int n;        // j-bodies: every body
+    int i_begin;  // the i-bodies are pos[i_begin, i_begin + i_count): a GPU's slice (all n on one GPU)
+    int i_count;
     float eps2;
     float4* acc;
     float4* vel;
@@ -29,7 +31,7 @@ struct ForceKernelParams {
     int tiles;           // T = ceil(n / p)
     int share;           // W / G
     int extra;           // W % G
-    float4* partials;    // [contributor k][n], balanced split only
+    float4* partials;    // [contributor k][i_count], balanced split only
     unsigned* counters;  // [I], balanced split only
     const float2* tile_mass;  // kForceMassTiles: [T] (m_t, 1 / m_t) of uniform tiles, (0, 0) else;
                               // nullptr: every tile takes the general loop

@@ -26,6 +26,7 @@
 // eps^2 > 0 keeps every r^2 finite and positive; they are never written back.
 
 #include <algorithm>
+#include <cmath>
 #include <climits>
 #include <cstdint>
 #include <limits>
@@ -35,6 +36,7 @@
 
 #include "cuda_check.hpp"
 #include "cuda_raii.hpp"
+#include "force_kernel.hpp"
 #include "symmetric_kernel.hpp"
 #include "triangular_map.hpp"
 
@@ -155,7 +157,8 @@ __device__ __forceinline__ void off_diagonal_tile(const float4* sj, int lane, in
 template <SymmetricMap Map, int B>
 __global__ void __launch_bounds__(kWarp)
     symmetric_tile_kernel(const float4* __restrict__ pos, int n, float eps2, float4* __restrict__ acc,
-                          std::uint32_t tiles_per_side, std::uint32_t tiles, const float2* __restrict__ tile_mass) {
+                          std::uint32_t tiles_per_side, std::uint32_t first_tile, std::uint32_t tiles,
+                          const float2* __restrict__ tile_mass) {
     static_assert(B >= 1 && B <= 8, "bad bodies-per-lane");
     constexpr int P = kWarp * B;
     constexpr int kU = step_unroll<B>();
@@ -164,7 +167,8 @@ __global__ void __launch_bounds__(kWarp)
     std::uint32_t row, col;
     if constexpr (Map == SymmetricMap::Lambda) {
         // Fits 32 bits: grid_x * grid_y < tiles + grid_y <= tri(65536) + 2 (symmetric_geometry).
-        const std::uint32_t k = blockIdx.y * gridDim.x + blockIdx.x;
+        // first_tile > 0: this GPU's share of the triangle starts there (SymmetricTiles).
+        const std::uint32_t k = first_tile + blockIdx.y * gridDim.x + blockIdx.x;
         if (k >= tiles) return;  // at most grid_y - 1 blocks of a 2-D grid's last row
         const tri::Coord c = tri::lambda_fast(k);
         row = c.row;
@@ -237,17 +241,6 @@ __global__ void __launch_bounds__(kWarp)
     }
 }
 
-__global__ void kick_kernel(float4* __restrict__ vel, const float4* __restrict__ acc, int n, float half_dt) {
-    const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (i >= n) return;
-    const float4 a = acc[i];
-    float4 v = vel[i];
-    v.x = fmaf(a.x, half_dt, v.x);
-    v.y = fmaf(a.y, half_dt, v.y);
-    v.z = fmaf(a.z, half_dt, v.z);
-    vel[i] = v;
-}
-
 // ---- the device-side check of the triangular map ------------------------------------------------
 
 template <TriangularMapFlavor F, bool Diagonal>
@@ -282,7 +275,8 @@ __global__ void map_check_kernel(std::uint64_t count, float eps, unsigned long l
 
 // ---- dispatch ------------------------------------------------------------------------------------
 
-using TileKernelFn = void (*)(const float4*, int, float, float4*, std::uint32_t, std::uint32_t, const float2*);
+using TileKernelFn = void (*)(const float4*, int, float, float4*, std::uint32_t, std::uint32_t, std::uint32_t,
+                              const float2*);
 
 // The supported (map, B) instances, as one list that the explicit instantiations and the dispatch
 // switch both expand. Keep in step with kSymmetricBodiesPerLaneValues.
@@ -292,7 +286,7 @@ using TileKernelFn = void (*)(const float4*, int, float, float4*, std::uint32_t,
 #define NBODY_SYM_INSTANTIATE(M, B)                                                                        \
     template __global__ void symmetric_tile_kernel<SymmetricMap::M, B>(const float4*, int, float, float4*, \
                                                                        std::uint32_t, std::uint32_t,       \
-                                                                       const float2*);
+                                                                       std::uint32_t, const float2*);
 NBODY_SYM_VARIANTS(NBODY_SYM_INSTANTIATE)
 #undef NBODY_SYM_INSTANTIATE
 
@@ -395,6 +389,14 @@ int symmetric_max_bodies(const SymmetricVariant& v) {
     return static_cast<int>(std::min(by_map, by_int));
 }
 
+namespace {
+// A 1-D grid of `blocks` while it fits grid_x, else the fewest rows of at most kMaxGridX.
+void lambda_grid(std::uint64_t blocks, std::uint64_t& gx, std::uint64_t& gy) {
+    gy = std::max<std::uint64_t>(1, (blocks + sym::kMaxGridX - 1) / sym::kMaxGridX);
+    gx = (blocks + gy - 1) / gy;
+}
+}  // namespace
+
 SymmetricGeometry symmetric_geometry(const SymmetricVariant& v, int n) {
     require_symmetric_instance(v);
     if (n < 0 || n > symmetric_max_bodies(v))
@@ -409,8 +411,7 @@ SymmetricGeometry symmetric_geometry(const SymmetricVariant& v, int n) {
     if (g.tiles == 0) return g;
     std::uint64_t gx, gy, gz;
     if (v.map == SymmetricMap::Lambda) {
-        gy = (g.tiles + sym::kMaxGridX - 1) / sym::kMaxGridX;
-        gx = (g.tiles + gy - 1) / gy;
+        lambda_grid(g.tiles, gx, gy);
         gz = 1;
     } else {
         gx = g.tiles_per_side;
@@ -437,22 +438,42 @@ SymmetricKernelResources symmetric_kernel_resources(const SymmetricVariant& v) {
     return r;
 }
 
+SymmetricTiles symmetric_tile_share(const SymmetricVariant& v, int n, double begin, double end) {
+    if (!(begin >= 0 && begin <= end && end <= 1))
+        throw std::invalid_argument("symmetric tile share [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                    ") is not within [0, 1]");
+    const std::uint64_t tiles = symmetric_geometry(v, n).tiles;
+    const auto at = [tiles](double f) {
+        return f >= 1 ? tiles : std::min(tiles, static_cast<std::uint64_t>(std::floor(double(tiles) * f)));
+    };
+    return {at(begin), at(end) - at(begin)};
+}
+
 void launch_symmetric_force(const SymmetricVariant& v, const float4* pos, int n, float eps2, float4* acc,
-                            float4* vel_or_null, float half_dt, cudaStream_t stream, const float2* tile_mass) {
+                            float4* vel_or_null, float half_dt, cudaStream_t stream, const float2* tile_mass,
+                            SymmetricTiles share) {
     const sym::TileKernelFn fn = sym::select_tile_kernel(v);
     sym::validate(v, pos, n, eps2, acc);
     if (n == 0) return;
-    const SymmetricGeometry g = symmetric_geometry(v, n);
+    SymmetricGeometry g = symmetric_geometry(v, n);
+    const std::uint64_t first = std::min(share.first, g.tiles);
+    const std::uint64_t count = std::min(share.count, g.tiles - first);
+    if (count < g.tiles) {
+        if (v.map != SymmetricMap::Lambda)
+            throw std::invalid_argument("a share of the triangle's tiles runs with the lambda map only (the "
+                                        "bounding-box map covers the whole square)");
+        std::uint64_t gx = 0, gy = 0;
+        lambda_grid(count, gx, gy);
+        g.grid_x = static_cast<unsigned>(gx), g.grid_y = static_cast<unsigned>(gy), g.grid_z = 1;
+    }
     sym::prefer_shared(fn);
     CUDA_CHECK(cudaMemsetAsync(acc, 0, static_cast<std::size_t>(n) * sizeof(float4), stream));
-    fn<<<dim3(g.grid_x, g.grid_y, g.grid_z), g.threads, 0, stream>>>(pos, n, eps2, acc, g.tiles_per_side,
-                                                                     static_cast<std::uint32_t>(g.tiles), tile_mass);
+    if (count > 0)
+        fn<<<dim3(g.grid_x, g.grid_y, g.grid_z), g.threads, 0, stream>>>(
+            pos, n, eps2, acc, g.tiles_per_side, static_cast<std::uint32_t>(first),
+            static_cast<std::uint32_t>(first + count), tile_mass);
     CUDA_CHECK_LAUNCH();
-    if (vel_or_null != nullptr) {
-        constexpr int kBlock = 256;
-        sym::kick_kernel<<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(vel_or_null, acc, n, half_dt);
-        CUDA_CHECK_LAUNCH();
-    }
+    if (vel_or_null != nullptr) launch_kick(vel_or_null, acc, n, half_dt, stream);
 }
 
 double time_symmetric_force_ms(const SymmetricVariant& v, const float4* pos, int n, float eps2, float4* acc,

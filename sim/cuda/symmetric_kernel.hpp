@@ -93,9 +93,20 @@ SymmetricKernelResources symmetric_kernel_resources(const SymmetricVariant& v);
 // tile_mass: force_kernel.hpp's TileMasses for block = symmetric_tile_size(bodies_per_lane); an
 // off-diagonal tile whose i- and j-bodies are each of one mass skips the two per-pair mass FMULs
 // (16 -> 14 FP32 per pair). nullptr: every tile takes the general loop.
+// share: the tiles (in the lambda map's order) this pass evaluates, when several GPUs split the
+// triangle (docs/DISTRIBUTED.md); acc then holds this share's partial sums for all n bodies, to be
+// summed over the GPUs (vel must be null: the kick waits for the sum). The default is every tile.
+struct SymmetricTiles {
+    std::uint64_t first = 0;
+    std::uint64_t count = UINT64_MAX;
+};
+// The tiles of the work fraction [begin, end) of the triangle for n bodies (tiles cost the same but
+// for the diagonal's T, a 1/T effect), so that shares [f_r, f_r+1) over ranks cover every tile once.
+SymmetricTiles symmetric_tile_share(const SymmetricVariant& v, int n, double begin, double end);
+
 void launch_symmetric_force(const SymmetricVariant& v, const float4* pos, int n, float eps2, float4* acc,
                             float4* vel_or_null, float half_dt, cudaStream_t stream,
-                            const float2* tile_mass = nullptr);
+                            const float2* tile_mass = nullptr, SymmetricTiles share = {});
 
 inline void launch_symmetric_force(SymmetricMap map, const float4* pos, int n, float eps2, float4* acc,
                                    float4* vel_or_null, float half_dt, cudaStream_t stream) {

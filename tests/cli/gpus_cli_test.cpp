@@ -1,6 +1,6 @@
 // --gpus on run and bench: a value that cannot be honoured (0, not a number, more GPUs than the
-// machine has, any --gpus in a build without NCCL, several GPUs before the multi-GPU driver is
-// built) is refused before any work, with the value named, and nothing is written.
+// machine has, any --gpus in a build without NCCL, several GPUs for a host backend) is refused
+// before any work, with the value named, and nothing is written.
 
 #include <gtest/gtest.h>
 
@@ -29,7 +29,7 @@ struct Refusal {
 
 TEST(GpusOption, RefusedBeforeAnyWorkWithTheValueNamed) {
     // 0 and "two" are refused in every build. 2 and 9: without NCCL the build says so; with NCCL
-    // and fewer GPUs, the machine's count; with two GPUs, that the multi-GPU driver is not built yet.
+    // and fewer GPUs, the machine's count; with two GPUs, that several GPUs step the cuda backend.
     const std::string run = "run --backend cpu --steps 1 --bodies 64 --scene " + scene();
     const std::string bench = "bench --backend cpu --bodies 1K";
     const Refusal cases[] = {

@@ -9,6 +9,8 @@
 #include <random>
 #include <string>
 
+#include <cuda_runtime_api.h>
+
 #include "../../sim/cuda/cuda_raii.hpp"
 #include "../../sim/cuda/hermite/hermite_kernels.hpp"
 #include "nbody/sim/diagnostics.hpp"
@@ -279,15 +281,24 @@ TEST(HermiteCuda, DsTileLoopsMatchTheCpuReference) {
 struct GpuAgainstCpu {
     double dx = 0, energy_error = 0;
 };
-GpuAgainstCpu integrate_on_both(const HermiteParams& p, std::string* why) {
-    const State st = ic::make_plummer({.bodies = 1024, .seed = 4});
+// A Plummer sphere as the integrator's start() takes it: masses, positions, velocities in double.
+struct Start {
     std::vector<double> m;
     std::vector<Vec3d> x, v;
+};
+Start plummer_start(std::size_t n, std::uint64_t seed) {
+    const State st = ic::make_plummer({.bodies = n, .seed = seed});
+    Start s;
     for (std::size_t k = 0; k < st.size(); ++k) {
-        m.push_back(st.pos_mass[k].w);
-        x.push_back(xyz(st.pos_mass[k]));
-        v.push_back(xyz(st.velocity[k]));
+        s.m.push_back(st.pos_mass[k].w);
+        s.x.push_back(xyz(st.pos_mass[k]));
+        s.v.push_back(xyz(st.velocity[k]));
     }
+    return s;
+}
+
+GpuAgainstCpu integrate_on_both(const HermiteParams& p, std::string* why) {
+    const auto [m, x, v] = plummer_start(1024, 4);
     const bool snap = p.order == 6;
     HermiteIntegrator cpu(make_force_engine(EngineKind::Cpu, {}, nullptr, snap), p),
         gpu(make_force_engine(EngineKind::Cuda, {}, why, snap), p);
@@ -498,6 +509,95 @@ TEST(HermiteCuda, PotentialEnergyOnTheGpuMatchesTheHostSum) {
     EXPECT_LT(std::abs(gpu - host), 1e-12 * std::abs(host)) << "host " << host << " gpu " << gpu;
     EXPECT_TRUE(potential_on_gpu(kGpuPotentialFrom));
     EXPECT_FALSE(potential_on_gpu(kGpuPotentialFrom - 1));
+}
+
+// ---- the j-particles split over two GPUs (engine_multi_gpu.cpp) ------------------------------------
+
+#define REQUIRE_TWO_GPUS()                                                                           \
+    do {                                                                                             \
+        REQUIRE_GPU();                                                                               \
+        if (cuda_device_count_for_tests() < 2) GTEST_SKIP() << "needs 2 GPUs, " << cuda_device_count_for_tests() << " visible"; \
+    } while (0)
+
+int cuda_device_count_for_tests() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) return 0;
+    return count;
+}
+
+TEST(HermiteTwoGpus, PartialForcesAddUpToOneGpusAndTheNearestNeighbourIsTheSame) {
+    REQUIRE_TWO_GPUS();
+    const double t = 0.5;
+    const Scenario s = make_setup(3001, 400, t, 21, 0.05);  // an odd nj: the GPUs hold 1501 and 1500
+    auto one = make_force_engine(EngineKind::Cuda, {.precision = "fp64"});
+    auto two = make_force_engine(EngineKind::Cuda, {.precision = "fp64", .devices = {0, 1}});
+    one->want_nearest(true);
+    two->want_nearest(true);
+    const auto ref = run(*one, s, t, 1e-6, true);
+    const auto got = run(*two, s, t, 1e-6, true);
+    const Errors e = compare(got, ref);
+    EXPECT_LT(e.acc, 1e-13);  // fp64 on both: the partial sums differ only in order
+    EXPECT_LT(e.jerk, 1e-13);
+    EXPECT_LT(e.pot, 1e-13);
+    for (std::size_t k = 0; k < s.i.size(); ++k) {
+        EXPECT_EQ(got[k].nearest, ref[k].nearest) << k;
+        EXPECT_EQ(std::vector<int>(two->neighbours(k).begin(), two->neighbours(k).end()),
+                  std::vector<int>(one->neighbours(k).begin(), one->neighbours(k).end()))
+            << k;
+    }
+    EXPECT_EQ(two->interactions(), one->interactions());
+}
+
+TEST(HermiteTwoGpus, NearestNeighbourTiesKeepTheLowestIdWhateverGpuHoldsIt) {
+    REQUIRE_TWO_GPUS();
+    // An i-particle at the origin and four j-particles at the same distance: ids 7 and 4 on GPU 1
+    // (odd addresses), 2 and 6 on GPU 0. The lowest id, 2, wins on one GPU and on two.
+    std::vector<JParticle> js(4);
+    const Vec3d at[4] = {{1, 0, 0}, {0, 1, 0}, {-1, 0, 0}, {0, -1, 0}};
+    const int ids[4] = {6, 7, 2, 4};
+    for (std::size_t k = 0; k < 4; ++k) js[k] = {.id = ids[k], .t = 0, .mass = 1e-3, .x = at[k]};
+    const std::vector<IParticle> in{{.id = 100, .x = {0, 0, 0}, .v = {0, 0, 0}}};
+    for (const std::vector<int>& devices : {std::vector<int>{}, std::vector<int>{0, 1}, std::vector<int>{1, 0}}) {
+        auto e = make_force_engine(EngineKind::Cuda, {.precision = "fp64", .devices = devices});
+        e->want_nearest(true);
+        for (std::size_t k = 0; k < js.size(); ++k) e->set_j(k, js[k]);
+        std::vector<IForce> out(1);
+        e->compute(0, js.size(), in, 1e-4, out);
+        EXPECT_EQ(out[0].nearest, 2) << devices.size() << " GPUs";
+    }
+}
+
+TEST(HermiteTwoGpus, IntegratorTakesOneGpusBlocksAndKeepsItsEnergy) {
+    REQUIRE_TWO_GPUS();
+    const auto [m, x, v] = plummer_start(4096, 8);
+    HermiteParams p;
+    p.softening = 0.01;
+    HermiteIntegrator one(make_force_engine(EngineKind::Cuda), p),
+        two(make_force_engine(EngineKind::Cuda, {.devices = {0, 1}}), p);
+    one.start(m, x, v, 0);
+    two.start(m, x, v, 0);
+    const double e0 = one.energy();
+    one.evolve(0.125);
+    two.evolve(0.125);
+    // The partial sums round differently, which may move a body across a level boundary now and then.
+    EXPECT_NEAR(double(two.stats().blocks), double(one.stats().blocks), 0.01 * double(one.stats().blocks));
+    const double de_one = (one.energy() - e0) / e0, de_two = (two.energy() - e0) / e0;
+    EXPECT_NEAR(de_two, de_one, 0.1 * std::abs(de_one) + 1e-10) << "one GPU " << de_one << ", two " << de_two;
+    std::printf("4096 bodies to t = 0.125: blocks %llu on one GPU, %llu on two; dE/E %.3e and %.3e\n",
+                (unsigned long long)one.stats().blocks, (unsigned long long)two.stats().blocks, de_one, de_two);
+}
+
+TEST(HermiteTwoGpus, DeviceSpecsAreCheckedWithTheReason) {
+    REQUIRE_GPU();
+    EXPECT_EQ(engine_devices("1"), std::vector<int>{0});
+    for (const std::string bad : {"0", "two", "0,0", "99", "0,99", ""}) {
+        try {
+            (void)engine_devices(bad);
+            FAIL() << "'" << bad << "' was accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("GPUs '" + bad + "'"), std::string::npos) << e.what();
+        }
+    }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "nbody/render/frame_capture.hpp"
 #include "test_support.hpp"
@@ -85,6 +86,81 @@ TEST(Annotations, ScreenshotsWithoutPanelsCarryThemWhenAsked) {
     const auto annotated = test::run_nbody(view + dir.file("annotated.png") + " --annotate");
     ASSERT_EQ(annotated.exit_code, 0) << annotated.output;
     expect_annotations(added(read_png(dir.file("annotated.png")), read_png(dir.file("plain.png"))));
+}
+
+// Pixels that differ between two frames in the bottom-left legend corner, and how many distinct
+// colours (to 1/16) those pixels of `a` take: a colour bar is a gradient, swatches a few hues.
+struct CornerChange {
+    int changed = 0;
+    int colours = 0;
+};
+CornerChange corner_change(const Image& a, const Image& b) {
+    CornerChange r;
+    std::vector<bool> seen(4096, false);
+    for (int y = a.height / 2; y < a.height; ++y)
+        for (int x = 0; x < a.width * 60 / 100; ++x) {
+            if (!differs(a, b, x, y)) continue;
+            ++r.changed;
+            const std::uint8_t* p = a.pixel(x, y);
+            const int key = (p[0] >> 4) << 8 | (p[1] >> 4) << 4 | (p[2] >> 4);
+            r.colours += !seen[std::size_t(key)];
+            seen[std::size_t(key)] = true;
+        }
+    return r;
+}
+
+// Colouring by speed, the legend is a colour bar (many colours, not two swatches); by component,
+// swatches. Each differs from the frame without annotations.
+TEST(Annotations, SpeedColouringHasAColourBarAndComponentColouringALegend) {
+    test::TempDir dir;
+    const std::string view = "view --headless --backend cpu --bodies 2000 --size 480x270 --frames 2 --no-ui --screenshot ";
+    const auto plain = test::run_nbody(view + dir.file("plain.png") + " --colour speed");
+    if (no_egl(plain)) GTEST_SKIP() << "no headless EGL: " << plain.output;
+    ASSERT_EQ(test::run_nbody(view + dir.file("speed.png") + " --colour speed --annotate").exit_code, 0);
+    ASSERT_EQ(test::run_nbody(view + dir.file("plain-c.png") + " --colour component").exit_code, 0);
+    ASSERT_EQ(test::run_nbody(view + dir.file("component.png") + " --colour component --annotate").exit_code, 0);
+    const CornerChange speed = corner_change(read_png(dir.file("speed.png")), read_png(dir.file("plain.png")));
+    const CornerChange component = corner_change(read_png(dir.file("component.png")), read_png(dir.file("plain-c.png")));
+    EXPECT_GT(speed.colours, component.colours + 20) << "no colour bar: the speed legend has no more colours than swatches";
+    EXPECT_GT(component.changed, 300) << "no component legend";
+}
+
+// --annotate-size sets the text height: larger text changes more of the corner.
+TEST(Annotations, TheSizeOptionScalesTheText) {
+    test::TempDir dir;
+    const std::string view = "view --headless --backend cpu --bodies 2000 --size 480x270 --frames 2 --no-ui --screenshot ";
+    const auto plain = test::run_nbody(view + dir.file("plain.png"));
+    if (no_egl(plain)) GTEST_SKIP() << "no headless EGL: " << plain.output;
+    ASSERT_EQ(test::run_nbody(view + dir.file("small.png") + " --annotate").exit_code, 0);
+    const auto big = test::run_nbody(view + dir.file("big.png") + " --annotate --annotate-size 30");
+    ASSERT_EQ(big.exit_code, 0) << big.output;
+    const Image p = read_png(dir.file("plain.png"));
+    EXPECT_GT(corner_change(read_png(dir.file("big.png")), p).changed,
+              2 * corner_change(read_png(dir.file("small.png")), p).changed);
+}
+
+// Large text in a small frame: the colour bar shortens so that its labels end inside the frame
+// (nothing drawn in its last columns), rather than run off it.
+// The speed colour bar and the stellar-mass legend (a star cluster) both stay inside a narrow frame
+// in large text.
+TEST(Annotations, TheColourBarAndItsLabelsFitANarrowFrame) {
+    for (const std::string colour :
+         {std::string("--bodies 2000 --colour speed"),
+          "--bodies 1024 --integrator leapfrog --colour mass --scene '" + test::source_dir() +
+              "/scenes/star-cluster-kroupa.toml'"}) {
+        SCOPED_TRACE(colour);
+        test::TempDir dir;
+        const std::string view = "view --headless --backend cpu --size 480x270 --frames 2 --no-ui " + colour + " --screenshot ";
+        const auto plain = test::run_nbody(view + dir.file("plain.png"));
+        if (no_egl(plain)) GTEST_SKIP() << "no headless EGL: " << plain.output;
+        const auto big = test::run_nbody(view + dir.file("big.png") + " --annotate --annotate-size 24");
+        ASSERT_EQ(big.exit_code, 0) << big.output;
+        const Image a = read_png(dir.file("big.png")), b = read_png(dir.file("plain.png"));
+        int at_edge = 0;
+        for (int y = a.height / 2; y < a.height; ++y)
+            for (int x = a.width - 4; x < a.width; ++x) at_edge += differs(a, b, x, y);
+        EXPECT_EQ(at_edge, 0) << "the legend runs off the frame's right edge";
+    }
 }
 
 }  // namespace

@@ -238,4 +238,14 @@ TEST(ViewOptions, PickAndSelectReportTheBody) {
 }
 
 }  // namespace
+// The Selected body panel and its stderr line name the galaxy as the scene does (issue 33 item 8),
+// not "galaxy 1", with the speed in km/s.
+TEST(ViewOptions, TheSelectedBodyNamesItsGalaxy) {
+    const auto r = test::run_nbody("view --headless --backend cpu --bodies 2000 --size 320x180 --frames 2 --select 0");
+    SKIP_WITHOUT_EGL(r);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("selected body 0 (Milky Way, "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(" km/s"), std::string::npos) << r.output;
+}
+
 }  // namespace nbody::render

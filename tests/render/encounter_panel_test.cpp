@@ -1,5 +1,6 @@
-// `nbody view --encounter` opens the Encounter panel: the same frame with and without it differs
-// in the top centre of the window (where the panel opens) and nowhere else that matters.
+// `nbody view --encounter` opens the Encounter panel: at the top of the right-hand column (issue 33
+// item 4: stacked with the other panels, none over another), the middle of the window and the
+// legend left as they were.
 
 #include <gtest/gtest.h>
 
@@ -40,12 +41,15 @@ TEST(EncounterPanel, OpensFromTheCommandLine) {
     const render::Image editor = render::read_png(dir.file("editor.png"));
     ASSERT_EQ(plain.width, editor.width);
     ASSERT_EQ(plain.height, editor.height);
-    // The panel (opaque, with text and fields) covers the top centre...
-    const double centre = changed_fraction(plain, editor, 0.36, 0.08, 0.64, 0.55);
-    EXPECT_GT(centre, 0.5) << "the Encounter panel is not in the top centre";
-    // ... and the bottom of the window, under it, is left as it was.
-    const double bottom = changed_fraction(plain, editor, 0.36, 0.80, 0.64, 0.90);
-    EXPECT_LT(bottom, 0.01);
+    // The panel (opaque, with text and fields) is at the top right, where the Rendering panel was...
+    const double right = changed_fraction(plain, editor, 0.66, 0.08, 0.98, 0.65);
+    EXPECT_GT(right, 0.2) << "the Encounter panel is not at the top of the right-hand column";
+    // ... the action in the middle of the window is not covered...
+    const double centre = changed_fraction(plain, editor, 0.30, 0.08, 0.64, 0.90);
+    EXPECT_LT(centre, 0.01) << "a panel covers the middle of the window";
+    // ... nor the legend and scale bar at the bottom left.
+    const double legend = changed_fraction(plain, editor, 0.0, 0.92, 0.25, 1.0);
+    EXPECT_LT(legend, 0.01) << "a panel covers the legend or the scale bar";
 }
 
 }  // namespace

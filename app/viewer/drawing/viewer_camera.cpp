@@ -42,6 +42,12 @@ int count_galaxies(const State& s) {
     return n;
 }
 
+unsigned component_bits(const State& s) {
+    unsigned bits = 0;
+    for (const Component c : s.component) bits |= 1u << unsigned(c);
+    return bits;
+}
+
 namespace {
 glm::vec3 to_glm(const Vec3d& v) { return {float(v.x), float(v.y), float(v.z)}; }
 }  // namespace

@@ -19,6 +19,8 @@ GalaxyFrame galaxy_frame(const State& state, int k);
 
 // Distinct galaxy labels (the largest label + 1; 1 when unlabelled).
 int count_galaxies(const State& state);
+// The components present: bit c set when some body is Component c (the component legend's entries).
+unsigned component_bits(const State& state);
 
 // The followed galaxy's position, extrapolated from its last measurement (a few times a second)
 // with its velocity; galaxies accelerate, so the refreshes keep it honest.

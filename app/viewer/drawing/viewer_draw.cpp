@@ -126,7 +126,10 @@ bool Viewer::build_ui(const render::DrawTarget& target, double dt_frame) {
                            Clock::now() < toast_until_ ? toast_ : std::string(),
                            surface_->headless(),
                            recording_view_,
-                           busy_work()};
+                           busy_work(),
+                           component_bits_,
+                           params_.selected && selected_sample_ ? std::function<void()>([this] { draw_selection(); })
+                                                                : std::function<void()>()};
     // The first frame is laid out a few times unseen, so that even a one-frame headless
     // screenshot shows the panels at their settled size and place.
     for (int pass = 0; draw_all && frame_ == 0 && pass < 3; ++pass) {
@@ -138,8 +141,7 @@ bool Viewer::build_ui(const render::DrawTarget& target, double dt_frame) {
     }
     ui_->begin_frame(target.width, target.height, frame_ == 0 ? 1.0f / 60.0f : float(dt_frame));
     if (draw_all) {
-        draw_ui(params_, visible_, pending_, ctx);
-        draw_selection();
+        draw_ui(params_, visible_, pending_, ctx);  // the Selected body panel among the others
         draw_open_dialog();
     } else {
         if (params_.recording.annotate) draw_annotations(ctx, params_);

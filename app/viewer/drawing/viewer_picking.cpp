@@ -23,6 +23,7 @@ SelectionView selection_view(const Scene& scene, std::size_t index, const render
     v.index = index;
     v.sample = sample;
     v.galaxy = index < scene.state.galaxy.size() ? int(scene.state.galaxy[index]) : 0;
+    v.galaxy_name = render::galaxy_name(scene.galaxy_names, v.galaxy);
     v.component = index < scene.state.component.size() ? scene.state.component[index] : Component::Unspecified;
     v.units = &scene.units;
     v.framebuffer_width = target.width;
@@ -43,12 +44,15 @@ void Viewer::pick_body(glm::vec2 pixel, const render::DrawTarget& target) {
         params_.selected = picker_.pick(sim_.buffers(), camera_, request);
         if (!params_.selected) return;  // a click on empty space clears the selection
         const render::BodySample sample = render::read_body(sim_.buffers(), *params_.selected);
-        std::cerr << "nbody: selected " << describe_body(selection_view(scene_, *params_.selected, sample, target))
-                  << "\n";
+        std::cerr << "nbody: selected " << describe_selected(*params_.selected, sample) << "\n";
     } catch (const std::exception& e) {
         params_.selected.reset();
         say(std::string("picking failed: ") + e.what(), true);
     }
+}
+
+std::string Viewer::describe_selected(std::size_t index, const render::BodySample& sample) {
+    return describe_body(selection_view(scene_, index, sample, surface_->target()));
 }
 
 void Viewer::refresh_selection() {

@@ -33,8 +33,9 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
         std::printf("  (one frame: nothing to time; the first frame is warm-up, use --frames 2 or more)\n");
     const char* timed_by = sim.cuda() ? "force pass, CUDA events" : "wall clock";
     if (ms_step > 0 && sim.backend().gravity().gravity == Gravity::Tree)  // N^2 / step: what the direct sum would need
-        std::printf("  step: %.3f ms (%s), %.3e effective N^2/s (the tree evaluates far fewer terms)\n", ms_step,
-                    timed_by, ips);
+        std::printf("  step: %.3f ms (%s), %.3e interactions/s computed by the tree, %.3e N^2/s (the direct-sum "
+                    "equivalent)\n",
+                    ms_step, timed_by, tree_interactions(sim) / (ms_step * 1e-3), ips);
     else if (ms_step > 0)
         std::printf("  step: %.3f ms (%s), %.3e interactions/s, %.1f GFLOP/s at %d flops/interaction\n", ms_step,
                     timed_by, ips, ips * flops * 1e-9, flops);
@@ -131,6 +132,8 @@ int Viewer::finish() {
         totals_.seconds = loop_seconds;
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu);
         if (sim_.gravity().gravity == Gravity::Tree) print_tree_report();
+        if (const std::string shares = sim_.gpu_shares_text(); !shares.empty())
+            std::printf("  gpus: %s\n", shares.c_str());
         // Where the run ended, in the scene's own time unit (what the status bar showed).
         std::printf("  scene: %s, %s\n", scene_.name.c_str(), time_text(sim_.time(), scene_.units).c_str());
         std::printf("  first frame drawn %.2f s after the %s opened\n", first_frame_seconds_,

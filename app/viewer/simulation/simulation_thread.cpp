@@ -102,7 +102,7 @@ GravityConfig SimulationThread::gravity() const {
     return gravity_;
 }
 
-std::string SimulationThread::description() const {
+SimulationThread::StepNote SimulationThread::description() const {
     const std::lock_guard lock(mutex_);
     return description_;
 }
@@ -175,7 +175,7 @@ void SimulationThread::run_step(std::unique_lock<std::mutex>& lock) {
         error = error_text(e, "stepping the simulation");
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::string description = describe_ && error.empty() ? describe_(backend_) : std::string();
+    StepNote description = describe_ && error.empty() ? describe_(backend_) : StepNote{};
     lock.lock();
     busy_ = false;
     if (!error.empty()) {

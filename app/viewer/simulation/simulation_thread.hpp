@@ -42,8 +42,13 @@ class SimulationThread {
     };
     // Runs on the UI thread, in finish_tasks().
     using Done = std::function<void(const Outcome&)>;
-    // Read on the simulation thread after each step, for the UI: the tree's timings, say.
-    using Describe = std::function<std::string(const Backend&)>;
+    // Read on the simulation thread after each step, for the UI: the tree's timings, say, and
+    // the interactions the step really computed (0: not counted), for honest rates.
+    struct StepNote {
+        std::string text;
+        double interactions = 0;
+    };
+    using Describe = std::function<StepNote(const Backend&)>;
     // Run on the simulation thread with each step's complete state, before it is published: the
     // trail points and cluster radii sampled by model time (issue 33), not by frames.
     using AfterStep = std::function<void(const State&)>;
@@ -84,7 +89,7 @@ class SimulationThread {
     void finish_tasks();
 
     GravityConfig gravity() const;
-    std::string description() const;  // Describe's text after the newest step
+    StepNote description() const;  // Describe's note after the newest step
     bool idle() const;                // no step or task running or owed
     // What the thread is doing now ("step", or a task's `what`) and for how long; none when idle.
     struct Activity {
@@ -125,7 +130,7 @@ class SimulationThread {
     bool latest_fresh_ = false;
     Progress progress_;
     GravityConfig gravity_;
-    std::string description_;
+    StepNote description_;
 
     State scratch_;  // the simulation thread's: stored into, then swapped with latest_
     std::thread thread_;  // last: started once everything above exists

@@ -50,7 +50,17 @@ TreePhases tree_phases(const Backend& backend) {
 }  // namespace
 
 std::string tree_timing_text(const SimulationDriver& sim) {
-    return sim.beside() ? sim.description() : tree_timing_text(sim.backend());
+    return sim.beside() ? sim.description().text : tree_timing_text(sim.backend());
+}
+
+double tree_interactions(const Backend& backend) {
+    if (backend.gravity().gravity != Gravity::Tree) return 0;
+    const TreePhases t = tree_phases(backend);
+    return (t.body_terms + t.cell_terms) * double(backend.size());
+}
+
+double tree_interactions(const SimulationDriver& sim) {
+    return sim.beside() ? sim.description().interactions : tree_interactions(sim.backend());
 }
 
 std::string tree_timing_text(const Backend& backend) {

@@ -22,6 +22,11 @@ void apply_gravity(SimulationDriver& sim, const GravityConfig& config, Simulatio
 std::string tree_timing_text(const SimulationDriver& sim);
 std::string tree_timing_text(const Backend& backend);
 
+// The interactions the newest tree pass computed: every body's list of bodies and cells, summed
+// (the CPU tree's TreeStats, the GPU tree's tree_times()); 0 under direct gravity or before a pass.
+double tree_interactions(const SimulationDriver& sim);
+double tree_interactions(const Backend& backend);
+
 // The running solver's accelerations at the current positions against the direct sum in double
 // for `sample` random bodies: "256 bodies: median 1.1e-04, p99 2.0e-03, max 4.9e-03 (0.21 s)".
 // Costs one extra force pass plus sample x N double interactions on the host (a fraction of a

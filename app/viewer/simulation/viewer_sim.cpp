@@ -28,7 +28,7 @@ const char* describe(TransferPath path) {
     return "unknown";
 }
 
-SimulationDriver::SimulationDriver(BackendKind kind, std::ostream& log) : log_(log) {
+SimulationDriver::SimulationDriver(BackendKind kind, std::ostream& log, const std::vector<int>& gpus) : log_(log) {
     std::ostringstream choice;
     backend_ = make_backend(kind, choice);
     std::istringstream lines(choice.str());
@@ -37,9 +37,29 @@ SimulationDriver::SimulationDriver(BackendKind kind, std::ostream& log) : log_(l
 #if NBODY_HAVE_CUDA
     cuda_ = dynamic_cast<CudaBackend*>(backend_.get());
 #endif
+    if (gpus.size() < 2) return;
+#if NBODY_HAVE_CUDA
+    if (cuda_) {
+        cuda_->use_gpus(gpus);
+        notice("stepping on " + std::to_string(gpus.size()) + " GPUs through NCCL; GPU " +
+               std::to_string(gpus.front()) + " draws");
+        return;
+    }
+#endif
+    throw std::invalid_argument("--gpus " + std::to_string(gpus.size()) + ": several GPUs step the cuda backend; the "
+                                "viewer runs the " + std::string(backend_->name()) + " backend (--backend cuda)");
 }
 
 SimulationDriver::~SimulationDriver() = default;
+
+std::string SimulationDriver::gpu_shares_text() const {
+#if NBODY_HAVE_CUDA
+    if (!cuda_ || cuda_->gpu_count() < 2) return {};
+    return CudaBackend::describe(cuda_->gpu_shares());
+#else
+    return {};
+#endif
+}
 
 void SimulationDriver::notice(const std::string& line) {
     notices_.push_back(line);

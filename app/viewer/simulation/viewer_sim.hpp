@@ -63,7 +63,9 @@ std::unique_ptr<ViewerHermite> make_viewer_hermite(const HermiteSettings& settin
 class SimulationDriver {
   public:
     // Creates the backend; `log` receives notices (auto backend choice, fallbacks).
-    SimulationDriver(BackendKind kind, std::ostream& log);
+    // gpus: two or more steps the cuda backend on those GPUs (CudaBackend::use_gpus); the positions
+    // end on the first, which draws them. Throws std::invalid_argument when the backend is not cuda.
+    SimulationDriver(BackendKind kind, std::ostream& log, const std::vector<int>& gpus = {});
     ~SimulationDriver();
 
     // Loads `state` into the backend and the buffers and picks the transfer path. `dt` is the
@@ -86,7 +88,10 @@ class SimulationDriver {
     // keeps stepping in the frame loop). False when the backend cannot.
     // `describe` is read after each step (the tree's timings), for description().
     bool run_beside(SimulationThread::Describe describe = {});
-    std::string description() const { return beside_ ? beside_->description() : std::string(); }
+    SimulationThread::StepNote description() const { return beside_ ? beside_->description() : SimulationThread::StepNote{}; }
+    // With --gpus: each GPU's share of the force pass, its time and the balance (the mean share time
+    // over the slowest); empty on one GPU.
+    std::string gpu_shares_text() const;
     bool beside() const { return beside_ != nullptr; }
     // Back to stepping in the caller's thread, after the step in progress and what was posted;
     // the state shown becomes the backend's newest.

@@ -27,7 +27,7 @@ void PerfStats::add_frame(double seconds) {
     fps_history_.push(float(1.0 / seconds));
 }
 
-void PerfStats::add_steps(const StepReport& report, std::size_t n, const KernelConfig* config) {
+void PerfStats::add_steps(const StepReport& report, std::size_t n, const KernelConfig* config, double computed) {
     d2h_last_ = report.bytes_to_host;
     upload_last_ = report.bytes_uploaded;
     if (report.steps <= 0 || !(report.ms_per_step > 0)) return;
@@ -35,6 +35,7 @@ void PerfStats::add_steps(const StepReport& report, std::size_t n, const KernelC
     // All pairs, self-interaction included: the kernel evaluates N^2 (the softened self term
     // is zero), the same count cuda-samples and GPU Gems 3 use for their rates.
     ips_ = double(n) * double(n) / (ms_per_step_ * 1e-3);
+    computed_ips_ = computed / (ms_per_step_ * 1e-3);
     ms_history_.push(float(ms_per_step_));
     ips_history_.push(float(ips_ * 1e-9));
     if (!config) return;
@@ -51,7 +52,7 @@ void PerfStats::add_steps(const StepReport& report, std::size_t n, const KernelC
 }
 
 void PerfStats::clear_steps() {
-    ms_per_step_ = ips_ = 0;
+    ms_per_step_ = ips_ = computed_ips_ = 0;
     ms_history_.clear();
     ips_history_.clear();
     configs_.clear();

@@ -48,14 +48,18 @@ struct ConfigRate {
 class PerfStats {
   public:
     void add_frame(double seconds);
-    // `n` bodies; `config` is the kernel that ran (null: host backend).
-    void add_steps(const StepReport& report, std::size_t n, const KernelConfig* config);
+    // `n` bodies; `config` is the kernel that ran (null: host backend); `computed` the
+    // interactions one step really evaluated where they are counted (the tree code), else 0.
+    void add_steps(const StepReport& report, std::size_t n, const KernelConfig* config, double computed = 0);
     void clear_steps();  // N changed: throughput history no longer comparable
 
     double fps() const { return fps_; }
     double frame_ms() const { return frame_ms_; }
     double ms_per_step() const { return ms_per_step_; }
+    // N^2 over the step time: the direct sum's rate, or for the tree code its direct-sum equivalent.
     double interactions_per_second() const { return ips_; }
+    // The interactions the tree code evaluated per second; 0 where they are not counted.
+    double computed_interactions_per_second() const { return computed_ips_; }
     std::size_t bytes_to_host_last_frame() const { return d2h_last_; }
     std::size_t bytes_uploaded_last_frame() const { return upload_last_; }
 
@@ -65,7 +69,7 @@ class PerfStats {
     const std::vector<ConfigRate>& configs() const { return configs_; }
 
   private:
-    double fps_ = 0, frame_ms_ = 0, ms_per_step_ = 0, ips_ = 0;
+    double fps_ = 0, frame_ms_ = 0, ms_per_step_ = 0, ips_ = 0, computed_ips_ = 0;
     std::size_t d2h_last_ = 0, upload_last_ = 0;
     RollingSeries fps_history_, ms_history_, ips_history_;
     std::vector<ConfigRate> configs_;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "viewer.hpp"
+#include "viewer_gravity.hpp"
 
 namespace nbody::app {
 
@@ -63,7 +64,7 @@ bool Viewer::step_leapfrog(const Requests& requests, double dt_frame) {
             profile_.add(HostStage::Unmap, report.host_unmap_ms);
             profile_.add(HostStage::Upload, report.host_upload_ms);
             const KernelConfig running = sim_.backend().kernel_config();
-            perf_.add_steps(report, sim_.size(), sim_.tunable() ? &running : nullptr);
+            perf_.add_steps(report, sim_.size(), sim_.tunable() ? &running : nullptr, tree_interactions(sim_));
             if (frame_ >= 1) {
                 totals_.steps += report.steps;
                 totals_.bytes_to_host += report.bytes_to_host;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "nbody/render/annotations.hpp"
+#include "orbit_preview.hpp"
 #include "ui_widgets.hpp"
 #include "viewer_encounter.hpp"
 
@@ -73,6 +75,49 @@ void orbit_summary(const EncounterSettings& s, double total_mass, const UnitSyst
     } catch (const std::exception& error) {
         wrapped(kError, error.what(), 22.0f);
     }
+}
+
+// The two centres' paths (orbit_preview.hpp) in the orbit plane, scaled to fit, each in its
+// galaxy's legend colour, dots where they start, a cross at the centre of mass: the shape of the
+// encounter before it is launched.
+void draw_orbit_preview(const EncounterSettings& s, double m1, double m2, const UnitSystem& units) {
+    OrbitPreview p;
+    try {
+        p = orbit_preview(m1, m2, s);
+    } catch (const std::exception&) {
+        return;  // orbit_summary says why
+    }
+    double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    for (const auto* path : {&p.primary, &p.secondary})
+        for (const Vec3d& v : *path) {
+            x0 = std::min(x0, v.x), x1 = std::max(x1, v.x), y0 = std::min(y0, v.y), y1 = std::max(y1, v.y);
+        }
+    const ImVec2 size(em() * 22.0f, em() * 9.0f), corner = ImGui::GetCursorScreenPos();
+    const double scale = 0.9 * std::min(size.x / std::max(x1 - x0, 1e-9), size.y / std::max(y1 - y0, 1e-9));
+    const auto at = [&](const Vec3d& v) {  // orbit y up
+        return ImVec2(corner.x + size.x * 0.5f + float((v.x - 0.5 * (x0 + x1)) * scale),
+                      corner.y + size.y * 0.5f - float((v.y - 0.5 * (y0 + y1)) * scale));
+    };
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(corner, ImVec2(corner.x + size.x, corner.y + size.y), IM_COL32(0, 0, 0, 90), 3.0f);
+    for (int k = 0; k < 2; ++k) {
+        const std::vector<Vec3d>& path = k == 0 ? p.primary : p.secondary;
+        std::vector<ImVec2> points;
+        for (const Vec3d& v : path) points.push_back(at(v));
+        const ImU32 colour = render::display_colour(render::galaxy_colour(k));
+        draw->AddPolyline(points.data(), int(points.size()), colour, ImDrawFlags_None, 1.5f);
+        draw->AddCircleFilled(points.front(), em() * 0.25f, colour);
+    }
+    const ImVec2 c = at({0, 0, 0});
+    const float r = em() * 0.3f;
+    draw->AddLine(ImVec2(c.x - r, c.y), ImVec2(c.x + r, c.y), IM_COL32(200, 200, 210, 200));
+    draw->AddLine(ImVec2(c.x, c.y - r), ImVec2(c.x, c.y + r), IM_COL32(200, 200, 210, 200));
+    ImGui::Dummy(size);
+    tooltip("The galaxies' centres as point masses in the orbit plane (centre-of-mass frame, +: its centre), "
+            "from their start (dots) past pericentre. The disks' own stars are not drawn.");
+    wrapped(kDim, "Orbits as point masses, " + format("%.3g ", p.start_separation) +
+                      (units.time_unit_myr > 0 ? "kpc" : "length units") + " apart at the dots",
+            22.0f);
 }
 
 // The two disks side by side: inclination, argument, spin.
@@ -191,6 +236,7 @@ void draw_encounter_panel(EncounterParams& e, bool* open) {
                     "interacting: start beyond the sum of the halo radii.");
     }
     orbit_summary(s, m1 + m2, units);
+    draw_orbit_preview(s, m1, m2, units);
 
     ImGui::Separator();
     disk_table(base, s);

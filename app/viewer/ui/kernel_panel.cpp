@@ -47,6 +47,7 @@ void draw_gravity_section(KernelParams& kernel, Requests& requests, const PanelC
         ImGui::PopItemWidth();
         if (const std::string times = tree_timing_text(ctx.sim); !times.empty()) wrapped(kDim, "Tree: " + times);
     }
+    if (const std::string shares = ctx.sim.gpu_shares_text(); !shares.empty()) wrapped(kDim, "GPUs: " + shares);
     if (changed) requests.apply_gravity = true;
     if (!kernel.gravity_reason.empty()) wrapped(kError, "Not applied: " + kernel.gravity_reason);
     if (ImGui::Button("Force error")) requests.estimate_force_error = true;
@@ -65,7 +66,6 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
     }
     const PerfStats& perf = ctx.perf;
     const double ips = perf.interactions_per_second();
-    const double gflops = ips * kernel.flops_per_interaction * 1e-9;
 
     if (ctx.sim.tunable()) {
         const KernelConfig running = ctx.sim.backend().kernel_config();
@@ -90,9 +90,7 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
             "symmetric modes show the rate the full kernel would need to match them.");
         if (!kernel.origin.empty() && kernel.edited == kernel.started_with) {
             // Why this config: the default table (and, for each pair once, that it is the same physics).
-            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.65f, 0.8f, 0.65f, 1.0f));
-            ImGui::TextWrapped("%s", kernel.origin.c_str());
-            ImGui::PopStyleColor();
+            wrapped(ImVec4(0.65f, 0.8f, 0.65f, 1.0f), kernel.origin);
         }
         if (kernel.edited.pair_mode == PairMode::Full) {
             static const char* precisions[] = {"fp32", "fp32 + J-bag Kahan", "double-single", "fp64"};
@@ -156,20 +154,25 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
     draw_gravity_section(kernel, requests, ctx);
 
     ImGui::Separator();
-    if (ImGui::BeginTable("rates", 2, ImGuiTableFlags_SizingStretchProp)) {
-        auto row = [](const char* name, const std::string& value) {
+    if (ImGui::BeginTable("rates", 2, ImGuiTableFlags_SizingFixedFit)) {
+        // The values' column as wide as the longest they get: sized to last frame's text, a value
+        // that grew (a slow frame's "1270.09 ms/frame") was cut off for a frame.
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("999.9  (99999.99 ms/frame)").x);
+        auto row = [](const std::string& name, const std::string& value, const std::string& help = "") {
             ImGui::TableNextRow();
             ImGui::TableSetColumnIndex(0);
-            ImGui::TextColored(kDim, "%s", name);
+            ImGui::TextColored(kDim, "%s", name.c_str());
             ImGui::TableSetColumnIndex(1);
             ImGui::TextUnformatted(value.c_str());
+            if (!help.empty()) tooltip(help.c_str());
         };
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.3f ms%s", perf.ms_per_step(),
                       ctx.sim.tunable() ? " (force pass, GPU events)" : "");
         row("Step", perf.ms_per_step() > 0 ? buf : "-");
-        row("Interactions/s", ips > 0 ? si(ips) : "-");
-        row("GFLOP/s", ips > 0 ? si(gflops * 1e9).append("FLOP/s") : "-");
+        for (const RateLine& r : rate_lines(ips, perf.computed_interactions_per_second(), kernel.flops_per_interaction))
+            row(r.name, r.value, r.help);
         std::snprintf(buf, sizeof buf, "%.1f  (%.2f ms/frame)", perf.fps(), perf.frame_ms());
         row("Frames/s", buf);
         ImGui::EndTable();
@@ -187,7 +190,9 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
     const RollingSeries& ips_h = perf.ips_history();
     if (ips_h.count() > 0) {
         char overlay[64];
-        std::snprintf(overlay, sizeof overlay, "%s interactions/s", si(ips).c_str());
+        std::snprintf(overlay, sizeof overlay, perf.computed_interactions_per_second() > 0 ? "%s interactions/s, direct-sum equiv."
+                                                                                         : "%s interactions/s",
+                      si(ips).c_str());
         ImGui::PlotLines("##ips", ips_h.data(), ips_h.size(), ips_h.offset(), overlay, 0.0f,
                          ips_h.max() * 1.15f, ImVec2(plot_w, em() * 3.2f));
     }

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "nbody/render/annotations.hpp"
 #include "viewer_input.hpp"
@@ -55,23 +57,49 @@ void draw_debug_panel(const PanelContext& ctx, bool* open) {
     ImGui::End();
 }
 
-void draw_status_bar(const PanelContext& ctx, const ViewerParams& params) {
+namespace {
+
+struct StatusLine {
+    std::string text;
+    ImVec4 colour;
+};
+
+// The status bar's lines: scene, N, backend, time, fps; then the warnings and the toast.
+std::vector<StatusLine> status_lines(const PanelContext& ctx, const ViewerParams& params) {
+    char first[512];
+    std::snprintf(first, sizeof first, "%s  |  N = %zu  |  %.*s  |  %s  |  %s%s", ctx.scene.name.c_str(), ctx.sim.size(),
+                  int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data(),
+                  time_text(ctx.sim.time(), ctx.scene.units).c_str(), fps_text(ctx.perf.fps()).c_str(),
+                  params.sim.paused ? "  |  PAUSED" : "");
+    std::vector<StatusLine> lines{{first, ImGui::GetStyleColorVec4(ImGuiCol_Text)}};
+    if (ctx.sim.path() == TransferPath::HostCopy)
+        lines.push_back({"CUDA-GL interop unavailable: positions are copied through the host", kWarn});
+    for (const auto& m : ctx.recent_messages)
+        if (m != ctx.toast) lines.push_back({m, kWarn});
+    if (!ctx.toast.empty()) lines.push_back({ctx.toast, kGood});
+    return lines;
+}
+
+}  // namespace
+
+float draw_status_bar(const PanelContext& ctx, const ViewerParams& params) {
     const ImGuiIO& io = ImGui::GetIO();
+    const std::vector<StatusLine> lines = status_lines(ctx, params);
+    // Sized to this frame's text before it is drawn: an auto-sized window takes its size from the
+    // frame before, which cut the end off a line that had just grown ("t = 11.7 Myr | 3.9 fp").
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float width = 0;
+    for (const StatusLine& l : lines) width = std::max(width, ImGui::CalcTextSize(l.text.c_str()).x);
+    const ImVec2 size(width + 2 * style.WindowPadding.x,
+                      float(lines.size()) * ImGui::GetTextLineHeightWithSpacing() - style.ItemSpacing.y + 2 * style.WindowPadding.y);
+    ImGui::SetNextWindowSize(size, ImGuiCond_Always);
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - em() * 0.5f), ImGuiCond_Always,
                             ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.45f);
-    if (ImGui::Begin("##status", nullptr, kOverlayFlags)) {
-        ImGui::Text("%s  |  N = %zu  |  %.*s  |  %s  |  %s%s", ctx.scene.name.c_str(),
-                    ctx.sim.size(), int(ctx.sim.backend().name().size()), ctx.sim.backend().name().data(),
-                    time_text(ctx.sim.time(), ctx.scene.units).c_str(), fps_text(ctx.perf.fps()).c_str(),
-                    params.sim.paused ? "  |  PAUSED" : "");
-        if (ctx.sim.path() == TransferPath::HostCopy)
-            ImGui::TextColored(kWarn, "CUDA-GL interop unavailable: positions are copied through the host");
-        for (const auto& m : ctx.recent_messages)
-            if (m != ctx.toast) ImGui::TextColored(kWarn, "%s", m.c_str());
-        if (!ctx.toast.empty()) ImGui::TextColored(kGood, "%s", ctx.toast.c_str());
-    }
+    if (ImGui::Begin("##status", nullptr, kOverlayFlags))
+        for (const StatusLine& l : lines) ImGui::TextColored(l.colour, "%s", l.text.c_str());
     ImGui::End();
+    return size.y + em() * 0.5f;
 }
 
 void draw_busy_indicator(const PanelContext& ctx) {
@@ -140,10 +168,14 @@ void draw_backend_badge(const PanelContext& ctx) {
 }
 
 // The scale bar, colour legend and (for saved frames) model time: render::draw_annotations.
-void draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
-    render::draw_annotations({ctx.camera, ctx.scene.units, params.render.colour_mode, ctx.galaxies,
-                              ctx.scene.galaxy_names,
-                              params.recording.annotate ? std::optional<double>(ctx.sim.time()) : std::nullopt});
+float draw_annotations(const PanelContext& ctx, const ViewerParams& params) {
+    const render::RenderSettings& r = params.render;
+    // The halo is in the legend only where it is drawn.
+    const unsigned halo = 1u << unsigned(Component::Halo);
+    return render::draw_annotations({ctx.camera, ctx.scene.units, r.colour_mode, ctx.galaxies, ctx.scene.galaxy_names,
+                                     params.recording.annotate ? std::optional<double>(ctx.sim.time()) : std::nullopt,
+                                     r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale, r.colour_map,
+                                     r.hide_halo ? ctx.components & ~halo : ctx.components, params.recording.annotate_size});
 }
 
 void draw_help_panel(bool* open) {

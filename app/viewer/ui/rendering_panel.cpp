@@ -11,6 +11,20 @@
 
 namespace nbody::app {
 
+namespace {
+
+// A combo over the scene's galaxies by name ("Milky Way", not "galaxy 1"), `none` first when
+// given (index -1).
+void galaxy_combo(const char* label, int& index, const std::vector<std::string>& names, int galaxies, const char* none) {
+    std::string items = none ? std::string(none) + '\0' : std::string();
+    for (int k = 0; k < galaxies; ++k) items += render::galaxy_name(names, k) + '\0';
+    const int offset = none ? 1 : 0;
+    int shown = index + offset;
+    if (ImGui::Combo(label, &shown, items.c_str())) index = shown - offset;
+}
+
+}  // namespace
+
 void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Requests& requests,
                           const PanelContext& ctx, bool* open, float* bottom) {
     if (!ImGui::Begin("Rendering", open, kPanelFlags)) {
@@ -36,10 +50,14 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
             names[i] = render::kColorMapNames[i].data();
         if (ImGui::Combo("Colour map", &map, names, int(render::kColorMapNames.size())))
             r.colour_map = render::ColorMap(map);
-        float scale = r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale;
-        if (ImGui::DragFloat("Top speed", &scale, scale * 0.01f, 1e-4f, 1e4f, "%.3g",
+        // Shown in the scene's velocity unit (km/s in galactic units), kept in internal units.
+        const auto [factor, unit] = render::split_unit(ctx.scene.units.velocity);
+        const float f = factor > 0 ? float(factor) : 1.0f;
+        const std::string format = unit.empty() ? "%.3g (N-body units)" : "%.3g " + unit;
+        float shown = (r.speed_scale > 0 ? r.speed_scale : ctx.auto_speed_scale) * f;
+        if (ImGui::DragFloat("Top speed", &shown, shown * 0.01f, 1e-4f * f, 1e4f * f, format.c_str(),
                              ImGuiSliderFlags_Logarithmic))
-            r.speed_scale = scale;
+            r.speed_scale = shown / f;
         ImGui::SameLine();
         if (ImGui::SmallButton("auto")) r.speed_scale = 0;
         tooltip("Automatic: the 95th percentile of the initial speeds.");
@@ -91,19 +109,11 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     if (ImGui::SmallButton("Disk edge-on")) requests.camera_preset = CameraPreset::EdgeOnDisk;
     if (galaxies > 1) {
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(em() * 4.5f);
-        int shown = camera.preset_galaxy + 1;
-        if (ImGui::InputInt("##pg", &shown, 1, 1)) camera.preset_galaxy = std::clamp(shown - 1, 0, galaxies - 1);
-        tooltip("The galaxy (1, 2, ...) whose disk the two disk views look at.");
+        ImGui::SetNextItemWidth(em() * 8.0f);
+        galaxy_combo("##pg", camera.preset_galaxy, ctx.scene.galaxy_names, galaxies, nullptr);
+        tooltip("The galaxy whose disk the two disk views look at.");
         ImGui::SetNextItemWidth(em() * 10.0f);
-        int follow = camera.follow_galaxy + 1;
-        std::string names = "nothing";
-        names.push_back('\0');
-        for (int k = 0; k < galaxies; ++k) {
-            names += "galaxy " + std::to_string(k + 1);
-            names.push_back('\0');
-        }
-        if (ImGui::Combo("Follow", &follow, names.c_str())) camera.follow_galaxy = follow - 1;
+        galaxy_combo("Follow", camera.follow_galaxy, ctx.scene.galaxy_names, galaxies, "nothing");
         tooltip("Keep this galaxy's centre of mass at the screen centre (its position is read from the "
                 "simulation a few times a second).");
     }

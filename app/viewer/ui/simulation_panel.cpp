@@ -123,7 +123,8 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     // Always three lines, so the panel does not jump when the first result arrives.
     if (energy.latest()) {
         const auto& d = *energy.latest();
-        ImGui::TextColored(kDim, "E = %.6g   2T/|W| = %.3f", d.total, d.virial_ratio);
+        ImGui::TextColored(kDim, "E = %.6g (G = 1 units)   2T/|W| = %.3f", d.total, d.virial_ratio);
+        tooltip("Total energy in the scene's internal units (G = 1: mass unit x velocity unit squared).");
         ImGui::TextColored(kDim, "|P| / sum m|v| = %.2e", energy.momentum_error());
     } else {
         ImGui::TextColored(kDim, "E = -   2T/|W| = -");

@@ -15,22 +15,6 @@ namespace nbody::app {
 
 namespace {
 
-const ImVec4 kDimText(0.62f, 0.66f, 0.74f, 1.0f);
-const ImVec4 kErrorText(1.00f, 0.42f, 0.38f, 1.0f);
-
-void hover_text(const char* text) {
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
-}
-
-// Wrapped at a fixed width: an auto-sized panel and wrapped text would each wait for the other.
-void wrapped_text(const ImVec4& colour, const std::string& text) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 21.0f);
-    ImGui::PushStyleColor(ImGuiCol_Text, colour);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopStyleColor();
-    ImGui::PopTextWrapPos();
-}
-
 // Above this N the O(N^2) double energy sum is left to the energy monitor's worker thread: at 256
 // bodies it is 33K pairs, a small fraction of a millisecond per frame.
 constexpr std::size_t kEnergyEveryFrameMaxN = 256;
@@ -49,7 +33,7 @@ void draw_integrator_choice(SimulationParams& sim, Requests& requests) {
         sim.hermite_order = order;
         requests.apply_integrator = true;
     }
-    hover_text(
+    tooltip(
         "leapfrog: one shared step dt, positions stepped on the GPU straight into the vertex buffer; for "
         "galaxies.\nhermite4: 4th-order Hermite predictor-corrector (Makino & Aarseth 1992) with individual "
         "block time steps in double precision; for star clusters, binaries and few-body orbits (softening 0 "
@@ -62,7 +46,7 @@ void draw_integrator_choice(SimulationParams& sim, Requests& requests) {
     if (ImGui::DragFloat("eta", &eta, std::max(eta * 0.01f, 1e-5f), 1e-4f, eta_max, "%.4f", ImGuiSliderFlags_Logarithmic))
         sim.eta = std::max(double(eta), 1e-6);
     if (ImGui::IsItemDeactivatedAfterEdit()) requests.apply_integrator = true;
-    hover_text(sim.hermite_order == 6
+    tooltip(sim.hermite_order == 6
                    ? "The 6th-order step criterion's accuracy parameter (Nitadori & Makino 2008): each body's step "
                      "is eta times its own time scale; the error falls as eta^6. Default 0.1. Applied when you let go "
                      "(the block steps restart from the state on screen)."
@@ -76,7 +60,7 @@ void draw_integrator_choice(SimulationParams& sim, Requests& requests) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     if (ImGui::SliderInt("dt_max", &exponent, -12, 2, label)) sim.dt_max = std::ldexp(1.0, exponent);
     if (ImGui::IsItemDeactivatedAfterEdit()) requests.apply_integrator = true;
-    hover_text("The largest block step (a power of two); level k steps by dt_max 2^-k.");
+    tooltip("The largest block step (a power of two); level k steps by dt_max 2^-k.");
     ImGui::PopItemWidth();
 }
 
@@ -88,13 +72,13 @@ void draw_time_per_frame(SimulationParams& sim, const PanelContext& ctx) {
     if (ImGui::DragFloat("time/frame", &shown, std::max(shown * 0.01f, 1e-6f), 1e-6f, 1e4f,
                          physical ? "%.4g Myr / frame" : "%.4g time units / frame", ImGuiSliderFlags_Logarithmic))
         sim.time_per_frame = std::max(double(shown) / unit, 1e-12);
-    hover_text(
+    tooltip(
         "The Hermite integrator plays this much model time per frame: block steps up to that time, the bodies drawn "
         "predicted to it. In a window a frame gives the steps 30 ms at most; a denser phase then plays slower.");
 }
 
 void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) {
-    if (!sim.integrator_error.empty()) wrapped_text(kErrorText, "Hermite stopped: " + sim.integrator_error);
+    if (!sim.integrator_error.empty()) wrapped(kError, "Hermite stopped: " + sim.integrator_error);
     const ViewerHermite* h = ctx.sim.hermite();
     if (!h) return;
     const hermite::HermiteIntegrator& in = h->integrator();
@@ -103,8 +87,8 @@ void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) 
         ImGui::Text("t = %.6f (%.4g Myr)", h->time(), h->time() * units.time_unit_myr);
     else
         ImGui::Text("t = %.6f N-body time units", h->time());
-    hover_text("The model time on screen: the bodies are drawn predicted to it from their last block step.");
-    wrapped_text(kDimText, h->engine_line());
+    tooltip("The model time on screen: the bodies are drawn predicted to it from their last block step.");
+    wrapped(kDim, h->engine_line());
 
     // Bodies per block level, from the lowest occupied level to the highest.
     const std::vector<std::size_t> hist = in.level_histogram();
@@ -121,7 +105,7 @@ void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) 
         std::snprintf(overlay, sizeof overlay, "bodies on levels %zu..%zu", lo, hi);
         ImGui::PlotHistogram("##levels", counts.data(), int(counts.size()), 0, overlay, 0.0f, float(most) * 1.25f,
                              ImVec2(ImGui::GetFontSize() * 21.0f, ImGui::GetFontSize() * 4.0f));
-        hover_text("Block levels: level k steps by dt_max 2^-k. Tight binaries and close encounters sit on the "
+        tooltip("Block levels: level k steps by dt_max 2^-k. Tight binaries and close encounters sit on the "
                    "high levels, the cluster's halo on the low ones.");
         std::string text;
         for (std::size_t k = lo; k <= hi; ++k)
@@ -133,26 +117,28 @@ void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) 
         char steps[96];
         std::snprintf(steps, sizeof steps, "(L%zu: dt %.3g, L%zu: dt %.3g)", lo, std::ldexp(in.params().dt_max, -int(lo)),
                       hi, std::ldexp(in.params().dt_max, -int(hi)));
-        wrapped_text(kDimText, text + steps);
+        wrapped(kDim, text + steps);
     }
 
     const HermiteFrame& f = h->last_frame();
     const hermite::HermiteStats& total = in.stats();
     ImGui::Text("This frame: %llu blocks, %llu force evaluations", (unsigned long long)f.blocks,
                 (unsigned long long)f.evaluations);
-    hover_text("A force evaluation is one active body's acceleration, jerk and potential from all N bodies.");
+    tooltip("A force evaluation is one active body's acceleration, jerk and potential from all N bodies.");
     const double per_block = f.blocks ? double(f.evaluations) / double(f.blocks) : 0.0;
     const double rate = f.seconds > 0 ? double(f.evaluations) * double(in.bodies().size()) / f.seconds : 0.0;
-    ImGui::TextColored(kDimText, "%.1f active bodies per block, %.3g interactions/s%s", per_block, rate,
+    ImGui::TextColored(kDim, "%.1f active bodies per block, %.3g interactions/s%s", per_block, rate,
                        f.reached ? "" : " (frame budget reached)");
-    ImGui::TextColored(kDimText, "In all: %llu blocks, %llu force evaluations", (unsigned long long)total.blocks,
+    ImGui::TextColored(kDim, "In all: %llu blocks, %llu force evaluations", (unsigned long long)total.blocks,
                        (unsigned long long)total.body_steps);
 }
 
 namespace {
 
-void coloured_error(double e, const char* fmt, double time) {
-    ImGui::TextColored(std::abs(e) < 1e-3 ? kGood : std::abs(e) < 1e-2 ? kWarn : kError, fmt, e, time);
+// "dE/|E0| = +1.234e-05 at t = 1.2 Myr" in green, amber or red by its size; `after` follows the time.
+void coloured_error(double e, double time, const UnitSystem& units, const char* after = "") {
+    ImGui::TextColored(std::abs(e) < 1e-3 ? kGood : std::abs(e) < 1e-2 ? kWarn : kError, "dE/|E0| = %+.3e at %s%s", e,
+                       time_text(time, units).c_str(), after);
 }
 
 void draw_monitor_error(const PanelContext& ctx) {
@@ -162,18 +148,16 @@ void draw_monitor_error(const PanelContext& ctx) {
         ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
         return;
     }
-    coloured_error(*err, "dE/|E0| = %+.3e at t = %.3f", energy.latest_time());
+    coloured_error(*err, energy.latest_time(), ctx.scene.units);
+    const std::string why = "Relative energy error since " + time_text(energy.baseline_time(), ctx.scene.units) +
+                            " (the run's first state: a snapshot keeps E0).";
+    tooltip(why.c_str());
     if (energy.source() == EnergySource::Tree) {
         ImGui::SameLine();
         ImGui::TextColored(kDim, "(tree)");
-        if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
-                              "this error is the integrator's plus the tree's (docs/TREE.md).");
+        tooltip("The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
+                "this error is the integrator's plus the tree's (docs/TREE.md).");
     }
-    char why[160];
-    std::snprintf(why, sizeof why, "Relative energy error since t = %.3f (the run's first state: a snapshot keeps E0).",
-                  energy.baseline_time());
-    hover_text(why);
 }
 
 }  // namespace
@@ -188,9 +172,9 @@ void draw_energy_error(const PanelContext& ctx) {
         ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
         return;
     }
-    coloured_error(measured->error, "dE/|E0| = %+.3e at t = %.3f (double)", measured->time);
-    hover_text("Relative energy error since the Hermite run started (a snapshot keeps its E0), summed in double "
-               "from the integrator's own state on the host.");
+    coloured_error(measured->error, measured->time, ctx.scene.units, " (double)");
+    tooltip("Relative energy error since the Hermite run started (a snapshot keeps its E0), summed in double "
+            "from the integrator's own state on the host.");
 }
 
 }  // namespace nbody::app

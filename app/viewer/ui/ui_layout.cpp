@@ -1,24 +1,32 @@
-// The whole UI of one frame: the menu bar, then the panels placed in the default layout (the
-// middle of the window free) until the user moves them, then what is drawn over the scene.
+// The whole UI of one frame: the menu bar, then the panels stacked in two columns (panel_layout.hpp:
+// none over another, the middle of the window and the bottom band free), then what is drawn over
+// the scene.
 #include "ui_panels.hpp"
 #include "ui_widgets.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // the window being dragged, a window's size by name
 
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "panel_layout.hpp"
 
 namespace nbody::app {
 
-void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
+namespace {
+
+void draw_menu_bar(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
     if (ImGui::BeginMainMenuBar()) {
         if (ImGui::BeginMenu("File")) {
             if (ImGui::MenuItem("Open...", "Ctrl+O")) params.show_open_dialog = true;
             ImGui::EndMenu();
         }
         if (ImGui::BeginMenu("View")) {
-            if (ImGui::MenuItem("Reset layout")) visible.layout_frames = 0;
+            if (ImGui::MenuItem("Reset layout")) visible.pinned.clear();
             ImGui::SetNextItemWidth(em() * 8.0f);
             ImGui::SliderFloat("UI scale", &visible.ui_scale, 0.6f, 2.5f, "%.2f");
             ImGui::Separator();
@@ -60,79 +68,130 @@ void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests,
         ImGui::TextColored(kDim, "%s", right);
         ImGui::EndMainMenuBar();
     }
-    // The default layout: Kernel (collapsed) top left with Simulation under it, Rendering top
-    // right, Recording (collapsed) under whichever column is shorter, Debug bottom left; the
-    // middle of the window stays free. Placed for the first few frames (auto-sized panels learn
-    // their size from a frame of content) and after View > Reset layout or a resize; in between,
-    // the panels stay where they are dragged. Collapse, close (or H) to clear the view.
+}
+
+// The panels in the order they are stacked (panel_layout.hpp): Kernel (left), Encounter (right:
+// a tool opened on purpose comes before the rest), Simulation (left), Rendering, Recording
+// (right), Debug, Selected body (left); a panel goes to the other column when its own is full.
+// Each follows a panel above it that grows, shrinks or collapses; one the user dragged stays put.
+struct Slot {
+    const char* name;  // the panel's window title
+    Column column;
+    std::function<void()> draw;
+    bool start_collapsed = false;  // with start_when: how the panel first appears
+    ImGuiCond start_when = 0;      // 0: no initial state
+};
+
+std::vector<Slot> open_panels(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
+    std::vector<Slot> slots;
+    // Kernel is for tuning a GPU: out of the way until opened, unless the run started on the tree
+    // code, whose theta and force error live here.
+    if (visible.kernel)
+        slots.push_back({"Kernel", Column::Left, [&] { draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel); },
+                         params.kernel.gravity.gravity != Gravity::Tree, ImGuiCond_Once});
+    if (visible.encounter)
+        slots.push_back({"Encounter", Column::Right, [&] { draw_encounter_panel(params.encounter, &visible.encounter); }});
+    if (visible.simulation)
+        slots.push_back({"Simulation", Column::Left, [&] { draw_simulation_panel(params.sim, requests, ctx, &visible.simulation); }});
+    if (visible.rendering)
+        slots.push_back({"Rendering", Column::Right, [&] {
+                             draw_rendering_panel(params.render, params.camera, requests, ctx, &visible.rendering);
+                         }});
+    // Recording is collapsed at first, being used less than the others.
+    if (visible.recording)
+        slots.push_back({"Recording", Column::Right,
+                         [&] { draw_recording_panel(params.recording, requests, ctx, &visible.recording); },
+                         !ctx.recording.active, ImGuiCond_Appearing});
+    if (params.show_debug) slots.push_back({"Debug", Column::Left, [&] { draw_debug_panel(ctx, &params.show_debug); }});
+    if (ctx.selection_panel) slots.push_back({"Selected body", Column::Left, ctx.selection_panel});
+    return slots;
+}
+
+bool contains(const std::vector<std::string>& names, const char* name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Where the user drags a panel, it stays (ImGui's moving window is internal state: no public call
+// says a window is being dragged).
+void pin_dragged_panel(PanelVisibility& visible, const std::vector<Slot>& slots) {
+    const ImGuiWindow* moving = GImGui->MovingWindow ? GImGui->MovingWindow->RootWindow : nullptr;
+    if (!moving || !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) return;
+    for (const Slot& s : slots)
+        if (std::strcmp(moving->Name, s.name) == 0 && !contains(visible.pinned, s.name)) visible.pinned.push_back(s.name);
+}
+
+void place_panel(PanelVisibility& visible, const Slot& slot, const PanelSize& size, const PanelPlace& place) {
+    const bool right = place.column == Column::Right;
+    ImGui::SetNextWindowPos(ImVec2(right ? place.x + size.width : place.x, place.y), ImGuiCond_Always,
+                            ImVec2(right ? 1.0f : 0.0f, 0.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, place.max_height));
+    // Collapsed once when the room runs out, not every frame: the user may open it again. (One
+    // SetNextWindowCollapsed per Begin: the last call wins, so this one replaces the first-look one.)
+    const bool was = contains(visible.collapsed_by_layout, slot.name);
+    if (place.collapsed && !was) {
+        ImGui::SetNextWindowCollapsed(true, ImGuiCond_Always);
+        visible.collapsed_by_layout.push_back(slot.name);
+    } else if (!place.collapsed && was) {
+        std::erase(visible.collapsed_by_layout, std::string(slot.name));
+    }
+}
+
+// The panels' sizes as ImGui has them now: this frame's for those already drawn, else the last.
+std::vector<PanelSize> sizes_now(const std::vector<const Slot*>& slots) {
+    std::vector<PanelSize> sizes;
+    for (const Slot* s : slots) {
+        const ImGuiWindow* w = ImGui::FindWindowByName(s->name);
+        sizes.push_back({w ? w->Size.x : 0.0f, w ? w->Size.y : 0.0f, s->column});
+    }
+    return sizes;
+}
+
+void draw_panels(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const std::vector<Slot> slots = open_panels(params, visible, requests, ctx);
+    pin_dragged_panel(visible, slots);
+    const float margin = em() * 0.5f;
+    const LayoutArea area{io.DisplaySize.x,
+                          io.DisplaySize.y,
+                          ImGui::GetFrameHeight() + margin,
+                          visible.bottom_band + margin,
+                          margin,
+                          ImGui::GetFrameHeight(),
+                          em() * 8.0f};
+    std::vector<const Slot*> stacked;
+    for (const Slot& s : slots)
+        if (!contains(visible.pinned, s.name)) stacked.push_back(&s);
+    // Placed one at a time, right before each is drawn (SetNextWindow* applies to the next Begin),
+    // from the sizes of those above as they are now: a panel resizes itself in its Begin, so one
+    // that just grew would be overlapped for a frame by a place taken from its old size.
+    std::size_t k = 0;
+    for (const Slot& s : slots) {
+        if (s.start_when != 0) ImGui::SetNextWindowCollapsed(s.start_collapsed, s.start_when);
+        if (k < stacked.size() && stacked[k] == &s) {
+            const std::vector<PanelSize> sizes = sizes_now(stacked);
+            place_panel(visible, s, sizes[k], stack_panels(area, sizes)[k]);
+            ++k;
+        }
+        s.draw();
+    }
+}
+
+}  // namespace
+
+void draw_ui(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
+    draw_menu_bar(params, visible, requests, ctx);
     ImGuiIO& io = ImGui::GetIO();
     if (visible.base_font_scale <= 0) visible.base_font_scale = io.FontGlobalScale;
     io.FontGlobalScale = visible.base_font_scale * std::clamp(visible.ui_scale, 0.5f, 3.0f);
     if (io.DisplaySize.x != visible.layout_width || io.DisplaySize.y != visible.layout_height) {
-        visible.layout_frames = 0;
+        visible.pinned.clear();
         visible.layout_width = io.DisplaySize.x;
         visible.layout_height = io.DisplaySize.y;
     }
-    const bool place = visible.layout_frames < 4;
-    if (place) ++visible.layout_frames;
-    const ImGuiCond cond = place ? ImGuiCond_Always : ImGuiCond_Once;
-
-    const float margin = em() * 0.5f, top = ImGui::GetFrameHeight() + margin;
-    float left_y = top;
-    if (visible.kernel) {
-        ImGui::SetNextWindowPos(ImVec2(margin, top), cond);
-        // For tuning a GPU: out of the way until opened, unless the run started on the tree code,
-        // whose theta and force error live here.
-        ImGui::SetNextWindowCollapsed(params.kernel.gravity.gravity != Gravity::Tree, ImGuiCond_Once);
-        draw_kernel_panel(params.kernel, requests, ctx, &visible.kernel, &left_y);
-        left_y += margin;
-    }
-    float right_y = top;
-    if (visible.rendering) {
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, top), cond, ImVec2(1.0f, 0.0f));
-        draw_rendering_panel(params.render, params.camera, requests, ctx, &visible.rendering, &right_y);
-        right_y += margin;
-    }
-    if (visible.simulation) {
-        // Under Kernel when it fits there (its height is last frame's) above the scale bar, legend
-        // and badge of the bottom rows, else under Rendering.
-        const float bottom = io.DisplaySize.y - margin - ImGui::GetFontSize() * 3.2f;
-        const bool fits_right = right_y + visible.simulation_height <= bottom;
-        const bool fits_left = left_y + visible.simulation_height <= bottom;
-        if (fits_left || !fits_right) {
-            // Where it fits in neither column (hermite4 adds its level histogram), it scrolls
-            // rather than cover the legend and the scale bar.
-            ImGui::SetNextWindowPos(ImVec2(margin, left_y), cond);
-            ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, std::max(bottom - left_y, em() * 10.0f)));
-            left_y += visible.simulation_height + margin;
-        } else {
-            ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
-            right_y += visible.simulation_height + margin;
-        }
-        draw_simulation_panel(params.sim, requests, ctx, &visible.simulation, &visible.simulation_height);
-    }
-    if (visible.recording) {
-        // Next in whichever column has more room left (its height is last frame's); it starts
-        // collapsed, being used less than the others.
-        const bool left = left_y <= right_y;
-        if (left)
-            ImGui::SetNextWindowPos(ImVec2(margin, left_y), cond);
-        else
-            ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - margin, right_y), cond, ImVec2(1.0f, 0.0f));
-        ImGui::SetNextWindowCollapsed(!ctx.recording.active, ImGuiCond_Appearing);
-        draw_recording_panel(params.recording, requests, ctx, &visible.recording);
-    }
-    if (visible.encounter) {  // a tool opened on purpose: top centre, in front
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, top), place ? cond : ImGuiCond_Appearing, ImVec2(0.5f, 0.0f));
-        draw_encounter_panel(params.encounter, &visible.encounter);
-    }
-    if (params.show_debug) {
-        ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 4.0f), cond, ImVec2(0.0f, 1.0f));
-        draw_debug_panel(ctx, &params.show_debug);
-    }
+    draw_panels(params, visible, requests, ctx);
     if (params.show_help) draw_help_panel(&params.show_help);
-    draw_status_bar(ctx, params);
-    draw_annotations(ctx, params);
+    const float status = draw_status_bar(ctx, params);
+    visible.bottom_band = std::max(status, draw_annotations(ctx, params));
     draw_backend_badge(ctx);
     draw_recording_indicator(ctx);
     draw_busy_indicator(ctx);

@@ -5,6 +5,7 @@
 // writes only the plain parameter structs of viewer_params.hpp and one-shot Requests; the frame
 // loop acts on those. No panel steps the simulation or touches GL.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "nbody/render/camera.hpp"
 #include "nbody/render/context.hpp"
 #include "recorder.hpp"
+#include "ui_text.hpp"
 #include "viewer_params.hpp"
 #include "viewer_scenes.hpp"
 #include "viewer_sim.hpp"
@@ -57,17 +59,19 @@ struct PanelContext {
     bool headless = false;
     const RecordingView& recording;
     std::vector<BusyWork> busy;
+    unsigned components = 0;  // component_bits of the scene: the component legend's entries
+    std::function<void()> selection_panel;  // draws the Selected body panel; empty: nothing selected
 };
 
 struct PanelVisibility {
     bool kernel = true, simulation = true, rendering = true, recording = true;
     bool encounter = false;  // the encounter editor: opened from View (or view --encounter)
-    float simulation_height = 0;  // last frame's, for placing it
-    // draw_ui places the panels while this is below a few frames (auto-sized panels learn their
-    // size from a frame of content), then leaves them where the user drags them. Reset layout and
-    // a resized window set it back to 0.
-    int layout_frames = 0;
-    float layout_width = 0, layout_height = 0;  // the display size the layout was made for
+    // draw_ui stacks the open panels every frame (panel_layout.hpp) from their sizes in the last
+    // one, except those the user dragged somewhere (pinned, by name); View > Reset layout and a
+    // resized window unpin them all.
+    std::vector<std::string> pinned, collapsed_by_layout;
+    float layout_width = 0, layout_height = 0;  // the display size the pins were made in
+    float bottom_band = 0;                      // last frame's scale bar, legend and status bar
     float ui_scale = 1.0f;                      // View > UI scale, on top of the display's own
     float base_font_scale = 0;                  // ImGui's FontGlobalScale before ui_scale
 };
@@ -90,11 +94,13 @@ void draw_recording_panel(RecordingParams& recording, Requests& requests, const 
 // screen even with the panels hidden, and left out of recorded frames (ImGuiLayer::draw_layers).
 void draw_recording_indicator(const PanelContext& ctx);
 // The scale bar, the colour legend and (with params.recording.annotate) the model time, bottom
-// left, under the panels: what saved frames carry when asked (--annotate).
-void draw_annotations(const PanelContext& ctx, const ViewerParams& params);
+// left, under the panels: what saved frames carry when asked (--annotate). Returns the height
+// they take from the bottom of the window.
+float draw_annotations(const PanelContext& ctx, const ViewerParams& params);
 void draw_help_panel(bool* open);
-// Bottom middle: scene, N, backend, model time, fps, and the messages still on screen.
-void draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
+// Bottom middle: scene, N, backend, model time, fps, and the messages still on screen. Returns
+// the height it takes from the bottom of the window.
+float draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
 // Centre, while params.confirm_quit: the simulation ran since it was saved; save and quit, quit,
 // or go on (quit_guard.hpp).
 void draw_quit_dialog(ViewerParams& params, Requests& requests, const PanelContext& ctx);
@@ -104,14 +110,8 @@ void draw_busy_indicator(const PanelContext& ctx);
 // with the panels (in frames recorded with them, never in frames saved without them).
 void draw_backend_badge(const PanelContext& ctx);
 
-// "1.41 T", "28.2 G": value with an SI prefix, three significant digits.
-std::string si(double value);
 // "t = 51.0 Myr", "t = 1.25 Gyr" where the scene has physical units; "t = 12.35 (N-body units)"
 // otherwise (also what saved frames' annotations show).
 using render::time_text;
-// "4.2 fps", "61 fps".
-std::string fps_text(double fps);
-// "0 B", "12.0 MiB".
-std::string bytes_text(double bytes);
 
 }  // namespace nbody::app

@@ -8,74 +8,20 @@
 
 #include "nbody/render/particle_renderer.hpp"
 #include "ui_panels.hpp"
+#include "ui_widgets.hpp"
 
 namespace nbody::app {
 
 namespace {
 
-const ImVec4 kDim(0.62f, 0.66f, 0.74f, 1.0f);
-
-void tooltip(const char* text) {
-    if (!ImGui::IsItemHovered()) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
-
-// "100 km/s" -> {100, "km/s"}; a unit without a leading number -> {0, ""}.
-std::pair<double, std::string> split_unit(const std::string& unit) {
-    const char* begin = unit.c_str();
-    char* end = nullptr;
-    const double factor = std::strtod(begin, &end);
-    if (end == begin || !std::isfinite(factor)) return {0.0, std::string()};
-    std::string rest(end);
-    while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
-    return {factor, rest};
-}
-
-std::string vector_text(const glm::vec3& v, const std::string& unit) {
-    const auto [factor, name] = split_unit(unit);
-    char buf[160];
-    if (name.empty()) {
-        const bool nbody = unit.rfind("N-body", 0) == 0;
-        std::snprintf(buf, sizeof buf, "(%.4g, %.4g, %.4g) %s", v.x, v.y, v.z, nbody ? "(N-body units)" : unit.c_str());
-    } else {
-        std::snprintf(buf, sizeof buf, "(%.4g, %.4g, %.4g) %s", v.x * factor, v.y * factor, v.z * factor, name.c_str());
-    }
-    return buf;
-}
+std::string vector_text(const glm::vec3& v, const std::string& unit) { return render::vector_text(v.x, v.y, v.z, unit); }
 
 }  // namespace
 
-const char* component_name(Component c) {
-    switch (c) {
-        case Component::Disk: return "disk";
-        case Component::Bulge: return "bulge";
-        case Component::Halo: return "halo";
-        case Component::Star: return "star";
-        case Component::Unspecified: break;
-    }
-    return "unspecified";
-}
-
-std::string with_unit(double value, const std::string& unit) {
-    const auto [factor, name] = split_unit(unit);
-    char buf[96];
-    if (!name.empty())
-        std::snprintf(buf, sizeof buf, "%.4g %s", value * factor, name.c_str());
-    else if (unit.rfind("N-body", 0) == 0)
-        std::snprintf(buf, sizeof buf, "%.4g (N-body units)", value);
-    else
-        std::snprintf(buf, sizeof buf, "%.4g %s", value, unit.c_str());
-    return buf;
-}
-
 std::string describe_body(const SelectionView& v) {
     const UnitSystem units = v.units ? *v.units : UnitSystem{};
-    std::string line = "body " + std::to_string(v.index) + " (galaxy " + std::to_string(v.galaxy + 1) + ", " +
-                       component_name(v.component) + "): position " + vector_text(v.sample.position, units.length);
+    std::string line = "body " + std::to_string(v.index) + " (" + v.galaxy_name + ", " + component_name(v.component) +
+                       "): position " + vector_text(v.sample.position, units.length);
     if (v.sample.velocity_known)
         line += ", speed " + with_unit(glm::length(v.sample.velocity), units.velocity);
     line += ", mass " + with_unit(v.sample.mass, units.mass);
@@ -100,10 +46,7 @@ void draw_selection_panel(std::optional<std::size_t>& selected, const SelectionV
         list->AddText(ImVec2(centre.x + r + 3.0f, centre.y - r - 2.0f), IM_COL32(255, 255, 255, 230), label);
     }
 
-    // Bottom left, above the legend and the scale bar: the left column (Kernel, Simulation) ends
-    // higher, and the Rendering panel on the right reaches further down.
-    const float margin = ImGui::GetFontSize() * 0.5f;
-    ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin * 8.0f), ImGuiCond_Appearing, ImVec2(0.0f, 1.0f));
+    // Placed by draw_ui with the other panels (panel_layout.hpp).
     bool open = true;
     if (!ImGui::Begin("Selected body", &open, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::End();
@@ -114,7 +57,7 @@ void draw_selection_panel(std::optional<std::size_t>& selected, const SelectionV
     const glm::vec3 c = render::galaxy_colour(v.galaxy);
     ImGui::Text("Body %zu", v.index);
     ImGui::SameLine();
-    ImGui::TextColored(ImVec4(c.x, c.y, c.z, 1.0f), "galaxy %d", v.galaxy + 1);
+    ImGui::TextColored(ImVec4(c.x, c.y, c.z, 1.0f), "%s", v.galaxy_name.c_str());
     ImGui::SameLine();
     ImGui::TextColored(kDim, "%s", component_name(v.component));
     ImGui::Text("position  %s", vector_text(v.sample.position, units.length).c_str());

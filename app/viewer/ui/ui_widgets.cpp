@@ -4,7 +4,6 @@
 
 #include <imgui.h>
 
-#include <cmath>
 #include <cstdio>
 
 namespace nbody::app {
@@ -70,45 +69,16 @@ void report_extent(float* bottom, float* height) {
 }
 
 void wrapped(const ImVec4& colour, const std::string& text, float width_em) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + em() * width_em);
+    // Broken by wrap_words, not ImGui's wrapping, which breaks after a '.' inside a number
+    // ("walk 7." / "97 ms").
+    const auto measure = [](const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; };
+    ImGui::BeginGroup();
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0.0f));
     ImGui::PushStyleColor(ImGuiCol_Text, colour);
-    ImGui::TextUnformatted(text.c_str());
+    for (const std::string& line : wrap_words(text, em() * width_em, measure)) ImGui::TextUnformatted(line.c_str());
     ImGui::PopStyleColor();
-    ImGui::PopTextWrapPos();
+    ImGui::PopStyleVar();
+    ImGui::EndGroup();
 }
 
-std::string si(double value) {
-    static const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
-    int k = 0;
-    double v = std::abs(value);
-    while (v >= 1000.0 && k < 6) {
-        v /= 1000.0;
-        ++k;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf,
-                  v >= 100  ? "%.0f%s"
-                  : v >= 10 ? "%.1f%s"
-                            : "%.2f%s",
-                  value < 0 ? -v : v, prefixes[k]);
-    return buf;
-}
-
-std::string fps_text(double fps) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, fps < 10 ? "%.1f fps" : "%.0f fps", fps);
-    return buf;
-}
-
-std::string bytes_text(double bytes) {
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int k = 0;
-    while (bytes >= 1024.0 && k < 4) {
-        bytes /= 1024.0;
-        ++k;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, k == 0 ? "%.0f %s" : "%.1f %s", bytes, units[k]);
-    return buf;
-}
 }  // namespace nbody::app

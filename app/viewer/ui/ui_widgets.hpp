@@ -29,8 +29,9 @@ float em();
 void tooltip(const char* text);
 // A "(?)" beside the last item that shows `text` when hovered.
 void help_marker(const char* text);
-// Text wrapped at `width_em`: wrapped text in an auto-sized window needs a fixed wrap width, or the
-// window and the text would each wait for the other to decide.
+// Text wrapped at `width_em`, never inside a number or between a number and its unit (wrap_words):
+// wrapped text in an auto-sized window needs a fixed wrap width, or the window and the text would
+// each wait for the other to decide.
 void wrapped(const ImVec4& colour, const std::string& text, float width_em = 21.0f);
 // A combo over `values`; returns true when the choice changed.
 bool int_combo(const char* label, int* value, const std::vector<int>& values);

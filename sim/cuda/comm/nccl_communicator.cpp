@@ -36,21 +36,9 @@ ncclDataType_t nccl_type(DataType type) {
     throw std::invalid_argument("unknown communicator data type");
 }
 
-// Sets the rank's device for the calls of one method and puts the caller's back afterwards: the
-// ranks of one process share the thread's current device otherwise.
-class DeviceScope {
-public:
-    explicit DeviceScope(int device) {
-        CUDA_CHECK(cudaGetDevice(&previous_));
-        if (previous_ != device) CUDA_CHECK(cudaSetDevice(device));
-    }
-    ~DeviceScope() { CUDA_CHECK_LOG(cudaSetDevice(previous_)); }
-    DeviceScope(const DeviceScope&) = delete;
-    DeviceScope& operator=(const DeviceScope&) = delete;
-
-private:
-    int previous_ = 0;
-};
+// The rank's device for the calls of one method (the ranks of one process share the thread's
+// current device otherwise).
+using DeviceScope = cuda::ScopedDevice;
 
 class NcclCommunicator final : public DeviceCommunicator {
 public:

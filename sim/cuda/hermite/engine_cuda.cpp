@@ -23,6 +23,15 @@ using k::r4;
 using k::Real4;
 using nbody::cuda::DeviceBuffer;
 
+int cuda_device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
 bool cuda_engine_available(std::string* why_not) {
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
@@ -65,15 +74,16 @@ public:
                 k::bodies_per_thread_for(c.bodies_per_thread, variant_.precision, k::kNoExtras, ni, c.block);
             k::hermite_force(variant_, {}, 0, {}, 0, 0, 1, {}, {}, nullptr);
         }
-        int device = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+        CUDA_CHECK(cudaGetDevice(&device_));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
     }
+
 
     std::string_view name() const override { return "cuda"; }
 
     void reserve(std::size_t n) override {
         if (n <= capacity_) return;
+        const nbody::cuda::ScopedDevice on(device_);
         flush();
         const std::size_t cap = std::max<std::size_t>(n, 1024);
         for (DeviceBuffer<Real4>* a : j_arrays()) *a = grown(*a, cap);
@@ -96,7 +106,7 @@ public:
     }
 
     void set_j(std::size_t address, const JParticle& p) override {
-        if (address >= capacity_) reserve(std::max(address + 1, capacity_ + capacity_ / 2));
+        if (address >= capacity_) reserve(std::max(address + 1, capacity_ + capacity_ / 2));  // on device_
         if (id_is_address_.size() <= address) id_is_address_.resize(address + 1, 1);
         const char is_address = p.id == int(address);
         other_ids_ += std::ptrdiff_t(!is_address) - std::ptrdiff_t(!id_is_address_[address]);
@@ -120,6 +130,7 @@ public:
         if (out.size() != in.size()) throw std::invalid_argument("cuda force engine: output size differs from input");
         const int ni = int(in.size());
         if (ni == 0) return;
+        const nbody::cuda::ScopedDevice on(device_);
         k::ForceVariant v = variant_;
         v.extras = want_neighbours ? (k::kNearest | k::kNeighbours) : extras_;
         if (v.extras != k::kNoExtras || v.snap) v.block = 128, v.unroll = 4;
@@ -362,6 +373,9 @@ private:
     k::ForceVariant variant_;
     int extras_ = k::kNearest;
     int sm_count_ = 1;
+    // The GPU of this engine's memory: reserve() and compute() make it current for their calls,
+    // whatever device the caller's thread has (engine_multi_gpu.cpp drives one engine per GPU).
+    int device_ = 0;
     std::size_t capacity_ = 0;
     DeviceBuffer<Real4> xm_, vt_, a2_, j6_, s24_, c120_, pos64_, vel64_, acc64_;
     DeviceBuffer<float4> hi_, lo_, vel_;

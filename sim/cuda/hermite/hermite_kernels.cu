@@ -85,7 +85,8 @@ struct Nearest {
     float r2 = 3.0e38f;
     int id = -1;
     __device__ void see(float d2, int jid, bool self) {
-        if (EXTRAS >= kNearest && !self && d2 < r2) {
+        // Ties go to the lowest id, whatever order (or GPU) the j-particles come in.
+        if (EXTRAS >= kNearest && !self && (d2 < r2 || (d2 == r2 && jid < id))) {
             r2 = d2;
             id = jid;
         }
@@ -480,7 +481,7 @@ __global__ void __launch_bounds__(BLOCK) force_fp64(Predicted j, int nj, IBatch 
 }
 
 // The partial sums of one i-body over a subset of the splits, and the nearest neighbour among them
-// (ties to the lower split, as a sum in split order would give).
+// (ties to the lowest id, as within a split: the answer does not depend on the split or the GPUs).
 struct SplitSum {
     Real4 a = r4(0, 0, 0, 0), jn = r4(0, 0, 0, 3.0e38), sn = r4(0, 0, 0, 0);
     int nearest = -1, nearest_split = INT_MAX;
@@ -488,7 +489,7 @@ struct SplitSum {
     __device__ void add(const Real4& p, const Real4& q, int nn, const Real4& r, int split) {
         a.x += p.x, a.y += p.y, a.z += p.z, a.w += p.w;
         jn.x += q.x, jn.y += q.y, jn.z += q.z;
-        if (nn >= 0 && (q.w < jn.w || (q.w == jn.w && split < nearest_split))) jn.w = q.w, nearest = nn, nearest_split = split;
+        if (nn >= 0 && (q.w < jn.w || (q.w == jn.w && nn < nearest))) jn.w = q.w, nearest = nn, nearest_split = split;
         if constexpr (SNAP) sn.x += r.x, sn.y += r.y, sn.z += r.z;
     }
 };

@@ -273,7 +273,16 @@ struct WalkParams {
     unsigned long long* stats;  // WalkStats: summed over the groups of the pass
     // Last, so that the force-only instances see the parameters at the offsets they always had.
     float* pot;  // potential walks: phi of each body, input order (acc and vel are not written)
+    // The groups this pass walks: [share_begin, share_end) of them (fractions; all: 0, 1), when several
+    // GPUs share the walk (GpuTree::force).
+    double share_begin, share_end;
 };
+
+// The first group of the share that starts at fraction f of `groups`: shares [f_r, f_r+1) over the
+// ranks cover each group once.
+__device__ __forceinline__ int group_at(int groups, double f) {
+    return f >= 1.0 ? groups : min(groups, static_cast<int>(floor(double(groups) * f)));
+}
 
 // What one pass's walks did, summed over groups (the cost model of docs/TREE.md).
 enum WalkStat { kBodyTerms, kCellTerms, kNodesTested, kGroups, kWalkStats };
@@ -358,12 +367,13 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
     const unsigned lower = (1u << lane) - 1u;
     int deepest = 0;
     const int groups = __ldg(p.group_count);
+    const int share_first = group_at(groups, p.share_begin), share_end = group_at(groups, p.share_end);
 
     for (;;) {
         int g = 0;
-        if (lane == 0) g = int(atomicAdd(p.counters, 1u));
+        if (lane == 0) g = share_first + int(atomicAdd(p.counters, 1u));
         g = __shfl_sync(kFull, g, 0);
-        if (g >= groups) break;
+        if (g >= share_end) break;
         const int begin = __ldg(p.group_start + g), end = g + 1 < groups ? __ldg(p.group_start + g + 1) : p.n;
         unsigned long long listed_bodies = 0, listed_cells = 0, tested = 0;
         float3 xi[B];
@@ -751,8 +761,17 @@ TreeTimings GpuTree::timings() {
 }
 
 void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc,
-                    float4* vel, float half_dt, cudaStream_t stream) {
+                    float4* vel, float half_dt, cudaStream_t stream, WalkShare share) {
+    if (!(share.begin >= 0 && share.begin <= share.end && share.end <= 1))
+        throw std::invalid_argument("tree walk share [" + std::to_string(share.begin) + ", " +
+                                    std::to_string(share.end) + ") is not within [0, 1]");
+    const bool partial = share.begin > 0 || share.end < 1;
+    if (partial && vel != nullptr)
+        throw std::invalid_argument("a shared tree walk computes part of the accelerations: kick after summing them");
+    if (partial && n > 0) CUDA_CHECK(cudaMemsetAsync(acc, 0, std::size_t(n) * sizeof(float4), stream));
+    share_ = share;
     pass(pos, n, eps2, params, unroll, acc, vel, half_dt, nullptr, stream);
+    share_ = {};
 }
 
 void GpuTree::potentials(const float4* pos, int n, float eps2, const TreeParams& params, float* phi,
@@ -863,6 +882,8 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     w.stacks = stacks_.get();
     w.counters = counters_.get();
     w.pot = phi;
+    w.share_begin = share_.begin;
+    w.share_end = share_.end;
     CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(unsigned), stream));  // the group counter
     CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
     walk<<<blocks, kWalkBlock, 0, stream>>>(w);

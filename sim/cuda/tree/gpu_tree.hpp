@@ -32,6 +32,12 @@ struct TreeTimings {
     std::size_t groups = 0;
 };
 
+// The groups one GPU walks when several share a force pass (docs/DISTRIBUTED.md): the fraction
+// [begin, end) of the pass's groups in key order; the shares of the ranks cover [0, 1) once.
+struct WalkShare {
+    double begin = 0, end = 1;
+};
+
 class GpuTree {
 public:
     // GPU limits beyond check_tree_params(): a group is one warp holding up to 4 bodies per lane.
@@ -51,8 +57,10 @@ public:
     // checking that the device has the memory (std::runtime_error with both figures if not).
     // Queued on `stream`; a non-finite coordinate or mass is reported by the next pass (or
     // check_errors()) as std::runtime_error, its accelerations being garbage.
+    // With a share other than all groups, only the share's bodies get accelerations, the others
+    // zeros (acc is cleared first), ready to be summed over the GPUs; vel must then be null.
     void force(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc, float4* vel,
-               float half_dt, cudaStream_t stream);
+               float half_dt, cudaStream_t stream, WalkShare share = {});
 
     // The same pass with a potential walk instead of the force walk (same tree, criterion and
     // lists): phi[i] = -sum_j m_j / r_ij over the listed bodies (i itself excluded) plus the
@@ -110,6 +118,7 @@ private:
     DeviceBuffer<int> stacks_;     // walk stacks, one per resident warp
     DeviceBuffer<unsigned> counters_;  // [0]: next group; [1]: error bits
     int walk_warps_ = 0;
+    WalkShare share_;  // of the force pass being queued
     std::size_t cub_bytes_ = 0;
     PinnedBuffer<unsigned> host_flags_;             // page-locked copy of counters_[1]
     PinnedBuffer<unsigned long long> host_stats_;  // page-locked copy of stats_

@@ -13,12 +13,15 @@ namespace nbody::hermite {
 #ifdef NBODY_HERMITE_CUDA
 // sim/cuda/hermite/engine_cuda.cpp
 std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config);
+std::unique_ptr<ForceEngine> make_multi_gpu_force_engine(const EngineConfig& config);
 bool cuda_engine_available(std::string* why_not);
+int cuda_device_count();
 #else
 static bool cuda_engine_available(std::string* why_not) {
     if (why_not) *why_not = "built without CUDA";
     return false;
 }
+static int cuda_device_count() { return 0; }
 #endif
 
 namespace {
@@ -91,7 +94,7 @@ private:
             const Vec3d dx = px_[k] - p.x;
             const Vec3d dv = pv_[k] - p.v;
             const double r2 = dot(dx, dx);
-            if (r2 < nearest_r2) {
+            if (r2 < nearest_r2 || (r2 == nearest_r2 && j_[k].id < f.nearest)) {  // ties: the lowest id
                 nearest_r2 = r2;
                 f.nearest = j_[k].id;
             }
@@ -134,6 +137,39 @@ private:
 
 bool cuda_engine_usable(std::string* why_not) { return cuda_engine_available(why_not); }
 
+std::vector<int> engine_devices(const std::string& spec) {
+    const int available = cuda_device_count();
+    const std::string machine = "this machine has " + std::to_string(available) + " GPU" + (available == 1 ? "" : "s");
+    if (spec == "all") {
+        if (available < 1) throw std::invalid_argument("GPUs '" + spec + "': " + machine);
+        std::vector<int> all(std::size_t(available), 0);
+        for (int d = 0; d < available; ++d) all[std::size_t(d)] = d;
+        return all;
+    }
+    std::vector<int> list;
+    std::size_t at = 0;
+    while (at <= spec.size()) {
+        const std::size_t comma = std::min(spec.find(',', at), spec.size());
+        const std::string item = spec.substr(at, comma - at);
+        if (item.empty() || item.size() > 4 || !std::all_of(item.begin(), item.end(), [](unsigned char c) { return c >= '0' && c <= '9'; }))
+            throw std::invalid_argument("GPUs '" + spec + "': give 'all', a count or a list such as 0,1");
+        list.push_back(std::stoi(item));
+        at = comma + 1;
+    }
+    if (list.size() == 1) {  // a count: the first N
+        const int count = list.front();
+        if (count < 1 || count > available) throw std::invalid_argument("GPUs '" + spec + "': " + machine);
+        list.resize(std::size_t(count));
+        for (int d = 0; d < count; ++d) list[std::size_t(d)] = d;
+        return list;
+    }
+    for (std::size_t k = 0; k < list.size(); ++k)
+        if (list[k] >= available || std::count(list.begin(), list.end(), list[k]) > 1)
+            throw std::invalid_argument("GPUs '" + spec + "': GPU " + std::to_string(list[k]) +
+                                        (list[k] >= available ? " does not exist (" + machine + ")" : " is listed twice"));
+    return list;
+}
+
 EngineKind parse_engine_kind(std::string_view text) {
     if (text == "cpu" || text == "reference") return EngineKind::Cpu;
     if (text == "cuda") return EngineKind::Cuda;
@@ -153,16 +189,23 @@ std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConf
     const bool gpu = kind != EngineKind::Cpu && cuda_engine_available(&reason);
     if (kind == EngineKind::Cuda && !gpu) throw std::runtime_error("cuda force engine unavailable: " + reason);
 #ifdef NBODY_HERMITE_CUDA
+    const std::string on_gpus =
+        config.devices.size() > 1 ? ", j-particles split over " + std::to_string(config.devices.size()) + " GPUs" : "";
+    const auto make = [](const EngineConfig& c) {
+        return c.devices.size() > 1 ? make_multi_gpu_force_engine(c) : make_cuda_force_engine(c);
+    };
     if (gpu && needs_snap) {  // the snap kernel is fp64: the 6th order is for accuracies float forces cannot give
         EngineConfig fp64 = config;
         fp64.precision = "fp64";
-        if (why) *why = "Hermite force engine: cuda, fp64 (the 6th order's snap kernel is double)";
-        return make_cuda_force_engine(fp64);
+        if (why) *why = "Hermite force engine: cuda, fp64 (the 6th order's snap kernel is double)" + on_gpus;
+        return make(fp64);
     }
     if (gpu) {
-        if (why) *why = "Hermite force engine: cuda";
-        return make_cuda_force_engine(config);
+        if (why) *why = "Hermite force engine: cuda" + on_gpus;
+        return make(config);
     }
+    if (config.devices.size() > 1)
+        throw std::invalid_argument("the Hermite engine splits the j-particles over several GPUs on the cuda engine only");
 #endif
     if (why) *why = kind == EngineKind::Auto ? "Hermite force engine: cpu (" + reason + ")" : "Hermite force engine: cpu";
     return std::make_unique<CpuForceEngine>(config.max_neighbours);

@@ -68,4 +68,11 @@ class OrbitCamera {
 // module's renders of a system without a scene camera).
 CameraSpec frame_camera(const State& state);
 
+// `spec` moved back (never closer) along its line of sight until 99% of the bodies drawn (halo
+// particles left out) are inside a frame `aspect` wide per unit height with a vertical field of
+// view `fov_y_deg`. The 1% left out are the outliers (escapers, a tail's tip) that would otherwise
+// shrink the galaxies to dots. Angles and target are kept: a scene's chosen view stays, only
+// farther when it cut a galaxy off.
+CameraSpec fit_camera(CameraSpec spec, const State& state, double aspect = 16.0 / 9.0, double fov_y_deg = 45.0);
+
 }  // namespace nbody::render

@@ -8,11 +8,13 @@
 // accelerations staying in the backend's device memory. No host copy happens on either path.
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/comm/nccl_communicator.hpp"
 
 namespace nbody {
 
@@ -164,7 +166,43 @@ public:
     // Waits for the last pass; throws std::runtime_error if a tree pass met a non-finite body.
     void check_tree_errors() const;
 
+    // ---- several GPUs (docs/DISTRIBUTED.md) ----
+    // Every GPU holds the whole system and integrates it; each force pass is cut into one share per
+    // GPU (the every-pair kernel: slices of the i-bodies; each pair once: parts of the triangle of
+    // tiles; the tree: parts of its groups, after every GPU built the tree) and made whole on every
+    // GPU by one NCCL collective before the closing kick. The every-pair and tree results are bit
+    // for bit the one-GPU results (under the classic split, force_kernel.hpp); the shares follow
+    // each GPU's measured speed.
+    //
+    // Steps on `devices` (this backend's GPU first) in this process from now on: a peer backend per
+    // other GPU, driven from this one (one thread per GPU per call). Call once, before load().
+    // Throws std::runtime_error from NCCL or CUDA, std::invalid_argument for a config that runs on
+    // one GPU only (check_config_for_gpus).
+    void use_gpus(const std::vector<int>& devices);
+    // One rank of a launch with one GPU per process (mpirun): `comm` spans the ranks, on this
+    // backend's GPU. Call once, before load().
+    void join_ranks(std::unique_ptr<comm::DeviceCommunicator> comm);
+    // Empty when `config` can step on `gpus` GPUs, else why not (precision modes and the
+    // bounding-box map run on one GPU).
+    static std::string check_config_for_gpus(const KernelConfig& config, int gpus);
+    int gpu_count() const;  // GPUs the force pass is split over (1 by default)
+    struct GpuShare {
+        int device = 0;   // -1: a GPU of another process (mpirun)
+        int rank = 0;
+        double begin = 0, end = 1;  // the fraction of each force pass's work
+        double ms = 0;    // the share's last time (the tree: its walk), 0 before the first
+    };
+    std::vector<GpuShare> gpu_shares() const;
+    // "GPU 0: 50.2 % in 3.41 ms; GPU 1: 49.8 % in 3.40 ms; balance 1.00" (balance: the mean share
+    // time over the slowest; 1 is perfect).
+    static std::string describe(const std::vector<GpuShare>& shares);
+
 private:
+    void attach_rank(std::unique_ptr<comm::DeviceCommunicator> comm);
+    // Runs `own` on this backend (as one GPU) and `peer` (else `own`) on every peer, one thread each.
+    void for_every_gpu(const std::function<void(CudaBackend&)>& own,
+                       const std::function<void(CudaBackend&)>& peer = {});
+
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

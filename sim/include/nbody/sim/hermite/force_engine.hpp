@@ -85,6 +85,10 @@ struct EngineConfig {
                                    // bodies on, two from 8,192, one below (docs/HERMITE.md)
     int j_split = 0;               // blocks sharing one i-block's j-range (0: chosen to fill the GPU)
     int max_neighbours = 256;      // per i-particle, as Sapporo's default
+    // Two or more: the cuda engine splits the j-particles over these GPUs, each computing partial
+    // forces that the host adds in double (Sapporo's multi-GPU scheme; engine_multi_gpu.cpp).
+    // Empty or one: the current GPU.
+    std::vector<int> devices;
 };
 
 class ForceEngine {
@@ -130,6 +134,10 @@ public:
 
 // True when this build has the cuda engine and a device is usable; `why_not` gets the reason.
 bool cuda_engine_usable(std::string* why_not = nullptr);
+
+// The GPUs a spec names for EngineConfig::devices: "all", a count N (the first N) or a list
+// "0,2". Throws std::invalid_argument naming the spec and what this machine has.
+std::vector<int> engine_devices(const std::string& spec);
 
 // Below this many bodies `Auto` takes the cpu engine: a GPU's per-step latency costs more than a
 // small system's whole force pass. Device run 30 (H200, 16 CPU cores, Plummer to t = 1): even at

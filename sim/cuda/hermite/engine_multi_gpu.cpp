@@ -1,0 +1,221 @@
+// The Hermite force engine on several GPUs of one process, Sapporo's way (Gaburov et al. 2009, the
+// multi-GPU section): the j-particles are split over the GPUs, every GPU computes the partial
+// acceleration, jerk, potential (and snap) of the whole i-batch from its j-particles with the cuda
+// engine, and the host adds the partials in double, in GPU order. The nearest neighbour is the
+// partials' smallest r^2, the lowest id on ties, so it does not depend on how the j-particles were
+// split; neighbour lists are merged and sorted.
+//
+// j-particle at address a lives on GPU a % P at local address a / P: the split never moves as the
+// j-memory grows, and any nj (libg6's g6_set_nj) leaves each GPU within one particle of nj / P.
+// Costs against one GPU: the i-batch goes to every GPU, and the results (ni x 8 doubles) come back
+// from every GPU and are summed on the host: O(ni P) host work per evaluation against O(ni nj / P)
+// on each GPU.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../cuda_raii.hpp"
+#include "nbody/sim/hermite/force_engine.hpp"
+
+namespace nbody::hermite {
+
+std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config);
+
+namespace {
+
+// One thread per extra GPU, kept for the engine's life: an evaluation of a few hundred active
+// bodies takes tens of microseconds on a GPU, about what starting a thread costs.
+class GpuWorkers {
+public:
+    explicit GpuWorkers(int extra) {
+        for (int k = 1; k <= extra; ++k) threads_.emplace_back([this, k] { serve(k); });
+    }
+    ~GpuWorkers() {
+        {
+            const std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        threads_.clear();  // joins
+    }
+    GpuWorkers(const GpuWorkers&) = delete;
+    GpuWorkers& operator=(const GpuWorkers&) = delete;
+
+    // task(0) on the calling thread, task(k) on worker k; returns when all are done and rethrows the
+    // first error (the caller's first).
+    void run(const std::function<void(int)>& task) {
+        {
+            const std::lock_guard lock(mutex_);
+            task_ = &task;
+            pending_ = int(threads_.size());
+            errors_.assign(threads_.size() + 1, nullptr);
+            ++generation_;
+        }
+        wake_.notify_all();
+        try {
+            task(0);
+        } catch (...) {
+            errors_[0] = std::current_exception();
+        }
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [this] { return pending_ == 0; });
+        task_ = nullptr;
+        for (const std::exception_ptr& e : errors_)
+            if (e) std::rethrow_exception(e);
+    }
+
+private:
+    void serve(int k) {
+        long long seen = 0;
+        for (;;) {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+            if (stop_) return;
+            seen = generation_;
+            const std::function<void(int)>* task = task_;
+            lock.unlock();
+            std::exception_ptr error;
+            try {
+                (*task)(k);
+            } catch (...) {
+                error = std::current_exception();
+            }
+            lock.lock();
+            errors_[std::size_t(k)] = error;
+            if (--pending_ == 0) done_.notify_one();
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(int)>* task_ = nullptr;
+    long long generation_ = 0;
+    int pending_ = 0;
+    bool stop_ = false;
+    std::vector<std::exception_ptr> errors_;
+    std::vector<std::jthread> threads_;  // last: joined before the members above go
+};
+
+class MultiGpuForceEngine final : public ForceEngine {
+public:
+    explicit MultiGpuForceEngine(const EngineConfig& config)
+        : devices_(config.devices), max_neighbours_(std::size_t(config.max_neighbours)) {
+        EngineConfig one = config;
+        one.devices.clear();
+        for (const int device : devices_) {
+            const cuda::ScopedDevice on(device);  // an engine takes the current device as its own
+            engines_.push_back(make_cuda_force_engine(one));
+        }
+        partials_.resize(devices_.size());
+        workers_ = std::make_unique<GpuWorkers>(int(devices_.size()) - 1);
+    }
+
+    std::string_view name() const override { return "cuda"; }
+
+    void reserve(std::size_t n) override {
+        on_every_gpu([&](std::size_t g) { engines_[g]->reserve(local_count(n, g)); });
+    }
+    void set_j(std::size_t address, const JParticle& p) override {
+        const std::size_t g = address % gpus();
+        engines_[g]->set_j(address / gpus(), p);  // the engine makes its GPU current where it needs one
+    }
+    std::size_t j_capacity() const override {
+        std::size_t capacity = engines_.front()->j_capacity() * gpus();
+        for (std::size_t g = 0; g < gpus(); ++g) capacity = std::min(capacity, engines_[g]->j_capacity() * gpus() + g);
+        return capacity;
+    }
+
+    void compute(double t, std::size_t nj, std::span<const IParticle> in, double eps2, std::span<IForce> out,
+                 bool neighbours) override {
+        if (out.size() != in.size()) throw std::invalid_argument("cuda force engine: output size differs from input");
+        on_every_gpu([&](std::size_t g) {
+            partials_[g].resize(in.size());
+            engines_[g]->compute(t, local_count(nj, g), in, eps2, partials_[g], neighbours);
+        });
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] = sum_over_gpus(i);
+        if (neighbours) merge_neighbours(in.size());
+    }
+
+    std::span<const int> neighbours(std::size_t i) const override {
+        if (i >= lists_.size()) return {};
+        return lists_[i];
+    }
+    bool neighbour_overflow(std::size_t i) const override { return i < overflow_.size() && overflow_[i]; }
+    void want_nearest(bool on) override {
+        for (auto& e : engines_) e->want_nearest(on);
+    }
+    void want_snap(bool on) override {
+        for (auto& e : engines_) e->want_snap(on);
+    }
+    double interactions() const override {
+        double sum = 0;
+        for (const auto& e : engines_) sum += e->interactions();
+        return sum;
+    }
+
+private:
+    std::size_t gpus() const { return devices_.size(); }
+    // Addresses below n that GPU g holds: a % P == g.
+    std::size_t local_count(std::size_t n, std::size_t g) const { return (n + gpus() - 1 - g) / gpus(); }
+
+    void on_every_gpu(const std::function<void(std::size_t)>& work) {
+        workers_->run([&](int k) { work(std::size_t(k)); });  // each engine makes its own GPU current
+    }
+
+    // Body i's force: the partials added in GPU order, in double; the nearest neighbour the
+    // smallest r^2 over the GPUs, the lowest id on ties.
+    IForce sum_over_gpus(std::size_t i) const {
+        IForce f = partials_.front()[i];
+        for (std::size_t g = 1; g < gpus(); ++g) {
+            const IForce& p = partials_[g][i];
+            f.acc += p.acc;
+            f.jerk += p.jerk;
+            f.snap += p.snap;
+            f.pot += p.pot;
+            const bool closer = p.nearest >= 0 && (f.nearest < 0 || p.nearest_r2 < f.nearest_r2 ||
+                                                   (p.nearest_r2 == f.nearest_r2 && p.nearest < f.nearest));
+            if (closer) f.nearest = p.nearest, f.nearest_r2 = p.nearest_r2;
+        }
+        return f;
+    }
+
+    void merge_neighbours(std::size_t ni) {
+        lists_.assign(ni, {});
+        overflow_.assign(ni, 0);
+        for (std::size_t i = 0; i < ni; ++i) {
+            for (std::size_t g = 0; g < gpus(); ++g) {
+                const std::span<const int> part = engines_[g]->neighbours(i);
+                lists_[i].insert(lists_[i].end(), part.begin(), part.end());
+                overflow_[i] |= engines_[g]->neighbour_overflow(i);
+            }
+            std::sort(lists_[i].begin(), lists_[i].end());
+            if (lists_[i].size() > max_neighbours_) lists_[i].resize(max_neighbours_), overflow_[i] = 1;
+        }
+    }
+
+    std::vector<int> devices_;
+    std::size_t max_neighbours_;
+    std::vector<std::unique_ptr<ForceEngine>> engines_;  // engines_[g] on devices_[g]
+    std::vector<std::vector<IForce>> partials_;          // [g][i] of the last compute()
+    std::vector<std::vector<int>> lists_;
+    std::vector<char> overflow_;
+    std::unique_ptr<GpuWorkers> workers_;  // last: its threads end before the engines go
+};
+
+}  // namespace
+
+std::unique_ptr<ForceEngine> make_multi_gpu_force_engine(const EngineConfig& config) {
+    if (config.devices.size() < 2) throw std::invalid_argument("the multi-GPU Hermite engine needs two GPUs or more");
+    return std::make_unique<MultiGpuForceEngine>(config);
+}
+
+}  // namespace nbody::hermite

@@ -1,0 +1,271 @@
+// Several GPUs sharing the force pass (docs/DISTRIBUTED.md). On one GPU: the shares of each kernel
+// (the every-pair kernel's i-slices, the tree's group shares, the symmetric kernel's tile shares)
+// add up to the whole pass. On two GPUs (skipped with fewer, and in builds without NCCL): a
+// CudaBackend stepping on both equals the one-GPU run, bit for bit for every pair and the tree.
+
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../../sim/cuda/cuda_raii.hpp"
+#include "../../sim/cuda/force_kernel.hpp"
+#include "../../sim/cuda/symmetric_kernel.hpp"
+#include "../../sim/cuda/tree/gpu_tree.hpp"
+#include "nbody/sim/comm/nccl_communicator.hpp"
+#include "nbody/sim/cuda_backend.hpp"
+#include "nbody/sim/state.hpp"
+#include "require_gpu.hpp"
+#include "test_support.hpp"
+#include "tree_test_support.hpp"
+
+namespace nbody {
+namespace {
+
+constexpr float kEps2 = 0.05f * 0.05f;
+
+// Sets an environment variable for one test and puts the old value back.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+        setenv(name, value, 1);
+    }
+    ~ScopedEnv() {
+        if (had_) setenv(name_, old_.c_str(), 1);
+        else unsetenv(name_);
+    }
+
+private:
+    const char* name_;
+    std::string old_;
+    bool had_ = false;
+};
+
+std::vector<float4> positions_of(const State& s) {
+    std::vector<float4> out(s.size());
+    std::memcpy(out.data(), s.pos_mass.data(), s.size() * sizeof(float4));
+    return out;
+}
+
+std::vector<float4> read(const cuda::DeviceBuffer<float4>& buffer, std::size_t n) {
+    std::vector<float4> out(n);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(out.data(), buffer.get(), n * sizeof(float4), cudaMemcpyDeviceToHost));
+    return out;
+}
+
+bool same_bits(const std::vector<float4>& a, const std::vector<float4>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float4)) == 0;
+}
+
+// The most any body's acceleration differs, relative to the largest one.
+double relative_difference(const std::vector<float4>& a, const std::vector<float4>& b) {
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        scale = std::max(scale, double(std::hypot(a[i].x, a[i].y, a[i].z)));
+        worst = std::max(worst, double(std::hypot(a[i].x - b[i].x, a[i].y - b[i].y, a[i].z - b[i].z)));
+    }
+    return worst / scale;
+}
+
+TEST(ForceShares, IBodySlicesOfTheEveryPairKernelAreTheWholePassBitForBit) {
+    REQUIRE_GPU();
+    const ScopedEnv classic("NBODY_FORCE_GRID", "classic");
+    const State s = test::plummer_sphere(10000, 5);
+    const int n = int(s.size());
+    const cuda::DeviceBuffer<float4> pos(s.size());
+    CUDA_CHECK(cudaMemcpy(pos.get(), s.pos_mass.data(), s.size() * sizeof(float4), cudaMemcpyHostToDevice));
+    cuda::DeviceBuffer<float4> whole(s.size()), sliced(s.size());
+    const cuda::ForceVariant v{8, 2, 4};
+    cuda::ForceArgs args;
+    args.pos = pos.get();
+    args.n = n;
+    args.eps2 = kEps2;
+    args.acc = whole.get();
+    cuda::launch_force(v, 256, args, nullptr);
+    // Uneven slices that do not fall on i-block boundaries.
+    for (const auto [begin, end] : {std::pair{0, 3333}, std::pair{3333, 7001}, std::pair{7001, n}}) {
+        args.acc = sliced.get();
+        args.i_begin = begin;
+        args.i_count = end - begin;
+        cuda::launch_force(v, 256, args, nullptr);
+    }
+    EXPECT_TRUE(same_bits(read(whole, s.size()), read(sliced, s.size())));
+    args.i_begin = 9000;
+    args.i_count = 2000;
+    EXPECT_THROW(cuda::launch_force(v, 256, args, nullptr), std::invalid_argument);
+}
+
+TEST(ForceShares, TreeWalkSharesAddUpToTheWholeWalkBitForBit) {
+    REQUIRE_GPU();
+    const State s = test::plummer_sphere(20000, 7);
+    const int n = int(s.size());
+    const cuda::DeviceBuffer<float4> pos(s.size());
+    CUDA_CHECK(cudaMemcpy(pos.get(), s.pos_mass.data(), s.size() * sizeof(float4), cudaMemcpyHostToDevice));
+    cuda::DeviceBuffer<float4> whole(s.size()), part(s.size());
+    cuda::GpuTree tree;
+    const TreeParams params;
+    tree.force(pos.get(), n, kEps2, params, 8, whole.get(), nullptr, 0, nullptr);
+    const std::vector<float4> expected = read(whole, s.size());
+    std::vector<float4> sum(s.size(), float4{0, 0, 0, 0});
+    for (const auto [begin, end] : {std::pair{0.0, 0.37}, std::pair{0.37, 1.0}}) {
+        tree.force(pos.get(), n, kEps2, params, 8, part.get(), nullptr, 0, nullptr, cuda::WalkShare{begin, end});
+        const std::vector<float4> got = read(part, s.size());
+        for (std::size_t i = 0; i < sum.size(); ++i)
+            sum[i] = {sum[i].x + got[i].x, sum[i].y + got[i].y, sum[i].z + got[i].z, 0.0f};
+    }
+    EXPECT_TRUE(same_bits(expected, sum));
+    EXPECT_THROW(tree.force(pos.get(), n, kEps2, params, 8, part.get(), part.get(), 0.1f, nullptr,
+                            cuda::WalkShare{0.0, 0.5}),
+                 std::invalid_argument);
+}
+
+TEST(ForceShares, SymmetricTileSharesAddUpToTheWholeTriangle) {
+    REQUIRE_GPU();
+    const State s = test::plummer_sphere(9000, 9);
+    const int n = int(s.size());
+    const cuda::DeviceBuffer<float4> pos(s.size());
+    CUDA_CHECK(cudaMemcpy(pos.get(), s.pos_mass.data(), s.size() * sizeof(float4), cudaMemcpyHostToDevice));
+    cuda::DeviceBuffer<float4> whole(s.size()), part(s.size());
+    const cuda::SymmetricVariant v;
+    cuda::launch_symmetric_force(v, pos.get(), n, kEps2, whole.get(), nullptr, 0, nullptr);
+    std::vector<float4> sum(s.size(), float4{0, 0, 0, 0});
+    std::uint64_t tiles = 0;
+    for (const auto [begin, end] : {std::pair{0.0, 0.5}, std::pair{0.5, 0.8}, std::pair{0.8, 1.0}}) {
+        const cuda::SymmetricTiles share = cuda::symmetric_tile_share(v, n, begin, end);
+        tiles += share.count;
+        cuda::launch_symmetric_force(v, pos.get(), n, kEps2, part.get(), nullptr, 0, nullptr, nullptr, share);
+        const std::vector<float4> got = read(part, s.size());
+        for (std::size_t i = 0; i < sum.size(); ++i)
+            sum[i] = {sum[i].x + got[i].x, sum[i].y + got[i].y, sum[i].z + got[i].z, 0.0f};
+    }
+    EXPECT_EQ(tiles, cuda::symmetric_geometry(v, n).tiles);
+    EXPECT_LT(relative_difference(read(whole, s.size()), sum), 1e-5);
+}
+
+// ---- two GPUs ------------------------------------------------------------------------------------
+
+#define REQUIRE_TWO_GPUS()                                                                                  \
+    do {                                                                                                    \
+        REQUIRE_GPU();                                                                                      \
+        if (!comm::have_nccl()) GTEST_SKIP() << "this build has no NCCL";                                   \
+        if (comm::visible_gpu_count() < 2) GTEST_SKIP() << "needs 2 GPUs, " << comm::visible_gpu_count() << " visible"; \
+    } while (0)
+
+State run(const State& start, const KernelConfig& config, const GravityConfig& gravity, int gpus, int steps) {
+    CudaBackend backend(0);
+    backend.set_kernel_config(config);
+    backend.set_gravity(gravity);
+    if (gpus > 1) backend.use_gpus({0, 1});
+    backend.load(start);
+    // One step per call: the shares are rebalanced every 8 calls, so a run of 10 or more moves them.
+    for (int s = 0; s < steps; ++s) backend.step(StepParams{1.0 / 64, 0.05}, 1);
+    State out;
+    backend.store(out);
+    return out;
+}
+
+bool same_state(const State& a, const State& b) {
+    return a.size() == b.size() &&
+           std::memcmp(a.pos_mass.data(), b.pos_mass.data(), a.size() * sizeof(Vec4f)) == 0 &&
+           std::memcmp(a.velocity.data(), b.velocity.data(), a.size() * sizeof(Vec4f)) == 0;
+}
+
+TEST(TwoGpus, EveryPairIsTheOneGpuRunBitForBit) {
+    REQUIRE_TWO_GPUS();
+    const ScopedEnv classic("NBODY_FORCE_GRID", "classic");
+    const State start = test::plummer_sphere(20011, 11);
+    const KernelConfig config;
+    EXPECT_TRUE(same_state(run(start, config, {}, 1, 20), run(start, config, {}, 2, 20)));
+}
+
+TEST(TwoGpus, TreeIsTheOneGpuRunBitForBit) {
+    REQUIRE_TWO_GPUS();
+    const State start = test::plummer_sphere(50000, 13);
+    GravityConfig tree;
+    tree.gravity = Gravity::Tree;
+    EXPECT_TRUE(same_state(run(start, {}, tree, 1, 10), run(start, {}, tree, 2, 10)));
+}
+
+TEST(TwoGpus, EachPairOnceMatchesOneGpu) {
+    REQUIRE_TWO_GPUS();
+    const State start = test::plummer_sphere(20000, 17);
+    // Both maps: split over GPUs the bounding-box config places its share with the lambda map.
+    for (const PairMode mode : {PairMode::Symmetric, PairMode::SymmetricBoundingBox}) {
+        KernelConfig config;
+        config.pair_mode = mode;
+        const State one = run(start, config, {}, 1, 3), two = run(start, config, {}, 2, 3);
+        double worst = 0;
+        for (std::size_t i = 0; i < one.size(); ++i)
+            worst = std::max({worst, double(std::abs(one.pos_mass[i].x - two.pos_mass[i].x)),
+                              double(std::abs(one.pos_mass[i].y - two.pos_mass[i].y)),
+                              double(std::abs(one.pos_mass[i].z - two.pos_mass[i].z))});
+        EXPECT_LT(worst, 1e-5) << to_string(mode);  // float sums in another order (atomics), over 3 steps
+    }
+}
+
+TEST(TwoGpus, SharesCoverTheWorkAndFollowTheMeasuredTimes) {
+    REQUIRE_TWO_GPUS();
+    CudaBackend backend(0);
+    backend.use_gpus({0, 1});
+    ASSERT_EQ(backend.gpu_count(), 2);
+    backend.load(test::plummer_sphere(65536, 19));
+    for (int call = 0; call < 24; ++call) backend.step(StepParams{1.0 / 64, 0.05}, 1);
+    backend.synchronize();
+    const std::vector<CudaBackend::GpuShare> shares = backend.gpu_shares();
+    ASSERT_EQ(shares.size(), 2u);
+    EXPECT_EQ(shares[0].begin, 0.0);
+    EXPECT_EQ(shares[0].end, shares[1].begin);
+    EXPECT_EQ(shares[1].end, 1.0);
+    // Two identical GPUs: the rebalanced cut stays near the middle.
+    EXPECT_NEAR(shares[0].end, 0.5, 0.1);
+    for (const auto& share : shares) EXPECT_GT(share.ms, 0.0) << "GPU " << share.device;
+}
+
+TEST(TwoGpus, InteropStepEndsOnTheFirstGpuAsOneGpuWould) {
+    REQUIRE_TWO_GPUS();
+    const ScopedEnv classic("NBODY_FORCE_GRID", "classic");
+    const State start = test::plummer_sphere(8192, 23);
+    const StepParams params{1.0 / 64, 0.05};
+    std::vector<float4> out[2];
+    for (int gpus = 1; gpus <= 2; ++gpus) {
+        CudaBackend backend(0);
+        if (gpus == 2) backend.use_gpus({0, 1});
+        backend.load(start);
+        cudaSetDevice(0);
+        cuda::DeviceBuffer<float4> a(start.size()), b(start.size());
+        backend.export_device_positions(a.get());
+        for (int s = 0; s < 3; ++s) {
+            backend.step_device(a.get(), b.get(), params);
+            std::swap(a, b);
+        }
+        backend.synchronize();
+        out[gpus - 1] = read(a, start.size());
+    }
+    EXPECT_TRUE(same_bits(out[0], out[1]));
+}
+
+TEST(TwoGpus, OneGpuModesAreRefusedWithTheReason) {
+    REQUIRE_TWO_GPUS();
+    CudaBackend backend(0);
+    backend.use_gpus({0, 1});
+    KernelConfig ds;
+    ds.precision = Precision::Ds;
+    try {
+        backend.set_kernel_config(CudaBackend::fit_to_precision(ds));
+        FAIL() << "ds on two GPUs was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("runs on one GPU"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(backend.use_gpus({0, 1}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace nbody
