@@ -6,11 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <functional>
 #include <limits>
-#include <mutex>
-#include <thread>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,6 +19,7 @@
 #include "finite_check.hpp"
 #include "nbody/sim/comm/nccl_communicator.hpp"
 #include "force_kernel.hpp"
+#include "gpu_workers.hpp"
 #include "precision_state.hpp"
 #include "symmetric_kernel.hpp"
 #include "tree/gpu_tree.hpp"
@@ -68,7 +66,7 @@ int fp32_lanes_per_sm(int major, int minor) {
 
 // Step calls between two rebalancings of the GPUs' shares: each costs a host round trip through
 // the communicator (a stall of the GPUs' queues), so it is not done every step.
-constexpr long long kRebalanceEvery = 8;
+constexpr long long kRebalanceEvery = 16;
 
 // The first of n items of the share that starts at fraction f: shares [f_r, f_r+1) cover each once.
 std::size_t index_at(std::size_t n, double f) {
@@ -131,6 +129,7 @@ struct CudaBackend::Impl {
     std::vector<double> bounds{0.0, 1.0};  // rank r's share: [bounds[r], bounds[r + 1]) of the work
     std::vector<double> rank_ms;           // every rank's share time at the last rebalancing
     std::vector<std::unique_ptr<CudaBackend>> peers;  // the other GPUs of this process (on the first)
+    std::unique_ptr<cuda::GpuWorkers> workers;        // a thread per peer, kept (with peers)
     Event handoff{cudaEventDisableTiming}, summed{cudaEventDisableTiming};
     long long step_calls = 0;
 
@@ -322,30 +321,16 @@ void CudaBackend::for_every_gpu(const std::function<void(CudaBackend&)>& own,
                                 const std::function<void(CudaBackend&)>& peer) {
     // While the peers are set aside this backend is a one-GPU backend: `own` runs its usual code.
     std::vector<std::unique_ptr<CudaBackend>> peers = std::move(impl_->peers);
-    std::mutex first_error_mutex;
-    std::exception_ptr first_error;
-    const auto keep_first = [&] {
-        const std::lock_guard lock(first_error_mutex);
-        if (!first_error) first_error = std::current_exception();
-    };
-    {
-        std::vector<std::jthread> threads;
-        for (const auto& p : peers)
-            threads.emplace_back([&, backend = p.get()] {
-                try {
-                    (peer ? peer : own)(*backend);
-                } catch (...) {
-                    keep_first();
-                }
-            });
-        try {
-            own(*this);
-        } catch (...) {
-            keep_first();
-        }
-    }  // joins
+    try {
+        impl_->workers->run([&](int k) {
+            if (k == 0) own(*this);
+            else (peer ? peer : own)(*peers[std::size_t(k) - 1]);
+        });
+    } catch (...) {
+        impl_->peers = std::move(peers);
+        throw;
+    }
     impl_->peers = std::move(peers);
-    if (first_error) std::rethrow_exception(first_error);
 }
 
 CudaBackend::CudaBackend(int device) : impl_(nullptr) {
@@ -888,6 +873,7 @@ void CudaBackend::use_gpus(const std::vector<int>& devices) {
     m.use_device();
     attach_rank(std::move(comms[0]));
     m.peers = std::move(peers);
+    m.workers = std::make_unique<cuda::GpuWorkers>(int(m.peers.size()));
     for_every_gpu([](CudaBackend& gpu) { gpu.impl_->warm_up_collectives(); });
 }
 

@@ -165,7 +165,7 @@ State run(const State& start, const KernelConfig& config, const GravityConfig& g
     backend.set_gravity(gravity);
     if (gpus > 1) backend.use_gpus({0, 1});
     backend.load(start);
-    // One step per call: the shares are rebalanced every 8 calls, so a run of 10 or more moves them.
+    // One step per call: the shares are rebalanced every 16 calls, so a run of 20 or more moves them.
     for (int s = 0; s < steps; ++s) backend.step(StepParams{1.0 / 64, 0.05}, 1);
     State out;
     backend.store(out);
@@ -191,7 +191,7 @@ TEST(TwoGpus, TreeIsTheOneGpuRunBitForBit) {
     const State start = test::plummer_sphere(50000, 13);
     GravityConfig tree;
     tree.gravity = Gravity::Tree;
-    EXPECT_TRUE(same_state(run(start, {}, tree, 1, 10), run(start, {}, tree, 2, 10)));
+    EXPECT_TRUE(same_state(run(start, {}, tree, 1, 20), run(start, {}, tree, 2, 20)));
 }
 
 TEST(TwoGpus, EachPairOnceMatchesOneGpu) {

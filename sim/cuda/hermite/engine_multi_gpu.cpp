@@ -14,16 +14,13 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <exception>
 #include <functional>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../cuda_raii.hpp"
+#include "../gpu_workers.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 
 namespace nbody::hermite {
@@ -31,79 +28,6 @@ namespace nbody::hermite {
 std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config);
 
 namespace {
-
-// One thread per extra GPU, kept for the engine's life: an evaluation of a few hundred active
-// bodies takes tens of microseconds on a GPU, about what starting a thread costs.
-class GpuWorkers {
-public:
-    explicit GpuWorkers(int extra) {
-        for (int k = 1; k <= extra; ++k) threads_.emplace_back([this, k] { serve(k); });
-    }
-    ~GpuWorkers() {
-        {
-            const std::lock_guard lock(mutex_);
-            stop_ = true;
-        }
-        wake_.notify_all();
-        threads_.clear();  // joins
-    }
-    GpuWorkers(const GpuWorkers&) = delete;
-    GpuWorkers& operator=(const GpuWorkers&) = delete;
-
-    // task(0) on the calling thread, task(k) on worker k; returns when all are done and rethrows the
-    // first error (the caller's first).
-    void run(const std::function<void(int)>& task) {
-        {
-            const std::lock_guard lock(mutex_);
-            task_ = &task;
-            pending_ = int(threads_.size());
-            errors_.assign(threads_.size() + 1, nullptr);
-            ++generation_;
-        }
-        wake_.notify_all();
-        try {
-            task(0);
-        } catch (...) {
-            errors_[0] = std::current_exception();
-        }
-        std::unique_lock lock(mutex_);
-        done_.wait(lock, [this] { return pending_ == 0; });
-        task_ = nullptr;
-        for (const std::exception_ptr& e : errors_)
-            if (e) std::rethrow_exception(e);
-    }
-
-private:
-    void serve(int k) {
-        long long seen = 0;
-        for (;;) {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-            if (stop_) return;
-            seen = generation_;
-            const std::function<void(int)>* task = task_;
-            lock.unlock();
-            std::exception_ptr error;
-            try {
-                (*task)(k);
-            } catch (...) {
-                error = std::current_exception();
-            }
-            lock.lock();
-            errors_[std::size_t(k)] = error;
-            if (--pending_ == 0) done_.notify_one();
-        }
-    }
-
-    std::mutex mutex_;
-    std::condition_variable wake_, done_;
-    const std::function<void(int)>* task_ = nullptr;
-    long long generation_ = 0;
-    int pending_ = 0;
-    bool stop_ = false;
-    std::vector<std::exception_ptr> errors_;
-    std::vector<std::jthread> threads_;  // last: joined before the members above go
-};
 
 class MultiGpuForceEngine final : public ForceEngine {
 public:
@@ -116,7 +40,7 @@ public:
             engines_.push_back(make_cuda_force_engine(one));
         }
         partials_.resize(devices_.size());
-        workers_ = std::make_unique<GpuWorkers>(int(devices_.size()) - 1);
+        workers_ = std::make_unique<cuda::GpuWorkers>(int(devices_.size()) - 1);
     }
 
     std::string_view name() const override { return "cuda"; }
@@ -208,7 +132,7 @@ private:
     std::vector<std::vector<IForce>> partials_;          // [g][i] of the last compute()
     std::vector<std::vector<int>> lists_;
     std::vector<char> overflow_;
-    std::unique_ptr<GpuWorkers> workers_;  // last: its threads end before the engines go
+    std::unique_ptr<cuda::GpuWorkers> workers_;  // last: its threads end before the engines go
 };
 
 }  // namespace

@@ -199,7 +199,8 @@ public:
 
 private:
     void attach_rank(std::unique_ptr<comm::DeviceCommunicator> comm);
-    // Runs `own` on this backend (as one GPU) and `peer` (else `own`) on every peer, one thread each.
+    // Runs `own` on this backend (as one GPU) and `peer` (else `own`) on every peer, each on its kept
+    // thread (cuda::GpuWorkers), all at once.
     void for_every_gpu(const std::function<void(CudaBackend&)>& own,
                        const std::function<void(CudaBackend&)>& peer = {});
 
