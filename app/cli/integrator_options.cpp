@@ -29,6 +29,16 @@ const char* to_string(Integrator integrator) {
     }
 }
 
+namespace {
+
+std::string g(double x) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return buf;
+}
+
+}  // namespace
+
 void add_integrator_options(CLI::App& cmd, IntegratorOptions& o, const char* t_end_help) {
     cmd.add_option("--integrator", o.integrator,
                    "leapfrog (shared step --dt, galaxies), hermite4 (4th-order Hermite, block time steps, double; "
@@ -39,20 +49,10 @@ void add_integrator_options(CLI::App& cmd, IntegratorOptions& o, const char* t_e
                    "hermite4, hermite6: the time-step accuracy parameter (Aarseth's criterion; for hermite6 its "
                    "6th-order form). Default: the scene's, else 0.01 for hermite4 and 0.1 for hermite6. "
                    "run --timesteps block (leapfrog): eta of dt_i = eta sqrt(softening / |a_i|), default " +
-                       std::to_string(kDefaultBlockEta).substr(0, 3));
+                       g(kDefaultBlockEta));
     cmd.add_option("--dt-max", o.dt_max,
                    "hermite4, hermite6: largest block step, rounded down to a power of two (default: the scene's, else 0.125)");
 }
-
-namespace {
-
-std::string g(double x) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%g", x);
-    return buf;
-}
-
-}  // namespace
 
 std::string integrator_of_file(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
