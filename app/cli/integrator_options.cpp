@@ -10,6 +10,7 @@
 
 #include "nbody/sim/io/hermite_snapshot.hpp"
 #include "nbody/sim/scene.hpp"
+#include "nbody/sim/time_steps.hpp"
 
 namespace nbody::app {
 
@@ -28,19 +29,6 @@ const char* to_string(Integrator integrator) {
     }
 }
 
-void add_integrator_options(CLI::App& cmd, IntegratorOptions& o, const char* t_end_help) {
-    cmd.add_option("--integrator", o.integrator,
-                   "leapfrog (shared step --dt, galaxies), hermite4 (4th-order Hermite, block time steps, double; "
-                   "star clusters and few-body systems) or hermite6 (6th-order Hermite, the same block steps, forces in "
-                   "double on the cpu or the GPU; few-body systems and clusters to 1e-8 and better). Default: the scene's [scene] integrator, else leapfrog");
-    cmd.add_option("--t-end", o.t_end, t_end_help);
-    cmd.add_option("--eta", o.eta,
-                   "hermite4, hermite6: the time-step accuracy parameter (Aarseth's criterion; for hermite6 its "
-                   "6th-order form). Default: the scene's, else 0.01 for hermite4 and 0.1 for hermite6");
-    cmd.add_option("--dt-max", o.dt_max,
-                   "hermite4, hermite6: largest block step, rounded down to a power of two (default: the scene's, else 0.125)");
-}
-
 namespace {
 
 std::string g(double x) {
@@ -50,6 +38,21 @@ std::string g(double x) {
 }
 
 }  // namespace
+
+void add_integrator_options(CLI::App& cmd, IntegratorOptions& o, const char* t_end_help) {
+    cmd.add_option("--integrator", o.integrator,
+                   "leapfrog (shared step --dt, galaxies), hermite4 (4th-order Hermite, block time steps, double; "
+                   "star clusters and few-body systems) or hermite6 (6th-order Hermite, the same block steps, forces in "
+                   "double on the cpu or the GPU; few-body systems and clusters to 1e-8 and better). Default: the scene's [scene] integrator, else leapfrog");
+    cmd.add_option("--t-end", o.t_end, t_end_help);
+    cmd.add_option("--eta", o.eta,
+                   "hermite4, hermite6: the time-step accuracy parameter (Aarseth's criterion; for hermite6 its "
+                   "6th-order form). Default: the scene's, else 0.01 for hermite4 and 0.1 for hermite6. "
+                   "run --timesteps block (leapfrog): eta of dt_i = eta sqrt(softening / |a_i|), default " +
+                       g(kDefaultBlockEta));
+    cmd.add_option("--dt-max", o.dt_max,
+                   "hermite4, hermite6: largest block step, rounded down to a power of two (default: the scene's, else 0.125)");
+}
 
 std::string integrator_of_file(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
@@ -67,7 +70,7 @@ std::string integrator_of_file(const std::string& path) {
 }
 
 Integrator resolve_integrator(const IntegratorOptions& o, const std::string& scene_integrator,
-                              std::initializer_list<LeapfrogOnly> leapfrog_only) {
+                              std::initializer_list<LeapfrogOnly> leapfrog_only, bool block_leapfrog) {
     const Integrator chosen =
         parse_integrator(o.integrator ? *o.integrator : scene_integrator.empty() ? "leapfrog" : scene_integrator);
     const char* origin = o.integrator ? "" : " (the scene's integrator; --integrator leapfrog overrides it)";
@@ -75,7 +78,10 @@ Integrator resolve_integrator(const IntegratorOptions& o, const std::string& sce
     if (o.t_end && !std::isfinite(*o.t_end))
         throw std::invalid_argument("--t-end must be a finite model time (got " + g(*o.t_end) + ")");
     if (chosen == Integrator::Leapfrog) {
-        if (o.eta || o.dt_max) throw std::invalid_argument("--eta and --dt-max belong to --integrator hermite4 or hermite6");
+        if (o.dt_max || (o.eta && !block_leapfrog))
+            throw std::invalid_argument(std::string("--eta and --dt-max belong to --integrator hermite4 or hermite6") +
+                                        (o.dt_max ? "; leapfrog's --timesteps block takes --dt as its largest step"
+                                                  : "; run --timesteps block (leapfrog) takes --eta too"));
         return chosen;
     }
     for (const LeapfrogOnly& option : leapfrog_only)

@@ -40,8 +40,10 @@ std::string integrator_of_file(const std::string& path);
 // The integrator to use: --integrator, else `scene_integrator` (a scene file's [scene] integrator;
 // empty: leapfrog). Throws std::invalid_argument for an unknown name, an --eta or --dt-max that
 // is not a positive number or is given to leapfrog, and any of `leapfrog_only` given to a Hermite integrator.
+// `block_leapfrog`: leapfrog runs block time steps (--timesteps block), whose accuracy parameter is
+// --eta too.
 Integrator resolve_integrator(const IntegratorOptions& options, const std::string& scene_integrator,
-                              std::initializer_list<LeapfrogOnly> leapfrog_only = {});
+                              std::initializer_list<LeapfrogOnly> leapfrog_only = {}, bool block_leapfrog = false);
 
 // Leapfrog: the whole steps of `dt` from `t_start` that reach `t_end`. Throws
 // std::invalid_argument naming --t-end and --dt when t_end is before the start or the count is

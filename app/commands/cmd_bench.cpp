@@ -44,6 +44,7 @@
 #include "nbody/sim/scene.hpp"
 #include "recorder_interrupt.hpp"
 #include "run_options.hpp"
+#include "time_step_options.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include "nbody/sim/cuda_backend.hpp"
@@ -83,6 +84,7 @@ struct BenchOptions {
     std::string json;
     std::string cache;  // auto-tune cache; empty = default path
     GravityOptions gravity;  // --gravity tree times the tree code (interactions/s still counts N^2)
+    TimeStepOptions time_steps;  // --timesteps block: a step is one of dt_max, its evaluations reported
     bool no_cache = false;
     bool overwrite = false;
 };
@@ -102,6 +104,7 @@ struct Record {
     std::optional<double> check_error;
     std::size_t check_bodies = 0;
     double check_tolerance = 0;
+    std::optional<double> evaluations_per_step;  // host backends: bodies whose force one step computed
 };
 
 std::string fmt(const char* f, double v) {
@@ -207,12 +210,23 @@ void print_record(const Record& r, bool cuda) {
                         r.registers.value_or(0), check.c_str());
         }
     } else {
+        if (r.evaluations_per_step)  // what block time steps save: force evaluations per step of dt
+            check += std::string(check.empty() ? "" : "  ") + "force evaluations/step " +
+                     fmt("%.4g", *r.evaluations_per_step) + fmt(" (%.3g N)", *r.evaluations_per_step / double(r.bodies));
         std::printf("%9zu %6d %10.4f %10.3e %9.1f %9.1f  %s\n", r.bodies, r.timing.steps_per_repeat,
                     r.timing.ms_per_step, r.interactions_per_second,
                     r.interactions_per_second * kFlopsGems / 1e9,
                     r.interactions_per_second * kFlopsWarren / 1e9, check.c_str());
     }
     std::fflush(stdout);
+}
+
+// The bodies whose force one more step computes (std::nullopt where the backend does not count).
+std::optional<double> evaluations_of_one_step(Backend& backend, const StepParams& params) {
+    const std::optional<ForceWork> before = backend.force_work();
+    if (!before) return std::nullopt;
+    backend.step(params);
+    return double(backend.force_work()->evaluations - before->evaluations);
 }
 
 nlohmann::json to_json(const Record& r) {
@@ -246,6 +260,8 @@ nlohmann::json to_json(const Record& r) {
     j["ms_per_step_min"] = r.timing.ms_per_step_min;
     j["ms_per_step_samples"] = r.timing.samples;
     j["interactions_per_second"] = r.interactions_per_second;
+    j["force_evaluations_per_step"] =
+        r.evaluations_per_step ? nlohmann::json(*r.evaluations_per_step) : nlohmann::json(nullptr);
     j["gflops_20"] = r.interactions_per_second * kFlopsGems / 1e9;
     j["gflops_38"] = r.interactions_per_second * kFlopsWarren / 1e9;
     j["percent_fp32_ceiling"] = r.percent_ceiling ? nlohmann::json(*r.percent_ceiling) : nlohmann::json(nullptr);
@@ -419,8 +435,10 @@ int bench(const BenchOptions& o) {
     if (gravity.gravity == Gravity::Tree && o.check)
         throw std::invalid_argument("--check holds the kernel to the direct sum's rounding; for the tree code's error "
                                     "use nbody accuracy --gravity tree");
+    const TimeStepConfig time_steps = o.time_steps.config(gravity);
     std::unique_ptr<Backend> backend = make_stepping_backend(kind, o.gpus, std::cerr);
     backend->set_gravity(gravity);
+    backend->set_time_steps(time_steps);
     if (gravity.gravity == Gravity::Tree)
         std::printf("gravity %s: interactions/s below are N^2 / step time, the direct sum's count (what the tree "
                     "saves shows as a rate above the hardware's)\n",
@@ -457,6 +475,7 @@ int bench(const BenchOptions& o) {
     doc["seed"] = o.seed;
     doc["initial_conditions"] = o.scene.empty() ? std::string("plummer") : o.scene;
     doc["gravity"] = gravity.to_string();
+    doc["time_steps"] = time_steps.to_string();
     doc["flops_per_interaction"] = {kFlopsGems, kFlopsWarren};
 
     double ceiling_interactions = 0;  // interactions/s at 12 FP32 instructions each
@@ -546,6 +565,7 @@ int bench(const BenchOptions& o) {
                 r.check_tolerance = check_tolerance(n);
             }
             r.timing = time_backend(*backend, params, timing);
+            r.evaluations_per_step = evaluations_of_one_step(*backend, params);
         };
 
         if (!is_cuda) {
@@ -731,6 +751,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--softening", options->softening, "Plummer softening, > 0 (default: the scene's, else 0.01)");
     cmd->add_option("--seed", options->seed, "Seed of the Plummer sphere")->capture_default_str();
     add_gravity_options(*cmd, options->gravity);
+    add_time_step_options(*cmd, options->time_steps, true);
     cmd->add_option("--json", options->json, "Write one record per run to this JSON file (checked before the runs)")
         ->check(output_path_check());
     add_overwrite_flag(*cmd, options->overwrite);

@@ -37,6 +37,7 @@
 #include "progress_line.hpp"
 #include "recorder_interrupt.hpp"
 #include "run_options.hpp"
+#include "time_step_options.hpp"
 
 namespace nbody::app {
 namespace {
@@ -63,6 +64,7 @@ struct RunOptions {
     bool steps_given = false;        // --steps on the command line (it has a default)
     std::optional<int> j_split;      // hermite4 on the cuda engine
     std::optional<std::string> energy;  // --energy tree | exact (energy_source.hpp)
+    TimeStepOptions time_steps;         // --timesteps shared | block, --max-level (--eta: integ.eta)
 };
 
 // The system to integrate and the run parameters that came with it (scene or snapshot).
@@ -158,7 +160,10 @@ int run(RunOptions o) {
          {"--theta", k.gravity.theta.has_value(), kHermiteSumsEveryPair},
          {"--leaf-size", k.gravity.leaf_size.has_value(), kHermiteSumsEveryPair},
          {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair},
-         {"--energy", o.energy.has_value(), kHermiteSumsEveryPair}});
+         {"--energy", o.energy.has_value(), kHermiteSumsEveryPair},
+         {"--timesteps block", o.time_steps.block()},
+         {"--max-level", o.time_steps.max_level.has_value()}},
+        o.time_steps.block());
     if (!is_hermite(integrator) && o.steps_given && o.integ.t_end)
         throw std::invalid_argument("--steps " + std::to_string(o.steps) + " and --t-end " + shortest_number(*o.integ.t_end) +
                                     " both say where the run ends; give one of them");
@@ -204,6 +209,8 @@ int run(RunOptions o) {
     if (o.softening && (!(*o.softening >= 0) || !std::isfinite(*o.softening)))
         throw std::invalid_argument("--softening must be >= 0 (got " + std::to_string(*o.softening) + ")");
     if (!(o.max_energy_error > 0)) throw std::invalid_argument("--max-energy-error must be > 0");
+    o.time_steps.eta = o.integ.eta;
+    const TimeStepConfig time_steps = o.time_steps.config(k.gravity.config());
     const EnergySource energy_source = choose_energy_source(
         o.energy ? std::optional(parse_energy_source(*o.energy)) : std::nullopt, k.gravity.config());
     // A stop signal (main installs the handlers) sets a flag polled between batches of steps and
@@ -255,6 +262,7 @@ int run(RunOptions o) {
     // The kernel config depends on N (the default table): set once the system is known.
     if (const std::string kernel = apply_kernel_options(*backend, o.kernel, state.size()); !kernel.empty())
         std::cerr << "nbody: " << kernel << "\n";
+    backend->set_time_steps(time_steps);
     if (loaded.precise)
         backend->load_precise(state, *loaded.precise);
     else
@@ -364,6 +372,8 @@ int run(RunOptions o) {
     std::printf("backend %s: %zu bodies, %lld steps of dt %g (t = %g) in %.3f s, %.3g interactions/s\n",
                 std::string(backend->name()).c_str(), state.size(), o.steps, params.dt, backend->time(), seconds,
                 n * n * double(o.steps) / seconds);
+    if (const std::string work = describe_force_work(*backend, done); !work.empty())
+        std::printf("%s\n", work.c_str());
     std::printf("relative energy error: %.3e%s  (E0 = %.9g, E = %.9g; %s)\n", energy_error,
                 energy_origin_note(e0, here).c_str(), e0.energy, after.total,
                 describe_energy_source(energy_source, backend->gravity()).c_str());
@@ -413,6 +423,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     add_kernel_options(*cmd, options->kernel);
     add_integrator_options(*cmd, options->integ,
                            "Run to this model time instead of a step count (required for hermite4 and hermite6)");
+    add_time_step_options(*cmd, options->time_steps, false);
     cmd->add_option("--j-split", options->j_split,
                     "hermite4 on CUDA: blocks sharing one i-block's j-range (default: chosen to fill the GPU). "
                     "--block (64, 128, 256), --unroll (1, 4, 8), --bodies-per-thread (1, 2, 4) and --precision "

@@ -44,6 +44,33 @@ inline void accumulate(const Real* x, const Real* y, const Real* z, const Real* 
     }
 }
 
+// What one force pass adds to the work counters: `bodies` evaluated, the tree's terms.
+void count_pass(ForceWork& work, std::size_t bodies, const tree::TreeStats& stats) {
+    work.evaluations += bodies;
+    work.passes += 1;
+    work.body_terms += stats.body_interactions;
+    work.cell_terms += stats.cell_interactions;
+}
+
+// Block steps' force solver on the CPU tree: the active bodies' walk (tree_accelerations_active).
+template <class Real>
+class TreeActiveForces final : public ActiveForces<Real> {
+public:
+    TreeActiveForces(const TreeParams& params, tree::TreeStats& stats, ForceWork& work)
+        : params_(params), stats_(stats), work_(work) {}
+    void accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n,
+                       const std::uint32_t* active, std::size_t n_active, Real eps2, Real* ax, Real* ay,
+                       Real* az) override {
+        tree::tree_accelerations_active(x, y, z, m, n, eps2, params_, active, n_active, ax, ay, az, &stats_);
+        count_pass(work_, n_active, stats_);
+    }
+
+private:
+    const TreeParams& params_;
+    tree::TreeStats& stats_;
+    ForceWork& work_;
+};
+
 }  // namespace
 
 template <class Real>
@@ -64,6 +91,7 @@ void DirectSumBackend<Real>::load(const State& state) {
     }
     time_ = state.time;
     acc_softening_ = -1;
+    work_ = ForceWork{};
 }
 
 template <class Real>
@@ -114,6 +142,13 @@ void DirectSumBackend<Real>::set_gravity(const GravityConfig& config) {
 }
 
 template <class Real>
+void DirectSumBackend<Real>::set_time_steps(const TimeStepConfig& config) {
+    if (std::string reason = check_time_step_config(config); !reason.empty())
+        throw std::invalid_argument("time steps refused: " + reason);
+    time_steps_ = config;
+}
+
+template <class Real>
 std::optional<std::size_t> DirectSumBackend<Real>::first_non_finite() const {
     for (std::size_t i = 0; i < size(); ++i) {
         const Real values[7] = {x_[i], y_[i], z_[i], m_[i], vx_[i], vy_[i], vz_[i]};
@@ -155,10 +190,12 @@ void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
     if (gravity_.gravity == Gravity::Tree) {
         tree::tree_accelerations(x_.data(), y_.data(), z_.data(), m_.data(), n, eps2, gravity_.tree, ax_.data(),
                                  ay_.data(), az_.data(), &tree_stats_);
+        count_pass(work_, n, tree_stats_);
         return;
     }
     direct_sum_accelerations(x_.data(), y_.data(), z_.data(), m_.data(), n, 0, n, eps2, ax_.data(), ay_.data(),
                              az_.data());
+    count_pass(work_, n, tree::TreeStats{});
 }
 
 template <class Real>
@@ -172,6 +209,7 @@ std::optional<double> DirectSumBackend<Real>::tree_potential_energy(double softe
     std::vector<Real> phi(size());
     tree::tree_accelerations_and_potentials(x_.data(), y_.data(), z_.data(), m_.data(), size(), eps2, gravity_.tree,
                                             ax_.data(), ay_.data(), az_.data(), phi.data(), &tree_stats_);
+    count_pass(work_, size(), tree_stats_);
     acc_softening_ = softening;
     double sum = 0;
     for (std::size_t i = 0; i < size(); ++i) sum += double(m_[i]) * double(phi[i]);
@@ -182,10 +220,15 @@ template <class Real>
 void DirectSumBackend<Real>::step(const StepParams& params, int count) {
     if (!(params.dt > 0)) throw std::invalid_argument("time step dt must be > 0");
     if (!(params.softening >= 0)) throw std::invalid_argument("softening must be >= 0");
+    if (time_steps_.mode == TimeSteps::Block) check_block_steps(params.softening);
     const Real eps2 = Real(params.softening) * Real(params.softening);
     if (acc_softening_ != params.softening) {
         compute_accelerations(eps2);
         acc_softening_ = params.softening;
+    }
+    if (time_steps_.mode == TimeSteps::Block) {
+        for (int s = 0; s < count; ++s) block_step(params);
+        return;
     }
     const Real dt = Real(params.dt), half = Real(0.5) * Real(params.dt);
     const std::size_t n = size();
@@ -196,6 +239,25 @@ void DirectSumBackend<Real>::step(const StepParams& params, int count) {
         leapfrog_kick(vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), n, half);
         time_ += params.dt;
     }
+}
+
+template <class Real>
+void DirectSumBackend<Real>::check_block_steps(double softening) const {
+    if (gravity_.gravity != Gravity::Tree)
+        throw std::invalid_argument("block time steps run with the tree code (--gravity tree); under direct "
+                                    "gravity use --timesteps shared, or --integrator hermite4 for block steps");
+    if (!(softening > 0))
+        throw std::invalid_argument("block time steps choose dt_i = eta sqrt(softening / |a_i|): they need a "
+                                    "softening > 0");
+}
+
+template <class Real>
+void DirectSumBackend<Real>::block_step(const StepParams& params) {
+    TreeActiveForces<Real> forces(gravity_.tree, tree_stats_, work_);
+    const BodyArrays<Real> bodies{x_.data(),  y_.data(),  z_.data(),  m_.data(),  vx_.data(), vy_.data(),
+                                  vz_.data(), ax_.data(), ay_.data(), az_.data(), size()};
+    stepper_.step(bodies, params.dt, params.softening, time_steps_, forces, work_);
+    time_ += params.dt;
 }
 
 template <class Real>

@@ -214,6 +214,20 @@ public:
         }
     }
 
+    // Block time steps: only the bodies listed (input indices) get a force; the groups without one
+    // are not walked, and a group's box is that of its listed bodies (its list the shorter for it).
+    void restrict_to(const std::uint32_t* active, std::size_t n_active) {
+        std::vector<std::uint8_t> listed(n_, 0);
+        for (std::size_t k = 0; k < n_active; ++k) {
+            if (active[k] >= n_)
+                throw std::invalid_argument("tree code: active body " + std::to_string(active[k]) + " of " +
+                                            std::to_string(n_));
+            listed[active[k]] = 1;
+        }
+        active_.resize(n_);
+        for (std::size_t s = 0; s < n_; ++s) active_[s] = listed[order_[s]];
+    }
+
     // One walk, one criterion; the pass picks the evaluation only: Force (accelerations into ax, ay,
     // az), Potential (potentials into phi), or both from one list and one 1/r per term.
     template <Pass What>
@@ -230,12 +244,13 @@ public:
             ListScratch<Real> list;
             std::uint64_t bt = 0, ct = 0;
             for (std::size_t g; (g = next.fetch_add(1)) < groups_.size();) {
+                const std::uint64_t members = active_members(groups_[g]);
+                if (members == 0) continue;
                 build_list<What != Pass::Force>(groups_[g], list);
                 if constexpr (What == Pass::Potential)
                     evaluate_potential(groups_[g], list, eps2, phi);
                 else
                     evaluate<What == Pass::ForceAndPotential>(groups_[g], list, eps2, ax, ay, az, phi);
-                const std::uint64_t members = groups_[g].second - groups_[g].first;
                 bt += members * list.bx.size();
                 ct += members * list.cx.size();
             }
@@ -248,6 +263,14 @@ public:
     }
 
 private:
+    bool active(std::uint32_t s) const { return active_.empty() || active_[s]; }
+    std::uint64_t active_members(const std::pair<std::uint32_t, std::uint32_t>& group) const {
+        if (active_.empty()) return group.second - group.first;
+        std::uint64_t count = 0;
+        for (std::uint32_t s = group.first; s < group.second; ++s) count += active_[s];
+        return count;
+    }
+
     // Morton keys on the bounding cube, bodies sorted by key (stable: equal keys keep input order).
     void sort_bodies() {
         double lo[3] = {x_[0], y_[0], z_[0]}, hi[3] = {x_[0], y_[0], z_[0]};
@@ -407,6 +430,19 @@ private:
         }
     }
 
+    // The bounding box of the group's bodies that get a force (all of them but under block steps).
+    void group_box(const std::pair<std::uint32_t, std::uint32_t>& group, Real* lo, Real* hi) const {
+        std::uint32_t s = group.first;
+        while (!active(s)) ++s;  // a walked group holds at least one
+        lo[0] = hi[0] = sx_[s], lo[1] = hi[1] = sy_[s], lo[2] = hi[2] = sz_[s];
+        for (++s; s < group.second; ++s) {
+            if (!active(s)) continue;
+            lo[0] = std::min(lo[0], sx_[s]), hi[0] = std::max(hi[0], sx_[s]);
+            lo[1] = std::min(lo[1], sy_[s]), hi[1] = std::max(hi[1], sy_[s]);
+            lo[2] = std::min(lo[2], sz_[s]), hi[2] = std::max(hi[2], sz_[s]);
+        }
+    }
+
     // A cell is accepted as a multipole for the whole group when its centre of mass is farther
     // than l / theta + delta from the group's bounding box and its cube does not overlap the box
     // (so a group never sees itself through a multipole, whatever theta).
@@ -414,13 +450,8 @@ private:
     void build_list(const std::pair<std::uint32_t, std::uint32_t>& group, ListScratch<Real>& list) const {
         list.clear();
         if constexpr (FindSelf) list.self_at.assign(group.second - group.first, ListScratch<Real>::kNotListed);
-        Real lo[3] = {sx_[group.first], sy_[group.first], sz_[group.first]};
-        Real hi[3] = {lo[0], lo[1], lo[2]};
-        for (std::uint32_t s = group.first + 1; s < group.second; ++s) {
-            lo[0] = std::min(lo[0], sx_[s]), hi[0] = std::max(hi[0], sx_[s]);
-            lo[1] = std::min(lo[1], sy_[s]), hi[1] = std::max(hi[1], sy_[s]);
-            lo[2] = std::min(lo[2], sz_[s]), hi[2] = std::max(hi[2], sz_[s]);
-        }
+        Real lo[3] = {}, hi[3] = {};
+        group_box(group, lo, hi);
         list.stack.push_back(0);
         while (!list.stack.empty()) {
             const std::uint32_t k = list.stack.back();
@@ -453,6 +484,7 @@ private:
     void evaluate(const std::pair<std::uint32_t, std::uint32_t>& group, const ListScratch<Real>& list, Real eps2,
                   Real* ax, Real* ay, Real* az, Real* phi) const {
         for (std::uint32_t s = group.first; s < group.second; ++s) {
+            if (!active(s)) continue;
             const Real xi = sx_[s], yi = sy_[s], zi = sz_[s];
             const std::size_t self = WithPotential ? list.self_at[s - group.first] : ListScratch<Real>::kNotListed;
             Real a[3] = {0, 0, 0}, p = 0;
@@ -493,6 +525,7 @@ private:
     std::vector<Node> nodes_;
     std::vector<WalkCell<Real>> cells_;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> groups_;
+    std::vector<std::uint8_t> active_;  // in key order; empty: every body gets a force
 };
 
 
@@ -515,12 +548,14 @@ bool prepare(const Real* x, const Real* y, const Real* z, const Real* m, std::si
 // entry points below differ only in that.
 template <Pass P, class Real>
 void build_and_walk(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
-                    const TreeParams& params, Real* ax, Real* ay, Real* az, Real* phi, TreeStats* stats) {
+                    const TreeParams& params, Real* ax, Real* ay, Real* az, Real* phi, TreeStats* stats,
+                    const std::uint32_t* active = nullptr, std::size_t n_active = 0) {
     TreeStats local;
     TreeStats& st = stats ? *stats : local;
     if (!prepare(x, y, z, m, n, eps2, params, st)) return;
     HostTree<Real> tree(x, y, z, m, n, params);
     tree.build(st);
+    if (active) tree.restrict_to(active, n_active);
     tree.template walk<P>(eps2, ax, ay, az, phi, st);
 }
 
@@ -530,6 +565,13 @@ template <class Real>
 void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
                         const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats) {
     build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats);
+}
+
+template <class Real>
+void tree_accelerations_active(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                               const TreeParams& params, const std::uint32_t* active, std::size_t n_active, Real* ax,
+                               Real* ay, Real* az, TreeStats* stats) {
+    build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats, active, n_active);
 }
 
 template <class Real>
@@ -561,6 +603,12 @@ template void tree_accelerations_and_potentials<float>(const float*, const float
 template void tree_accelerations_and_potentials<double>(const double*, const double*, const double*, const double*,
                                                         std::size_t, double, const TreeParams&, double*, double*,
                                                         double*, double*, TreeStats*);
+template void tree_accelerations_active<float>(const float*, const float*, const float*, const float*, std::size_t,
+                                               float, const TreeParams&, const std::uint32_t*, std::size_t, float*,
+                                               float*, float*, TreeStats*);
+template void tree_accelerations_active<double>(const double*, const double*, const double*, const double*,
+                                                std::size_t, double, const TreeParams&, const std::uint32_t*,
+                                                std::size_t, double*, double*, double*, TreeStats*);
 template void tree_potentials<float>(const float*, const float*, const float*, const float*, std::size_t, float,
                                      const TreeParams&, float*, TreeStats*);
 template void tree_potentials<double>(const double*, const double*, const double*, const double*, std::size_t,

@@ -18,6 +18,7 @@
 #include "nbody/sim/gravity.hpp"
 #include "nbody/sim/kernel_config.hpp"
 #include "nbody/sim/state.hpp"
+#include "nbody/sim/time_steps.hpp"
 #include "nbody/sim/types.hpp"
 
 namespace nbody {
@@ -82,6 +83,17 @@ public:
     // running choice is kept then. Positions and velocities are kept across a switch.
     virtual void set_gravity(const GravityConfig& config);
     virtual GravityConfig gravity() const { return {}; }
+
+    // Shared (the default) or block time steps (time_steps.hpp). Under block steps, step() takes
+    // params.dt as dt_max: each step of dt_max ends with every body synchronised (positions,
+    // velocities, accelerations), so diagnostics, output and store() see one time. Throws
+    // std::invalid_argument with the reason where the backend has no block steps (the default:
+    // shared only) or the config is out of range; the running choice is kept then.
+    virtual void set_time_steps(const TimeStepConfig& config);
+    virtual TimeStepConfig time_steps() const { return {}; }
+    // The force work since load() (evaluations, passes, tree terms, levels), where the backend
+    // counts it; std::nullopt otherwise.
+    virtual std::optional<ForceWork> force_work() const { return std::nullopt; }
 };
 
 enum class BackendKind { Reference, Cpu, Cuda, Auto };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/block_steps.hpp"
 #include "nbody/sim/tree/host_tree.hpp"
 
 namespace nbody {
@@ -41,6 +42,14 @@ public:
     // (before the first step), one walk computes both (tree_accelerations_and_potentials).
     std::optional<double> tree_potential_energy(double softening) override;
 
+    // Block time steps (block_steps.hpp) with the CPU tree's active-body walk; step() refuses them
+    // under direct gravity. Shared steps stay the default.
+    void set_time_steps(const TimeStepConfig& config) override;
+    TimeStepConfig time_steps() const override { return time_steps_; }
+    std::optional<ForceWork> force_work() const override { return work_; }
+    // Each body's level in the last step of dt_max (empty under shared steps).
+    const std::vector<std::uint8_t>& levels() const { return stepper_.levels(); }
+
     // Full-precision access, for tests such as time reversibility that float storage would spoil.
     std::vector<Vec3d> positions() const;
     std::vector<Vec3d> velocities() const;
@@ -48,12 +57,17 @@ public:
 
 private:
     void compute_accelerations(Real eps2);
+    void block_step(const StepParams& params);
+    void check_block_steps(double softening) const;  // throws what block steps cannot run with
 
     std::vector<Real> x_, y_, z_, m_, vx_, vy_, vz_, ax_, ay_, az_;
     double time_ = 0;
     double acc_softening_ = -1;
     GravityConfig gravity_;
     tree::TreeStats tree_stats_;  // softening the stored accelerations belong to; -1: none yet
+    TimeStepConfig time_steps_;
+    BlockStepper<Real> stepper_;
+    ForceWork work_;  // since load()
 };
 
 // The pieces of the host leapfrog step, shared by DirectSumBackend and the distributed backend

@@ -6,6 +6,7 @@
 // oracle it is. Bodies keep their order: inputs and outputs are indexed as given.
 
 #include <cstddef>
+#include <cstdint>
 
 #include "nbody/sim/gravity.hpp"
 
@@ -29,6 +30,16 @@ struct TreeStats {
 template <class Real>
 void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
                         const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats = nullptr);
+
+// Block time steps (block_steps.hpp): the accelerations of the n_active bodies listed in `active`
+// (input indices, ascending) alone, from the tree of all n bodies; ax, ay, az written at those
+// indices only. The groups that hold no listed body are not walked, and a group's bounding box for
+// the opening test is that of its listed bodies. With every body listed, the accelerations are bit
+// for bit those of tree_accelerations. stats count the terms of the listed bodies only.
+template <class Real>
+void tree_accelerations_active(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
+                               const TreeParams& params, const std::uint32_t* active, std::size_t n_active, Real* ax,
+                               Real* ay, Real* az, TreeStats* stats = nullptr);
 
 // The potential of every body from the same tree walk (same tree, criterion and lists as
 // tree_accelerations): phi_i = -sum_j m_j / r_ij over the bodies of the opened leaves (i itself
@@ -58,6 +69,12 @@ extern template void tree_accelerations_and_potentials<float>(const float*, cons
 extern template void tree_accelerations_and_potentials<double>(const double*, const double*, const double*,
                                                                const double*, std::size_t, double, const TreeParams&,
                                                                double*, double*, double*, double*, TreeStats*);
+extern template void tree_accelerations_active<float>(const float*, const float*, const float*, const float*,
+                                                      std::size_t, float, const TreeParams&, const std::uint32_t*,
+                                                      std::size_t, float*, float*, float*, TreeStats*);
+extern template void tree_accelerations_active<double>(const double*, const double*, const double*, const double*,
+                                                       std::size_t, double, const TreeParams&, const std::uint32_t*,
+                                                       std::size_t, double*, double*, double*, TreeStats*);
 extern template void tree_potentials<float>(const float*, const float*, const float*, const float*, std::size_t,
                                             float, const TreeParams&, float*, TreeStats*);
 extern template void tree_potentials<double>(const double*, const double*, const double*, const double*,

@@ -1,0 +1,66 @@
+#include "nbody/sim/time_steps.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "nbody/sim/backend.hpp"
+
+namespace nbody {
+
+std::string_view to_string(TimeSteps mode) { return mode == TimeSteps::Block ? "block" : "shared"; }
+
+TimeSteps parse_time_steps(std::string_view text) {
+    if (text == "shared") return TimeSteps::Shared;
+    if (text == "block") return TimeSteps::Block;
+    throw std::invalid_argument("unknown --timesteps '" + std::string(text) + "'; supported: shared, block");
+}
+
+std::string TimeStepConfig::to_string() const {
+    if (mode == TimeSteps::Shared) return "shared";
+    char buf[80];
+    std::snprintf(buf, sizeof buf, "block eta=%g max-level=%d", eta, max_level);
+    return buf;
+}
+
+std::string check_time_step_config(const TimeStepConfig& c) {
+    char buf[120];
+    if (!(c.eta > 0) || !std::isfinite(c.eta)) {
+        std::snprintf(buf, sizeof buf, "eta must be a number > 0 (got %g)", c.eta);
+        return buf;
+    }
+    if (c.max_level < 0 || c.max_level > kMaxMaxLevel)
+        return "max level " + std::to_string(c.max_level) + " is outside 0.." + std::to_string(kMaxMaxLevel);
+    return {};
+}
+
+int BlockSchedule::wanted_level(double acc, double eps, double eta, double dt_max, bool* clamped) const {
+    *clamped = false;
+    if (!(acc > 0)) return 0;
+    const double dt = eta * std::sqrt(eps / acc);
+    int level = 0;
+    // Halving until it fits: exact powers of two, no log2 rounding at the edges.
+    for (double step = dt_max; step > dt; step *= 0.5) {
+        if (level == max_level_) {
+            *clamped = true;
+            break;
+        }
+        ++level;
+    }
+    return level;
+}
+
+int BlockSchedule::next_level(int current, int wanted, std::uint64_t tick) const {
+    if (wanted >= current) return wanted;
+    int level = current;
+    while (level > wanted && boundary(level - 1, tick)) --level;
+    return level;
+}
+
+void Backend::set_time_steps(const TimeStepConfig& config) {
+    if (config.mode != TimeSteps::Shared)
+        throw std::invalid_argument("the " + std::string(name()) + " backend has shared time steps only (--timesteps "
+                                    "block runs on the cpu and reference backends with --gravity tree)");
+}
+
+}  // namespace nbody
