@@ -2,7 +2,7 @@
 # Block against shared time steps on the CPU tree (docs/TREE.md, "Block time steps"): one galaxy
 # scene, one model time. Shared and block runs alternate, so that a change of load on a shared
 # machine falls on both.
-# Usage: scripts/measure-block-steps.sh BUILD_DIR BODIES T_END ENERGY ["run options" ...]
+# Usage: docs/measurements/2026-11-26-measure-block-steps.sh BUILD_DIR BODIES T_END ENERGY ["run options" ...]
 #   ENERGY exact: the pair sum, so that the tree's potential error does not hide the integrator's
 #   (16K: 2 s a run); tree: O(N log N) (64K), its floor ~1e-6 (docs/TREE.md).
 set -u
