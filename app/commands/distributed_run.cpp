@@ -117,7 +117,8 @@ std::shared_ptr<std::optional<std::string>> add_gpus_option(CLI::App& cmd) {
     auto gpus = std::make_shared<std::optional<std::string>>();
     cmd.add_option("--gpus", *gpus,
                    "Step the cuda backend on N GPUs of this machine (or 'all') through NCCL: every pair, each pair "
-                   "once (--pairs symmetric) and the tree code, in fp32; needs a build with NCCL (docs/DISTRIBUTED.md)");
+                   "once (--pairs symmetric) and the tree code, in fp32; `run --integrator hermite4|6` splits its "
+                   "j-particles over them. Needs a build with NCCL (docs/DISTRIBUTED.md)");
     return gpus;
 }
 
