@@ -169,8 +169,9 @@ void DistributedDirectBackend<Real>::load_precise(const State& state, const Prec
 template <class Real>
 void DistributedDirectBackend<Real>::set_gravity(const GravityConfig& config) {
     if (config.gravity == Gravity::Tree)
-        throw std::invalid_argument("the tree code does not run across MPI ranks yet (docs/DISTRIBUTED.md): use "
-                                    "--gravity direct, or run it in one process");
+        throw std::invalid_argument("the tree code does not run across MPI ranks on the host backends yet "
+                                    "(docs/DISTRIBUTED.md): use --backend cuda (one rank per GPU), --gravity direct, "
+                                    "or one process");
 }
 
 template <class Real>
@@ -244,8 +245,8 @@ std::unique_ptr<Backend> make_distributed_backend(std::string_view backend_name,
     if (backend_name == "reference") return std::make_unique<DistributedDirectBackend<double>>(comm);
     throw std::invalid_argument("backend " + std::string(backend_name) + " does not run across " +
                                 std::to_string(comm.size()) +
-                                " MPI ranks yet: use --backend cpu or reference under mpirun (one rank per GPU "
-                                "through NCCL is not built yet; one process with --gpus is the GPU path)");
+                                " MPI ranks: use --backend cpu or reference (every pair on the host) or cuda (one rank "
+                                "per GPU) under mpirun");
 }
 
 }  // namespace nbody::comm

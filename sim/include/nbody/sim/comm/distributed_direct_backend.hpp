@@ -37,7 +37,8 @@ public:
     std::vector<Vec3d> accelerations(double softening) override;
     std::optional<std::size_t> first_non_finite() const override;
     double time() const override { return time_; }
-    // Direct only: the tree code does not run across ranks yet (docs/DISTRIBUTED.md).
+    // Direct only: on the host backends the tree code does not run across ranks yet (the cuda backend
+    // runs it one rank per GPU; docs/DISTRIBUTED.md).
     void set_gravity(const GravityConfig& config) override;
 
     const Partition& partition() const { return partition_; }
