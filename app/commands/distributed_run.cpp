@@ -46,10 +46,13 @@ std::unique_ptr<Backend> rank_gpu_backend(comm::Communicator& world) {
                                     "use --backend cpu under mpirun, or --gpus in one process");
     const LocalRank local = local_rank();
     const int gpus = comm::visible_gpu_count();
+    if (gpus == 0)
+        throw std::invalid_argument("the cuda backend under mpirun runs one rank per GPU, and this machine has no usable "
+                                    "GPU: use --backend cpu or reference");
     if (local.size > gpus)
         throw std::invalid_argument(std::to_string(local.size) + " ranks on this machine but " + std::to_string(gpus) +
                                     " GPU" + (gpus == 1 ? "" : "s") + ": the cuda backend runs one rank per GPU "
-                                    "(mpirun -np " + std::to_string(std::max(gpus, 1)) + " here)");
+                                    "(mpirun -np " + std::to_string(gpus) + " here)");
     auto backend = std::make_unique<CudaBackend>(local.rank);
     backend->join_ranks(comm::make_nccl_communicator(world, local.rank));
     return backend;

@@ -155,6 +155,17 @@ TEST_F(MpiRun, ModesNotDistributedYetAreRefusedWithTheReason) {
     EXPECT_NE(hermite.exit_code, 0) << hermite.output;
     EXPECT_NE(hermite.output.find("--integrator hermite4 does not run across 2 MPI ranks"), std::string::npos)
         << hermite.output;
+    // The cuda backend runs one rank per GPU: three ranks on a machine with fewer GPUs (CI has none)
+    // are refused on every rank with the reason, before anything is written. Builds without CUDA or
+    // NCCL say that instead.
+    const std::string out = dir.file("never.csv");
+    const CommandResult cuda = run_command(mpirun(3) + " " + nbody() + " run --backend cuda --steps 1 --bodies 300 " +
+                                           "--scene " + scene + " --out " + quoted(out));
+    EXPECT_NE(cuda.exit_code, 0) << cuda.output;
+    EXPECT_NE(cuda.exit_code, 124) << "the launch hung until the timeout:\n" << cuda.output;
+    const auto says = [&](const char* reason) { return cuda.output.find(reason) != std::string::npos; };
+    EXPECT_TRUE(says("runs one rank per GPU") || says("no cuda backend") || says("needs NCCL")) << cuda.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
     // Commands other than run would run whole on every rank, each writing its outputs.
     const CommandResult bench = run_command(mpirun(2) + " " + nbody() + " bench --backend cpu --bodies 1K");
     EXPECT_NE(bench.exit_code, 0) << bench.output;
