@@ -1,6 +1,7 @@
 #include "display_options.hpp"
 
 #include <cmath>
+#include <map>
 #include <regex>
 
 #include "nbody/render/trail_renderer.hpp"
@@ -22,6 +23,18 @@ void add_colour_option(CLI::App& cmd, std::string& colour) {
     cmd.add_option("--colour", colour,
                    "Colour by galaxy | component | speed | plain | mass (default: galaxy, or component for a single "
                    "galaxy, or mass for a star cluster: each star's main-sequence colour, wider for heavier stars)");
+}
+
+void add_sprites_option(CLI::App& cmd, ViewOptions& options) {
+    const std::map<std::string, render::SpriteDrawing> names{{"auto", render::SpriteDrawing::Auto},
+                                                              {"points", render::SpriteDrawing::Points},
+                                                              {"compute", render::SpriteDrawing::Compute}};
+    cmd.add_option("--sprites", options.sprites,
+                   "How particles are drawn: points (GL point sprites) | compute (a compute pass adds their light "
+                   "into a few size layers that are blurred; the same picture at a fraction of the cost on GPUs "
+                   "with little raster hardware, such as the H100) | auto (compute from 65,536 bodies up)")
+        ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+        ->default_str("auto");
 }
 
 void add_annotate_size_option(CLI::App& cmd, float& size) {

@@ -34,6 +34,7 @@ struct ViewOptions {
     std::optional<double> softening;  // --softening: replaces the scene's (a particle file's is a guess)
     std::optional<std::string> save_snapshot;  // --save-snapshot: the state at the end, as the Save button writes it
     std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
+    render::SpriteDrawing sprites = render::SpriteDrawing::Auto;  // --sprites
     bool encounter = false;  // open the Encounter panel at start (--encounter)
     bool show_halo = false;  // dark-matter particles are hidden unless asked for (--show-halo)
     bool open_dialog = false;          // start with the Open dialog showing (--open-dialog)

@@ -177,6 +177,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
     add_state_options(*cmd, *options);
     auto colour = std::make_shared<std::string>();
     add_colour_option(*cmd, *colour);
+    add_sprites_option(*cmd, *options);
     cmd->add_flag("--show-halo", options->show_halo,
                   "Draw the dark-matter halo particles too (a faint haze; hidden by default, toggle in Rendering)");
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");

@@ -137,6 +137,7 @@ Viewer::Viewer(const ViewOptions& o)
     params_.render.colour_mode = o.colour.value_or(scene_colour_mode(scene_));
     params_.render.solar_masses_per_unit = float(ic::solar_masses_per_unit(scene_.units, scene_.state));
     params_.render.hide_halo = !o.show_halo;
+    params_.render.sprites = o.sprites;
     apply_scene_trails(params_.render.trails, o.trails.value_or(scene_.trails));
     params_.show_open_dialog = o.open_dialog && !o.no_ui;
     if (o.drop) surface_->drop_after_first_frame({*o.drop});

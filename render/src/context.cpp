@@ -16,6 +16,12 @@ std::string gl_string(GLenum name) {
 }
 }  // namespace
 
+bool is_software_renderer(const std::string& renderer) {
+    for (const char* name : {"llvmpipe", "softpipe", "swrast", "SwiftShader"})
+        if (renderer.find(name) != std::string::npos) return true;
+    return false;
+}
+
 GlInfo query_gl_info() {
     GlInfo info;
     info.vendor = gl_string(GL_VENDOR);

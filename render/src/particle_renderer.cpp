@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "nbody/render/context.hpp"
 #include "nbody/render/gl_check.hpp"
 
 namespace nbody::render {
@@ -27,6 +28,10 @@ constexpr float kMinSpritePixels = 3.0f;
 // more light, so the picture keeps about the same brightness at any N.
 constexpr float kReferenceCount = 16384.0f;
 constexpr float kBaseIntensity = 0.45f;
+// SpriteDrawing::Auto draws by compute from this many bodies up: below it GL points cost little
+// on any GPU, and the compute path's fixed cost per pixel (clearing and blurring its layers)
+// is not worth paying.
+constexpr std::size_t kComputeSpritesFromBodies = 65536;
 
 // Linear RGB. Galaxy 0 warm gold, galaxy 1 blue-white: the classic pairing, and distinguishable
 // for the common colour-vision deficiencies (they differ in blue-yellow, not red-green).
@@ -69,7 +74,7 @@ float typical_speed(const State& state) {
     return *p95 > 0 ? *p95 : 1.0f;
 }
 
-ParticleRenderer::ParticleRenderer() {
+ParticleRenderer::ParticleRenderer() : software_renderer_(is_software_renderer(query_gl_info().renderer)) {
     particles_ = ShaderProgram::load({"particles.vert", "particles.frag"});
     glow_ = ShaderProgram::load({"fullscreen.vert", "glow.frag"});
     glow_down_ = ShaderProgram::load({"fullscreen.vert", "glow_down.frag"});
@@ -106,6 +111,7 @@ std::string ParticleRenderer::reload_shaders() {
         ShaderProgram glow = ShaderProgram::load({"fullscreen.vert", "glow.frag"});
         ShaderProgram glow_down = ShaderProgram::load({"fullscreen.vert", "glow_down.frag"});
         ShaderProgram tonemap = ShaderProgram::load({"fullscreen.vert", "tonemap.frag"});
+        if (std::string error = splatter_.reload_shaders(); !error.empty()) return error;
         particles_ = std::move(particles);
         glow_ = std::move(glow);
         glow_down_ = std::move(glow_down);
@@ -133,6 +139,59 @@ void ParticleRenderer::update_colour_map(const RenderSettings& settings) {
     NBODY_GL_CHECK_STATE("creating the colour map texture");
     colour_map_ = std::move(texture);
     colour_map_loaded_ = wanted;
+}
+
+SpriteDrawing chosen_sprite_drawing(SpriteDrawing wanted, std::size_t bodies, bool software_renderer) {
+    if (wanted != SpriteDrawing::Auto) return wanted;
+    return bodies >= kComputeSpritesFromBodies && !software_renderer ? SpriteDrawing::Compute : SpriteDrawing::Points;
+}
+
+const char* sprite_drawing_name(SpriteDrawing drawing) {
+    switch (drawing) {
+    case SpriteDrawing::Auto: return "auto";
+    case SpriteDrawing::Points: return "points";
+    case SpriteDrawing::Compute: return "compute";
+    }
+    return "unknown";
+}
+
+float ParticleRenderer::sprite_intensity(const ParticleBuffers& particles, const OrbitCamera& camera,
+                                         const RenderSettings& settings) const {
+    if (particles.size() == 0) return 0.0f;
+    float intensity = kBaseIntensity * settings.exposure * kReferenceCount / float(particles.size());
+    if (settings.constant_brightness_zoom && camera.home().distance > 0) {
+        // Sprites keep their pixel size when zooming while the system's image grows, so its
+        // surface brightness would fall as 1/zoom^2; give the light back.
+        const float zoom = float(camera.home().distance) / camera.distance();
+        intensity *= std::clamp(zoom * zoom, 1e-3f, 1e4f);
+    }
+    return intensity;
+}
+
+// particle_sprite.glsl's uniforms. Exposure is applied here, on each sprite, not in the tone
+// mapper: it then also scales the glow, and the tone mapper's exposure stays 1 (see draw()).
+void ParticleRenderer::set_sprite_uniforms(const ShaderProgram& p, const ParticleBuffers& particles,
+                                           const OrbitCamera& camera, const RenderSettings& settings,
+                                           float aspect, float scale, float intensity) const {
+    const double dt = particles.current_time() - particles.previous_time();
+    const float speed_scale = settings.speed_scale > 0 ? settings.speed_scale : auto_speed_scale_;
+    p.set("u_view", camera.view());
+    p.set("u_projection", camera.projection(aspect));
+    p.set("u_point_size", settings.point_size * scale);
+    p.set("u_reference_distance", settings.size_with_distance ? camera.distance() : 0.0f);
+    p.set("u_min_size", kMinSpritePixels);
+    p.set("u_intensity", intensity);
+    p.set("u_colour_mode", int(settings.colour_mode));
+    p.set("u_hide_halo", int(settings.hide_halo));
+    p.set("u_halo_brightness", settings.halo_brightness);
+    p.set("u_inv_dt", dt > 0 ? float(1.0 / dt) : 0.0f);
+    p.set("u_inv_speed_scale", speed_scale > 0 ? 1.0f / speed_scale : 1.0f);
+    p.set("u_solar_masses_per_unit", settings.solar_masses_per_unit);
+    p.set("u_colour_map", 0);
+    p.set("u_galaxy_colours", kGalaxyColours.data(), int(kGalaxyColours.size()));
+    p.set("u_component_colours", kComponentColours.data(), int(kComponentColours.size()));
+    p.set("u_plain_colour", kPlainColour);
+    p.set("u_variety", std::clamp(settings.variety, 0.0f, 1.0f));
 }
 
 void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera& camera,
@@ -167,49 +226,27 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     glBlendFunc(GL_ONE, GL_ONE);
     glEnable(GL_PROGRAM_POINT_SIZE);
 
-    if (particles.size() > 0) {
-        const float aspect = float(width) / float(height);
-        float intensity = kBaseIntensity * settings.exposure * kReferenceCount / float(particles.size());
-        if (settings.constant_brightness_zoom && camera.home().distance > 0) {
-            // Sprites keep their pixel size when zooming while the system's image grows, so its
-            // surface brightness would fall as 1/zoom^2; give the light back.
-            const float zoom = float(camera.home().distance) / camera.distance();
-            intensity *= std::clamp(zoom * zoom, 1e-3f, 1e4f);
-        }
-        // Exposure is applied here, on each sprite, not in the tone mapper: it then also scales
-        // the glow, and the tone mapper's exposure stays 1 (see below).
-        const double dt = particles.current_time() - particles.previous_time();
-        const float speed_scale = settings.speed_scale > 0 ? settings.speed_scale : auto_speed_scale_;
-
-        const ShaderProgram& p = particles_;
-        p.set("u_view", camera.view());
-        p.set("u_projection", camera.projection(aspect));
-        p.set("u_point_size", settings.point_size * scale);
-        p.set("u_reference_distance", settings.size_with_distance ? camera.distance() : 0.0f);
-        p.set("u_min_size", kMinSpritePixels);
-        p.set("u_intensity", intensity);
-        p.set("u_colour_mode", int(settings.colour_mode));
-        p.set("u_hide_halo", int(settings.hide_halo));
-        p.set("u_halo_brightness", settings.halo_brightness);
-        p.set("u_inv_dt", dt > 0 ? float(1.0 / dt) : 0.0f);
-        p.set("u_inv_speed_scale", speed_scale > 0 ? 1.0f / speed_scale : 1.0f);
-        p.set("u_solar_masses_per_unit", settings.solar_masses_per_unit);
-        p.set("u_colour_map", 0);
-        p.set("u_galaxy_colours", kGalaxyColours.data(), int(kGalaxyColours.size()));
-        p.set("u_component_colours", kComponentColours.data(), int(kComponentColours.size()));
-        p.set("u_plain_colour", kPlainColour);
-        p.set("u_variety", std::clamp(settings.variety, 0.0f, 1.0f));
+    const float aspect = float(width) / float(height);
+    const float intensity = sprite_intensity(particles, camera, settings);
+    last_sprite_drawing_ = chosen_sprite_drawing(settings.sprites, particles.size(), software_renderer_);
+    if (particles.size() > 0 && last_sprite_drawing_ == SpriteDrawing::Compute) {
+        set_sprite_uniforms(splatter_.splat_program(), particles, camera, settings, aspect, scale, intensity);
+        set_sprite_uniforms(splatter_.large_program(), particles, camera, settings, aspect, scale, intensity);
         glBindTextureUnit(0, colour_map_.id());
-
+        splatter_.draw(particles, width, height, accumulation_.framebuffer(), kMinSpritePixels);
+        glEnable(GL_BLEND);  // the trails add their light over the particles'
+    } else if (particles.size() > 0) {
+        set_sprite_uniforms(particles_, particles, camera, settings, aspect, scale, intensity);
+        glBindTextureUnit(0, colour_map_.id());
         const GLuint vao = particle_vao_.id();
         glVertexArrayVertexBuffer(vao, 0, particles.current(), 0, sizeof(Vec4f));
         glVertexArrayVertexBuffer(vao, 1, particles.previous(), 0, sizeof(Vec4f));
         glVertexArrayVertexBuffer(vao, 2, particles.labels(), 0, sizeof(std::uint32_t));
         glBindVertexArray(vao);
-        p.use();
+        particles_.use();
         glDrawArrays(GL_POINTS, 0, GLsizei(particles.size()));
-        if (trails) trails->draw(particles, camera.projection(aspect) * camera.view(), settings, intensity);
     }
+    if (particles.size() > 0 && trails) trails->draw(particles, camera.projection(aspect) * camera.view(), settings, intensity);
     glDisable(GL_BLEND);
     glDisable(GL_PROGRAM_POINT_SIZE);
     NBODY_GL_CHECK_STATE("drawing particles");

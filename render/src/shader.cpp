@@ -51,6 +51,12 @@ std::string info_log(GLuint object, bool is_program) {
     return log;
 }
 
+std::vector<std::string> source_files(const ShaderSource& source) {
+    std::vector<std::string> files{source.file};
+    files.insert(files.end(), source.included.begin(), source.included.end());
+    return files;
+}
+
 }  // namespace
 
 std::vector<fs::path> shader_search_dirs() { return run_time_dirs("NBODY_SHADER_DIR", "shaders"); }
@@ -66,11 +72,15 @@ fs::path find_shader_file(const std::string& name, const std::vector<fs::path>& 
     throw ShaderError("shader '" + name + "' not found; looked in:" + looked);
 }
 
-std::string format_shader_log(const std::string& log, const std::string& file) {
+std::string format_shader_log(const std::string& log, const std::vector<std::string>& files) {
     // Mesa: "0:12(5): error: ...". NVIDIA: "0(12) : error C0000: ...". AMD: "ERROR: 0:12: ...".
-    static const std::regex mesa(R"(^\s*\d+:(\d+)\(\d+\):\s*(.*)$)");
-    static const std::regex nvidia(R"(^\s*\d+\((\d+)\)\s*:\s*(.*)$)");
-    static const std::regex amd(R"(^\s*(ERROR|WARNING):\s*\d+:(\d+):\s*(.*)$)");
+    static const std::regex mesa(R"(^\s*(\d+):(\d+)\(\d+\):\s*(.*)$)");
+    static const std::regex nvidia(R"(^\s*(\d+)\((\d+)\)\s*:\s*(.*)$)");
+    static const std::regex amd(R"(^\s*(ERROR|WARNING):\s*(\d+):(\d+):\s*(.*)$)");
+    auto name = [&](const std::string& source) {
+        const std::size_t k = std::stoul(source);
+        return k < files.size() ? files[k] : files.empty() ? std::string("shader") : files[0];
+    };
     std::istringstream in(log);
     std::string line, out;
     std::smatch m;
@@ -78,13 +88,43 @@ std::string format_shader_log(const std::string& log, const std::string& file) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty()) continue;
         if (std::regex_match(line, m, mesa) || std::regex_match(line, m, nvidia))
-            out += file + ":" + m[1].str() + ": " + m[2].str() + "\n";
+            out += name(m[1].str()) + ":" + m[2].str() + ": " + m[3].str() + "\n";
         else if (std::regex_match(line, m, amd))
-            out += file + ":" + m[2].str() + ": " + m[1].str() + ": " + m[3].str() + "\n";
+            out += name(m[2].str()) + ":" + m[3].str() + ": " + m[1].str() + ": " + m[4].str() + "\n";
         else
-            out += file + ": " + line + "\n";
+            out += (files.empty() ? std::string("shader") : files[0]) + ": " + line + "\n";
     }
     if (!out.empty()) out.pop_back();
+    return out;
+}
+
+std::string format_shader_log(const std::string& log, const std::string& file) {
+    return format_shader_log(log, std::vector<std::string>{file});
+}
+
+std::string expand_shader_includes(const std::string& text, const std::vector<fs::path>& dirs,
+                                   std::vector<std::string>& files) {
+    static const std::regex include_line(R"re(^\s*#\s*include\s+"([^"]+)"\s*$)re");
+    std::istringstream in(text);
+    std::string line, out;
+    std::smatch m;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (!std::regex_match(line, m, include_line)) {
+            out += line + "\n";
+            continue;
+        }
+        const fs::path path = find_shader_file(m[1].str(), dirs);
+        const std::string included = read_text(path);
+        static const std::regex nested(R"((^|\n)\s*#\s*include\s)");
+        if (std::regex_search(included, nested))
+            throw ShaderError("shader file " + path.string() + " includes another file; only one level is supported");
+        files.push_back(path.string());
+        out += "#line 1 " + std::to_string(files.size()) + "\n" + included;
+        if (!included.empty() && included.back() != '\n') out += "\n";
+        out += "#line " + std::to_string(number + 1) + " 0\n";
+    }
     return out;
 }
 
@@ -94,7 +134,9 @@ ShaderProgram ShaderProgram::load(std::initializer_list<std::string> names,
     for (const auto& name : names) {
         const GLenum stage = stage_from_name(name);
         const fs::path path = find_shader_file(name, dirs);
-        sources.push_back({stage, read_text(path), path.string()});
+        std::vector<std::string> included;
+        std::string text = expand_shader_includes(read_text(path), dirs, included);
+        sources.push_back({stage, std::move(text), path.string(), std::move(included)});
     }
     return from_sources(sources);
 }
@@ -113,7 +155,7 @@ ShaderProgram ShaderProgram::from_sources(const std::vector<ShaderSource>& sourc
         if (!ok) {
             // Keep going: one message listing every broken file saves an edit-run cycle.
             errors +=
-                (errors.empty() ? "" : "\n") + format_shader_log(info_log(shader.id(), false), src.file);
+                (errors.empty() ? "" : "\n") + format_shader_log(info_log(shader.id(), false), source_files(src));
             continue;
         }
         shaders.push_back(std::move(shader));
@@ -152,6 +194,15 @@ void ShaderProgram::set(const char* name, unsigned v) const { glProgramUniform1u
 void ShaderProgram::set(const char* name, float v) const { glProgramUniform1f(id(), uniform(name), v); }
 void ShaderProgram::set(const char* name, const glm::vec2& v) const {
     glProgramUniform2fv(id(), uniform(name), 1, glm::value_ptr(v));
+}
+void ShaderProgram::set(const char* name, const glm::ivec2& v) const {
+    glProgramUniform2iv(id(), uniform(name), 1, glm::value_ptr(v));
+}
+void ShaderProgram::set(const char* name, const int* v, int count) const {
+    glProgramUniform1iv(id(), uniform(name), count, v);
+}
+void ShaderProgram::set(const char* name, const float* v, int count) const {
+    glProgramUniform1fv(id(), uniform(name), count, v);
 }
 void ShaderProgram::set(const char* name, const glm::vec3& v) const {
     glProgramUniform3fv(id(), uniform(name), 1, glm::value_ptr(v));

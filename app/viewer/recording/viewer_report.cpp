@@ -13,7 +13,8 @@ namespace nbody::app {
 namespace {
 
 void print_report(const std::string& command, const RunTotals& t, long long frames_total,
-                  const SimulationDriver& sim, int flops, const FrameProfile& profile, const GpuTotals& gpu) {
+                  const SimulationDriver& sim, int flops, const FrameProfile& profile, const GpuTotals& gpu,
+                  render::SpriteDrawing sprites) {
     const double fps = t.seconds > 0 ? double(t.frames) / t.seconds : 0.0;
     const double ms_frame = t.frames > 0 ? 1e3 * t.seconds / double(t.frames) : 0.0;
     // The force pass as the backend timed it; when no pass time came back (the event queries are
@@ -44,15 +45,16 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
         "energy snapshots: %zu bytes\n",
         t.bytes_to_host, t.frames ? double(t.bytes_to_host) / double(t.frames) : 0.0, t.bytes_uploaded,
         sim.snapshot_bytes());
+    std::printf("  sprites drawn by %s (--sprites)\n", render::sprite_drawing_name(sprites));
     std::printf("%s\n", profile.report(gpu).c_str());
     std::printf(
         "fps_report frames=%lld fps=%.3f ms_per_frame=%.4f ms_per_step=%.4f interactions_per_s=%.4e "
-        "n=%zu d2h_bytes=%zu path=%s%s\n",
+        "n=%zu d2h_bytes=%zu path=%s sprites=%s%s\n",
         t.frames, fps, ms_frame, ms_step, ips, sim.size(), t.bytes_to_host,
         sim.path() == TransferPath::Interop    ? "interop"
         : sim.path() == TransferPath::HostCopy ? "host-copy"
                                                : "upload",
-        profile.fields(gpu).c_str());
+        render::sprite_drawing_name(sprites), profile.fields(gpu).c_str());
     std::fflush(stdout);
 }
 
@@ -130,7 +132,8 @@ int Viewer::finish() {
     if (frame_limit_ > 0 && (complete || record_run_)) {
         totals_.frames = std::max<long long>(frame_ - 1, 0);
         totals_.seconds = loop_seconds;
-        print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu);
+        print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu,
+                     renderer_.last_sprite_drawing());
         if (sim_.gravity().gravity == Gravity::Tree) print_tree_report();
         if (const std::string shares = sim_.gpu_shares_text(); !shares.empty())
             std::printf("  gpus: %s\n", shares.c_str());

@@ -86,6 +86,13 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     ImGui::SliderFloat("Glow", &r.glow, 0.0f, 3.0f, "%.2f");
     ImGui::Checkbox("32-bit float target", &r.float32_target);
     tooltip("Accumulate light in RGBA32F instead of RGBA16F: only matters for extreme exposures.");
+    int sprites = int(r.sprites);
+    const char* sprite_ways[] = {"auto", "GL points", "compute"};
+    if (ImGui::Combo("Sprites", &sprites, sprite_ways, IM_ARRAYSIZE(sprite_ways)))
+        r.sprites = render::SpriteDrawing(sprites);
+    tooltip("GL points: one point sprite per particle through the rasteriser. Compute: a compute pass adds each "
+            "particle's light into a few size layers that are then blurred: the same picture at a fraction of "
+            "the cost where raster hardware is scarce (H100). Auto: compute from 65,536 bodies up.");
     ImGui::PopItemWidth();
 
     ImGui::Separator();

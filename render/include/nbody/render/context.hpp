@@ -24,4 +24,8 @@ GlInfo load_gl(bool egl);
 // The strings of the current context.
 GlInfo query_gl_info();
 
+// A renderer string of a rasteriser that runs on the CPU (Mesa's llvmpipe, softpipe, swrast;
+// SwiftShader): there compute passes and full-screen work cost what the CPU can give them.
+bool is_software_renderer(const std::string& renderer);
+
 }  // namespace nbody::render

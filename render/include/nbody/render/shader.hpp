@@ -29,13 +29,24 @@ std::filesystem::path find_shader_file(const std::string& name,
                                        const std::vector<std::filesystem::path>& dirs);
 
 // Rewrites a driver's info log so every "0:12(5): error" (Mesa) or "0(12) : error" (NVIDIA)
-// line reads "<file>:12: error". Lines the function does not recognise are kept as they are.
+// line reads "<file>:12: error", where the leading number (the GLSL source string, which
+// `#line` sets for included files) picks the name from `files`. Lines the function does not
+// recognise are kept as they are.
+std::string format_shader_log(const std::string& log, const std::vector<std::string>& files);
 std::string format_shader_log(const std::string& log, const std::string& file);
+
+// Replaces each `#include "name"` line of `text` by that file (found in `dirs`, one level: an
+// included file includes nothing), wrapped in `#line` directives so that the driver's messages
+// name the right line; `files` gets each included file's path, as source string 1, 2, ...
+// Throws ShaderError for a missing file or a nested include.
+std::string expand_shader_includes(const std::string& text, const std::vector<std::filesystem::path>& dirs,
+                                   std::vector<std::string>& files);
 
 struct ShaderSource {
     GLenum stage;  // GL_VERTEX_SHADER, GL_FRAGMENT_SHADER, GL_COMPUTE_SHADER, ...
     std::string text;
-    std::string file;  // shown in error messages
+    std::string file;                 // shown in error messages (source string 0)
+    std::vector<std::string> included = {};  // source strings 1, 2, ...: expand_shader_includes
 };
 
 class ShaderProgram {
@@ -59,6 +70,9 @@ class ShaderProgram {
     void set(const char* name, unsigned v) const;
     void set(const char* name, float v) const;
     void set(const char* name, const glm::vec2& v) const;
+    void set(const char* name, const glm::ivec2& v) const;
+    void set(const char* name, const int* v, int count) const;
+    void set(const char* name, const float* v, int count) const;
     void set(const char* name, const glm::vec3& v) const;
     void set(const char* name, const glm::vec4& v) const;
     void set(const char* name, const glm::mat4& v) const;

@@ -1,0 +1,148 @@
+#include "nbody/render/particle_splatter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "nbody/render/gl_check.hpp"
+
+namespace nbody::render {
+
+namespace {
+
+constexpr GLuint kGroup = 256;  // local_size_x of splat.comp and splat_blur.comp
+// Groups that walk the list of wide sprites (splat_large.comp): enough to fill a GPU when the
+// camera is inside a galaxy, few enough that an empty list costs nothing to speak of.
+constexpr GLuint kLargeGroups = 1024;
+// The shaders' arrays: kMaxLayers and kMaxRadius in splat_blur.comp and splat_resolve.frag.
+constexpr int kMaxLayers = 4;
+constexpr int kMaxRadius = 8;
+// Wide sprites listed per frame; beyond it they are splatted into the widest layer instead.
+constexpr std::size_t kMaxLargeSprites = 1u << 20;
+constexpr GLuint kLargeHeaderWords = 3;  // the list's count, then two words kept for an indirect dispatch
+
+GLuint groups_for(std::size_t items, GLuint group) { return GLuint((items + group - 1) / group); }
+
+}  // namespace
+
+std::vector<SplatLayerBlur> splat_layer_blurs(float narrowest, int layers) {
+    std::vector<SplatLayerBlur> blurs(std::size_t(std::max(layers, 0)));
+    for (int k = 0; k < layers; ++k) {
+        SplatLayerBlur& b = blurs[std::size_t(k)];
+        b.width = narrowest * float(1 << k);
+        // sprite_profile is close to exp(-x^2 / (2 sigma^2)) with sigma^2 = width^2 / 32.
+        const double sigma2 = std::max(double(b.width) * b.width / 32.0 - 1.0 / 6.0, 0.04);
+        b.radius = std::clamp(int(std::ceil(3.0 * std::sqrt(sigma2))), 1, kMaxRadius);
+        b.weights.resize(std::size_t(b.radius) + 1);
+        double sum = 0;
+        for (int t = 0; t <= b.radius; ++t) {
+            b.weights[std::size_t(t)] = float(std::exp(-double(t) * t / (2 * sigma2)));
+            sum += (t == 0 ? 1.0 : 2.0) * b.weights[std::size_t(t)];
+        }
+        for (float& w : b.weights) w = float(w / sum);
+    }
+    return blurs;
+}
+
+ParticleSplatter::ParticleSplatter() {
+    if (const std::string error = reload_shaders(); !error.empty()) throw ShaderError(error);
+    empty_vao_ = create_vertex_array();
+}
+
+std::string ParticleSplatter::reload_shaders() {
+    try {
+        ShaderProgram splat = ShaderProgram::load({"splat.comp"});
+        ShaderProgram large = ShaderProgram::load({"splat_large.comp"});
+        ShaderProgram blur = ShaderProgram::load({"splat_blur.comp"});
+        ShaderProgram resolve = ShaderProgram::load({"fullscreen.vert", "splat_resolve.frag"});
+        splat_ = std::move(splat);
+        large_ = std::move(large);
+        blur_ = std::move(blur);
+        resolve_ = std::move(resolve);
+        return {};
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+void ParticleSplatter::ensure_buffers(int width, int height, std::size_t bodies) {
+    const std::size_t planes = std::size_t(kLayers + 1) * 3;
+    const std::size_t plane_pixels = std::size_t(width) * std::size_t(height);
+    if (width != width_ || height != height_) {
+        light_ = create_buffer_storage(planes * plane_pixels * sizeof(std::uint32_t), nullptr, 0);
+        saturated_ = create_buffer_storage((planes * plane_pixels + 31) / 32 * sizeof(std::uint32_t), nullptr, 0);
+        blurred_ = create_buffer_storage(planes * plane_pixels * sizeof(float), nullptr, 0);
+        width_ = width;
+        height_ = height;
+    }
+    const std::size_t capacity = std::min(std::max<std::size_t>(bodies, 1024), kMaxLargeSprites);
+    if (capacity > large_capacity_) {
+        large_list_ = create_buffer_storage((kLargeHeaderWords + capacity) * sizeof(std::uint32_t), nullptr,
+                                            GL_DYNAMIC_STORAGE_BIT);
+        large_capacity_ = capacity;
+    }
+    NBODY_GL_CHECK_STATE("allocating the splat buffers");
+}
+
+void ParticleSplatter::set_layer_uniforms(const ShaderProgram& program, float narrowest) const {
+    program.set("u_size", glm::ivec2(width_, height_));
+    program.set("u_layers", kLayers);
+    program.set("u_layer0_width", narrowest);
+    program.set("u_units", float(4294967296.0 / kCapLight));
+    program.set("u_large_capacity", unsigned(large_capacity_));
+    const std::vector<SplatLayerBlur> blurs = splat_layer_blurs(narrowest, kLayers);
+    int radius[kMaxLayers] = {};
+    float weights[kMaxLayers * (kMaxRadius + 1)] = {};
+    for (int k = 0; k < kLayers; ++k) {
+        radius[k] = blurs[std::size_t(k)].radius;
+        std::copy(blurs[std::size_t(k)].weights.begin(), blurs[std::size_t(k)].weights.end(),
+                  weights + k * (kMaxRadius + 1));
+    }
+    program.set("u_radius", radius, kMaxLayers);
+    program.set("u_weights", weights, kMaxLayers * (kMaxRadius + 1));
+}
+
+void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int height, GLuint framebuffer,
+                            float narrowest) {
+    ensure_buffers(width, height, particles.size());
+    const GLuint zero = 0;
+    glClearNamedBufferData(light_.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    glClearNamedBufferData(saturated_.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    const GLuint header[kLargeHeaderWords] = {0, 1, 1};
+    glNamedBufferSubData(large_list_.id(), 0, sizeof header, header);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, particles.current());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, particles.previous());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, particles.labels());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, light_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, saturated_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, large_list_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, blurred_.id());
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+
+    for (const ShaderProgram* p : {&splat_, &large_, &blur_, &resolve_}) set_layer_uniforms(*p, narrowest);
+    splat_.set("u_bodies", int(particles.size()));
+    if (particles.size() > 0) {
+        splat_.use();
+        glDispatchCompute(groups_for(particles.size(), kGroup), 1, 1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        large_.use();
+        glDispatchCompute(kLargeGroups, 1, 1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    blur_.use();
+    glDispatchCompute(groups_for(std::size_t(width) * std::size_t(height), kGroup), 1, 1);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(0, 0, width, height);
+    glDisable(GL_BLEND);
+    glBindVertexArray(empty_vao_.id());
+    resolve_.use();
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    for (GLuint b = 0; b <= 6; ++b) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, 0);
+    NBODY_GL_CHECK_STATE("splatting particles");
+}
+
+}  // namespace nbody::render
