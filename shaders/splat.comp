@@ -1,7 +1,7 @@
 #version 450 core
 // Sprites without rasterising them (particle_splatter.hpp): each particle's light is added, as
 // fixed-point integers, into the pixels around its centre in one of a few size layers, which a
-// later pass blurs with that layer's Gaussian (splat_blur.comp, splat_resolve.frag). A particle
+// later pass blurs with that layer's Gaussian (splat_blur.comp, splat_resolve.comp). A particle
 // whose width falls between two layers gives each its share, so sizes change smoothly. Sprites
 // wider than the widest layer are listed and drawn whole by splat_large.comp.
 // Integer sums are exact and do not depend on the order threads run: frames are reproducible.
@@ -58,7 +58,8 @@ void add_to_layer(int layer, vec2 centre, vec3 total, float share, uint dither) 
 }
 
 void main() {
-    uint i = gl_GlobalInvocationID.x;
+    // Groups in rows of at most 65,535 (the least every GL must allow in x): 16M bodies need more.
+    uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (i >= uint(u_bodies)) return;
     Sprite s = particle_sprite(positions[i], previous[i], labels[i], i);
     if (!s.visible || s.clip.w <= 0.0) return;

@@ -1,6 +1,6 @@
 #version 450 core
 // splat.comp's integer planes -> float planes, each size layer blurred along x with its
-// Gaussian (the vertical half is splat_resolve.frag). The unblurred plane set is copied.
+// Gaussian (the vertical half is splat_resolve.comp). The unblurred plane set is copied.
 // A plane pixel whose sum wrapped (splat.comp's saturated bit) reads as the largest sum.
 
 layout(local_size_x = 256) in;
@@ -25,10 +25,10 @@ float read_light(uint at) {
 
 void main() {
     uint pixels = uint(u_size.x * u_size.y);
-    uint p = gl_GlobalInvocationID.x;
-    if (p >= pixels) return;
-    int x = int(p % uint(u_size.x));
-    uint row = p - uint(x);
+    int x = int(gl_GlobalInvocationID.x);
+    if (x >= u_size.x) return;
+    uint row = gl_GlobalInvocationID.y * uint(u_size.x);
+    uint p = row + uint(x);
     for (int layer = 0; layer <= u_layers; ++layer) {
         int radius = layer < u_layers ? u_radius[layer] : 0;
         for (int c = 0; c < 3; ++c) {

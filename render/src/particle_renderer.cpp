@@ -203,7 +203,11 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     // window's framebuffer is taller by its pixel scale, so that is covered too).
     const float scale = float(height) / kReferenceHeight;
     const int glow = settings.glow > 0 ? glow_levels(height) : 0;
-    accumulation_.ensure(width, height, settings.float32_target ? GL_RGBA32F : GL_RGBA16F);
+    last_sprite_drawing_ = chosen_sprite_drawing(settings.sprites, particles.size(), software_renderer_);
+    const bool by_compute = particles.size() > 0 && last_sprite_drawing_ == SpriteDrawing::Compute;
+    // The compute path stores into the target as an image, which must be declared with its
+    // format: one format (RGBA32F) keeps one resolve program.
+    accumulation_.ensure(width, height, settings.float32_target || by_compute ? GL_RGBA32F : GL_RGBA16F);
     update_colour_map(settings);
 
     // Pass 1: add every particle's light into the float target.
@@ -228,12 +232,11 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
 
     const float aspect = float(width) / float(height);
     const float intensity = sprite_intensity(particles, camera, settings);
-    last_sprite_drawing_ = chosen_sprite_drawing(settings.sprites, particles.size(), software_renderer_);
-    if (particles.size() > 0 && last_sprite_drawing_ == SpriteDrawing::Compute) {
+    if (by_compute) {
         set_sprite_uniforms(splatter_.splat_program(), particles, camera, settings, aspect, scale, intensity);
         set_sprite_uniforms(splatter_.large_program(), particles, camera, settings, aspect, scale, intensity);
         glBindTextureUnit(0, colour_map_.id());
-        splatter_.draw(particles, width, height, accumulation_.framebuffer(), kMinSpritePixels);
+        splatter_.draw(particles, width, height, accumulation_.texture(), kMinSpritePixels);
         glEnable(GL_BLEND);  // the trails add their light over the particles'
     } else if (particles.size() > 0) {
         set_sprite_uniforms(particles_, particles, camera, settings, aspect, scale, intensity);

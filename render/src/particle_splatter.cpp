@@ -11,10 +11,12 @@ namespace nbody::render {
 namespace {
 
 constexpr GLuint kGroup = 256;  // local_size_x of splat.comp and splat_blur.comp
+constexpr GLuint kMaxGroupsX = 65535;  // the least GL_MAX_COMPUTE_WORK_GROUP_COUNT every GL allows
+constexpr GLuint kTile = 16;    // splat_resolve.comp's local size in x and in y
 // Groups that walk the list of wide sprites (splat_large.comp): enough to fill a GPU when the
 // camera is inside a galaxy, few enough that an empty list costs nothing to speak of.
 constexpr GLuint kLargeGroups = 1024;
-// The shaders' arrays: kMaxLayers and kMaxRadius in splat_blur.comp and splat_resolve.frag.
+// The shaders' arrays: kMaxLayers and kMaxRadius in splat_blur.comp and splat_resolve.comp.
 constexpr int kMaxLayers = 4;
 constexpr int kMaxRadius = 8;
 // Wide sprites listed per frame; beyond it they are splatted into the widest layer instead.
@@ -46,7 +48,6 @@ std::vector<SplatLayerBlur> splat_layer_blurs(float narrowest, int layers) {
 
 ParticleSplatter::ParticleSplatter() {
     if (const std::string error = reload_shaders(); !error.empty()) throw ShaderError(error);
-    empty_vao_ = create_vertex_array();
 }
 
 std::string ParticleSplatter::reload_shaders() {
@@ -54,7 +55,7 @@ std::string ParticleSplatter::reload_shaders() {
         ShaderProgram splat = ShaderProgram::load({"splat.comp"});
         ShaderProgram large = ShaderProgram::load({"splat_large.comp"});
         ShaderProgram blur = ShaderProgram::load({"splat_blur.comp"});
-        ShaderProgram resolve = ShaderProgram::load({"fullscreen.vert", "splat_resolve.frag"});
+        ShaderProgram resolve = ShaderProgram::load({"splat_resolve.comp"});
         splat_ = std::move(splat);
         large_ = std::move(large);
         blur_ = std::move(blur);
@@ -102,7 +103,7 @@ void ParticleSplatter::set_layer_uniforms(const ShaderProgram& program, float na
     program.set("u_weights", weights, kMaxLayers * (kMaxRadius + 1));
 }
 
-void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int height, GLuint framebuffer,
+void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int height, GLuint target_texture,
                             float narrowest) {
     ensure_buffers(width, height, particles.size());
     const GLuint zero = 0;
@@ -123,23 +124,23 @@ void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int hei
     splat_.set("u_bodies", int(particles.size()));
     if (particles.size() > 0) {
         splat_.use();
-        glDispatchCompute(groups_for(particles.size(), kGroup), 1, 1);
+        const GLuint groups = groups_for(particles.size(), kGroup);
+        glDispatchCompute(std::min(groups, kMaxGroupsX), groups_for(groups, kMaxGroupsX), 1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         large_.use();
         glDispatchCompute(kLargeGroups, 1, 1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     blur_.use();
-    glDispatchCompute(groups_for(std::size_t(width) * std::size_t(height), kGroup), 1, 1);
+    glDispatchCompute(groups_for(std::size_t(width), kGroup), GLuint(height), 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 
-    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-    glViewport(0, 0, width, height);
-    glDisable(GL_BLEND);
-    glBindVertexArray(empty_vao_.id());
+    glBindImageTexture(0, target_texture, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     resolve_.use();
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glBindVertexArray(0);
+    glDispatchCompute(groups_for(std::size_t(width), kTile), groups_for(std::size_t(height), kTile), 1);
+    // The glow and the tone mapper sample the target, the trails blend into it.
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     glUseProgram(0);
     for (GLuint b = 0; b <= 6; ++b) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, 0);
     NBODY_GL_CHECK_STATE("splatting particles");
