@@ -1,7 +1,7 @@
 #version 450 core
 // Sprites without rasterising them (particle_splatter.hpp): each particle's light is added, as
 // fixed-point integers, into the pixels around its centre in one of a few size layers, which a
-// later pass blurs with that layer's Gaussian (splat_blur.comp, splat_resolve.comp). A particle
+// later pass blurs with that layer's Gaussian (splat_resolve.comp). A particle
 // whose width falls between two layers gives each its share, so sizes change smoothly. Sprites
 // wider than the widest layer are listed and drawn whole by splat_large.comp.
 // Integer sums are exact and do not depend on the order threads run: frames are reproducible.

@@ -154,6 +154,112 @@ struct CudaStreamTimer::Pair {
     Pair& operator=(const Pair&) = delete;
 };
 
+struct PublishedPositions::Slot {
+    void* data = nullptr;
+    std::size_t bytes = 0, capacity = 0;
+    cudaEvent_t written = nullptr;  // blocking sync: the simulation thread sleeps, not spins
+    cudaEvent_t copied = nullptr;   // the frame loop's last copy out of this slot
+    double time = 0;
+    long long serial = 0;
+};
+
+PublishedPositions::PublishedPositions() {
+    NBODY_INTEROP_CHECK(cudaGetDevice(&device_));
+    cudaStream_t stream = nullptr;
+    NBODY_INTEROP_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    copy_stream_ = stream;
+    for (int k = 0; k < 3; ++k) {
+        auto slot = std::make_unique<Slot>();
+        NBODY_INTEROP_CHECK(cudaEventCreateWithFlags(&slot->written, cudaEventDisableTiming | cudaEventBlockingSync));
+        NBODY_INTEROP_CHECK(cudaEventCreateWithFlags(&slot->copied, cudaEventDisableTiming));
+        slots_.push_back(std::move(slot));
+    }
+}
+
+PublishedPositions::~PublishedPositions() {
+    int current = 0;
+    NBODY_INTEROP_LOG(cudaGetDevice(&current));
+    NBODY_INTEROP_LOG(cudaSetDevice(device_));
+    if (copy_stream_) NBODY_INTEROP_LOG(cudaStreamSynchronize(static_cast<cudaStream_t>(copy_stream_)));
+    for (auto& slot : slots_) {
+        if (slot->written) NBODY_INTEROP_LOG(cudaEventDestroy(slot->written));
+        if (slot->copied) NBODY_INTEROP_LOG(cudaEventDestroy(slot->copied));
+        if (slot->data) NBODY_INTEROP_LOG(cudaFree(slot->data));
+    }
+    if (copy_stream_) NBODY_INTEROP_LOG(cudaStreamDestroy(static_cast<cudaStream_t>(copy_stream_)));
+    NBODY_INTEROP_LOG(cudaSetDevice(current));
+}
+
+void PublishedPositions::make_current() const { NBODY_INTEROP_CHECK(cudaSetDevice(device_)); }
+
+int PublishedPositions::free_slot() const {
+    for (int k = 0; k < int(slots_.size()); ++k)
+        if (k != newest_ && k != copying_) return k;
+    throw std::logic_error("PublishedPositions: no free slot");  // three slots, at most two in use
+}
+
+void PublishedPositions::publish(std::size_t bytes, void* stream, double time,
+                                 const std::function<void(void* slot)>& write) {
+    int k = 0;
+    {
+        const std::lock_guard lock(mutex_);
+        k = free_slot();
+    }
+    Slot& slot = *slots_[std::size_t(k)];
+    const auto s = static_cast<cudaStream_t>(stream);
+    NBODY_INTEROP_CHECK(cudaStreamWaitEvent(s, slot.copied, 0));  // the last copy out of it has run
+    if (slot.capacity < bytes) {
+        NBODY_INTEROP_CHECK(cudaStreamSynchronize(s));
+        if (slot.data) NBODY_INTEROP_CHECK(cudaFree(slot.data));
+        slot.data = nullptr;
+        slot.capacity = 0;
+        NBODY_INTEROP_CHECK(cudaMalloc(&slot.data, bytes));
+        slot.capacity = bytes;
+    }
+    write(slot.data);
+    NBODY_INTEROP_CHECK(cudaEventRecord(slot.written, s));
+    NBODY_INTEROP_CHECK(cudaEventSynchronize(slot.written));
+    const std::lock_guard lock(mutex_);
+    slot.bytes = bytes;
+    slot.time = time;
+    slot.serial = ++serial_;
+    newest_ = k;
+}
+
+std::optional<double> PublishedPositions::copy_newest(void* destination, std::size_t destination_bytes) {
+    int k = -1;
+    {
+        const std::lock_guard lock(mutex_);
+        if (newest_ < 0 || slots_[std::size_t(newest_)]->serial <= taken_) return std::nullopt;
+        k = newest_;
+        copying_ = k;
+    }
+    Slot& slot = *slots_[std::size_t(k)];
+    if (slot.bytes > destination_bytes) {
+        const std::lock_guard lock(mutex_);
+        copying_ = -1;
+        throw std::runtime_error("published positions (" + std::to_string(slot.bytes) +
+                                 " bytes) do not fit the vertex buffer (" + std::to_string(destination_bytes) + ")");
+    }
+    const auto s = static_cast<cudaStream_t>(copy_stream_);
+    NBODY_INTEROP_CHECK(cudaMemcpyAsync(destination, slot.data, slot.bytes, cudaMemcpyDeviceToDevice, s));
+    NBODY_INTEROP_CHECK(cudaEventRecord(slot.copied, s));
+    const std::lock_guard lock(mutex_);
+    copying_ = -1;
+    taken_ = slot.serial;
+    return slot.time;
+}
+
+bool PublishedPositions::has_newer() const {
+    const std::lock_guard lock(mutex_);
+    return newest_ >= 0 && slots_[std::size_t(newest_)]->serial > taken_;
+}
+
+long long PublishedPositions::published() const {
+    const std::lock_guard lock(mutex_);
+    return serial_;
+}
+
 CudaStreamTimer::CudaStreamTimer(int ring) {
     for (int i = 0; i < std::max(ring, 2); ++i) ring_.push_back(std::make_unique<Pair>());
 }

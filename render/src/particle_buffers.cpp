@@ -107,6 +107,15 @@ ScopedCudaMap ParticleBuffers::map_current(void* stream) const {
     return ScopedCudaMap({{&registration_[current_], MapHint::ReadWrite}}, stream);
 }
 
+bool ParticleBuffers::show_published(PublishedPositions& published) {
+    if (!published.has_newer()) return false;  // no mapping (and its driver work) for nothing
+    ScopedCudaMap map({{&registration_[1 - current_], MapHint::WriteDiscard}}, published.copy_stream());
+    const std::optional<double> time = published.copy_newest(map.pointer(0), map.bytes(0));
+    map.unmap();
+    if (time) swap(*time);
+    return time.has_value();
+}
+
 ScopedCudaMap ParticleBuffers::map_both(void* stream) const {
     return ScopedCudaMap({{&registration_[0], MapHint::ReadWrite}, {&registration_[1], MapHint::ReadWrite}},
                          stream);

@@ -205,9 +205,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     const int glow = settings.glow > 0 ? glow_levels(height) : 0;
     last_sprite_drawing_ = chosen_sprite_drawing(settings.sprites, particles.size(), software_renderer_);
     const bool by_compute = particles.size() > 0 && last_sprite_drawing_ == SpriteDrawing::Compute;
-    // The compute path stores into the target as an image, which must be declared with its
-    // format: one format (RGBA32F) keeps one resolve program.
-    accumulation_.ensure(width, height, settings.float32_target || by_compute ? GL_RGBA32F : GL_RGBA16F);
+    accumulation_.ensure(width, height, settings.float32_target ? GL_RGBA32F : GL_RGBA16F);
     update_colour_map(settings);
 
     // Pass 1: add every particle's light into the float target.
@@ -224,7 +222,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     glDisable(GL_STENCIL_TEST);
     glDisable(GL_CULL_FACE);
     const float clear[4] = {0, 0, 0, 0};
-    glClearNamedFramebufferfv(accumulation_.framebuffer(), GL_COLOR, 0, clear);
+    if (!by_compute) glClearNamedFramebufferfv(accumulation_.framebuffer(), GL_COLOR, 0, clear);  // compute writes every pixel
     glEnable(GL_BLEND);
     glBlendEquation(GL_FUNC_ADD);
     glBlendFunc(GL_ONE, GL_ONE);
@@ -236,7 +234,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
         set_sprite_uniforms(splatter_.splat_program(), particles, camera, settings, aspect, scale, intensity);
         set_sprite_uniforms(splatter_.large_program(), particles, camera, settings, aspect, scale, intensity);
         glBindTextureUnit(0, colour_map_.id());
-        splatter_.draw(particles, width, height, accumulation_.texture(), kMinSpritePixels);
+        splatter_.draw(particles, width, height, accumulation_.texture(), accumulation_.format(), kMinSpritePixels);
         glEnable(GL_BLEND);  // the trails add their light over the particles'
     } else if (particles.size() > 0) {
         set_sprite_uniforms(particles_, particles, camera, settings, aspect, scale, intensity);

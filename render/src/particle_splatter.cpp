@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 #include "nbody/render/gl_check.hpp"
 
@@ -10,13 +11,13 @@ namespace nbody::render {
 
 namespace {
 
-constexpr GLuint kGroup = 256;  // local_size_x of splat.comp and splat_blur.comp
+constexpr GLuint kGroup = 256;  // splat.comp's local_size_x
 constexpr GLuint kMaxGroupsX = 65535;  // the least GL_MAX_COMPUTE_WORK_GROUP_COUNT every GL allows
 constexpr GLuint kTile = 16;    // splat_resolve.comp's local size in x and in y
 // Groups that walk the list of wide sprites (splat_large.comp): enough to fill a GPU when the
 // camera is inside a galaxy, few enough that an empty list costs nothing to speak of.
 constexpr GLuint kLargeGroups = 1024;
-// The shaders' arrays: kMaxLayers and kMaxRadius in splat_blur.comp and splat_resolve.comp.
+// The shaders' arrays: kMaxLayers and kMaxRadius in splat_resolve.comp.
 constexpr int kMaxLayers = 4;
 constexpr int kMaxRadius = 8;
 // Wide sprites listed per frame; beyond it they are splatted into the widest layer instead.
@@ -24,6 +25,9 @@ constexpr std::size_t kMaxLargeSprites = 1u << 20;
 constexpr GLuint kLargeHeaderWords = 3;  // the list's count, then two words kept for an indirect dispatch
 
 GLuint groups_for(std::size_t items, GLuint group) { return GLuint((items + group - 1) / group); }
+
+// `groups` workgroups in rows of at most kMaxGroupsX; the shaders number them row by row.
+void dispatch_rows(GLuint groups) { glDispatchCompute(std::min(groups, kMaxGroupsX), groups_for(groups, kMaxGroupsX), 1); }
 
 }  // namespace
 
@@ -52,14 +56,16 @@ ParticleSplatter::ParticleSplatter() {
 
 std::string ParticleSplatter::reload_shaders() {
     try {
+        ShaderProgram clear = ShaderProgram::load({"splat_clear.comp"});
         ShaderProgram splat = ShaderProgram::load({"splat.comp"});
         ShaderProgram large = ShaderProgram::load({"splat_large.comp"});
-        ShaderProgram blur = ShaderProgram::load({"splat_blur.comp"});
-        ShaderProgram resolve = ShaderProgram::load({"splat_resolve.comp"});
+        ShaderProgram resolve16 = ShaderProgram::load({"splat_resolve.comp"});
+        ShaderProgram resolve32 = ShaderProgram::load_with("#define TARGET_FORMAT rgba32f", {"splat_resolve.comp"});
+        clear_ = std::move(clear);
         splat_ = std::move(splat);
         large_ = std::move(large);
-        blur_ = std::move(blur);
-        resolve_ = std::move(resolve);
+        resolve16_ = std::move(resolve16);
+        resolve32_ = std::move(resolve32);
         return {};
     } catch (const std::exception& e) {
         return e.what();
@@ -70,9 +76,11 @@ void ParticleSplatter::ensure_buffers(int width, int height, std::size_t bodies)
     const std::size_t planes = std::size_t(kLayers + 1) * 3;
     const std::size_t plane_pixels = std::size_t(width) * std::size_t(height);
     if (width != width_ || height != height_) {
-        light_ = create_buffer_storage(planes * plane_pixels * sizeof(std::uint32_t), nullptr, 0);
-        saturated_ = create_buffer_storage((planes * plane_pixels + 31) / 32 * sizeof(std::uint32_t), nullptr, 0);
-        blurred_ = create_buffer_storage(planes * plane_pixels * sizeof(float), nullptr, 0);
+        // Whole 16-byte quads: splat_clear.comp zeroes them as uvec4s.
+        light_quads_ = planes * plane_pixels / 4;  // planes is a multiple of 4 (3 channels x 4 sets)
+        saturated_quads_ = ((planes * plane_pixels + 31) / 32 + 3) / 4;
+        light_ = create_buffer_storage(light_quads_ * 16, nullptr, 0);
+        saturated_ = create_buffer_storage(saturated_quads_ * 16, nullptr, 0);
         width_ = width;
         height_ = height;
     }
@@ -104,11 +112,8 @@ void ParticleSplatter::set_layer_uniforms(const ShaderProgram& program, float na
 }
 
 void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int height, GLuint target_texture,
-                            float narrowest) {
+                            GLenum target_format, float narrowest) {
     ensure_buffers(width, height, particles.size());
-    const GLuint zero = 0;
-    glClearNamedBufferData(light_.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
-    glClearNamedBufferData(saturated_.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
     const GLuint header[kLargeHeaderWords] = {0, 1, 1};
     glNamedBufferSubData(large_list_.id(), 0, sizeof header, header);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, particles.current());
@@ -117,32 +122,35 @@ void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int hei
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, light_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, saturated_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, large_list_.id());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, blurred_.id());
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 
-    for (const ShaderProgram* p : {&splat_, &large_, &blur_, &resolve_}) set_layer_uniforms(*p, narrowest);
+    const ShaderProgram& resolve = target_format == GL_RGBA32F ? resolve32_ : resolve16_;
+    for (const ShaderProgram* p : std::initializer_list<const ShaderProgram*>{&splat_, &large_, &resolve})
+        set_layer_uniforms(*p, narrowest);
+    clear_.set("u_light_quads", unsigned(light_quads_));
+    clear_.set("u_saturated_quads", unsigned(saturated_quads_));
+    clear_.use();
+    dispatch_rows(groups_for(std::max(light_quads_, saturated_quads_), kGroup));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     splat_.set("u_bodies", int(particles.size()));
     if (particles.size() > 0) {
         splat_.use();
-        const GLuint groups = groups_for(particles.size(), kGroup);
-        glDispatchCompute(std::min(groups, kMaxGroupsX), groups_for(groups, kMaxGroupsX), 1);
+        dispatch_rows(groups_for(particles.size(), kGroup));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         large_.use();
         glDispatchCompute(kLargeGroups, 1, 1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
-    blur_.use();
-    glDispatchCompute(groups_for(std::size_t(width), kGroup), GLuint(height), 1);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-
-    glBindImageTexture(0, target_texture, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
-    resolve_.use();
+    if (target_format != GL_RGBA32F && target_format != GL_RGBA16F)
+        throw std::invalid_argument("the splat target must be GL_RGBA16F or GL_RGBA32F");
+    glBindImageTexture(0, target_texture, 0, GL_FALSE, 0, GL_WRITE_ONLY, target_format);
+    resolve.use();
     glDispatchCompute(groups_for(std::size_t(width), kTile), groups_for(std::size_t(height), kTile), 1);
     // The glow and the tone mapper sample the target, the trails blend into it.
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-    glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, target_format);
     glUseProgram(0);
-    for (GLuint b = 0; b <= 6; ++b) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, 0);
+    for (GLuint b = 0; b <= 5; ++b) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, 0);
     NBODY_GL_CHECK_STATE("splatting particles");
 }
 

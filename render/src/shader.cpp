@@ -130,12 +130,23 @@ std::string expand_shader_includes(const std::string& text, const std::vector<fs
 
 ShaderProgram ShaderProgram::load(std::initializer_list<std::string> names,
                                   const std::vector<fs::path>& dirs) {
+    return load_with("", names, dirs);
+}
+
+ShaderProgram ShaderProgram::load_with(const std::string& preamble, std::initializer_list<std::string> names,
+                                       const std::vector<fs::path>& dirs) {
     std::vector<ShaderSource> sources;
     for (const auto& name : names) {
         const GLenum stage = stage_from_name(name);
         const fs::path path = find_shader_file(name, dirs);
         std::vector<std::string> included;
         std::string text = expand_shader_includes(read_text(path), dirs, included);
+        if (!preamble.empty()) {
+            // After the #version line, then back to the file's own line numbers.
+            const std::size_t version_end = text.find('\n');
+            if (version_end != std::string::npos)
+                text.insert(version_end + 1, preamble + "\n#line 2 0\n");
+        }
         sources.push_back({stage, std::move(text), path.string(), std::move(included)});
     }
     return from_sources(sources);

@@ -4,7 +4,8 @@
 # with numpy and pytest) into .pk/, points the executables, the tests, EGL and Python at them, and
 # keeps NVLink multicast off. Sets t0, D (the executables), L (the log folder) and PY.
 set -u; t0=$SECONDS
-mkdir -p .pk && tar -xJf build-pack/pack.tar.xz -C .pk && tar -xJf build-pack/py.tar.xz -C .pk
+mkdir -p .pk && tar -xJf build-pack/pack.tar.xz -C .pk
+[ -f build-pack/py.tar.xz ] && tar -xJf build-pack/py.tar.xz -C .pk  # carried only for Python runs
 D=$PWD/.pk/bin
 export LD_LIBRARY_PATH=$PWD/.pk/lib:$D
 export NBODY_EXECUTABLE=$D/nbody NBODY_SOURCE_DIR=$PWD NBODY_SHADER_DIR=$D/shaders NCCL_NVLS_ENABLE=0

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -161,6 +163,93 @@ TEST(CudaGlInterop, ViewerRunsHeadlessOnTheInteropPath) {
         GTEST_SKIP() << "interop not available on this EGL device; the viewer fell back:\n" << r.output;
     EXPECT_NE(r.output.find("d2h_bytes=0 "), std::string::npos) << r.output;
     EXPECT_TRUE(std::filesystem::exists(png));
+}
+
+// The simulation beside the frame loop on the GPU (issue 33): a thread publishes states whose
+// every coordinate is its number k (through the backend's own buffers, as the viewer does), as
+// fast as it can, while this thread keeps copying the newest into the vertex buffer not drawn.
+// Every state drawn must be one whole published state (no mix of two: a buffer never drawn while
+// written), in order, and the last one must arrive.
+TEST(PublishedPositions, TheDrawnBufferAlwaysHoldsOneWholePublishedState) {
+    std::string why;
+    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    std::unique_ptr<EglContext> egl;
+    try {
+        egl = std::make_unique<EglContext>();
+    } catch (const std::exception& e) {
+        GTEST_SKIP() << "no headless EGL context: " << e.what();
+    }
+    constexpr std::size_t kBodies = 1u << 18;  // 4 MB a state: copies long enough to overlap
+    constexpr int kStates = 40;
+    State zero;
+    zero.resize(kBodies);
+    for (Vec4f& p : zero.pos_mass) p.w = 1.0f;
+    ParticleBuffers buffers;
+    buffers.load(zero, 0.01);
+    if (const std::string refused = buffers.enable_cuda_interop(); !refused.empty())
+        GTEST_SKIP() << "CUDA-GL interop refused on this context: " << refused;
+    CudaBackend backend;
+    backend.load(zero);
+    PublishedPositions published;
+    std::atomic<bool> finished{false};
+    std::string producer_error;
+    std::thread producer([&] {
+        try {
+            published.make_current();
+            State s = zero;
+            for (int k = 1; k <= kStates; ++k) {
+                for (Vec4f& p : s.pos_mass) p = {float(k), float(k), float(k), 1.0f};
+                backend.load(s);
+                published.publish(kBodies * sizeof(Vec4f), backend.stream(), double(k),
+                                  [&](void* slot) { backend.export_device_positions(slot); });
+            }
+        } catch (const std::exception& e) {
+            producer_error = e.what();
+        }
+        finished = true;
+    });
+    int shown = 0;
+    float last = 0;
+    bool whole = true;
+    while (!finished || published.has_newer()) {
+        if (!buffers.show_published(published)) continue;
+        const std::vector<Vec4f> drawn = buffers.read_current();  // by GL, after the copy (the unmap orders it)
+        const float k = drawn[0].x;
+        for (const Vec4f& p : drawn) whole = whole && p.x == k && p.z == k;
+        EXPECT_TRUE(whole) << "state " << k << " drawn mixed with another";
+        EXPECT_GE(k, last) << "an older state after a newer one";
+        EXPECT_EQ(buffers.current_time(), double(k));
+        last = k;
+        ++shown;
+        if (!whole) break;
+    }
+    producer.join();
+    ASSERT_TRUE(producer_error.empty()) << producer_error;
+    EXPECT_GT(shown, 1);
+    EXPECT_EQ(last, float(kStates)) << "the last state published was never shown";
+    std::printf("%d of %d published states shown\n", shown, kStates);
+}
+
+// The same on the viewer: 262,144 bodies, every pair, four steps a frame (about 30 ms a step on
+// an H100) stepped beside the frame loop: frames come faster than their steps, through interop
+// (no host copy), and the steps go on.
+TEST(CudaGlInterop, FramesKeepComingWhileSlowStepsRunBeside) {
+    std::string why;
+    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    const auto r = test::run_command("NBODY_SIM_THREAD=1 timeout 120 '" + test::nbody_executable() +
+                                     "' view --headless --backend cuda --no-ui --size 640x360 --gravity direct "
+                                     "--steps-per-frame 4 --frames 120 --bodies 262144 --scene '" +
+                                     test::source_dir() + "/scenes/plummer.toml'");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    if (r.output.find("path=interop") == std::string::npos)
+        GTEST_SKIP() << "interop not available on this EGL device; the viewer fell back:\n" << r.output;
+    EXPECT_NE(r.output.find("the simulation steps on its own thread"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("d2h_bytes=0 "), std::string::npos) << r.output;
+    const std::size_t steps_at = r.output.find(" steps\n");
+    ASSERT_NE(steps_at, std::string::npos) << r.output;
+    const double steps = std::stod(r.output.substr(r.output.rfind(", ", steps_at) + 2));
+    EXPECT_GT(steps, 0) << r.output;
+    EXPECT_LT(steps, 4 * 119) << "every frame waited for its four steps\n" << r.output;
 }
 
 #else

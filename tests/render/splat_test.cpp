@@ -160,6 +160,11 @@ TEST(SpriteDrawing, ComputeFramesAreReproducible) {
     const Image b = draw_once(renderer, buffers, camera, settings, 320, 180);
     ASSERT_EQ(a.rgba.size(), b.rgba.size());
     EXPECT_TRUE(a.rgba == b.rgba);
+    // The 32-bit float target takes the other resolve program: the same picture.
+    settings.float32_target = true;
+    const Image c = draw_once(renderer, buffers, camera, settings, 320, 180);
+    EXPECT_GT(mean_luminance(a), 3.0);
+    EXPECT_NEAR(mean_luminance(c), mean_luminance(a), 0.5);
 }
 
 // 20,000 bodies on one spot at a high exposure: the sum of the centre pixel passes 2^32 units

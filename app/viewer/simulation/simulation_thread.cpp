@@ -9,8 +9,14 @@
 
 namespace nbody::app {
 
-SimulationThread::SimulationThread(Backend& backend, Describe describe, AfterStep after_step)
-    : backend_(backend), describe_(std::move(describe)), after_step_(std::move(after_step)), gravity_(backend.gravity()) {
+SimulationThread::SimulationThread(Backend& backend, Describe describe, AfterStep after_step, Publish publish,
+                                   Start start)
+    : backend_(backend),
+      describe_(std::move(describe)),
+      after_step_(std::move(after_step)),
+      publish_(std::move(publish)),
+      start_(std::move(start)),
+      gravity_(backend.gravity()) {
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -82,6 +88,13 @@ bool SimulationThread::take_latest(State& state) {
     return true;
 }
 
+bool SimulationThread::take_fresh() {
+    const std::lock_guard lock(mutex_);
+    if (!latest_fresh_ || latest_load_ != loads_posted_) return false;
+    latest_fresh_ = false;
+    return true;
+}
+
 SimulationThread::Progress SimulationThread::take_progress() {
     const std::lock_guard lock(mutex_);
     return std::exchange(progress_, Progress{});
@@ -119,6 +132,14 @@ bool SimulationThread::idle() const {
 }
 
 void SimulationThread::loop() {
+    if (start_) {
+        try {
+            start_();
+        } catch (const std::exception& e) {
+            const std::lock_guard lock(mutex_);
+            progress_.error = error_text(e, "starting the simulation thread");
+        }
+    }
     std::unique_lock lock(mutex_);
     for (;;) {
         wake_.wait(lock, [&] { return stopping_ || !jobs_.empty() || credit_ > 0; });
@@ -169,8 +190,12 @@ void SimulationThread::run_step(std::unique_lock<std::mutex>& lock) {
     std::string error;
     try {
         backend_.step(params, 1);
-        backend_.store(scratch_);
-        if (after_step_) after_step_(scratch_);
+        if (publish_) {
+            publish_(backend_);
+        } else {
+            backend_.store(scratch_);
+            if (after_step_) after_step_(scratch_);
+        }
     } catch (const std::exception& e) {
         error = error_text(e, "stepping the simulation");
     }
@@ -183,7 +208,7 @@ void SimulationThread::run_step(std::unique_lock<std::mutex>& lock) {
         progress_.error = error;
         return;
     }
-    std::swap(scratch_, latest_);
+    if (!publish_) std::swap(scratch_, latest_);
     latest_load_ = loads_done_;
     latest_fresh_ = true;
     progress_.steps += 1;

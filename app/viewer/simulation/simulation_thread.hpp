@@ -12,9 +12,10 @@
 // published slot. The backend belongs to the thread from construction to destruction; the UI
 // reads what was published (the state, the gravity solver, the tree's timings).
 //
-// The GPU path fits the same shape (not built here): the thread becomes a CUDA stream, the
-// published slot two or three vertex buffers swapped when a step's event completes, and
-// take_latest() the frame loop's swap to the newest completed buffer behind a GL fence.
+// On the GPU (the cuda backend with CUDA-GL interop) the same thread steps the backend, and a
+// Publish hook replaces the host hand-over: it copies each step's positions into a device slot
+// (render::PublishedPositions), and the frame loop, told by take_fresh() that one is newer,
+// copies that slot into its vertex buffer. No host copy, and no wait on either side.
 
 #include <chrono>
 #include <condition_variable>
@@ -47,11 +48,18 @@ class SimulationThread {
     struct StepNote {
         std::string text;
         double interactions = 0;
+        std::string gpus;  // the shares of several GPUs (CudaBackend::describe), when there are
     };
     using Describe = std::function<StepNote(const Backend&)>;
     // Run on the simulation thread with each step's complete state, before it is published: the
     // trail points and cluster radii sampled by model time (issue 33), not by frames.
     using AfterStep = std::function<void(const State&)>;
+
+    // Replaces the host hand-over (store() into a State, swapped under the lock) after each
+    // step: hands the backend's state over some other way (device slots). Simulation thread.
+    using Publish = std::function<void(Backend&)>;
+    // Runs first on the simulation thread (a CUDA device made current there).
+    using Start = std::function<void()>;
 
     // What the simulation did since the last take_latest().
     struct Progress {
@@ -61,7 +69,8 @@ class SimulationThread {
     };
 
     // Starts the thread; from now on only it touches `backend` (which must outlive this object).
-    SimulationThread(Backend& backend, Describe describe = {}, AfterStep after_step = {});
+    SimulationThread(Backend& backend, Describe describe = {}, AfterStep after_step = {}, Publish publish = {},
+                     Start start = {});
     ~SimulationThread();  // after the step in progress
     SimulationThread(const SimulationThread&) = delete;
     SimulationThread& operator=(const SimulationThread&) = delete;
@@ -84,6 +93,9 @@ class SimulationThread {
     // labels are left as they are) when there is one newer than the last taken. Never waits for
     // a step.
     bool take_latest(State& state);
+    // With a Publish hook: whether a step of the current system was published since the last
+    // call (its state is where the hook put it). Never waits for a step.
+    bool take_fresh();
     Progress take_progress();
     // Runs the `done` callbacks of the tasks finished since the last call, on the caller's thread.
     void finish_tasks();
@@ -112,6 +124,8 @@ class SimulationThread {
     Backend& backend_;
     const Describe describe_;
     const AfterStep after_step_;
+    const Publish publish_;
+    const Start start_;
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;     // work for the thread

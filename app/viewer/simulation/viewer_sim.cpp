@@ -54,6 +54,7 @@ SimulationDriver::~SimulationDriver() = default;
 
 std::string SimulationDriver::gpu_shares_text() const {
 #if NBODY_HAVE_CUDA
+    if (beside_) return beside_->description().gpus;  // read on the simulation thread
     if (!cuda_ || cuda_->gpu_count() < 2) return {};
     return CudaBackend::describe(cuda_->gpu_shares());
 #else
@@ -106,17 +107,67 @@ void SimulationDriver::load(const State& state, double dt) {
 }
 
 bool SimulationDriver::run_beside(SimulationThread::Describe describe) {
-    if (cuda_ || beside_) return beside_ != nullptr;
+    if (beside_) return true;
+    if (cuda_) return run_beside_on_gpu(std::move(describe));
     beside_ = std::make_unique<SimulationThread>(*backend_, std::move(describe), [this](const State& s) { observe(s); });
     return true;
 }
 
+// The cuda backend steps its own buffers on the thread; each step's positions go to a device slot
+// and from there into the vertex buffer not drawn (render::PublishedPositions). Only with interop:
+// the host-copy path stays in the frame loop.
+bool SimulationDriver::run_beside_on_gpu(SimulationThread::Describe describe) {
+#if NBODY_HAVE_CUDA
+    if (path_ != TransferPath::Interop) return false;
+    published_ = std::make_unique<render::PublishedPositions>();
+    auto publish = [this](Backend& backend) {
+        published_->publish(backend.size() * sizeof(Vec4f), cuda_->stream(), cuda_->time(),
+                            [this](void* slot) { cuda_->export_device_positions(slot); });
+    };
+    auto note = [this, describe = std::move(describe)](const Backend& backend) {
+        SimulationThread::StepNote n = describe ? describe(backend) : SimulationThread::StepNote{};
+        if (cuda_->gpu_count() > 1) n.gpus = CudaBackend::describe(cuda_->gpu_shares());
+        return n;
+    };
+    beside_ = std::make_unique<SimulationThread>(*backend_, std::move(note), SimulationThread::AfterStep{}, publish,
+                                                 [this] { published_->make_current(); });
+    return true;
+#else
+    (void)describe;
+    return false;
+#endif
+}
+
+void SimulationDriver::pause_beside() {
+    if (beside_) beside_->run_exactly(0, StepParams{});
+}
+
 void SimulationDriver::stop_beside() {
     if (!beside_) return;
-    beside_->run_exactly(0, StepParams{});
+    pause_beside();
     beside_->finish_tasks();
     beside_.reset();
+#if NBODY_HAVE_CUDA
+    if (published_) {
+        // The frame loop's steps read the current vertex buffer: give it the backend's newest.
+        render::ScopedCudaMap map = buffers_.map_current(cuda_->stream());
+        cuda_->export_device_positions(map.pointer(0));
+        map.unmap();
+        published_.reset();
+    }
+#endif
     backend_->store(host_);
+}
+
+bool SimulationDriver::show_newest_beside() {
+#if NBODY_HAVE_CUDA
+    if (published_) {
+        if (!beside_->take_fresh() || !buffers_.show_published(*published_)) return false;
+        host_.time = buffers_.current_time();
+        return true;
+    }
+#endif
+    return false;
 }
 
 void SimulationDriver::hold() {
@@ -153,6 +204,12 @@ StepReport SimulationDriver::advance_beside(int steps, const StepParams& params,
     if (!done.error.empty()) throw std::runtime_error(done.error);
     report.steps = done.steps;
     report.ms_per_step = done.steps > 0 ? 1e3 * done.step_seconds / done.steps : 0;
+#if NBODY_HAVE_CUDA
+    if (published_) {
+        show_newest_beside();
+        return report;
+    }
+#endif
     if (!beside_->take_latest(host_)) return report;
     const auto start = std::chrono::steady_clock::now();
     report.bytes_uploaded = buffers_.upload(host_.pos_mass, host_.time);
@@ -260,6 +317,17 @@ void SimulationDriver::step_host_sampled(int steps, const StepParams& params) {
 
 State SimulationDriver::snapshot() {
     if (hermite_) return hermite_->state(host_);
+#if NBODY_HAVE_CUDA
+    if (beside_ && published_) {
+        pause_beside();  // the thread is idle until the next advance(): the backend is this thread's
+        State s = host_;
+        const std::size_t before = cuda_->bytes_copied_to_host();
+        cuda_->store(s);
+        snapshot_bytes_ += cuda_->bytes_copied_to_host() - before;
+        s.time = backend_->time();
+        return s;
+    }
+#endif
     if (beside_) return host_;  // the newest complete state, taken by the last advance()
     State s = host_;
 #if NBODY_HAVE_CUDA
@@ -395,6 +463,7 @@ std::string SimulationDriver::check_kernel_config(const KernelConfig& config) co
 
 std::string SimulationDriver::apply_kernel_config(const KernelConfig& config) {
     if (std::string why = check_kernel_config(config); !why.empty()) return why;
+    pause_beside();  // not while the simulation thread steps
     try {
         backend_->set_kernel_config(config);  // takes effect at the next force pass
     } catch (const std::exception& e) {

@@ -167,6 +167,9 @@ class SimulationDriver {
   private:
     void notice(const std::string& line);
     StepReport advance_beside(int steps, const StepParams& params, bool exact);
+    bool run_beside_on_gpu(SimulationThread::Describe describe);
+    bool show_newest_beside();  // the newest state the simulation thread published, into buffers_
+    void pause_beside();        // no step runs or starts until the next advance()
     void observe(const State& state);  // the samples due at state.time
     double next_sample_time() const;
     void step_host_sampled(int steps, const StepParams& params);
@@ -190,6 +193,8 @@ class SimulationDriver {
     int exact_resume_order_ = 0;
 #if NBODY_HAVE_CUDA
     std::unique_ptr<render::CudaStreamTimer> step_timer_;
+    // The cuda backend beside the frame loop: its steps' positions, handed over on the GPU.
+    std::unique_ptr<render::PublishedPositions> published_;  // before beside_: outlives its thread
 #endif
     std::unique_ptr<SimulationThread> beside_;  // after backend_: stopped before it is destroyed
 };

@@ -12,7 +12,10 @@
 #if NBODY_HAVE_CUDA
 
 #include <cstddef>
+#include <functional>
 #include <initializer_list>
+#include <mutex>
+#include <optional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -90,6 +93,49 @@ class ScopedCudaMap {
 // without blocking: a ring of event pairs, each collected once the GPU has passed its stop event
 // (cudaEventQuery), a few frames later. Synchronising on the events instead would make every
 // frame wait for the GPU, which is what this is meant to measure, not cause.
+// Positions the simulation thread hands to the frame loop on the GPU (issue 33), with no host
+// copy: the thread copies each step's positions into one of three device slots (never the one
+// the frame loop is copying from, nor the newest), and the frame loop copies the newest slot into
+// its vertex buffer on a stream of its own, so neither waits for the other's GPU work.
+//
+//   simulation thread: step -> publish(): slot <- positions (its stream), wait for that on the
+//                      CPU (the thread stays one step ahead of its GPU work, not a queue ahead)
+//   frame loop:        copy_newest(): vertex buffer <- newest slot (copy stream), after the
+//                      event that says the slot is written; the slot is not rewritten before
+//                      the copy has run (the simulation's stream waits for the copy's event)
+class PublishedPositions {
+  public:
+    // On the CUDA device current on the calling thread.
+    PublishedPositions();
+    ~PublishedPositions();
+    PublishedPositions(const PublishedPositions&) = delete;
+    PublishedPositions& operator=(const PublishedPositions&) = delete;
+
+    // Simulation thread: makes this object's device current on the calling thread.
+    void make_current() const;
+    // Simulation thread: `write(slot)` queues `bytes` of positions into `slot` on `stream` (a
+    // cudaStream_t); returns once they are written, and they become the newest, at `time`.
+    void publish(std::size_t bytes, void* stream, double time, const std::function<void(void* slot)>& write);
+    // Frame loop: queues a copy of the newest slot not taken before into `destination` (at
+    // least its bytes) on copy_stream(); returns its time, or nothing when none is newer.
+    std::optional<double> copy_newest(void* destination, std::size_t destination_bytes);
+    void* copy_stream() const { return copy_stream_; }
+    bool has_newer() const;  // copy_newest() would copy
+    // Publishes so far (tests).
+    long long published() const;
+
+  private:
+    struct Slot;
+    int free_slot() const;  // with mutex_ held
+
+    int device_ = 0;
+    void* copy_stream_ = nullptr;
+    std::vector<std::unique_ptr<Slot>> slots_;
+    mutable std::mutex mutex_;
+    int newest_ = -1, copying_ = -1;
+    long long serial_ = 0, taken_ = 0;
+};
+
 class CudaStreamTimer {
   public:
     explicit CudaStreamTimer(int ring = 6);

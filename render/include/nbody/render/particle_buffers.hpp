@@ -69,6 +69,11 @@ class ParticleBuffers {
     // both, so they never change from frame to frame and no cudaGraphicsResourceSetMapFlags is
     // needed: mapping and unmapping synchronise CUDA with GL, and once per frame is enough.
     ScopedCudaMap map_both(void* stream = nullptr) const;
+    // The simulation on its own thread (issue 33): copies the newest positions `published` holds
+    // into the non-current buffer and makes it current, on published's copy stream, between the
+    // GL work that read that buffer before and the GL work that draws it next (the mapping orders
+    // both). Returns false, changing nothing, when nothing newer was published.
+    bool show_published(PublishedPositions& published);
 #endif
     int current_index() const { return current_; }
 

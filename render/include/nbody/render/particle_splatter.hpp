@@ -46,18 +46,21 @@ class ParticleSplatter {
     const ShaderProgram& splat_program() const { return splat_; }
     const ShaderProgram& large_program() const { return large_; }
 
-    // Writes (not adds) every particle's light into `target_texture`, an RGBA32F texture of
-    // `width` x `height` pixels; `narrowest`: the narrowest sprite width (u_min_size), pixels.
-    void draw(const ParticleBuffers& particles, int width, int height, GLuint target_texture, float narrowest);
+    // Writes (not adds) every particle's light into `target_texture`, of `width` x `height`
+    // pixels and `target_format` GL_RGBA16F or GL_RGBA32F; `narrowest`: the narrowest sprite
+    // width (u_min_size), pixels.
+    void draw(const ParticleBuffers& particles, int width, int height, GLuint target_texture, GLenum target_format,
+              float narrowest);
 
   private:
     void ensure_buffers(int width, int height, std::size_t bodies);
     void set_layer_uniforms(const ShaderProgram& program, float narrowest) const;
 
-    ShaderProgram splat_, large_, blur_, resolve_;
-    GlBuffer light_, saturated_, large_list_, blurred_;
+    ShaderProgram clear_, splat_, large_, resolve16_, resolve32_;
+    GlBuffer light_, saturated_, large_list_;
     int width_ = 0, height_ = 0;
     std::size_t large_capacity_ = 0;
+    std::size_t light_quads_ = 0, saturated_quads_ = 0;
 };
 
 }  // namespace nbody::render

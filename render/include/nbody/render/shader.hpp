@@ -56,6 +56,10 @@ class ShaderProgram {
     // Loads files by name (stage from the extension: .vert .frag .geom .comp) from `dirs`.
     static ShaderProgram load(std::initializer_list<std::string> names,
                               const std::vector<std::filesystem::path>& dirs = shader_search_dirs());
+    // The same with `preamble` (e.g. "#define X y") put after each file's #version line: one file,
+    // compile-time variants.
+    static ShaderProgram load_with(const std::string& preamble, std::initializer_list<std::string> names,
+                                   const std::vector<std::filesystem::path>& dirs = shader_search_dirs());
     // Compiles and links the given sources. Throws ShaderError with formatted driver messages.
     static ShaderProgram from_sources(const std::vector<ShaderSource>& sources);
 
