@@ -3,6 +3,7 @@
 #include "ui_panels.hpp"
 #include "ui_selection.hpp"
 #include "ui_widgets.hpp"
+#include "render_quality.hpp"
 
 #include <imgui.h>
 
@@ -86,7 +87,15 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     ImGui::SliderFloat("Glow", &r.glow, 0.0f, 3.0f, "%.2f");
     ImGui::Checkbox("32-bit float target", &r.float32_target);
     tooltip("Accumulate light in RGBA32F instead of RGBA16F: only matters for extreme exposures.");
+    ImGui::SliderFloat("Render scale", &r.render_scale, render::kMinRenderScale, 1.0f, "%.2f");
+    tooltip(
+        "The particles, glow and tone mapping are drawn at this fraction of the window's width and height, "
+        "then enlarged onto it; the panels stay sharp. 1 on a GPU; 0.5 by default on a software renderer "
+        "(Mesa llvmpipe), where every pixel of every pass costs CPU time. --render-scale sets it at start.");
     ImGui::PopItemWidth();
+    // A software renderer's frame is drawn smaller (render_quality.hpp): said, not hidden.
+    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale); !note.empty())
+        wrapped(ImVec4(0.95f, 0.80f, 0.45f, 1.0f), note);
 
     ImGui::Separator();
     ImGui::Checkbox("Follow centre of mass", &camera.follow_centre_of_mass);

@@ -37,9 +37,20 @@ struct RenderSettings {
     bool hide_halo = true;          // dark matter is not drawn unless asked for: it hides the disks
     float halo_brightness = 0.12f;  // dark matter is dark: a faint haze that shows the halo's extent
     bool float32_target = false;    // RGBA32F instead of RGBA16F
+    // The accumulation, glow and tone mapping are drawn at this fraction of the target's width and
+    // height, and the tone-mapped frame is enlarged onto the target (bilinear) in a last pass. 1:
+    // drawn at the target's size (the default). Below 1 for software renderers (llvmpipe), whose
+    // cost is per pixel of each full-frame pass: 0.5 draws a quarter of the pixels.
+    // kMinRenderScale..1.
+    float render_scale = 1.0f;
     glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
     TrailSettings trails;  // drawn when draw() is given a TrailRenderer
 };
+
+inline constexpr float kMinRenderScale = 0.25f;
+
+// The size a pass drawn at `render_scale` of a `size`-pixel side has (at least 1 pixel).
+int scaled_size(int size, float render_scale);
 
 // Where to draw: framebuffer 0 is a window's back buffer.
 struct DrawTarget {
@@ -86,6 +97,9 @@ class ParticleRenderer {
     // [L]: 1/2^L of the target's size (rounded up); [0] unused. The up chain's smallest level is
     // the down chain's.
     std::vector<RenderTarget> glow_down_levels_, glow_up_;
+    // The tone-mapped frame at RenderSettings::render_scale below 1 (8 bits, sRGB-encoded),
+    // enlarged onto the target in the last pass.
+    RenderTarget scaled_frame_;
     float auto_speed_scale_ = 1.0f;
 };
 
