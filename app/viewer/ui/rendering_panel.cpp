@@ -33,6 +33,12 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
         ImGui::End();
         return;
     }
+    // A software renderer's frame is drawn smaller (render_quality.hpp): said first, where a panel
+    // that scrolls at 720 lines still shows it.
+    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale); !note.empty()) {
+        wrapped(ImVec4(0.95f, 0.80f, 0.45f, 1.0f), note);
+        ImGui::Separator();
+    }
     ImGui::PushItemWidth(em() * 10.0f);
     static const char* modes[] = {"Galaxy", "Component", "Speed", "Plain", "Stellar mass"};  // ColourMode's order
     int mode = int(r.colour_mode);
@@ -93,9 +99,6 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
         "then enlarged onto it; the panels stay sharp. 1 on a GPU; 0.5 by default on a software renderer "
         "(Mesa llvmpipe), where every pixel of every pass costs CPU time. --render-scale sets it at start.");
     ImGui::PopItemWidth();
-    // A software renderer's frame is drawn smaller (render_quality.hpp): said, not hidden.
-    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale); !note.empty())
-        wrapped(ImVec4(0.95f, 0.80f, 0.45f, 1.0f), note);
 
     ImGui::Separator();
     ImGui::Checkbox("Follow centre of mass", &camera.follow_centre_of_mass);
