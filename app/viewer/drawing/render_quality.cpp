@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "nbody/render/particle_renderer.hpp"
+#include "number_text.hpp"
 
 namespace nbody::app {
 
@@ -52,16 +53,10 @@ std::string render_scale_note(std::string_view gl_renderer, float scale) {
 
 std::optional<float> parse_render_scale(const std::string& text) {
     if (lower(text) == "auto") return std::nullopt;
-    std::size_t used = 0;
-    float scale = 0;
-    try {
-        scale = std::stof(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
+    const std::optional<float> scale = whole_float(text);
     char range[64];
     std::snprintf(range, sizeof range, "%.2g to 1", double(render::kMinRenderScale));
-    if (used != text.size() || !std::isfinite(scale) || scale < render::kMinRenderScale || scale > 1.0f)
+    if (!scale || *scale < render::kMinRenderScale || *scale > 1.0f)
         throw std::invalid_argument("'" + text + "' is not a render scale: auto, or a fraction of the window from " +
                                     range + " (0.5: half its width and height)");
     return scale;
