@@ -153,6 +153,9 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     // window's framebuffer is taller by its pixel scale, so that is covered too).
     const float scale = float(height) / kReferenceHeight;
     const int glow = settings.glow > 0 ? glow_levels(height) : 0;
+    // The pyramid's finest level: 1 (half the frame), or 2 for a coarse glow (its first step reads
+    // the frame with a 4x4 box: two passes and three quarters of the glow's pixels fewer).
+    const int glow_first = glow > 2 && settings.coarse_glow ? 2 : 1;
     accumulation_.ensure(width, height, settings.float32_target ? GL_RGBA32F : GL_RGBA16F);
     update_colour_map(settings);
 
@@ -226,7 +229,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     if (glow > 0) {
         timing.reset();
         timing.emplace(timer, GpuStage::Glow);
-        build_glow(width, height, glow);
+        build_glow(width, height, glow_first, glow);
     }
 
     // Pass 2: tone map onto the output (or the smaller frame that pass 3 enlarges onto it).
@@ -240,12 +243,15 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     t.set("u_glow_texture", 1);
     t.set("u_exposure", 1.0f);
     // Each pyramid level adds about the local mean brightness once: divide by their number so
-    // that glow 1 adds about as much light again as the particles themselves.
+    // that glow 1 adds about as much light again as the particles themselves. A coarse glow keeps
+    // the divisor of the whole pyramid: its wider rings reach the dark sky, where the tone curve
+    // does not compress them, and sharing the missing ring's light among them made the frame 13%
+    // brighter than the full glow (4.9% with this divisor, 1.05 without the coarse glow; 640x360).
     t.set("u_glow", glow > 0 ? settings.glow / float(glow) : 0.0f);
     t.set("u_background", settings.background);
     glBindTextureUnit(0, accumulation_.texture());
     if (glow > 0) {
-        const RenderTarget& top = glow_up_[1];
+        const RenderTarget& top = glow_up_[std::size_t(glow_first)];
         t.set("u_glow_texel", glm::vec2(1.0f / float(top.width()), 1.0f / float(top.height())));
         glBindTextureUnit(1, top.texture());
     } else {
@@ -273,16 +279,16 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     NBODY_GL_CHECK_STATE("enlarging the frame drawn at the render scale");
 }
 
-// Down: the float target -> level 1 (half size) -> ... -> level `levels` (glow_down.frag).
+// Down: the float target -> level `first` (1: half size) -> ... -> level `levels` (glow_down.frag).
 // Up: from the smallest level, each level's own light plus the enlarged level below (glow.frag).
-// The tone mapper reads up[1]. Levels are sized by halving with rounding up and read by uv, so
+// The tone mapper reads up[first]. Levels are sized by halving with rounding up and read by uv, so
 // odd sizes lose no row or column.
-void ParticleRenderer::build_glow(int width, int height, int levels) {
+void ParticleRenderer::build_glow(int width, int height, int first, int levels) {
     const GLenum format = accumulation_.format();
     glow_down_levels_.resize(levels + 1);
     glow_up_.resize(levels + 1);
     auto level_size = [](int size, int level) { return std::max(1, (size + (1 << level) - 1) >> level); };
-    for (int level = 1; level <= levels; ++level) {
+    for (int level = first; level <= levels; ++level) {
         glow_down_levels_[level].ensure(level_size(width, level), level_size(height, level), format);
         if (level < levels) glow_up_[level].ensure(level_size(width, level), level_size(height, level), format);
     }
@@ -292,11 +298,13 @@ void ParticleRenderer::build_glow(int width, int height, int levels) {
     const ShaderProgram& d = glow_down_;
     d.set("u_source", 0);
     d.use();
-    for (int level = 1; level <= levels; ++level) {
-        const bool first = level == 1;
-        const GLuint source = first ? accumulation_.texture() : glow_down_levels_[level - 1].texture();
-        d.set("u_source_texel", first ? texel(width, height)
-                                      : texel(glow_down_levels_[level - 1].width(), glow_down_levels_[level - 1].height()));
+    for (int level = first; level <= levels; ++level) {
+        // The first step reads the float target: at level 2 its four taps one texel off the
+        // centre cover a 4x4 block, a plain box.
+        const bool from_frame = level == first;
+        const GLuint source = from_frame ? accumulation_.texture() : glow_down_levels_[level - 1].texture();
+        d.set("u_source_texel", from_frame ? texel(width, height)
+                                           : texel(glow_down_levels_[level - 1].width(), glow_down_levels_[level - 1].height()));
         glBindTextureUnit(0, source);
         const RenderTarget& out = glow_down_levels_[level];
         glBindFramebuffer(GL_FRAMEBUFFER, out.framebuffer());
@@ -308,7 +316,7 @@ void ParticleRenderer::build_glow(int width, int height, int levels) {
     g.set("u_down", 0);
     g.set("u_lower", 1);
     g.use();
-    for (int level = levels - 1; level >= 1; --level) {
+    for (int level = levels - 1; level >= first; --level) {
         const RenderTarget& lower = level + 1 == levels ? glow_down_levels_[levels] : glow_up_[level + 1];
         const RenderTarget& out = glow_up_[level];
         g.set("u_lower_texel", texel(lower.width(), lower.height()));

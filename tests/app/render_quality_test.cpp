@@ -32,7 +32,8 @@ TEST(RenderQuality, AutomaticIsFullSizeOnAGpu) {
             const RenderScaleChoice c = choose_render_scale(gpu, std::nullopt, window);
             EXPECT_EQ(c.scale, 1.0f) << gpu;
             EXPECT_FALSE(c.automatic) << gpu;
-            EXPECT_EQ(render_scale_note(gpu, c.scale), "") << "nothing to say on a GPU at full size";
+            EXPECT_FALSE(c.coarse_glow) << gpu;
+            EXPECT_EQ(render_scale_note(gpu, c.scale, c.coarse_glow), "") << "nothing to say on a GPU at full size";
         }
 }
 
@@ -40,21 +41,29 @@ TEST(RenderQuality, AutomaticIsHalfSizeInASoftwareWindowOnly) {
     const RenderScaleChoice window = choose_render_scale(kLlvmpipe, std::nullopt, true);
     EXPECT_EQ(window.scale, kSoftwareRenderScale);
     EXPECT_TRUE(window.automatic);
-    const std::string note = render_scale_note(kLlvmpipe, window.scale);
+    EXPECT_TRUE(window.coarse_glow);
+    const std::string note = render_scale_note(kLlvmpipe, window.scale, window.coarse_glow);
     EXPECT_NE(note.find("llvmpipe"), std::string::npos) << note;
     EXPECT_NE(note.find("50%"), std::string::npos) << note;
+    EXPECT_NE(note.find("glow coarser"), std::string::npos) << note;
     EXPECT_NE(note.find("--render-scale 1"), std::string::npos) << "says how to get the full size: " << note;
     // Headless frames and recordings are looked at later, not waited for: full size.
-    EXPECT_EQ(choose_render_scale(kLlvmpipe, std::nullopt, false).scale, 1.0f);
+    const RenderScaleChoice headless = choose_render_scale(kLlvmpipe, std::nullopt, false);
+    EXPECT_EQ(headless.scale, 1.0f);
+    EXPECT_FALSE(headless.coarse_glow);
 }
 
 TEST(RenderQuality, TheOptionOverridesEitherWay) {
     const RenderScaleChoice full = choose_render_scale(kLlvmpipe, 1.0f, true);
     EXPECT_EQ(full.scale, 1.0f);
     EXPECT_FALSE(full.automatic);
-    EXPECT_NE(render_scale_note(kLlvmpipe, 1.0f).find("full size"), std::string::npos);
-    EXPECT_EQ(choose_render_scale("NVIDIA H100 80GB HBM3/PCIe/SSE2", 0.5f, true).scale, 0.5f);
-    EXPECT_NE(render_scale_note("NVIDIA H100 80GB HBM3/PCIe/SSE2", 0.5f).find("50%"), std::string::npos);
+    EXPECT_FALSE(full.coarse_glow) << "full size asked for: the glow as on a GPU";
+    EXPECT_NE(render_scale_note(kLlvmpipe, 1.0f, false).find("full size"), std::string::npos);
+    EXPECT_TRUE(choose_render_scale(kLlvmpipe, 0.5f, false).coarse_glow) << "a smaller frame asked for on llvmpipe";
+    const RenderScaleChoice gpu_half = choose_render_scale("NVIDIA H100 80GB HBM3/PCIe/SSE2", 0.5f, true);
+    EXPECT_EQ(gpu_half.scale, 0.5f);
+    EXPECT_FALSE(gpu_half.coarse_glow) << "a GPU keeps its glow";
+    EXPECT_NE(render_scale_note("NVIDIA H100 80GB HBM3/PCIe/SSE2", 0.5f, false).find("50%"), std::string::npos);
     EXPECT_EQ(choose_render_scale(kLlvmpipe, 0.01f, true).scale, render::kMinRenderScale);
 }
 

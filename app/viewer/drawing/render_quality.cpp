@@ -37,14 +37,19 @@ bool is_software_renderer(std::string_view gl_renderer) {
 }
 
 RenderScaleChoice choose_render_scale(std::string_view gl_renderer, std::optional<float> asked, bool window) {
-    if (asked) return {std::clamp(*asked, render::kMinRenderScale, 1.0f), false};
-    if (!is_software_renderer(gl_renderer) || !window) return {};
-    return {kSoftwareRenderScale, true};
+    const bool software = is_software_renderer(gl_renderer);
+    if (asked) {
+        const float scale = std::clamp(*asked, render::kMinRenderScale, 1.0f);
+        return {scale, software && scale < 1.0f, false};
+    }
+    if (!software || !window) return {};
+    return {kSoftwareRenderScale, true, true};
 }
 
-std::string render_scale_note(std::string_view gl_renderer, float scale) {
+std::string render_scale_note(std::string_view gl_renderer, float scale, bool coarse_glow) {
     const bool smaller = scale < 1.0f;
-    const std::string drawn = "the frame is drawn at " + percent(scale) + " of the window's size and enlarged";
+    const std::string drawn = "the frame is drawn at " + percent(scale) + " of the window's size and enlarged" +
+                              (coarse_glow ? ", the glow coarser" : "");
     if (!is_software_renderer(gl_renderer)) return smaller ? "Render scale: " + drawn + "." : std::string();
     const std::string cpu = renderer_name(gl_renderer) + " draws on the CPU (no GPU): ";
     return smaller ? cpu + drawn + ", for the frame rate (--render-scale 1: full size)."

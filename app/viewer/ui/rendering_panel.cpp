@@ -35,7 +35,7 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     }
     // A software renderer's frame is drawn smaller (render_quality.hpp): said first, where a panel
     // that scrolls at 720 lines still shows it.
-    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale); !note.empty()) {
+    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale, r.coarse_glow); !note.empty()) {
         wrapped(ImVec4(0.95f, 0.80f, 0.45f, 1.0f), note);
         ImGui::Separator();
     }
@@ -91,6 +91,10 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     ImGui::SliderFloat("Exposure", &r.exposure, 0.02f, 50.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
     ImGui::Checkbox("Constant brightness when zooming", &r.constant_brightness_zoom);
     ImGui::SliderFloat("Glow", &r.glow, 0.0f, 3.0f, "%.2f");
+    ImGui::SameLine();
+    ImGui::Checkbox("coarse", &r.coarse_glow);
+    tooltip("The glow built from a quarter of the frame instead of half: a little softer, two passes and most "
+            "of its pixels fewer. On by default with a smaller render scale on a software renderer.");
     ImGui::Checkbox("32-bit float target", &r.float32_target);
     tooltip("Accumulate light in RGBA32F instead of RGBA16F: only matters for extreme exposures.");
     ImGui::SliderFloat("Render scale", &r.render_scale, render::kMinRenderScale, 1.0f, "%.2f");

@@ -43,6 +43,10 @@ struct RenderSettings {
     // cost is per pixel of each full-frame pass: 0.5 draws a quarter of the pixels.
     // kMinRenderScale..1.
     float render_scale = 1.0f;
+    // The glow pyramid starts at a quarter of the frame instead of half: its narrowest ring goes
+    // (the glow a little wider and softer), with two passes and 3/4 of its pixels. Off by default;
+    // on with the render scale on a software renderer, where each pass costs CPU time.
+    bool coarse_glow = false;
     glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
     TrailSettings trails;  // drawn when draw() is given a TrailRenderer
 };
@@ -80,7 +84,7 @@ class ParticleRenderer {
   private:
     void update_colour_map(const RenderSettings& settings);  // the map, or the stellar colours
 
-    void build_glow(int width, int height, int levels);
+    void build_glow(int width, int height, int first, int levels);
 
     ShaderProgram particles_;
     ShaderProgram glow_;       // one level on the way up
