@@ -10,8 +10,8 @@
 #include "commands.hpp"
 #include "display_options.hpp"
 #include "distributed_run.hpp"
-#include "number_text.hpp"
 #include "nbody/sim/memory_check.hpp"
+#include "number_text.hpp"
 #include "output_paths.hpp"
 #include "viewer_options.hpp"
 
@@ -24,7 +24,8 @@ float parse_camera_option(const std::string& text) {
     if (text == "fixed") return 0.0f;
     const std::string prefix = "orbit:";
     if (text.rfind(prefix, 0) == 0) {
-        if (const std::optional<float> deg = whole_float(text.substr(prefix.size())); deg && std::abs(*deg) <= 360.0f)
+        if (const std::optional<float> deg = whole_float(text.substr(prefix.size()));
+            deg && std::abs(*deg) <= 360.0f)
             return *deg;
     }
     throw CLI::ValidationError("--camera",

@@ -190,7 +190,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--render-scale", *render_scale,
                     "Draw the particles, glow and tone mapping at this fraction of the window's width and height, "
                     "enlarged onto it (0.25 to 1). auto: 0.5 in a window on a software renderer (Mesa llvmpipe, no "
-                    "GPU), where every pixel costs CPU time; 1 on a GPU and for headless frames and recordings")
+                    "GPU), where every pixel costs CPU time, with a coarser glow; 1 on a GPU, for headless frames "
+                    "and for `nbody record`")
         ->capture_default_str();
     add_trail_option(*cmd, *options);
     cmd->add_option("--select", options->select,

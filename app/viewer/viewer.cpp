@@ -144,7 +144,9 @@ Viewer::Viewer(const ViewOptions& o)
     params_.render.render_scale = render_scale.scale;
     params_.render.coarse_glow = render_scale.coarse_glow;
     if (render_scale.automatic)
-        std::cerr << "nbody: " << render_scale_note(surface_->gl_info().renderer, render_scale.scale, render_scale.coarse_glow) << "\n";
+        std::cerr << "nbody: "
+                  << render_scale_note(surface_->gl_info().renderer, render_scale.scale, render_scale.coarse_glow)
+                  << "\n";
     apply_scene_trails(params_.render.trails, o.trails.value_or(scene_.trails));
     params_.show_open_dialog = o.open_dialog && !o.no_ui;
     if (o.drop) surface_->drop_after_first_frame({*o.drop});

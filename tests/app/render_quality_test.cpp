@@ -1,12 +1,13 @@
 // The render scale chosen from the GL renderer (issue 33): a window on a software renderer draws a
 // smaller frame; a GPU, headless frames and recordings keep the full size; --render-scale wins.
 
+#include "render_quality.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
 #include "nbody/render/particle_renderer.hpp"
-#include "render_quality.hpp"
 
 namespace nbody::app {
 namespace {
@@ -26,14 +27,16 @@ TEST(RenderQuality, SoftwareRenderersAreKnownByName) {
 
 // The GPU look must not change: automatic is full size on every real GPU, window or not.
 TEST(RenderQuality, AutomaticIsFullSizeOnAGpu) {
-    for (const char* gpu : {"NVIDIA H100 80GB HBM3/PCIe/SSE2", "AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.6)",
-                            "Mesa Intel(R) UHD Graphics 620 (KBL GT2)"})
+    for (const char* gpu :
+         {"NVIDIA H100 80GB HBM3/PCIe/SSE2", "AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.6)",
+          "Mesa Intel(R) UHD Graphics 620 (KBL GT2)"})
         for (bool window : {true, false}) {
             const RenderScaleChoice c = choose_render_scale(gpu, std::nullopt, window);
             EXPECT_EQ(c.scale, 1.0f) << gpu;
             EXPECT_FALSE(c.automatic) << gpu;
             EXPECT_FALSE(c.coarse_glow) << gpu;
-            EXPECT_EQ(render_scale_note(gpu, c.scale, c.coarse_glow), "") << "nothing to say on a GPU at full size";
+            EXPECT_EQ(render_scale_note(gpu, c.scale, c.coarse_glow), "")
+                << "nothing to say on a GPU at full size";
         }
 }
 
@@ -59,11 +62,13 @@ TEST(RenderQuality, TheOptionOverridesEitherWay) {
     EXPECT_FALSE(full.automatic);
     EXPECT_FALSE(full.coarse_glow) << "full size asked for: the glow as on a GPU";
     EXPECT_NE(render_scale_note(kLlvmpipe, 1.0f, false).find("full size"), std::string::npos);
-    EXPECT_TRUE(choose_render_scale(kLlvmpipe, 0.5f, false).coarse_glow) << "a smaller frame asked for on llvmpipe";
+    EXPECT_TRUE(choose_render_scale(kLlvmpipe, 0.5f, false).coarse_glow)
+        << "a smaller frame asked for on llvmpipe";
     const RenderScaleChoice gpu_half = choose_render_scale("NVIDIA H100 80GB HBM3/PCIe/SSE2", 0.5f, true);
     EXPECT_EQ(gpu_half.scale, 0.5f);
     EXPECT_FALSE(gpu_half.coarse_glow) << "a GPU keeps its glow";
-    EXPECT_NE(render_scale_note("NVIDIA H100 80GB HBM3/PCIe/SSE2", 0.5f, false).find("50%"), std::string::npos);
+    EXPECT_NE(render_scale_note("NVIDIA H100 80GB HBM3/PCIe/SSE2", 0.5f, false).find("50%"),
+              std::string::npos);
     EXPECT_EQ(choose_render_scale(kLlvmpipe, 0.01f, true).scale, render::kMinRenderScale);
 }
 

@@ -99,7 +99,8 @@ TEST(RenderScale, TheHalfSizeFrameFillsTheTargetWithTheSameLight) {
         diff += std::abs(bf[i] - bh[i]);
         total += bf[i];
     }
-    EXPECT_LT(diff / total, 0.12) << "squares of 20x20 pixels differ by " << 100 * diff / total << "% of the light";
+    EXPECT_LT(diff / total, 0.12) << "squares of 20x20 pixels differ by " << 100 * diff / total
+                                  << "% of the light";
 }
 
 // The coarse glow's first step is a plain 4x4 box: a few bright particles moving by fractions of a
@@ -130,7 +131,8 @@ TEST(RenderScale, TheCoarseGlowDoesNotFlickerWithSubPixelMotion) {
         hi = std::max(hi, m);
     }
     ASSERT_GT(lo, 0.05) << "the particles are not visible";
-    EXPECT_LT((hi - lo) / lo, 0.05) << "mean brightness from " << lo << " to " << hi << " as the view moves by sub-pixel steps";
+    EXPECT_LT((hi - lo) / lo, 0.05) << "mean brightness from " << lo << " to " << hi
+                                    << " as the view moves by sub-pixel steps";
 }
 
 // Enlarged by interpolation, not by repeating pixels: where the galaxies are lit, the light changes
@@ -148,7 +150,8 @@ TEST(RenderScale, TheEnlargedFrameShowsNoBlocks) {
             seams += std::abs(luminance(half.pixel(x + 2, y)) - luminance(half.pixel(x + 1, y)));
         }
     ASSERT_GT(seams, 100.0) << "too little of the frame is lit to judge";
-    EXPECT_GT(inside / seams, 0.5) << "changes inside drawn pixels against across them (1: no blocks, 0: blocks)";
+    EXPECT_GT(inside / seams, 0.5)
+        << "changes inside drawn pixels against across them (1: no blocks, 0: blocks)";
 }
 
 // The viewer's choice seen from the command line: headless frames keep the full size on llvmpipe
@@ -156,13 +159,16 @@ TEST(RenderScale, TheEnlargedFrameShowsNoBlocks) {
 TEST(RenderScale, TheOptionSetsTheScaleAndHeadlessKeepsTheFullSize) {
     test::TempDir dir;
     const std::string shot = (dir.path() / "half.png").string();
-    const std::string base = "timeout 300 '" + test::nbody_executable() + "' view --headless --backend cpu --no-ui --size 320x180 ";
+    const std::string base = "timeout 300 '" + test::nbody_executable() +
+                             "' view --headless --backend cpu --no-ui --size 320x180 ";
     const auto automatic = test::run_command(base + "--bodies 512");
-    if (automatic.exit_code != 0 && automatic.output.find("cannot create a headless OpenGL") != std::string::npos)
+    if (automatic.exit_code != 0 &&
+        automatic.output.find("cannot create a headless OpenGL") != std::string::npos)
         GTEST_SKIP() << "no headless EGL: " << automatic.output;
     ASSERT_EQ(automatic.exit_code, 0) << automatic.output;
     EXPECT_EQ(automatic.output.find("draws on the CPU"), std::string::npos)
-        << "a headless run chose a smaller frame by itself:\n" << automatic.output;
+        << "a headless run chose a smaller frame by itself:\n"
+        << automatic.output;
 
     const auto half = test::run_command(base + "--bodies 512 --render-scale 0.5 --screenshot '" + shot + "'");
     ASSERT_EQ(half.exit_code, 0) << half.output;

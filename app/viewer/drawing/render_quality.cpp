@@ -15,7 +15,8 @@ namespace {
 
 std::string lower(std::string_view s) {
     std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
     return out;
 }
 
@@ -48,7 +49,8 @@ RenderScaleChoice choose_render_scale(std::string_view gl_renderer, std::optiona
 
 std::string render_scale_note(std::string_view gl_renderer, float scale, bool coarse_glow) {
     const bool smaller = scale < 1.0f;
-    const std::string drawn = "the frame is drawn at " + percent(scale) + " of the window's size and enlarged" +
+    const std::string drawn = "the frame is drawn at " + percent(scale) +
+                              " of the window's size and enlarged" +
                               (coarse_glow ? ", the glow coarser" : "");
     if (!is_software_renderer(gl_renderer)) return smaller ? "Render scale: " + drawn + "." : std::string();
     const std::string cpu = renderer_name(gl_renderer) + " draws on the CPU (no GPU): ";
@@ -62,7 +64,8 @@ std::optional<float> parse_render_scale(const std::string& text) {
     char range[64];
     std::snprintf(range, sizeof range, "%.2g to 1", double(render::kMinRenderScale));
     if (!scale || *scale < render::kMinRenderScale || *scale > 1.0f)
-        throw std::invalid_argument("'" + text + "' is not a render scale: auto, or a fraction of the window from " +
+        throw std::invalid_argument("'" + text +
+                                    "' is not a render scale: auto, or a fraction of the window from " +
                                     range + " (0.5: half its width and height)");
     return scale;
 }

@@ -35,7 +35,8 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     }
     // A software renderer's frame is drawn smaller (render_quality.hpp): said first, where a panel
     // that scrolls at 720 lines still shows it.
-    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale, r.coarse_glow); !note.empty()) {
+    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale, r.coarse_glow);
+        !note.empty()) {
         wrapped(ImVec4(0.95f, 0.80f, 0.45f, 1.0f), note);
         ImGui::Separator();
     }
