@@ -3,7 +3,9 @@
 
 Starts `nbody view` in a window, waits for it to settle, then taps F (screenshot) a few times with
 xdotool and times each tap to the "saved ..." line the viewer prints once the frame that polled the
-key has been drawn and written. Prints one line per tap and the median.
+key has been drawn and written. Prints one line per tap and the median. The viewer also says how long
+reading the frame back and writing the PNG took; less that, the time is the key's latency to the
+drawn frame that carries its effect (what a key that writes no file, such as H or Space, waits).
   DISPLAY must be an X server (xvfb-run -a -s "-screen 0 1280x720x24" scripts/measure-viewer-latency.py ...).
   usage: measure-viewer-latency.py NBODY [view arguments...]
 """
@@ -34,7 +36,7 @@ def main():
                                 timeout=30).stdout.split()
         if not window:
             sys.exit("no nbody window found")
-        latencies = []
+        latencies, to_frame = [], []
         for tap in range(int(os.environ.get("TAPS", "5"))):
             while not lines.empty():
                 lines.get()
@@ -48,13 +50,25 @@ def main():
                     continue
                 if "saved " in line:
                     latencies.append(1e3 * (at - start))
-                    print(f"tap {tap + 1}: F to 'saved' line {latencies[-1]:.0f} ms")
+                    write_ms = None
+                    try:  # "the screenshot took N ms to read back and write", printed right after
+                        follow = lines.get(timeout=2)[1]
+                        if "screenshot took " in follow:
+                            write_ms = float(follow.split("screenshot took ")[1].split()[0])
+                    except queue.Empty:
+                        pass
+                    if write_ms is not None:
+                        to_frame.append(latencies[-1] - write_ms)
+                    print(f"tap {tap + 1}: F to 'saved' line {latencies[-1]:.0f} ms" +
+                          ("" if write_ms is None else f" (writing the PNG {write_ms:.0f} ms: key to frame {to_frame[-1]:.0f} ms)"))
                     break
             else:
                 print(f"tap {tap + 1}: no effect within 20 s (lost)")
             time.sleep(1.0)
         if latencies:
             print(f"median {statistics.median(latencies):.0f} ms over {len(latencies)} taps, max {max(latencies):.0f} ms")
+        if to_frame:
+            print(f"key to frame: median {statistics.median(to_frame):.0f} ms, max {max(to_frame):.0f} ms")
     finally:
         proc.terminate()
         try:

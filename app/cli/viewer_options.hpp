@@ -30,6 +30,7 @@ struct ViewOptions {
     float annotate_size = 0;  // their text height in pixels; 0: 1/40 of the frame's height
     int width = 1280, height = 720;
     bool vsync = true;
+    std::optional<float> render_scale;  // --render-scale; none: automatic (render_quality.hpp)
     std::optional<int> steps_per_frame;
     std::optional<double> softening;  // --softening: replaces the scene's (a particle file's is a guess)
     std::optional<std::string> save_snapshot;  // --save-snapshot: the state at the end, as the Save button writes it

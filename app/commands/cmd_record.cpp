@@ -11,6 +11,7 @@
 #include "display_options.hpp"
 #include "distributed_run.hpp"
 #include "nbody/sim/memory_check.hpp"
+#include "number_text.hpp"
 #include "output_paths.hpp"
 #include "viewer_options.hpp"
 
@@ -23,15 +24,9 @@ float parse_camera_option(const std::string& text) {
     if (text == "fixed") return 0.0f;
     const std::string prefix = "orbit:";
     if (text.rfind(prefix, 0) == 0) {
-        const std::string number = text.substr(prefix.size());
-        std::size_t used = 0;
-        float deg = 0;
-        try {
-            deg = std::stof(number, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == number.size() && used > 0 && std::isfinite(deg) && std::abs(deg) <= 360.0f) return deg;
+        if (const std::optional<float> deg = whole_float(text.substr(prefix.size()));
+            deg && std::abs(*deg) <= 360.0f)
+            return *deg;
     }
     throw CLI::ValidationError("--camera",
                                "'" + text +

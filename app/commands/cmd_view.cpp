@@ -16,6 +16,7 @@
 #include "nbody/sim/memory_check.hpp"
 #include "nbody/sim/scene.hpp"
 #include "output_paths.hpp"
+#include "render_quality.hpp"
 #include "nbody/render/glfw_window.hpp"
 #include "viewer_options.hpp"
 
@@ -186,6 +187,13 @@ void add_view_command(CLI::App& app, int& exit_code) {
                   "orientations; Launch, Save), starting from --scene when it is a two-galaxy scene");
     auto no_vsync = std::make_shared<bool>(false);
     cmd->add_flag("--no-vsync", *no_vsync, "Do not wait for the display's refresh (window mode)");
+    auto render_scale = std::make_shared<std::string>("auto");
+    cmd->add_option("--render-scale", *render_scale,
+                    "Draw the particles, glow and tone mapping at this fraction of the window's width and height, "
+                    "enlarged onto it (0.25 to 1). auto: 0.5 in a window on a software renderer (Mesa llvmpipe, no "
+                    "GPU), where every pixel costs CPU time, with a coarser glow; 1 on a GPU, for headless frames "
+                    "and for `nbody record`")
+        ->capture_default_str();
     add_trail_option(*cmd, *options);
     cmd->add_option("--select", options->select,
                     "Select body I at start (as a click on it does): its data in the Selected body panel, "
@@ -209,12 +217,18 @@ void add_view_command(CLI::App& app, int& exit_code) {
         "line).");
 
     const auto gpus = add_gpus_option(*cmd);
-    cmd->callback([cmd, options, backend, size, bodies, no_vsync, colour, overwrite, pick, gpus, &exit_code]() {
+    cmd->callback([cmd, options, backend, size, bodies, no_vsync, render_scale, colour, overwrite, pick, gpus,
+                   &exit_code]() {
         ViewOptions o = *options;
         o.gpus = check_gpus_request(*gpus);
         o.gravity_given = cmd->count("--gravity") > 0;
         if (!pick->empty()) o.pick = parse_pixel_option(*pick, "--pick");
         o.vsync = !*no_vsync;
+        try {
+            o.render_scale = parse_render_scale(*render_scale);
+        } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError("--render-scale", e.what());
+        }
         if (!colour->empty()) o.colour = parse_colour_option(*colour, "--colour");
         o.backend = parse_backend_kind(*backend);
         if (*bodies < 0) throw CLI::ValidationError("--bodies", "must be >= 1");

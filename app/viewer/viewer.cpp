@@ -19,6 +19,7 @@
 #include "recorder_ffmpeg.hpp"
 #include "host_defaults.hpp"
 #include "quit_guard.hpp"
+#include "render_quality.hpp"
 #include "viewer_autotune.hpp"
 #include "viewer_gravity.hpp"
 
@@ -138,6 +139,15 @@ Viewer::Viewer(const ViewOptions& o)
     params_.render.solar_masses_per_unit = float(ic::solar_masses_per_unit(scene_.units, scene_.state));
     params_.render.hide_halo = !o.show_halo;
     params_.render.sprites = o.sprites;
+    // A window on a software renderer draws a smaller frame and enlarges it (render_quality.hpp).
+    const RenderScaleChoice render_scale =
+        choose_render_scale(surface_->gl_info().renderer, o.render_scale, !o.headless && !o.record);
+    params_.render.render_scale = render_scale.scale;
+    params_.render.coarse_glow = render_scale.coarse_glow;
+    if (render_scale.automatic)
+        std::cerr << "nbody: "
+                  << render_scale_note(surface_->gl_info().renderer, render_scale.scale, render_scale.coarse_glow)
+                  << "\n";
     apply_scene_trails(params_.render.trails, o.trails.value_or(scene_.trails));
     params_.show_open_dialog = o.open_dialog && !o.no_ui;
     if (o.drop) surface_->drop_after_first_frame({*o.drop});

@@ -1,5 +1,8 @@
 #include "nbody/render/context.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -16,9 +19,11 @@ std::string gl_string(GLenum name) {
 }
 }  // namespace
 
-bool is_software_renderer(const std::string& renderer) {
-    for (const char* name : {"llvmpipe", "softpipe", "swrast", "SwiftShader"})
-        if (renderer.find(name) != std::string::npos) return true;
+bool is_software_renderer(std::string_view renderer) {
+    std::string r(renderer);
+    std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    for (const char* name : {"llvmpipe", "softpipe", "software rasterizer", "swrast", "swiftshader"})
+        if (r.find(name) != std::string::npos) return true;
     return false;
 }
 

@@ -20,6 +20,8 @@ const char* gpu_stage_name(GpuStage stage) {
             return "ui";
         case GpuStage::Readback:
             return "readback";
+        case GpuStage::Upscale:
+            return "upscale";
     }
     return "unknown";
 }

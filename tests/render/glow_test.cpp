@@ -53,7 +53,9 @@ TEST(Glow, APausedSystemDrawsTheSameFrameTwice) {
 }
 
 // A few bright particles, the camera moved by fractions of a pixel between frames: the frame's
-// mean brightness must not swing (it swung by tens of percent with 1.5-pixel sprites).
+// mean brightness must not swing (it swung by tens of percent with 1.5-pixel sprites). Also for a
+// software renderer's window (issue 33): a half-size frame enlarged, whose coarse glow's first step
+// is a plain 4x4 box.
 TEST(Glow, SubPixelMotionDoesNotMakeTheFrameFlicker) {
     REQUIRE_EGL();
     State s;
@@ -61,23 +63,35 @@ TEST(Glow, SubPixelMotionDoesNotMakeTheFrameFlicker) {
     for (int i = 0; i < 5; ++i) s.pos_mass[i] = {float(i - 2) * 3.1f, float(i % 2) * 1.7f, 0.0f, 1.0f};
     ParticleBuffers buffers;
     buffers.load(s, 0.01);
-    RenderSettings settings;
-    settings.size_with_distance = false;
-    settings.point_size = 1.0f;  // asks for sprites narrower than the minimum
-    settings.exposure = 2e-3f;   // five particles carry the light of thousands
-    const int w = 320, h = 180;
-    double lo = 1e9, hi = 0;
-    for (int k = 0; k < 8; ++k) {
-        OrbitCamera camera(CameraSpec{.distance = 40, .azimuth_deg = -90, .elevation_deg = 0, .target = {}});
-        // One pixel at the target is distance * 2 tan(fov/2) / h world units; step an eighth of it.
-        const float pixel = 40.0f / camera.focal_pixels(float(h));
-        camera.set_target({pixel * 0.125f * float(k), 0.0f, pixel * 0.09f * float(k)});
-        const double m = mean_luminance(render(buffers, camera, settings, w, h));
-        lo = std::min(lo, m);
-        hi = std::max(hi, m);
+    struct Case {
+        const char* name;
+        float render_scale;
+        bool coarse_glow;
+        int w, h;  // the target; the frame drawn is render_scale of it, 320x180 in both
+    };
+    for (const Case c :
+         {Case{"full size", 1.0f, false, 320, 180}, Case{"half size, coarse glow", 0.5f, true, 640, 360}}) {
+        RenderSettings settings;
+        settings.size_with_distance = false;
+        settings.point_size = 1.0f;  // asks for sprites narrower than the minimum
+        settings.exposure = 2e-3f;   // five particles carry the light of thousands
+        settings.render_scale = c.render_scale;
+        settings.coarse_glow = c.coarse_glow;
+        double lo = 1e9, hi = 0;
+        for (int k = 0; k < 8; ++k) {
+            OrbitCamera camera(CameraSpec{.distance = 40, .azimuth_deg = -90, .elevation_deg = 0, .target = {}});
+            // One pixel of the drawn frame at the target is distance * 2 tan(fov/2) / h world units;
+            // step an eighth of it.
+            const float pixel = 40.0f / camera.focal_pixels(float(c.h) * c.render_scale);
+            camera.set_target({pixel * 0.125f * float(k), 0.0f, pixel * 0.09f * float(k)});
+            const double m = mean_luminance(render(buffers, camera, settings, c.w, c.h));
+            lo = std::min(lo, m);
+            hi = std::max(hi, m);
+        }
+        ASSERT_GT(lo, 0.05) << c.name << ": the particles are not visible";
+        EXPECT_LT((hi - lo) / lo, 0.05)
+            << c.name << ": mean brightness from " << lo << " to " << hi << " as the view moves by sub-pixel steps";
     }
-    ASSERT_GT(lo, 0.05) << "the particles are not visible";
-    EXPECT_LT((hi - lo) / lo, 0.05) << "mean brightness from " << lo << " to " << hi << " as the view moves by sub-pixel steps";
 }
 
 // The same view at 640x360 and 1280x720: the mean brightness and the spread of the light (the

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <iostream>
 #include <filesystem>
 
 #include "nbody/render/frame_capture.hpp"
@@ -167,8 +168,14 @@ void Viewer::save_screenshot(const render::DrawTarget& target) {
     const bool final_shot = o_.screenshot && is_final_frame();  // --screenshot
     const std::string path = final_shot ? *o_.screenshot : timestamped_png_name();
     try {
+        glFinish();  // the frame drawn: what follows times the readback and the file alone
+        const Clock::time_point start = Clock::now();
         render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));
         say("saved " + path, false);
+        // For scripts/measure-viewer-latency.py: a key's latency is the time to this line less this.
+        std::cerr << "nbody: the screenshot took "
+                  << int(std::chrono::duration<double, std::milli>(Clock::now() - start).count())
+                  << " ms to read back and write\n";
     } catch (const std::exception& e) {
         if (final_shot) throw;  // the run was asked for this file: its absence is a failure
         say(std::string("screenshot failed: ") + e.what(), true);

@@ -3,6 +3,7 @@
 #include "ui_panels.hpp"
 #include "ui_selection.hpp"
 #include "ui_widgets.hpp"
+#include "render_quality.hpp"
 
 #include <imgui.h>
 
@@ -31,6 +32,13 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
         report_extent(bottom, nullptr);
         ImGui::End();
         return;
+    }
+    // A software renderer's frame is drawn smaller (render_quality.hpp): said first, where a panel
+    // that scrolls at 720 lines still shows it.
+    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale, r.coarse_glow);
+        !note.empty()) {
+        wrapped(ImVec4(0.95f, 0.80f, 0.45f, 1.0f), note);
+        ImGui::Separator();
     }
     ImGui::PushItemWidth(em() * 10.0f);
     static const char* modes[] = {"Galaxy", "Component", "Speed", "Plain", "Stellar mass"};  // ColourMode's order
@@ -84,6 +92,10 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     ImGui::SliderFloat("Exposure", &r.exposure, 0.02f, 50.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
     ImGui::Checkbox("Constant brightness when zooming", &r.constant_brightness_zoom);
     ImGui::SliderFloat("Glow", &r.glow, 0.0f, 3.0f, "%.2f");
+    ImGui::SameLine();
+    ImGui::Checkbox("coarse", &r.coarse_glow);
+    tooltip("The glow built from a quarter of the frame instead of half: a little softer, two passes and most "
+            "of its pixels fewer. On by default with a smaller render scale on a software renderer.");
     ImGui::Checkbox("32-bit float target", &r.float32_target);
     tooltip("Accumulate light in RGBA32F instead of RGBA16F: only matters for extreme exposures.");
     int sprites = int(r.sprites);
@@ -93,6 +105,11 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     tooltip("GL points: one point sprite per particle through the rasteriser. Compute: a compute pass adds each "
             "particle's light into a few size layers that are then blurred: the same picture at a fraction of "
             "the cost where raster hardware is scarce (H100). Auto: compute from 65,536 bodies up.");
+    ImGui::SliderFloat("Render scale", &r.render_scale, render::kMinRenderScale, 1.0f, "%.2f");
+    tooltip(
+        "The particles, glow and tone mapping are drawn at this fraction of the window's width and height, "
+        "then enlarged onto it; the panels stay sharp. 1 on a GPU; 0.5 by default on a software renderer "
+        "(Mesa llvmpipe), where every pixel of every pass costs CPU time. --render-scale sets it at start.");
     ImGui::PopItemWidth();
 
     ImGui::Separator();

@@ -3,6 +3,7 @@
 // or headless EGL): loading the entry points and describing the driver.
 
 #include <string>
+#include <string_view>
 
 namespace nbody::render {
 
@@ -24,8 +25,9 @@ GlInfo load_gl(bool egl);
 // The strings of the current context.
 GlInfo query_gl_info();
 
-// A renderer string of a rasteriser that runs on the CPU (Mesa's llvmpipe, softpipe, swrast;
-// SwiftShader): there compute passes and full-screen work cost what the CPU can give them.
-bool is_software_renderer(const std::string& renderer);
+// A renderer string of a rasteriser that runs on the CPU, case-insensitive: Mesa's
+// "llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe", the classic swrast's "Software Rasterizer",
+// SwiftShader. There compute passes and full-screen work cost what the CPU can give them.
+bool is_software_renderer(std::string_view renderer);
 
 }  // namespace nbody::render

@@ -11,8 +11,10 @@
 
 namespace nbody::render {
 
-enum class GpuStage { Particles = 0, Glow, Tonemap, Ui, Readback };
-inline constexpr int kGpuStageCount = 5;
+// Upscale: enlarging a frame drawn below render scale 1 (particle_renderer.hpp); last, so that the
+// report's fields keep their order.
+enum class GpuStage { Particles = 0, Glow, Tonemap, Ui, Readback, Upscale };
+inline constexpr int kGpuStageCount = 6;
 const char* gpu_stage_name(GpuStage stage);  // "particles", "glow", ...
 
 class GpuFrameTimer {

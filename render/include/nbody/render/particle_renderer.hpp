@@ -48,9 +48,24 @@ struct RenderSettings {
     float halo_brightness = 0.12f;  // dark matter is dark: a faint haze that shows the halo's extent
     bool float32_target = false;    // RGBA32F instead of RGBA16F
     SpriteDrawing sprites = SpriteDrawing::Auto;
+    // The accumulation, glow and tone mapping are drawn at this fraction of the target's width and
+    // height, and the tone-mapped frame is enlarged onto the target (bilinear) in a last pass. 1:
+    // drawn at the target's size (the default). Below 1 for software renderers (llvmpipe), whose
+    // cost is per pixel of each full-frame pass: 0.5 draws a quarter of the pixels.
+    // kMinRenderScale..1.
+    float render_scale = 1.0f;
+    // The glow pyramid starts at a quarter of the frame instead of half: its narrowest ring goes
+    // (the glow a little wider and softer), with two passes and 3/4 of its pixels. Off by default;
+    // on with the render scale on a software renderer, where each pass costs CPU time.
+    bool coarse_glow = false;
     glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
     TrailSettings trails;  // drawn when draw() is given a TrailRenderer
 };
+
+inline constexpr float kMinRenderScale = 0.25f;
+
+// The size a pass drawn at `render_scale` of a `size`-pixel side has (at least 1 pixel).
+int scaled_size(int size, float render_scale);
 
 // Where to draw: framebuffer 0 is a window's back buffer.
 struct DrawTarget {
@@ -82,7 +97,7 @@ class ParticleRenderer {
   private:
     void update_colour_map(const RenderSettings& settings);  // the map, or the stellar colours
 
-    void build_glow(int width, int height, int levels);
+    void build_glow(int width, int height, int first, int levels);
     float sprite_intensity(const ParticleBuffers& particles, const OrbitCamera& camera,
                            const RenderSettings& settings) const;
     void set_sprite_uniforms(const ShaderProgram& program, const ParticleBuffers& particles,
@@ -104,6 +119,9 @@ class ParticleRenderer {
     // [L]: 1/2^L of the target's size (rounded up); [0] unused. The up chain's smallest level is
     // the down chain's.
     std::vector<RenderTarget> glow_down_levels_, glow_up_;
+    // The tone-mapped frame at RenderSettings::render_scale below 1 (8 bits, sRGB-encoded),
+    // enlarged onto the target in the last pass.
+    RenderTarget scaled_frame_;
     float auto_speed_scale_ = 1.0f;
     ParticleSplatter splatter_;
     SpriteDrawing last_sprite_drawing_ = SpriteDrawing::Points;
