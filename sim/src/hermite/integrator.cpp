@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -21,6 +22,24 @@ std::string fmt(double x) {
 }
 
 bool finite(const Vec3d& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+// A profile's stopwatch: each lap() adds the time since the last to a phase; off, it reads no clock.
+class Laps {
+public:
+    explicit Laps(bool on) : on_(on) {
+        if (on_) last_ = std::chrono::steady_clock::now();
+    }
+    void lap(double& phase) {
+        if (!on_) return;
+        const auto now = std::chrono::steady_clock::now();
+        phase += std::chrono::duration<double>(now - last_).count();
+        last_ = now;
+    }
+
+private:
+    bool on_;
+    std::chrono::steady_clock::time_point last_;
+};
 
 }  // namespace
 
@@ -195,6 +214,7 @@ void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
     if (ip_.size() < active.size()) ip_.resize(active.size()), force_.resize(active.size());
     const std::span<const IParticle> in(ip_.data(), active.size());
     const std::span<IForce> out(force_.data(), active.size());
+    Laps laps(profiling_);
     for (std::size_t k = 0; k < active.size(); ++k) {
         const std::size_t i = std::size_t(active[k]);
         const JParticle p = j_particle(i);
@@ -204,12 +224,16 @@ void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
         if (p_.order == 6) ip_[k].a = predict_acceleration(p, t - p.t);
         ip_[k].h2 = 0;
     }
+    laps.lap(profile_.predict);
     engine_->compute(t, b_.size(), in, p_.softening * p_.softening, out);
+    laps.lap(profile_.force);
     for (std::size_t k = 0; k < active.size(); ++k)
         if (!finite(force_[k].acc) || !finite(force_[k].jerk) || !std::isfinite(force_[k].pot)) {
             find_nearest(t, active);  // again, to name the other body
             fail_force(t, active, k);
         }
+    laps.lap(profile_.check);
+    if (profiling_) profile_.body_steps += active.size();
     stats_.body_steps += active.size();
     stats_.interactions += double(active.size()) * double(b_.size());
 }
@@ -296,6 +320,7 @@ StepEnd HermiteIntegrator::end_of_step_6(std::size_t i, std::size_t k, double dt
 void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool block_grid) {
     if (corrected_.size() < active.size()) corrected_.resize(active.size());
     std::vector<Corrected>& nw = corrected_;  // every entry used below is written first
+    Laps laps(profiling_);
     int shared_level = 0;
     for (std::size_t k = 0; k < active.size(); ++k) {
         const std::size_t i = std::size_t(active[k]);
@@ -318,6 +343,7 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
                                fmt(time()) + ") is kept");
         }
     }
+    laps.lap(profile_.correct);
     // All checks passed: commit.
     for (std::size_t k = 0; k < active.size(); ++k) {
         const std::size_t i = std::size_t(active[k]);
@@ -332,9 +358,11 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
         b_.level[i] = p_.shared_steps ? shared_level : nw[k].level;
         upload(i);
     }
+    laps.lap(profile_.commit);
 }
 
 double HermiteIntegrator::step_block() {
+    Laps laps(profiling_);
     double t_next = INFINITY;
     for (std::size_t k = 0; k < levels_.size(); ++k)
         if (!levels_[k].empty()) t_next = std::min(t_next, b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)));
@@ -347,6 +375,7 @@ double HermiteIntegrator::step_block() {
             levels_[k].clear();
         }
     std::sort(active.begin(), active.end());
+    laps.lap(profile_.select);
     try {
         evaluate(t_next, active);
         correct(t_next, active, true);
@@ -354,7 +383,10 @@ double HermiteIntegrator::step_block() {
         for (int i : active) levels_[std::size_t(b_.level[std::size_t(i)])].push_back(i);  // nothing was committed
         throw;
     }
+    Laps requeue(profiling_);
     for (int i : active) levels_[std::size_t(b_.level[std::size_t(i)])].push_back(i);
+    requeue.lap(profile_.requeue);
+    if (profiling_) ++profile_.blocks;
     now_ = t_next;
     ++stats_.blocks;
     return time();
@@ -409,6 +441,40 @@ void HermiteIntegrator::predicted_at(double t, std::vector<Vec3d>& x, std::vecto
         x[i] = predict_position(p, rel - p.t);
         v[i] = predict_velocity(p, rel - p.t);
     }
+}
+
+void HermiteIntegrator::set_profiling(bool on) {
+    profiling_ = on;
+    engine_->set_profiling(on);
+}
+
+std::string HermiteIntegrator::profile_report(double wall) const {
+    const HermiteProfile& p = profile_;
+    const double blocks = double(std::max<std::uint64_t>(1, p.blocks)), steps = double(std::max<std::uint64_t>(1, p.body_steps));
+    std::string s;
+    char line[200];
+    std::snprintf(line, sizeof line, "profile: %llu blocks, %llu body steps (%.0f a block), %.3f s wall\n",
+                  (unsigned long long)p.blocks, (unsigned long long)p.body_steps, double(p.body_steps) / blocks, wall);
+    s += line;
+    auto row = [&](const char* name, double seconds) {
+        std::snprintf(line, sizeof line, "  %-34s %9.3f s %5.1f %% %10.1f us/block %8.1f ns/body step\n", name, seconds,
+                      wall > 0 ? 100.0 * seconds / wall : 0.0, seconds / blocks * 1e6, seconds / steps * 1e9);
+        s += line;
+    };
+    const double phases[] = {p.select, p.predict, p.force, p.check, p.correct, p.commit, p.requeue};
+    const char* names[] = {"select (block time, active list)", "predict (i-batch)", "force (engine compute)",
+                           "check (forces finite)", "correct (corrector, steps)", "commit (write back, set_j)",
+                           "requeue (levels)"};
+    double sum = 0;
+    for (std::size_t k = 0; k < std::size(phases); ++k) row(names[k], phases[k]), sum += phases[k];
+    row("other (outside the phases)", wall - sum);
+    const std::vector<PhaseTime> engine = engine_->profile();
+    if (!engine.empty()) {
+        std::snprintf(line, sizeof line, "  of which the %s engine's phases:\n", std::string(engine_->name()).c_str());
+        s += line;
+        for (const PhaseTime& e : engine) row(("  " + e.name).c_str(), e.seconds);
+    }
+    return s;
 }
 
 std::vector<std::size_t> HermiteIntegrator::level_histogram() const {
