@@ -169,6 +169,11 @@ public:
     std::string_view name() const override { return e_->name(); }
     void reserve(std::size_t n) override { e_->reserve(n); }
     void set_j(std::size_t address, const hermite::JParticle& p) override { e_->set_j(address, p); }
+    void set_j_batch(std::span<const int> addresses, std::span<const hermite::JParticle> ps) override {
+        e_->set_j_batch(addresses, ps);
+    }
+    void set_profiling(bool on) override { e_->set_profiling(on); }
+    std::vector<hermite::PhaseTime> profile() const override { return e_->profile(); }
     std::size_t j_capacity() const override { return e_->j_capacity(); }
     void compute(double t, std::size_t nj, std::span<const hermite::IParticle> in, double eps2,
                  std::span<hermite::IForce> out, bool neighbours) override {

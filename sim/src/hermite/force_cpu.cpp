@@ -37,6 +37,17 @@ public:
         if (address >= j_.size()) j_.resize(std::max(address + 1, j_.size() + j_.size() / 2));
         j_[address] = p;
     }
+    void set_j_batch(std::span<const int> addresses, std::span<const JParticle> ps) override {
+        int last = -1;
+        for (const int a : addresses) last = std::max(last, a);
+        if (last >= 0 && std::size_t(last) >= j_.size()) j_.resize(std::max(std::size_t(last) + 1, j_.size() + j_.size() / 2));
+        parallel_for(
+            addresses.size(),
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t k = begin; k < end; ++k) j_[std::size_t(addresses[k])] = ps[k];
+            },
+            kHostThreadsFrom);
+    }
     std::size_t j_capacity() const override { return j_.size(); }
 
     void compute(double t, std::size_t nj, std::span<const IParticle> in, double eps2, std::span<IForce> out,

@@ -2,7 +2,10 @@
 
 #include "parallel.hpp"
 
+#include <pthread.h>
+
 #include <chrono>
+#include <cstdlib>
 
 namespace nbody::hermite {
 namespace {
@@ -19,14 +22,25 @@ inline void relax() {
 #endif
 }
 
+std::atomic<bool> in_forked_child{false};
+
 }  // namespace
 
+bool HostThreads::forked() { return in_forked_child.load(std::memory_order_relaxed); }
+
 HostThreads& HostThreads::shared() {
-    static HostThreads pool(std::min(std::max(1u, std::thread::hardware_concurrency()), kMaxThreads));
+    static HostThreads pool([] {
+        // NBODY_HERMITE_THREADS=N: N threads (1: every loop serial), for measurements.
+        if (const char* env = std::getenv("NBODY_HERMITE_THREADS"); env != nullptr && std::atoi(env) > 0)
+            return unsigned(std::min(std::atoi(env), 256));
+        return std::min(std::max(1u, std::thread::hardware_concurrency()), kMaxThreads);
+    }());
     return pool;
 }
 
 HostThreads::HostThreads(unsigned threads) {
+    static const int registered = pthread_atfork(nullptr, nullptr, [] { in_forked_child.store(true); });
+    (void)registered;
     errors_.resize(std::max(1u, threads));
     for (unsigned k = 1; k < threads; ++k) workers_.emplace_back([this, k] { serve(k); });
 }

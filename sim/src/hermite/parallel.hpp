@@ -9,7 +9,7 @@
 // sleep, so that the next loop of the same block finds them awake.
 //
 // A loop from a second thread while the pool is busy (the multi-GPU engine's GPU threads) runs on
-// that thread alone; so does one shorter than `min_parallel`. Chunks are contiguous and fixed by n
+// that thread alone; so does one shorter than `min_parallel`, and every loop in a forked child. Chunks are contiguous and fixed by n
 // and the pool's size, and no result here depends on them: each index is computed alone.
 
 #include <algorithm>
@@ -25,7 +25,8 @@ namespace nbody::hermite {
 
 class HostThreads {
 public:
-    // The process's pool: min(hardware threads, kMaxThreads) threads, the caller's included.
+    // The process's pool: min(hardware threads, kMaxThreads) threads, the caller's included, or
+    // NBODY_HERMITE_THREADS where set (1: every loop on the caller's thread).
     static HostThreads& shared();
 
     explicit HostThreads(unsigned threads);
@@ -42,7 +43,7 @@ public:
     void parallel_for(std::size_t n, const Body& body, std::size_t min_parallel = 1) {
         if (n == 0) return;
         std::unique_lock busy(busy_, std::try_to_lock);
-        if (n < std::max<std::size_t>(min_parallel, 2) || workers_.empty() || !busy.owns_lock()) {
+        if (n < std::max<std::size_t>(min_parallel, 2) || workers_.empty() || !busy.owns_lock() || forked()) {
             body(std::size_t(0), n);
             return;
         }
@@ -52,6 +53,8 @@ public:
     static constexpr unsigned kMaxThreads = 16;
 
 private:
+    // In a child of fork() the workers are gone: its loops run on its one thread.
+    static bool forked();
     using Trampoline = void (*)(const void*, std::size_t, std::size_t);
     void run(std::size_t n, Trampoline call, const void* body);
     void serve(unsigned index);
@@ -72,6 +75,24 @@ private:
 template <class Body>
 void parallel_for(std::size_t n, const Body& body, std::size_t min_parallel = 1) {
     HostThreads::shared().parallel_for(n, body, min_parallel);
+}
+
+// The smallest k < n with pred(k) (n where none), searched in parallel from min_parallel.
+template <class Pred>
+std::size_t first_where(std::size_t n, const Pred& pred, std::size_t min_parallel = 1) {
+    std::atomic<std::size_t> first{n};
+    parallel_for(
+        n,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end && k < first.load(std::memory_order_relaxed); ++k)
+                if (pred(k)) {
+                    for (std::size_t seen = first.load(); k < seen && !first.compare_exchange_weak(seen, k);) {
+                    }
+                    return;
+                }
+        },
+        min_parallel);
+    return first.load();
 }
 
 // Host loops over a block's active bodies go parallel from this many: below, the ~5-20 us of waking

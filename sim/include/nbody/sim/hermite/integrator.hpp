@@ -183,7 +183,7 @@ private:
     double level_dt(int level) const { return level_dts_[std::size_t(level)]; }  // level in 0..max_level + 1
     void build_levels();
     JParticle j_particle(std::size_t i) const;  // body i as the engine stores it (a / 2, jerk / 6, ...)
-    void upload(std::size_t i);
+    void upload_all();  // every body's j-particle to the engine
     // Forces on `active` at relative time `t` from their predicted states; fills xp, vp, force_.
     void evaluate(double t, const std::vector<int>& active);
     // Corrects `active` (steps ending at t); levels are chosen when `choose_levels`.
@@ -209,6 +209,8 @@ private:
     };
     std::vector<Corrected> corrected_;
     std::vector<int> active_;
+    std::vector<std::uint64_t> mark_;  // the active bodies while a block's list is made (step_block)
+    std::vector<JParticle> jp_;        // the corrected bodies as the engine stores them
     std::vector<IParticle> ip_;
     std::vector<IForce> force_;
     HermiteStats stats_;
