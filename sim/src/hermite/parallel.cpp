@@ -12,7 +12,15 @@ namespace {
 
 // How long a worker looks for the next loop before it sleeps: the loops of one block step follow
 // each other within microseconds, except across the wait for the GPU (about a millisecond).
-constexpr std::chrono::microseconds kSpin{50};
+// NBODY_HERMITE_SPIN_US overrides it, for measurements (a spin across the GPU's wait saves a wake-up
+// per block and costs the cores' time).
+std::chrono::microseconds spin_time() {
+    static const std::chrono::microseconds spin{[] {
+        const char* env = std::getenv("NBODY_HERMITE_SPIN_US");
+        return env != nullptr && std::atoi(env) >= 0 ? std::atoi(env) : 50;
+    }()};
+    return spin;
+}
 
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -41,8 +49,7 @@ HostThreads& HostThreads::shared() {
 HostThreads::HostThreads(unsigned threads) {
     static const int registered = pthread_atfork(nullptr, nullptr, [] { in_forked_child.store(true); });
     (void)registered;
-    errors_.resize(std::max(1u, threads));
-    for (unsigned k = 1; k < threads; ++k) workers_.emplace_back([this, k] { serve(k); });
+    for (unsigned k = 1; k < threads; ++k) workers_.emplace_back([this] { serve(); });
 }
 
 HostThreads::~HostThreads() {
@@ -52,54 +59,80 @@ HostThreads::~HostThreads() {
     for (std::thread& t : workers_) t.join();
 }
 
-void HostThreads::chunk(unsigned part, std::exception_ptr& error) const {
-    const std::size_t parts = size();
-    const std::size_t begin = n_ * part / parts, end = n_ * (part + 1) / parts;
-    if (begin >= end) return;
-    try {
-        call_(body_, begin, end);
-    } catch (...) {
-        error = std::current_exception();
-    }
-}
-
-void HostThreads::run(std::size_t n, Trampoline call, const void* body) {
-    call_ = call, body_ = body, n_ = n;
-    std::fill(errors_.begin(), errors_.end(), nullptr);
-    pending_.store(unsigned(workers_.size()), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);  // publishes the job above
-    generation_.notify_all();
-    chunk(0, errors_[0]);
-    const auto until = std::chrono::steady_clock::now() + kSpin;
-    for (int k = 0; pending_.load(std::memory_order_acquire) != 0; ++k) {
-        if ((k & 63) == 63 && std::chrono::steady_clock::now() > until) {
-            for (unsigned left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left, std::memory_order_acquire);
-            break;
-        }
-        relax();
-    }
-    for (const std::exception_ptr& e : errors_)
-        if (e) std::rethrow_exception(e);
-}
-
-void HostThreads::serve(unsigned index) {
-    std::uint64_t seen = 0;
+bool HostThreads::work_on(Loop& loop) {
+    bool any = false;
     for (;;) {
-        std::uint64_t now = generation_.load(std::memory_order_acquire);
-        if (now == seen) {
-            const auto until = std::chrono::steady_clock::now() + kSpin;
-            for (int k = 0; (now = generation_.load(std::memory_order_acquire)) == seen; ++k) {
-                if ((k & 63) == 63 && std::chrono::steady_clock::now() > until) {
-                    generation_.wait(seen, std::memory_order_acquire);
-                    continue;
-                }
-                relax();
+        const std::size_t c = loop.next.fetch_add(1, std::memory_order_acq_rel);
+        if (c >= loop.chunks) return any;
+        any = true;
+        if (!loop.failed.load(std::memory_order_relaxed)) {  // after an exception the rest is skipped
+            try {
+                loop.call(loop.body, loop.n * c / loop.chunks, loop.n * (c + 1) / loop.chunks);
+            } catch (...) {
+                if (!loop.failed.exchange(true)) loop.error = std::current_exception();
             }
         }
-        seen = now;
-        if (stop_.load()) return;
-        chunk(index, errors_[index]);
-        if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+        if (loop.done.fetch_add(1, std::memory_order_acq_rel) + 1 == loop.chunks) loop.done.notify_all();
+    }
+}
+
+bool HostThreads::run(std::size_t n, Trampoline call, const void* body) {
+    Loop loop;
+    loop.call = call, loop.body = body, loop.n = n;
+    loop.chunks = std::min<std::size_t>(n, std::size_t(size()) * 4);  // a few per thread: idle threads even out
+    Slot* slot = nullptr;
+    for (Slot& s : slots_) {
+        Loop* expected = nullptr;
+        if (s.loop.compare_exchange_strong(expected, &loop)) {
+            slot = &s;
+            break;
+        }
+    }
+    if (slot == nullptr) return false;
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    work_on(loop);
+    const auto until = std::chrono::steady_clock::now() + spin_time();
+    for (unsigned k = 0;; ++k) {
+        const std::size_t done = loop.done.load(std::memory_order_acquire);
+        if (done == loop.chunks) break;
+        if ((k & 63) == 63 && std::chrono::steady_clock::now() > until)
+            loop.done.wait(done, std::memory_order_acquire);
+        else
+            relax();
+    }
+    slot->loop.store(nullptr);
+    while (slot->visitors.load() != 0) relax();  // a worker that saw the loop is about to let go of it
+    if (loop.failed.load()) std::rethrow_exception(loop.error);
+    return true;
+}
+
+void HostThreads::serve() {
+    std::uint64_t seen = generation_.load(std::memory_order_acquire);
+    auto idle_since = std::chrono::steady_clock::now();
+    for (unsigned k = 0; !stop_.load(std::memory_order_relaxed); ++k) {
+        bool worked = false;
+        for (Slot& s : slots_) {
+            if (s.loop.load(std::memory_order_relaxed) == nullptr) continue;
+            s.visitors.fetch_add(1);
+            if (Loop* loop = s.loop.load()) worked |= work_on(*loop);
+            s.visitors.fetch_sub(1);
+        }
+        if (worked) {
+            idle_since = std::chrono::steady_clock::now();
+            continue;
+        }
+        const std::uint64_t now = generation_.load(std::memory_order_acquire);
+        if (now != seen) {  // a loop was posted since the last look
+            seen = now;
+            continue;
+        }
+        if ((k & 63) == 63 && std::chrono::steady_clock::now() - idle_since > spin_time()) {
+            generation_.wait(seen, std::memory_order_acquire);
+            idle_since = std::chrono::steady_clock::now();
+        } else {
+            relax();
+        }
     }
 }
 

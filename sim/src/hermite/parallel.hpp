@@ -8,9 +8,11 @@
 // each) but can pay a wake-up. Workers spin a few tens of microseconds after a loop before they
 // sleep, so that the next loop of the same block finds them awake.
 //
-// A loop from a second thread while the pool is busy (the multi-GPU engine's GPU threads) runs on
-// that thread alone; so does one shorter than `min_parallel`, and every loop in a forked child. Chunks are contiguous and fixed by n
-// and the pool's size, and no result here depends on them: each index is computed alone.
+// Loops from several threads at once (the multi-GPU engine stages every GPU's share on that GPU's
+// thread) share the workers: each loop is cut into chunks that any idle worker takes, and its
+// caller takes chunks of its own loop until none are left. A loop shorter than `min_parallel`, and
+// every loop in a forked child, runs on its caller alone. Which thread computes an index never
+// changes a result here: each index is computed alone.
 
 #include <algorithm>
 #include <atomic>
@@ -36,38 +38,51 @@ public:
 
     unsigned size() const { return unsigned(workers_.size()) + 1; }
 
-    // body(begin, end) over contiguous chunks covering [0, n), one per thread; returns when all are
-    // done and rethrows the first chunk's exception. Serial where n < min_parallel, where the pool
-    // has one thread or is running another loop.
+    // body(begin, end) over contiguous chunks covering [0, n); returns when all are done and
+    // rethrows a chunk's exception. Serial where n < min_parallel, where the pool has one thread or
+    // kMaxLoops loops are running already.
     template <class Body>
     void parallel_for(std::size_t n, const Body& body, std::size_t min_parallel = 1) {
         if (n == 0) return;
-        std::unique_lock busy(busy_, std::try_to_lock);
-        if (n < std::max<std::size_t>(min_parallel, 2) || workers_.empty() || !busy.owns_lock() || forked()) {
+        if (n < std::max<std::size_t>(min_parallel, 2) || workers_.empty() || forked() ||
+            !run(n, [](const void* b, std::size_t begin, std::size_t end) { (*static_cast<const Body*>(b))(begin, end); },
+                 &body))
             body(std::size_t(0), n);
-            return;
-        }
-        run(n, [](const void* b, std::size_t begin, std::size_t end) { (*static_cast<const Body*>(b))(begin, end); }, &body);
     }
 
     static constexpr unsigned kMaxThreads = 16;
+    static constexpr unsigned kMaxLoops = 8;  // loops running at once (one per GPU thread, and the caller's)
 
 private:
+    using Trampoline = void (*)(const void*, std::size_t, std::size_t);
+    // A loop in flight, on its caller's stack.
+    struct Loop {
+        Trampoline call;
+        const void* body;
+        std::size_t n, chunks;
+        std::atomic<std::size_t> next{0};  // the next chunk to take
+        std::atomic<std::size_t> done{0};  // chunks finished
+        std::atomic<bool> failed{false};
+        std::exception_ptr error;          // the first chunk's exception (written by whoever set failed)
+    };
+    // Where workers find loops. `visitors` counts the workers looking at `loop`, so that its caller
+    // does not return (and free the loop) while one may still touch it.
+    struct Slot {
+        std::atomic<Loop*> loop{nullptr};
+        std::atomic<unsigned> visitors{0};
+    };
+
+    // false where every slot is taken (the caller then runs the loop itself).
+    bool run(std::size_t n, Trampoline call, const void* body);
+    void serve();
+    // Takes and runs chunks of `loop` until none are left; true if it ran any.
+    static bool work_on(Loop& loop);
     // In a child of fork() the workers are gone: its loops run on its one thread.
     static bool forked();
-    using Trampoline = void (*)(const void*, std::size_t, std::size_t);
-    void run(std::size_t n, Trampoline call, const void* body);
-    void serve(unsigned index);
-    void chunk(unsigned part, std::exception_ptr& error) const;
 
-    std::mutex busy_;  // held by the thread whose loop runs
-    Trampoline call_ = nullptr;
-    const void* body_ = nullptr;
-    std::size_t n_ = 0;
-    std::atomic<std::uint64_t> generation_{0};
-    std::atomic<unsigned> pending_{0};
+    Slot slots_[kMaxLoops];
+    std::atomic<std::uint64_t> generation_{0};  // bumped when a loop is posted (workers sleep on it)
     std::atomic<bool> stop_{false};
-    std::vector<std::exception_ptr> errors_;
     std::vector<std::thread> workers_;
 };
 
