@@ -395,8 +395,7 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
                 b_.v[i] = nw[k].v;
                 b_.a[i] = force_[k].acc;
                 b_.jerk[i] = force_[k].jerk;
-                b_.snap[i] = p_.order == 6 ? force_[k].snap : Vec3d{};
-                b_.crackle[i] = nw[k].crackle;
+                if (p_.order == 6) b_.snap[i] = force_[k].snap, b_.crackle[i] = nw[k].crackle;  // order 4: zero, left so
                 b_.pot[i] = force_[k].pot;
                 b_.t[i] = t;
                 b_.level[i] = p_.shared_steps ? level_of_all : nw[k].level;
