@@ -163,7 +163,7 @@ public:
                 }
                 other_ids += others;
             },
-            kHostThreadsFrom);
+            host_threads_from());
         other_ids_ += other_ids.load();
     }
     std::size_t j_capacity() const override { return capacity_; }
@@ -216,7 +216,7 @@ public:
                         if (v.snap) staged[2 * std::size_t(ni) + i] = r4(p.a.x, p.a.y, p.a.z, 0);
                     }
                 },
-                kHostThreadsFrom);
+                host_threads_from());
             if (profiling_) lap(since, phases_[kStage]);
         }));
         const int* const sorted_from = v.far_tiles ? reinterpret_cast<const int*>(ixv + rows * std::size_t(ni)) : nullptr;
@@ -265,7 +265,7 @@ public:
                     }
                 }
             },
-            kHostThreadsFrom);
+            host_threads_from());
         lists_.assign(want_neighbours ? std::size_t(ni) : 0, {});
         overflow_.assign(want_neighbours ? std::size_t(ni) : 0, 0);
         if (want_neighbours) {

@@ -79,7 +79,7 @@ public:
             [&](std::size_t begin, std::size_t end) {
                 for (std::size_t i = begin; i < end; ++i) out[i] = sum_over_gpus(i);
             },
-            kHostThreadsFrom);
+            host_threads_from());
         if (neighbours) merge_neighbours(in.size());
         if (profiling_) {
             const auto now = std::chrono::steady_clock::now();

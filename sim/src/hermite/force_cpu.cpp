@@ -46,7 +46,7 @@ public:
             [&](std::size_t begin, std::size_t end) {
                 for (std::size_t k = begin; k < end; ++k) j_[std::size_t(addresses[k])] = ps[k];
             },
-            kHostThreadsFrom);
+            host_threads_from());
     }
     std::size_t j_capacity() const override { return j_.size(); }
 

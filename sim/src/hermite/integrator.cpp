@@ -112,7 +112,7 @@ void HermiteIntegrator::upload_all() {
         [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i) all[i] = int(i), jp[i] = j_particle(i);
         },
-        kHostThreadsFrom);
+        host_threads_from());
     engine_->set_j_batch(all, jp);
 }
 
@@ -242,14 +242,14 @@ void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
                 ip_[k].h2 = 0;
             }
         },
-        kHostThreadsFrom);
+        host_threads_from());
     laps.lap(profile_.predict);
     engine_->compute(t, b_.size(), in, p_.softening * p_.softening, out);
     laps.lap(profile_.force);
     const std::size_t bad = first_where(
         active.size(),
         [&](std::size_t k) { return !finite(force_[k].acc) || !finite(force_[k].jerk) || !std::isfinite(force_[k].pot); },
-        kHostThreadsFrom);
+        host_threads_from());
     if (bad < active.size()) {
         find_nearest(t, active);  // again, to name the other body
         fail_force(t, active, bad);
@@ -367,7 +367,7 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
             for (int seen = shared_level.load(); chunk_level > seen && !shared_level.compare_exchange_weak(seen, chunk_level);) {
             }
         },
-        kHostThreadsFrom);
+        host_threads_from());
     if (const std::size_t k = first_bad.load(); k < n) {
         const std::size_t i = std::size_t(active[k]);
         if (!finite(nw[k].x) || !finite(nw[k].v))
@@ -402,7 +402,7 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
                 jp_[k] = j_particle(i);
             }
         },
-        kHostThreadsFrom);
+        host_threads_from());
     engine_->set_j_batch(active, std::span<const JParticle>(jp_.data(), n));
     laps.lap(profile_.commit);
 }

@@ -34,6 +34,14 @@ std::atomic<bool> in_forked_child{false};
 
 }  // namespace
 
+std::size_t host_threads_from() {
+    static const std::size_t from = [] {
+        const char* env = std::getenv("NBODY_HERMITE_THREADS_FROM");
+        return env != nullptr && std::atoll(env) > 0 ? std::size_t(std::atoll(env)) : std::size_t(1024);
+    }();
+    return from;
+}
+
 bool HostThreads::forked() { return in_forked_child.load(std::memory_order_relaxed); }
 
 HostThreads& HostThreads::shared() {

@@ -110,8 +110,9 @@ std::size_t first_where(std::size_t n, const Pred& pred, std::size_t min_paralle
     return first.load();
 }
 
-// Host loops over a block's active bodies go parallel from this many: below, the ~5-20 us of waking
-// the pool's threads is more than the loop (~50-150 ns a body).
-inline constexpr std::size_t kHostThreadsFrom = 2048;
+// Host loops over a block's active bodies go parallel from this many (1,024; NBODY_HERMITE_THREADS_FROM
+// where set, for measurements): below, waking the pool's threads (a few us while they spin, 10-30 us
+// once asleep) costs about what the loop does (~50-150 ns a body).
+std::size_t host_threads_from();
 
 }  // namespace nbody::hermite
