@@ -478,25 +478,25 @@ void HermiteIntegrator::evolve(double t_end) {
     build_levels();
 }
 
-void HermiteIntegrator::predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) const {
-    x.resize(b_.size());
-    v.resize(b_.size());
-    for (std::size_t i = 0; i < b_.size(); ++i) {
-        const JParticle p = j_particle(i);
-        x[i] = predict_position(p, now_ - p.t);
-        v[i] = predict_velocity(p, now_ - p.t);
-    }
-}
+void HermiteIntegrator::predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) const { predict_all(now_, x, v); }
 
 void HermiteIntegrator::predicted_at(double t, std::vector<Vec3d>& x, std::vector<Vec3d>& v) const {
-    const double rel = t - origin_;
+    predict_all(t - origin_, x, v);
+}
+
+void HermiteIntegrator::predict_all(double rel, std::vector<Vec3d>& x, std::vector<Vec3d>& v) const {
     x.resize(b_.size());
     v.resize(b_.size());
-    for (std::size_t i = 0; i < b_.size(); ++i) {
-        const JParticle p = j_particle(i);
-        x[i] = predict_position(p, rel - p.t);
-        v[i] = predict_velocity(p, rel - p.t);
-    }
+    parallel_for(
+        b_.size(),
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const JParticle p = j_particle(i);
+                x[i] = predict_position(p, rel - p.t);
+                v[i] = predict_velocity(p, rel - p.t);
+            }
+        },
+        host_threads_from());
 }
 
 void HermiteIntegrator::set_profiling(bool on) {

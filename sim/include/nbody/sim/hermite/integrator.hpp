@@ -184,6 +184,7 @@ private:
     void build_levels();
     JParticle j_particle(std::size_t i) const;  // body i as the engine stores it (a / 2, jerk / 6, ...)
     void upload_all();  // every body's j-particle to the engine
+    void predict_all(double rel, std::vector<Vec3d>& x, std::vector<Vec3d>& v) const;  // to relative time rel
     // Forces on `active` at relative time `t` from their predicted states; fills xp, vp, force_.
     void evaluate(double t, const std::vector<int>& active);
     // Corrects `active` (steps ending at t); levels are chosen when `choose_levels`.
