@@ -9,8 +9,8 @@
 // j-memory grows, and any nj (libg6's g6_set_nj) leaves each GPU within one particle of nj / P.
 // Costs against one GPU: the i-batch goes to every GPU, and the results (ni x 8 doubles) come back
 // from every GPU and are summed on the host: O(ni P) host work per evaluation against O(ni nj / P)
-// on each GPU. The host work is spread: each GPU's thread stages its share of the corrected bodies
-// and its copy of the i-batch, and the sum runs on the host pool (parallel.hpp).
+// on each GPU. The host work is spread over the host pool (parallel.hpp): each GPU's share of the
+// corrected bodies, each GPU's copy of the i-batch (staged on that GPU's thread) and the sum.
 
 #include <cuda_runtime_api.h>
 
@@ -54,9 +54,11 @@ public:
         const std::size_t g = address % gpus();
         engines_[g]->set_j(address / gpus(), p);  // the engine makes its GPU current where it needs one
     }
-    // Every GPU takes its share from the whole batch at once, on its own thread.
+    // Every GPU takes its share from the whole batch, one after the other on this thread: each share
+    // is written by the host pool, whose threads the commit that made the batch left awake, where the
+    // GPUs' threads sleep since their last compute() and would take a wake-up each.
     void set_j_batch(std::span<const int> addresses, std::span<const JParticle> ps) override {
-        on_every_gpu([&](std::size_t g) { engines_[g]->set_j_every(addresses, ps, gpus(), g); });
+        for (std::size_t g = 0; g < gpus(); ++g) engines_[g]->set_j_every(addresses, ps, gpus(), g);
     }
     std::size_t j_capacity() const override {
         std::size_t capacity = engines_.front()->j_capacity() * gpus();
