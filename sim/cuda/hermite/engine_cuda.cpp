@@ -170,9 +170,16 @@ public:
 
     void compute(double t, std::size_t nj, std::span<const IParticle> in, double eps2, std::span<IForce> out,
                  bool want_neighbours) override {
-        if (nj > capacity_) throw std::invalid_argument("cuda force engine: " + std::to_string(nj) + " j-particles asked for, " + std::to_string(capacity_) + " stored");
         if (out.size() != in.size()) throw std::invalid_argument("cuda force engine: output size differs from input");
+        launch(t, nj, in, eps2, want_neighbours);
+        finish(out);
+    }
+
+    // compute() in two halves, so that one thread can keep several GPUs busy (engine_cuda.hpp).
+    void launch(double t, std::size_t nj, std::span<const IParticle> in, double eps2, bool want_neighbours) override {
+        if (nj > capacity_) throw std::invalid_argument("cuda force engine: " + std::to_string(nj) + " j-particles asked for, " + std::to_string(capacity_) + " stored");
         const int ni = int(in.size());
+        launched_ = {true, std::size_t(ni), nj, want_neighbours};
         if (ni == 0) return;
         const nbody::cuda::ScopedDevice on(device_);
         auto since = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -244,6 +251,20 @@ public:
         CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
                                    cudaMemcpyDeviceToHost, nullptr));
         if (profiling_) gpu_stop_.record(nullptr), lap(since, phases_[kQueue]);
+    }
+
+    void finish(std::span<IForce> out) override {
+        if (!launched_.pending) throw std::logic_error("cuda force engine: finish() without launch()");
+        launched_.pending = false;
+        if (out.size() != launched_.ni) throw std::invalid_argument("cuda force engine: output size differs from input");
+        const int ni = int(launched_.ni);
+        const bool want_neighbours = launched_.neighbours;
+        lists_.assign(want_neighbours ? std::size_t(ni) : 0, {});
+        overflow_.assign(want_neighbours ? std::size_t(ni) : 0, 0);
+        if (ni == 0) return;
+        const nbody::cuda::ScopedDevice on(device_);
+        auto since = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+        const std::size_t rows = i_rows();
         CUDA_CHECK(cudaStreamSynchronize(nullptr));
         if (profiling_) lap(since, phases_[kWait]), phases_[kGpu] += 1e-3 * nbody::cuda::elapsed_ms(gpu_start_, gpu_stop_);
         const int* const nearest_back = reinterpret_cast<const int*>(r_stage_.get() + rows * std::size_t(ni));
@@ -259,15 +280,13 @@ public:
                     f.jerk = {jn.x, jn.y, jn.z};
                     f.nearest = nearest_back[i];
                     f.nearest_r2 = f.nearest >= 0 ? jn.w : 0.0;
-                    if (v.snap) {
+                    if (variant_.snap) {
                         const Real4 s = r_stage_[2 * std::size_t(ni) + i];
                         f.snap = {s.x, s.y, s.z};
                     }
                 }
             },
             host_threads_from());
-        lists_.assign(want_neighbours ? std::size_t(ni) : 0, {});
-        overflow_.assign(want_neighbours ? std::size_t(ni) : 0, 0);
         if (want_neighbours) {
             std::vector<int> counts(static_cast<std::size_t>(ni), 0);
             std::vector<int> ids(static_cast<std::size_t>(ni) * static_cast<std::size_t>(config_.max_neighbours), 0);
@@ -281,7 +300,7 @@ public:
                 std::sort(lists_[std::size_t(i)].begin(), lists_[std::size_t(i)].end());  // atomics fill in any order
             }
         }
-        interactions_ += double(ni) * double(nj);
+        interactions_ += double(ni) * double(launched_.nj);
         if (profiling_) lap(since, phases_[kUnpack]);
     }
 
@@ -495,6 +514,11 @@ private:
     enum { kOrder, kStage, kQueue, kWait, kUnpack, kGpu, kPhases };
     bool profiling_ = false;
     double phases_[kPhases] = {};
+    struct Launched {
+        bool pending = false;  // launch() queued work that finish() has not collected
+        std::size_t ni = 0, nj = 0;
+        bool neighbours = false;
+    } launched_;
     nbody::cuda::Event gpu_start_, gpu_stop_;
 };
 

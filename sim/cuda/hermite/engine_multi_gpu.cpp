@@ -9,8 +9,9 @@
 // j-memory grows, and any nj (libg6's g6_set_nj) leaves each GPU within one particle of nj / P.
 // Costs against one GPU: the i-batch goes to every GPU, and the results (ni x 8 doubles) come back
 // from every GPU and are summed on the host: O(ni P) host work per evaluation against O(ni nj / P)
-// on each GPU. The host work is spread over the host pool (parallel.hpp): each GPU's share of the
-// corrected bodies, each GPU's copy of the i-batch (staged on that GPU's thread) and the sum.
+// on each GPU. One thread drives every GPU (CudaEngine::launch, then finish: GPU g computes while
+// the host stages GPU g + 1's batch), and the host work is spread over the host pool (parallel.hpp):
+// each GPU's share of the corrected bodies, each GPU's copy of the i-batch and the sum.
 
 #include <cuda_runtime_api.h>
 
@@ -70,11 +71,13 @@ public:
                  bool neighbours) override {
         if (out.size() != in.size()) throw std::invalid_argument("cuda force engine: output size differs from input");
         auto since = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-        on_every_gpu([&](std::size_t g) {
+        // From this thread: every GPU's batch staged (on the host pool) and queued in turn, so that
+        // GPU g computes while the host stages GPU g + 1's; then each GPU's results collected.
+        for (std::size_t g = 0; g < gpus(); ++g) engines_[g]->launch(t, local_count(nj, g), in, eps2, neighbours);
+        for (std::size_t g = 0; g < gpus(); ++g) {
             if (partials_[g].size() < in.size()) partials_[g].resize(in.size());  // grown, never shrunk
-            engines_[g]->compute(t, local_count(nj, g), in, eps2, std::span<IForce>(partials_[g].data(), in.size()),
-                                 neighbours);
-        });
+            engines_[g]->finish(std::span<IForce>(partials_[g].data(), in.size()));
+        }
         const auto computed = profiling_ ? std::chrono::steady_clock::now() : since;
         parallel_for(
             out.size(),
@@ -106,7 +109,7 @@ public:
         for (auto& e : engines_) e->set_profiling(on);
     }
     std::vector<PhaseTime> profile() const override {
-        std::vector<PhaseTime> out{{"every GPU's compute (threads, wall)", on_gpus_s_}, {"sum of the partials", sum_s_}};
+        std::vector<PhaseTime> out{{"every GPU's compute (launch all, finish each)", on_gpus_s_}, {"sum of the partials", sum_s_}};
         for (std::size_t g = 0; g < gpus(); ++g)
             for (const PhaseTime& p : engines_[g]->profile()) out.push_back({"GPU " + std::to_string(devices_[g]) + ": " + p.name, p.seconds});
         return out;
