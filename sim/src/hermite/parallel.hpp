@@ -8,8 +8,8 @@
 // each) but can pay a wake-up. Workers spin a few tens of microseconds after a loop before they
 // sleep, so that the next loop of the same block finds them awake.
 //
-// Loops from several threads at once (the multi-GPU engine stages every GPU's share on that GPU's
-// thread) share the workers: each loop is cut into chunks that any idle worker takes, and its
+// Loops from several threads at once (a program driving two integrators, libg6 from threads of its
+// own, nested loops) share the workers: each loop is cut into chunks that any idle worker takes, and its
 // caller takes chunks of its own loop until none are left. A loop shorter than `min_parallel`, and
 // every loop in a forked child, runs on its caller alone. Which thread computes an index never
 // changes a result here: each index is computed alone.
