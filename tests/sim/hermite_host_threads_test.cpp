@@ -1,5 +1,5 @@
 // The Hermite host loops' pool (sim/src/hermite/parallel.hpp): every index once, loops from several
-// threads at once sharing the workers (the multi-GPU engine's GPU threads), exceptions back to the
+// threads at once sharing the workers, exceptions back to the
 // caller. (The integrator's results on one thread and on many: nbody_hermite_host_bench's checksum
 // with NBODY_HERMITE_THREADS=1 and without, docs/HERMITE.md.)
 

@@ -51,7 +51,7 @@ public:
     }
 
     static constexpr unsigned kMaxThreads = 16;
-    static constexpr unsigned kMaxLoops = 8;  // loops running at once (one per GPU thread, and the caller's)
+    static constexpr unsigned kMaxLoops = 8;  // loops running at once; a ninth runs on its caller alone
 
 private:
     using Trampoline = void (*)(const void*, std::size_t, std::size_t);
