@@ -72,9 +72,10 @@ public:
             for (std::size_t i = begin; i < end; ++i) out[i] = force_on(in[i], nj, eps2, want_neighbours ? &lists_[i] : nullptr);
         };
         // Threads only where the pass is long enough to pay for waking them (a few-body system
-        // steps millions of times with ni nj ~ 10).
+        // steps millions of times with ni nj ~ 10). The pairs stand in for the GPU's work: on every
+        // core whatever NBODY_HERMITE_THREADS says (it sets the threads of the host's loops only).
         if (double(in.size()) * double(nj) > 2e5)
-            parallel_for(in.size(), body);
+            parallel_for_every_core(in.size(), body);
         else
             body(0, in.size());
         if (want_neighbours)

@@ -44,13 +44,25 @@ std::size_t host_threads_from() {
 
 bool HostThreads::forked() { return in_forked_child.load(std::memory_order_relaxed); }
 
+namespace {
+// min(hardware threads, kMaxThreads): the pools' size unless NBODY_HERMITE_THREADS says otherwise.
+unsigned default_threads() { return std::min(std::max(1u, std::thread::hardware_concurrency()), HostThreads::kMaxThreads); }
+}  // namespace
+
 HostThreads& HostThreads::shared() {
     static HostThreads pool([] {
-        // NBODY_HERMITE_THREADS=N: N threads (1: every loop serial), for measurements.
+        // NBODY_HERMITE_THREADS=N: N threads (1: every block-step loop serial), for measurements.
         if (const char* env = std::getenv("NBODY_HERMITE_THREADS"); env != nullptr && std::atoi(env) > 0)
             return unsigned(std::min(std::atoi(env), 256));
-        return std::min(std::max(1u, std::thread::hardware_concurrency()), kMaxThreads);
+        return default_threads();
     }());
+    return pool;
+}
+
+HostThreads& HostThreads::every_core() {
+    HostThreads& block_loops = shared();  // made first, so that it outlives the pool below
+    if (block_loops.size() >= default_threads()) return block_loops;
+    static HostThreads pool(default_threads());
     return pool;
 }
 

@@ -30,6 +30,11 @@ public:
     // The process's pool: min(hardware threads, kMaxThreads) threads, the caller's included, or
     // NBODY_HERMITE_THREADS where set (1: every loop on the caller's thread).
     static HostThreads& shared();
+    // The pool for the O(N^2) pair sums (the energy, the cpu engine's forces): the shared pool, or,
+    // where NBODY_HERMITE_THREADS made that smaller than the default, a second pool of the default
+    // size, made at its first use. The variable is for measuring the block steps' host loops; a
+    // 128K-body energy sum on one thread takes about a minute (1.7e10 pairs), twice per run.
+    static HostThreads& every_core();
 
     explicit HostThreads(unsigned threads);
     ~HostThreads();
@@ -90,6 +95,13 @@ private:
 template <class Body>
 void parallel_for(std::size_t n, const Body& body, std::size_t min_parallel = 1) {
     HostThreads::shared().parallel_for(n, body, min_parallel);
+}
+
+// The same on HostThreads::every_core(): for the O(N^2) sums, which NBODY_HERMITE_THREADS leaves on
+// every core.
+template <class Body>
+void parallel_for_every_core(std::size_t n, const Body& body, std::size_t min_parallel = 1) {
+    HostThreads::every_core().parallel_for(n, body, min_parallel);
 }
 
 // The smallest k < n with pred(k) (n where none), searched in parallel from min_parallel.
