@@ -63,6 +63,7 @@ struct RunOptions {
     double batch_seconds = 0.1;      // steps go in batches of about this long (interrupt latency)
     bool steps_given = false;        // --steps on the command line (it has a default)
     std::optional<int> j_split;      // hermite4 on the cuda engine
+    bool profile = false;            // --profile: Hermite's time per phase of the block steps
     std::optional<std::string> energy;  // --energy tree | exact (energy_source.hpp)
     TimeStepOptions time_steps;         // --timesteps shared | block, --max-level (--eta: integ.eta)
 };
@@ -167,6 +168,8 @@ int run(RunOptions o) {
     if (!is_hermite(integrator) && o.steps_given && o.integ.t_end)
         throw std::invalid_argument("--steps " + std::to_string(o.steps) + " and --t-end " + shortest_number(*o.integ.t_end) +
                                     " both say where the run ends; give one of them");
+    if (!is_hermite(integrator) && o.profile)
+        throw std::invalid_argument("--profile times the Hermite block steps' phases (--integrator hermite4 or hermite6)");
     if (!is_hermite(integrator) && o.j_split)
         throw std::invalid_argument("--j-split tunes the Hermite engine (--integrator hermite4); leapfrog's kernel splits "
                                     "a body's j-range with --threads-per-body");
@@ -196,6 +199,7 @@ int run(RunOptions o) {
         h.unroll = k.unroll;
         h.bodies_per_thread = k.bodies_per_thread;
         h.j_split = o.j_split;
+        h.profile = o.profile;
         h.progress_seconds = o.progress_seconds;
         h.max_energy_error = o.max_energy_error;
         return run_hermite(h);
@@ -428,6 +432,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                     "hermite4 on CUDA: blocks sharing one i-block's j-range (default: chosen to fill the GPU). "
                     "--block (64, 128, 256), --unroll (1, 4, 8), --bodies-per-thread (1, 2, 4) and --precision "
                     "(ds, fp64) tune its kernel too");
+    cmd->add_flag("--profile", options->profile,
+                   "hermite4, hermite6: after the run, print where the block steps' wall time went, phase by phase "
+                   "(the integrator's host loops, the engine's staging, its wait for the GPU and the GPU's own time)");
     cmd->footer(
         "Progress goes to stderr every 2 s with an estimate of the time left. Ctrl-C, SIGTERM or SIGHUP stops after "
         "the steps in progress, writes the state reached to --out (a snapshot says so in its metadata) and exits "

@@ -235,6 +235,7 @@ int run_hermite(const HermiteRunOptions& o) {
     if (in.softening && p.softening != *in.softening) in.energy0.reset();  // another potential
     const io::RunEnergy e0 = run_first_energy(in.energy0, here);
     if (e_start && std::isfinite(e0.energy)) in.energy0 = e0;  // the output continues the same run
+    if (o.profile) h.set_profiling(true);
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
     int interrupted = InterruptGuard::requested();
@@ -291,6 +292,7 @@ int run_hermite(const HermiteRunOptions& o) {
     std::printf("relative energy error: %.3e%s  (E0 = %.17g, E = %.17g)\n", energy_error,
                 energy_origin_note(e0, here).c_str(), e0.energy, e1);
     if (!o.output.empty()) std::printf("wrote %s\n", o.output.c_str());
+    if (o.profile) std::printf("%s", h.profile_report(seconds).c_str());
     warn_about_energy_error(energy_error, o.max_energy_error, "try a smaller --eta");
     return 0;
 }

@@ -27,6 +27,7 @@ struct HermiteRunOptions {
     // kernel has one shape, so hermite6 refuses these.
     std::optional<int> block, unroll, bodies_per_thread, j_split;
     double progress_seconds = 2.0;
+    bool profile = false;            // print the block steps' time by phase (HermiteIntegrator::profile_report)
     double max_energy_error = 1e-2;  // a larger relative energy error is reported as a warning
 };
 

@@ -163,6 +163,35 @@ TEST(HermiteCli, ClearErrors) {
     EXPECT_NE(r.output.find("--eta"), std::string::npos) << r.output;
 }
 
+// --profile: every phase of the block steps with its share, the same run (blocks, energy) as without;
+// refused, with the reason, for leapfrog.
+TEST(HermiteCli, ProfileListsThePhasesAndChangesNothing) {
+    const std::string common = "run --integrator hermite4 --backend cpu --scene " + test::source_dir() +
+                               "/scenes/plummer.toml -n 256 --t-end 0.0625";
+    const auto plain = run_nbody(common);
+    const auto profiled = run_nbody(common + " --profile");
+    ASSERT_EQ(plain.exit_code, 0) << plain.output;
+    ASSERT_EQ(profiled.exit_code, 0) << profiled.output;
+    for (const char* phase : {"profile: ", "select", "predict", "force (engine compute)", "correct", "commit", "requeue",
+                              "other (outside the phases)", "ns/body step"})
+        EXPECT_NE(profiled.output.find(phase), std::string::npos) << phase << "\n" << profiled.output;
+    EXPECT_EQ(plain.output.find("profile: "), std::string::npos) << plain.output;
+    auto line = [](const std::string& text, const std::string& start) {
+        const std::size_t at = text.find(start);
+        return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+    };
+    EXPECT_EQ(line(plain.output, "relative energy error"), line(profiled.output, "relative energy error"));
+    const auto blocks = [&](const std::string& text) {  // "N blocks, M force evaluations" (no times, no rates)
+        const std::string s = line(text, "hermite4 (cpu engine)");
+        const std::size_t from = s.find(" s: ") + 4;
+        return s.substr(from, s.find(" force evaluations") - from);
+    };
+    EXPECT_EQ(blocks(plain.output), blocks(profiled.output));
+    const auto refused = run_nbody("run --scene " + test::source_dir() + "/scenes/plummer.toml -n 64 --steps 2 --profile");
+    EXPECT_NE(refused.exit_code, 0);
+    EXPECT_NE(refused.output.find("--profile"), std::string::npos) << refused.output;
+}
+
 TEST(HermiteCli, FewBodyScenesRun) {
     for (const char* integrator : {"hermite4", "hermite6"})
         for (const char* scene : {"figure-eight", "pythagorean-three-body"}) {

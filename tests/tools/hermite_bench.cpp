@@ -13,7 +13,8 @@
 //                                                  nearest neighbours, as g6 and the first step)
 //   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2, 4; 0, the
 //   default: the engine's choice per block)] [ORDER (4, the default; 6: the engine computes the snap, cuda in fp64)]
-//                                                  environment ETA_START: HermiteParams::eta_start (the first steps)
+//                                                  environment ETA_START: HermiteParams::eta_start (the first steps);
+//                                                  HERMITE_BENCH_PROFILE=1: the block steps' phases (--profile's report)
 //                                                  equal-mass Plummer, block steps to T_END:
 //                                                  wall time, blocks, force evaluations, rate, dE/E
 
@@ -169,6 +170,11 @@ public:
     std::string_view name() const override { return e_->name(); }
     void reserve(std::size_t n) override { e_->reserve(n); }
     void set_j(std::size_t address, const hermite::JParticle& p) override { e_->set_j(address, p); }
+    void set_j_batch(std::span<const int> addresses, std::span<const hermite::JParticle> ps) override {
+        e_->set_j_batch(addresses, ps);
+    }
+    void set_profiling(bool on) override { e_->set_profiling(on); }
+    std::vector<hermite::PhaseTime> profile() const override { return e_->profile(); }
     std::size_t j_capacity() const override { return e_->j_capacity(); }
     void compute(double t, std::size_t nj, std::span<const hermite::IParticle> in, double eps2,
                  std::span<hermite::IForce> out, bool neighbours) override {
@@ -244,6 +250,8 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
     const auto t0 = std::chrono::steady_clock::now();
     h.start(m, x, v, 0);
     const double e0 = h.energy();
+    const bool profiling = std::getenv("HERMITE_BENCH_PROFILE") != nullptr;
+    h.set_profiling(profiling);  // the phases of the block steps, printed at the end
     const auto t1 = std::chrono::steady_clock::now();
     const double compute_at_start = timing.compute_s;
     const long long computes_at_start = timing.computes;
@@ -276,6 +284,7 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
                 "around it (integrator, set_j) %.2f s (%.1f us per block)\n",
                 wall, compute_s, computes, compute_s / double(computes) * 1e6, wall - compute_s,
                 (wall - compute_s) / double(std::max<unsigned long long>(1, s.blocks)) * 1e6);
+    if (profiling) std::printf("%s", h.profile_report(wall).c_str());
     return 0;
 }
 

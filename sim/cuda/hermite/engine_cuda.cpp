@@ -6,12 +6,16 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../../src/hermite/parallel.hpp"
 #include "../cuda_raii.hpp"
+#include "engine_cuda.hpp"
 #include "hermite_kernels.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "nbody/sim/hermite/spatial_order.hpp"
@@ -56,7 +60,14 @@ namespace {
 inline constexpr int kFarTilesFrom = 32768;
 inline constexpr std::size_t kReorderAfter = 4;
 
-class CudaForceEngine final : public ForceEngine {
+// Seconds since `since`, added to `phase` and `since` moved to now (profiling only).
+void lap(std::chrono::steady_clock::time_point& since, double& phase) {
+    const auto now = std::chrono::steady_clock::now();
+    phase += std::chrono::duration<double>(now - since).count();
+    since = now;
+}
+
+class CudaForceEngine final : public CudaEngine {
 public:
     explicit CudaForceEngine(const EngineConfig& c) : config_(c) {
         if (c.precision == "ds")
@@ -100,37 +111,78 @@ public:
         if (on && variant_.precision != k::Precision::Fp64)
             throw std::invalid_argument("the cuda engine computes the snap in fp64 only (precision is " + config_.precision +
                                         "): use --precision fp64");
-        if (capacity_ > 0 || !pending_.empty())
+        if (capacity_ > 0 || pending_ > 0)
             throw std::logic_error("cuda force engine: want_snap after j-particles were stored");
         variant_.snap = on;
     }
 
     void set_j(std::size_t address, const JParticle& p) override {
-        if (address >= capacity_) reserve(std::max(address + 1, capacity_ + capacity_ / 2));  // on device_
-        if (id_is_address_.size() <= address) id_is_address_.resize(address + 1, 1);
-        const char is_address = p.id == int(address);
-        other_ids_ += std::ptrdiff_t(!is_address) - std::ptrdiff_t(!id_is_address_[address]);
-        id_is_address_[address] = is_address;
-        ++updates_since_order_;
-        k::JUpdate u;
-        u.address = (long long)slot(address);
-        u.xm = r4(p.x.x, p.x.y, p.x.z, p.mass);
-        u.vt = r4(p.v.x, p.v.y, p.v.z, p.t);
-        u.a2 = r4(p.a2.x, p.a2.y, p.a2.z, double(p.id));
-        u.j6 = r4(p.j6.x, p.j6.y, p.j6.z, 0);
-        u.s24 = r4(p.s24.x, p.s24.y, p.s24.z, 0);
-        u.c120 = r4(p.c120.x, p.c120.y, p.c120.z, 0);
-        pending_.push_back(u);
+        const int a = int(address);
+        set_j_every(std::span<const int>(&a, 1), std::span<const JParticle>(&p, 1), 1, 0);
+    }
+    void set_j_batch(std::span<const int> addresses, std::span<const JParticle> ps) override {
+        set_j_every(addresses, ps, 1, 0);
+    }
+    // Those ps[k] whose addresses[k] % stride == offset, at local address addresses[k] / stride (the
+    // multi-GPU engine's share of a batch: engine_cuda.hpp). Written straight into the page-locked
+    // buffer that the next compute() copies up, in parallel for large batches.
+    void set_j_every(std::span<const int> addresses, std::span<const JParticle> ps, std::size_t stride,
+                     std::size_t offset) override {
+        std::size_t count = 0, last = 0;
+        for (const int a : addresses)
+            if (std::size_t(a) % stride == offset) ++count, last = std::max(last, std::size_t(a) / stride);
+        if (count == 0) return;
+        if (last >= capacity_) reserve(std::max(last + 1, capacity_ + capacity_ / 2));  // on device_
+        if (id_is_address_.size() <= last) id_is_address_.resize(last + 1, 1);
+        k::JUpdate* const at = append_updates(count);
+        updates_since_order_ += count;
+        // Where each k goes among this engine's updates: a serial pass of a few ns a body.
+        place_in_batch_.resize(addresses.size());
+        for (std::size_t k = 0, next = 0; k < addresses.size(); ++k)
+            place_in_batch_[k] = std::size_t(addresses[k]) % stride == offset ? next++ : std::size_t(-1);
+        std::atomic<std::ptrdiff_t> other_ids{0};
+        parallel_for(
+            addresses.size(),
+            [&](std::size_t begin, std::size_t end) {
+                std::ptrdiff_t others = 0;
+                for (std::size_t k = begin; k < end; ++k) {
+                    if (place_in_batch_[k] == std::size_t(-1)) continue;
+                    const std::size_t address = std::size_t(addresses[k]) / stride;
+                    const JParticle& p = ps[k];
+                    const char is_address = p.id == int(address);
+                    others += std::ptrdiff_t(!is_address) - std::ptrdiff_t(!id_is_address_[address]);
+                    id_is_address_[address] = is_address;
+                    k::JUpdate& u = at[place_in_batch_[k]];
+                    u.address = (long long)slot(address);
+                    u.xm = r4(p.x.x, p.x.y, p.x.z, p.mass);
+                    u.vt = r4(p.v.x, p.v.y, p.v.z, p.t);
+                    u.a2 = r4(p.a2.x, p.a2.y, p.a2.z, double(p.id));
+                    u.j6 = r4(p.j6.x, p.j6.y, p.j6.z, 0);
+                    u.s24 = r4(p.s24.x, p.s24.y, p.s24.z, 0);
+                    u.c120 = r4(p.c120.x, p.c120.y, p.c120.z, 0);
+                }
+                other_ids += others;
+            },
+            host_threads_from());
+        other_ids_ += other_ids.load();
     }
     std::size_t j_capacity() const override { return capacity_; }
 
     void compute(double t, std::size_t nj, std::span<const IParticle> in, double eps2, std::span<IForce> out,
                  bool want_neighbours) override {
-        if (nj > capacity_) throw std::invalid_argument("cuda force engine: " + std::to_string(nj) + " j-particles asked for, " + std::to_string(capacity_) + " stored");
         if (out.size() != in.size()) throw std::invalid_argument("cuda force engine: output size differs from input");
+        launch(t, nj, in, eps2, want_neighbours);
+        finish(out);
+    }
+
+    // compute() in two halves, so that one thread can keep several GPUs busy (engine_cuda.hpp).
+    void launch(double t, std::size_t nj, std::span<const IParticle> in, double eps2, bool want_neighbours) override {
+        if (nj > capacity_) throw std::invalid_argument("cuda force engine: " + std::to_string(nj) + " j-particles asked for, " + std::to_string(capacity_) + " stored");
         const int ni = int(in.size());
+        launched_ = {true, std::size_t(ni), nj, want_neighbours};
         if (ni == 0) return;
         const nbody::cuda::ScopedDevice on(device_);
+        auto since = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         k::ForceVariant v = variant_;
         v.extras = want_neighbours ? (k::kNearest | k::kNeighbours) : extras_;
         if (v.extras != k::kNoExtras || v.snap) v.block = 128, v.unroll = 4;
@@ -146,6 +198,7 @@ public:
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
         const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread, v.far_tiles);
         ensure_i(std::size_t(ni_pad), std::size_t(split));
+        if (profiling_) lap(since, phases_[kOrder]), gpu_start_.record(nullptr);
 
         // One stream, one wait: the corrected j-particles and the i-batch [x(ni) | v(ni) (| a(ni))] go
         // up in one copy from page-locked memory, the results come back in one copy ([acc(ni) |
@@ -160,12 +213,18 @@ public:
         Real4* ixv = reinterpret_cast<Real4*>(upload(batch_bytes, [&](unsigned char* at) {
             Real4* staged = reinterpret_cast<Real4*>(at);
             std::copy(batch_order.begin(), batch_order.end(), reinterpret_cast<int*>(staged + rows * std::size_t(ni)));
-            for (int i = 0; i < ni; ++i) {
-                const IParticle& p = in[std::size_t(i)];
-                staged[i] = r4(p.x.x, p.x.y, p.x.z, p.h2);
-                staged[ni + i] = r4(p.v.x, p.v.y, p.v.z, double(kernel_id(p.id)));
-                if (v.snap) staged[2 * ni + i] = r4(p.a.x, p.a.y, p.a.z, 0);
-            }
+            parallel_for(
+                std::size_t(ni),
+                [&](std::size_t begin, std::size_t end) {
+                    for (std::size_t i = begin; i < end; ++i) {
+                        const IParticle& p = in[i];
+                        staged[i] = r4(p.x.x, p.x.y, p.x.z, p.h2);
+                        staged[std::size_t(ni) + i] = r4(p.v.x, p.v.y, p.v.z, double(kernel_id(p.id)));
+                        if (v.snap) staged[2 * std::size_t(ni) + i] = r4(p.a.x, p.a.y, p.a.z, 0);
+                    }
+                },
+                host_threads_from());
+            if (profiling_) lap(since, phases_[kStage]);
         }));
         const int* const sorted_from = v.far_tiles ? reinterpret_cast<const int*>(ixv + rows * std::size_t(ni)) : nullptr;
         if (v.far_tiles) {
@@ -191,24 +250,43 @@ public:
         }
         CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
                                    cudaMemcpyDeviceToHost, nullptr));
-        CUDA_CHECK(cudaStreamSynchronize(nullptr));
-        const int* const nearest_back = reinterpret_cast<const int*>(r_stage_.get() + rows * std::size_t(ni));
-        updates_in_flight_ = false;
-        for (int i = 0; i < ni; ++i) {
-            IForce& f = out[std::size_t(i)];
-            const Real4 a = r_stage_[std::size_t(i)], jn = r_stage_[std::size_t(ni + i)];
-            f.acc = {a.x, a.y, a.z};
-            f.pot = a.w;
-            f.jerk = {jn.x, jn.y, jn.z};
-            f.nearest = nearest_back[i];
-            f.nearest_r2 = f.nearest >= 0 ? jn.w : 0.0;
-            if (v.snap) {
-                const Real4 s = r_stage_[std::size_t(2 * ni + i)];
-                f.snap = {s.x, s.y, s.z};
-            }
-        }
+        if (profiling_) gpu_stop_.record(nullptr), lap(since, phases_[kQueue]);
+    }
+
+    void finish(std::span<IForce> out) override {
+        if (!launched_.pending) throw std::logic_error("cuda force engine: finish() without launch()");
+        launched_.pending = false;
+        if (out.size() != launched_.ni) throw std::invalid_argument("cuda force engine: output size differs from input");
+        const int ni = int(launched_.ni);
+        const bool want_neighbours = launched_.neighbours;
         lists_.assign(want_neighbours ? std::size_t(ni) : 0, {});
         overflow_.assign(want_neighbours ? std::size_t(ni) : 0, 0);
+        if (ni == 0) return;
+        const nbody::cuda::ScopedDevice on(device_);
+        auto since = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+        const std::size_t rows = i_rows();
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        if (profiling_) lap(since, phases_[kWait]), phases_[kGpu] += 1e-3 * nbody::cuda::elapsed_ms(gpu_start_, gpu_stop_);
+        const int* const nearest_back = reinterpret_cast<const int*>(r_stage_.get() + rows * std::size_t(ni));
+        updates_in_flight_ = false;
+        parallel_for(
+            std::size_t(ni),
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) {
+                    IForce& f = out[i];
+                    const Real4 a = r_stage_[i], jn = r_stage_[std::size_t(ni) + i];
+                    f.acc = {a.x, a.y, a.z};
+                    f.pot = a.w;
+                    f.jerk = {jn.x, jn.y, jn.z};
+                    f.nearest = nearest_back[i];
+                    f.nearest_r2 = f.nearest >= 0 ? jn.w : 0.0;
+                    if (variant_.snap) {
+                        const Real4 s = r_stage_[2 * std::size_t(ni) + i];
+                        f.snap = {s.x, s.y, s.z};
+                    }
+                }
+            },
+            host_threads_from());
         if (want_neighbours) {
             std::vector<int> counts(static_cast<std::size_t>(ni), 0);
             std::vector<int> ids(static_cast<std::size_t>(ni) * static_cast<std::size_t>(config_.max_neighbours), 0);
@@ -222,7 +300,8 @@ public:
                 std::sort(lists_[std::size_t(i)].begin(), lists_[std::size_t(i)].end());  // atomics fill in any order
             }
         }
-        interactions_ += double(ni) * double(nj);
+        interactions_ += double(ni) * double(launched_.nj);
+        if (profiling_) lap(since, phases_[kUnpack]);
     }
 
     std::span<const int> neighbours(std::size_t i) const override {
@@ -232,6 +311,16 @@ public:
     bool neighbour_overflow(std::size_t i) const override { return i < overflow_.size() && overflow_[i]; }
     double interactions() const override { return interactions_; }
     void want_nearest(bool on) override { extras_ = on ? k::kNearest : k::kNoExtras; }
+
+    void set_profiling(bool on) override { profiling_ = on; }
+    std::vector<PhaseTime> profile() const override {
+        static const char* const names[kPhases] = {
+            "spatial order, buffers", "stage (j-updates, i-batch)", "queue (copies, kernels)",
+            "wait for the GPU", "unpack results", "GPU busy (events; in the wait)"};
+        std::vector<PhaseTime> out;
+        for (int p = 0; p < kPhases; ++p) out.push_back({names[p], phases_[p]});
+        return out;
+    }
 
 private:
     std::size_t slot(std::size_t address) const { return address < slot_of_.size() ? slot_of_[address] : address; }
@@ -306,30 +395,49 @@ private:
         return i_order_;
     }
 
-    // The corrected bodies (pending_) and `batch_bytes` that `fill_batch` writes go up in one copy from
-    // a page-locked buffer, without waiting; the bodies are scattered into the j-memory. Returns the
-    // device address of the batch. Waits first only when a copy from the buffer may still run (no
-    // compute() has waited since the last upload).
+    // Room for `count` more j-updates at the start of the page-locked buffer, after those queued;
+    // waits first where a copy from the buffer may still run (no compute() has waited since the last
+    // upload).
+    k::JUpdate* append_updates(std::size_t count) {
+        if (updates_in_flight_) {
+            const nbody::cuda::ScopedDevice on(device_);  // the caller's thread may have another GPU current
+            CUDA_CHECK(cudaStreamSynchronize(nullptr));
+            updates_in_flight_ = false;
+        }
+        stage_room((pending_ + count) * sizeof(k::JUpdate));
+        k::JUpdate* const at = reinterpret_cast<k::JUpdate*>(in_stage_.get()) + pending_;
+        pending_ += count;
+        return at;
+    }
+    // The page-locked buffer (and its device twin) at least `bytes` long, the queued updates kept.
+    void stage_room(std::size_t bytes) {
+        if (in_stage_.size() >= bytes) return;
+        const nbody::cuda::ScopedDevice on(device_);
+        nbody::cuda::PinnedBuffer<unsigned char> grown(bytes * 2);
+        std::copy_n(in_stage_.get(), pending_ * sizeof(k::JUpdate), grown.get());
+        in_stage_ = std::move(grown);
+        in_dev_ = DeviceBuffer<unsigned char>(bytes * 2);
+    }
+
+    // The queued j-updates (set_j wrote them into the page-locked buffer) and `batch_bytes` that
+    // `fill_batch` writes after them go up in one copy, without waiting; the updates are scattered
+    // into the j-memory. Returns the device address of the batch.
     template <class FillBatch>
     unsigned char* upload(std::size_t batch_bytes, const FillBatch& fill_batch) {
-        if (updates_in_flight_) CUDA_CHECK(cudaStreamSynchronize(nullptr));
-        const std::size_t updates = pending_.size();
+        if (updates_in_flight_) CUDA_CHECK(cudaStreamSynchronize(nullptr)), updates_in_flight_ = false;
+        const std::size_t updates = pending_;
         const std::size_t update_bytes = (updates * sizeof(k::JUpdate) + sizeof(Real4) - 1) / sizeof(Real4) * sizeof(Real4);
-        if (in_stage_.size() < update_bytes + batch_bytes) {
-            in_stage_ = nbody::cuda::PinnedBuffer<unsigned char>((update_bytes + batch_bytes) * 2);
-            in_dev_ = DeviceBuffer<unsigned char>((update_bytes + batch_bytes) * 2);
-        }
-        std::copy(pending_.begin(), pending_.end(), reinterpret_cast<k::JUpdate*>(in_stage_.get()));
+        stage_room(update_bytes + batch_bytes);
         fill_batch(in_stage_.get() + update_bytes);
         CUDA_CHECK(cudaMemcpyAsync(in_dev_.get(), in_stage_.get(), update_bytes + batch_bytes, cudaMemcpyHostToDevice,
                                    nullptr));
         updates_in_flight_ = true;
         k::scatter_j(j_memory(), reinterpret_cast<const k::JUpdate*>(in_dev_.get()), int(updates), nullptr);
-        pending_.clear();
+        pending_ = 0;
         return in_dev_.get() + update_bytes;
     }
     void flush() {
-        if (!pending_.empty()) upload(0, [](unsigned char*) {});
+        if (pending_ > 0) upload(0, [](unsigned char*) {});
     }
     // The j-memory arrays (snap/24 and crackle/120 only for the 6th order), as the kernels see them.
     std::vector<DeviceBuffer<Real4>*> j_arrays() {
@@ -380,7 +488,8 @@ private:
     DeviceBuffer<Real4> xm_, vt_, a2_, j6_, s24_, c120_, pos64_, vel64_, acc64_;
     DeviceBuffer<float4> hi_, lo_, vel_;
     bool updates_in_flight_ = false;  // in_stage_ may still be read by an asynchronous copy
-    std::vector<k::JUpdate> pending_;
+    std::size_t pending_ = 0;         // j-updates queued at the start of in_stage_
+    std::vector<std::size_t> place_in_batch_;  // set_j_every: k -> its place among this engine's updates
     // r_: [acc | jerk | snap] of the i-batch, then the nearest indices (ints); r_stage_ its host side.
     DeviceBuffer<Real4> r_, p_acc_, p_jerk_, p_snap_;
     DeviceBuffer<Real4> sorted_in_;  // a sorted batch's rows on the GPU, then its results in the caller's order
@@ -400,12 +509,23 @@ private:
     std::vector<std::vector<int>> lists_;
     std::vector<char> overflow_;
     double interactions_ = 0;
+    // The profile (set_profiling): host seconds by phase of compute(), and the GPU's time between two
+    // events around its work.
+    enum { kOrder, kStage, kQueue, kWait, kUnpack, kGpu, kPhases };
+    bool profiling_ = false;
+    double phases_[kPhases] = {};
+    struct Launched {
+        bool pending = false;  // launch() queued work that finish() has not collected
+        std::size_t ni = 0, nj = 0;
+        bool neighbours = false;
+    } launched_;
+    nbody::cuda::Event gpu_start_, gpu_stop_;
 };
 
 }  // namespace
 
-std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config) {
-    return std::make_unique<CudaForceEngine>(config);
-}
+std::unique_ptr<CudaEngine> make_cuda_engine(const EngineConfig& config) { return std::make_unique<CudaForceEngine>(config); }
+
+std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config) { return make_cuda_engine(config); }
 
 }  // namespace nbody::hermite

@@ -9,23 +9,26 @@
 // j-memory grows, and any nj (libg6's g6_set_nj) leaves each GPU within one particle of nj / P.
 // Costs against one GPU: the i-batch goes to every GPU, and the results (ni x 8 doubles) come back
 // from every GPU and are summed on the host: O(ni P) host work per evaluation against O(ni nj / P)
-// on each GPU.
+// on each GPU. One thread drives every GPU (CudaEngine::launch, then finish: GPU g computes while
+// the host stages GPU g + 1's batch), and the host work is spread over the host pool (parallel.hpp):
+// each GPU's share of the corrected bodies, each GPU's copy of the i-batch and the sum.
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../../src/hermite/parallel.hpp"
 #include "../cuda_raii.hpp"
 #include "../gpu_workers.hpp"
+#include "engine_cuda.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 
 namespace nbody::hermite {
-
-std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config);
 
 namespace {
 
@@ -37,7 +40,7 @@ public:
         one.devices.clear();
         for (const int device : devices_) {
             const cuda::ScopedDevice on(device);  // an engine takes the current device as its own
-            engines_.push_back(make_cuda_force_engine(one));
+            engines_.push_back(make_cuda_engine(one));
         }
         partials_.resize(devices_.size());
         workers_ = std::make_unique<cuda::GpuWorkers>(int(devices_.size()) - 1);
@@ -52,6 +55,12 @@ public:
         const std::size_t g = address % gpus();
         engines_[g]->set_j(address / gpus(), p);  // the engine makes its GPU current where it needs one
     }
+    // Every GPU takes its share from the whole batch, one after the other on this thread: each share
+    // is written by the host pool, whose threads the commit that made the batch left awake, where the
+    // GPUs' threads sleep since their last compute() and would take a wake-up each.
+    void set_j_batch(std::span<const int> addresses, std::span<const JParticle> ps) override {
+        for (std::size_t g = 0; g < gpus(); ++g) engines_[g]->set_j_every(addresses, ps, gpus(), g);
+    }
     std::size_t j_capacity() const override {
         std::size_t capacity = engines_.front()->j_capacity() * gpus();
         for (std::size_t g = 0; g < gpus(); ++g) capacity = std::min(capacity, engines_[g]->j_capacity() * gpus() + g);
@@ -61,12 +70,27 @@ public:
     void compute(double t, std::size_t nj, std::span<const IParticle> in, double eps2, std::span<IForce> out,
                  bool neighbours) override {
         if (out.size() != in.size()) throw std::invalid_argument("cuda force engine: output size differs from input");
-        on_every_gpu([&](std::size_t g) {
-            partials_[g].resize(in.size());
-            engines_[g]->compute(t, local_count(nj, g), in, eps2, partials_[g], neighbours);
-        });
-        for (std::size_t i = 0; i < out.size(); ++i) out[i] = sum_over_gpus(i);
+        auto since = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+        // From this thread: every GPU's batch staged (on the host pool) and queued in turn, so that
+        // GPU g computes while the host stages GPU g + 1's; then each GPU's results collected.
+        for (std::size_t g = 0; g < gpus(); ++g) engines_[g]->launch(t, local_count(nj, g), in, eps2, neighbours);
+        for (std::size_t g = 0; g < gpus(); ++g) {
+            if (partials_[g].size() < in.size()) partials_[g].resize(in.size());  // grown, never shrunk
+            engines_[g]->finish(std::span<IForce>(partials_[g].data(), in.size()));
+        }
+        const auto computed = profiling_ ? std::chrono::steady_clock::now() : since;
+        parallel_for(
+            out.size(),
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) out[i] = sum_over_gpus(i);
+            },
+            host_threads_from());
         if (neighbours) merge_neighbours(in.size());
+        if (profiling_) {
+            const auto now = std::chrono::steady_clock::now();
+            on_gpus_s_ += std::chrono::duration<double>(computed - since).count();
+            sum_s_ += std::chrono::duration<double>(now - computed).count();
+        }
     }
 
     std::span<const int> neighbours(std::size_t i) const override {
@@ -79,6 +103,16 @@ public:
     }
     void want_snap(bool on) override {
         for (auto& e : engines_) e->want_snap(on);
+    }
+    void set_profiling(bool on) override {
+        profiling_ = on;
+        for (auto& e : engines_) e->set_profiling(on);
+    }
+    std::vector<PhaseTime> profile() const override {
+        std::vector<PhaseTime> out{{"every GPU's compute (launch all, finish each)", on_gpus_s_}, {"sum of the partials", sum_s_}};
+        for (std::size_t g = 0; g < gpus(); ++g)
+            for (const PhaseTime& p : engines_[g]->profile()) out.push_back({"GPU " + std::to_string(devices_[g]) + ": " + p.name, p.seconds});
+        return out;
     }
     double interactions() const override {
         double sum = 0;
@@ -128,10 +162,12 @@ private:
 
     std::vector<int> devices_;
     std::size_t max_neighbours_;
-    std::vector<std::unique_ptr<ForceEngine>> engines_;  // engines_[g] on devices_[g]
+    std::vector<std::unique_ptr<CudaEngine>> engines_;  // engines_[g] on devices_[g]
     std::vector<std::vector<IForce>> partials_;          // [g][i] of the last compute()
     std::vector<std::vector<int>> lists_;
     std::vector<char> overflow_;
+    bool profiling_ = false;
+    double on_gpus_s_ = 0, sum_s_ = 0;
     std::unique_ptr<cuda::GpuWorkers> workers_;  // last: its threads end before the engines go
 };
 

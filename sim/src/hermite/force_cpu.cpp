@@ -37,6 +37,17 @@ public:
         if (address >= j_.size()) j_.resize(std::max(address + 1, j_.size() + j_.size() / 2));
         j_[address] = p;
     }
+    void set_j_batch(std::span<const int> addresses, std::span<const JParticle> ps) override {
+        int last = -1;
+        for (const int a : addresses) last = std::max(last, a);
+        if (last >= 0 && std::size_t(last) >= j_.size()) j_.resize(std::max(std::size_t(last) + 1, j_.size() + j_.size() / 2));
+        parallel_for(
+            addresses.size(),
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t k = begin; k < end; ++k) j_[std::size_t(addresses[k])] = ps[k];
+            },
+            host_threads_from());
+    }
     std::size_t j_capacity() const override { return j_.size(); }
 
     void compute(double t, std::size_t nj, std::span<const IParticle> in, double eps2, std::span<IForce> out,
@@ -61,9 +72,10 @@ public:
             for (std::size_t i = begin; i < end; ++i) out[i] = force_on(in[i], nj, eps2, want_neighbours ? &lists_[i] : nullptr);
         };
         // Threads only where the pass is long enough to pay for waking them (a few-body system
-        // steps millions of times with ni nj ~ 10).
+        // steps millions of times with ni nj ~ 10). The pairs stand in for the GPU's work: on every
+        // core whatever NBODY_HERMITE_THREADS says (it sets the threads of the host's loops only).
         if (double(in.size()) * double(nj) > 2e5)
-            parallel_for(in.size(), body);
+            parallel_for_every_core(in.size(), body);
         else
             body(0, in.size());
         if (want_neighbours)

@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "parallel.hpp"
 
@@ -21,6 +24,24 @@ std::string fmt(double x) {
 }
 
 bool finite(const Vec3d& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+// A profile's stopwatch: each lap() adds the time since the last to a phase; off, it reads no clock.
+class Laps {
+public:
+    explicit Laps(bool on) : on_(on) {
+        if (on_) last_ = std::chrono::steady_clock::now();
+    }
+    void lap(double& phase) {
+        if (!on_) return;
+        const auto now = std::chrono::steady_clock::now();
+        phase += std::chrono::duration<double>(now - last_).count();
+        last_ = now;
+    }
+
+private:
+    bool on_;
+    std::chrono::steady_clock::time_point last_;
+};
 
 }  // namespace
 
@@ -82,7 +103,18 @@ JParticle HermiteIntegrator::j_particle(std::size_t i) const {
     return p;
 }
 
-void HermiteIntegrator::upload(std::size_t i) { engine_->set_j(i, j_particle(i)); }
+void HermiteIntegrator::upload_all() {
+    const std::size_t n = b_.size();
+    std::vector<int> all(n);
+    std::vector<JParticle> jp(n);
+    parallel_for(
+        n,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) all[i] = int(i), jp[i] = j_particle(i);
+        },
+        host_threads_from());
+    engine_->set_j_batch(all, jp);
+}
 
 void HermiteIntegrator::start(const std::vector<double>& mass, const std::vector<Vec3d>& x,
                               const std::vector<Vec3d>& v, double time) {
@@ -105,7 +137,7 @@ void HermiteIntegrator::start(const std::vector<double>& mass, const std::vector
     origin_ = time;
     now_ = 0;
     engine_->reserve(n);
-    for (std::size_t i = 0; i < n; ++i) upload(i);  // a = j = 0: the prediction to t = 0 is x, v
+    upload_all();  // a = j = 0: the prediction to t = 0 is x, v
     std::vector<int> all(n);
     for (std::size_t i = 0; i < n; ++i) all[i] = int(i);
     engine_->want_nearest(true);  // for the first-step fallback below
@@ -119,7 +151,7 @@ void HermiteIntegrator::start(const std::vector<double>& mass, const std::vector
     if (p_.order == 6) {
         // The snap needs every body's acceleration: a second pass with a known (the crackle of
         // the first step stays 0: its predictor is one order short).
-        for (std::size_t i = 0; i < n; ++i) upload(i);
+        upload_all();
         engine_->want_nearest(true);
         evaluate(0.0, all);
         engine_->want_nearest(false);
@@ -146,7 +178,7 @@ void HermiteIntegrator::start(const std::vector<double>& mass, const std::vector
         shared_level = std::max(shared_level, k);
     }
     if (p_.shared_steps) std::fill(b_.level.begin(), b_.level.end(), shared_level);
-    for (std::size_t i = 0; i < n; ++i) upload(i);
+    upload_all();
     build_levels();
 }
 
@@ -176,7 +208,7 @@ void HermiteIntegrator::resume(const Bodies& bodies, double time) {
     origin_ = time;
     now_ = 0;
     engine_->reserve(n);
-    for (std::size_t i = 0; i < n; ++i) upload(i);
+    upload_all();
     build_levels();
 }
 
@@ -195,21 +227,35 @@ void HermiteIntegrator::evaluate(double t, const std::vector<int>& active) {
     if (ip_.size() < active.size()) ip_.resize(active.size()), force_.resize(active.size());
     const std::span<const IParticle> in(ip_.data(), active.size());
     const std::span<IForce> out(force_.data(), active.size());
-    for (std::size_t k = 0; k < active.size(); ++k) {
-        const std::size_t i = std::size_t(active[k]);
-        const JParticle p = j_particle(i);
-        ip_[k].id = int(i);
-        ip_[k].x = predict_position(p, t - p.t);
-        ip_[k].v = predict_velocity(p, t - p.t);
-        if (p_.order == 6) ip_[k].a = predict_acceleration(p, t - p.t);
-        ip_[k].h2 = 0;
-    }
+    Laps laps(profiling_);
+    // Each body alone: the loops below give the same bits on any number of threads.
+    parallel_for(
+        active.size(),
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                const std::size_t i = std::size_t(active[k]);
+                const JParticle p = j_particle(i);
+                ip_[k].id = int(i);
+                ip_[k].x = predict_position(p, t - p.t);
+                ip_[k].v = predict_velocity(p, t - p.t);
+                if (p_.order == 6) ip_[k].a = predict_acceleration(p, t - p.t);
+                ip_[k].h2 = 0;
+            }
+        },
+        host_threads_from());
+    laps.lap(profile_.predict);
     engine_->compute(t, b_.size(), in, p_.softening * p_.softening, out);
-    for (std::size_t k = 0; k < active.size(); ++k)
-        if (!finite(force_[k].acc) || !finite(force_[k].jerk) || !std::isfinite(force_[k].pot)) {
-            find_nearest(t, active);  // again, to name the other body
-            fail_force(t, active, k);
-        }
+    laps.lap(profile_.force);
+    const std::size_t bad = first_where(
+        active.size(),
+        [&](std::size_t k) { return !finite(force_[k].acc) || !finite(force_[k].jerk) || !std::isfinite(force_[k].pot); },
+        host_threads_from());
+    if (bad < active.size()) {
+        find_nearest(t, active);  // again, to name the other body
+        fail_force(t, active, bad);
+    }
+    laps.lap(profile_.check);
+    if (profiling_) profile_.body_steps += active.size();
     stats_.body_steps += active.size();
     stats_.interactions += double(active.size()) * double(b_.size());
 }
@@ -294,59 +340,98 @@ StepEnd HermiteIntegrator::end_of_step_6(std::size_t i, std::size_t k, double dt
 }
 
 void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool block_grid) {
-    if (corrected_.size() < active.size()) corrected_.resize(active.size());
+    if (corrected_.size() < active.size()) corrected_.resize(active.size()), jp_.resize(active.size());
     std::vector<Corrected>& nw = corrected_;  // every entry used below is written first
-    int shared_level = 0;
-    for (std::size_t k = 0; k < active.size(); ++k) {
+    Laps laps(profiling_);
+    // The corrector of each body alone, in parallel; the first body (in the active order) whose
+    // corrected state is not finite or whose step underflows stops the block, as a serial loop would.
+    const std::size_t n = active.size();
+    std::atomic<std::size_t> first_bad{n};
+    std::atomic<int> shared_level{0};
+    parallel_for(
+        n,
+        [&](std::size_t begin, std::size_t end) {
+            int chunk_level = 0;
+            for (std::size_t k = begin; k < end; ++k) {
+                const std::size_t i = std::size_t(active[k]);
+                const double dt = t - b_.t[i];
+                static_cast<StepEnd&>(nw[k]) = p_.order == 6 ? end_of_step_6(i, k, dt) : end_of_step_4(i, k, dt);
+                nw[k].level = level_for(nw[k].dt_crit, b_.level[i], block_grid ? t : 0.0);
+                chunk_level = std::max(chunk_level, nw[k].level);
+                if (!finite(nw[k].x) || !finite(nw[k].v) || nw[k].level > p_.max_level) {
+                    for (std::size_t seen = first_bad.load(); k < seen && !first_bad.compare_exchange_weak(seen, k);) {
+                    }
+                    break;
+                }
+            }
+            for (int seen = shared_level.load(); chunk_level > seen && !shared_level.compare_exchange_weak(seen, chunk_level);) {
+            }
+        },
+        host_threads_from());
+    if (const std::size_t k = first_bad.load(); k < n) {
         const std::size_t i = std::size_t(active[k]);
-        const double dt = t - b_.t[i];
-        static_cast<StepEnd&>(nw[k]) = p_.order == 6 ? end_of_step_6(i, k, dt) : end_of_step_4(i, k, dt);
         if (!finite(nw[k].x) || !finite(nw[k].v))
             throw HermiteError("Hermite: body " + std::to_string(i) + " has a non-finite corrected state at t = " +
                                fmt(origin_ + t) + "; the state of the last completed step (t = " + fmt(time()) +
                                ") is kept");
         const double dt_crit = nw[k].dt_crit;
-        nw[k].level = level_for(dt_crit, b_.level[i], block_grid ? t : 0.0);
-        shared_level = std::max(shared_level, nw[k].level);
-        if (nw[k].level > p_.max_level) {
-            if (force_[k].nearest < 0) find_nearest(t, active);
-            throw HermiteError("Hermite: step underflow at t = " + fmt(origin_ + t) + ": body " + std::to_string(i) +
-                               " needs a step of " + fmt(dt_crit) + ", below the smallest block step " +
-                               fmt(level_dt(p_.max_level)) + " (level " + std::to_string(p_.max_level) +
-                               "); its nearest body is " + std::to_string(force_[k].nearest) + " at r = " +
-                               fmt(std::sqrt(force_[k].nearest_r2)) + ". The state of the last completed step (t = " +
-                               fmt(time()) + ") is kept");
-        }
+        if (force_[k].nearest < 0) find_nearest(t, active);
+        throw HermiteError("Hermite: step underflow at t = " + fmt(origin_ + t) + ": body " + std::to_string(i) +
+                           " needs a step of " + fmt(dt_crit) + ", below the smallest block step " +
+                           fmt(level_dt(p_.max_level)) + " (level " + std::to_string(p_.max_level) +
+                           "); its nearest body is " + std::to_string(force_[k].nearest) + " at r = " +
+                           fmt(std::sqrt(force_[k].nearest_r2)) + ". The state of the last completed step (t = " +
+                           fmt(time()) + ") is kept");
     }
-    // All checks passed: commit.
-    for (std::size_t k = 0; k < active.size(); ++k) {
-        const std::size_t i = std::size_t(active[k]);
-        b_.x[i] = nw[k].x;
-        b_.v[i] = nw[k].v;
-        b_.a[i] = force_[k].acc;
-        b_.jerk[i] = force_[k].jerk;
-        b_.snap[i] = p_.order == 6 ? force_[k].snap : Vec3d{};
-        b_.crackle[i] = nw[k].crackle;
-        b_.pot[i] = force_[k].pot;
-        b_.t[i] = t;
-        b_.level[i] = p_.shared_steps ? shared_level : nw[k].level;
-        upload(i);
-    }
+    laps.lap(profile_.correct);
+    // All checks passed: commit, and hand the engine the new j-particles in one batch.
+    const int level_of_all = shared_level.load();
+    parallel_for(
+        n,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                const std::size_t i = std::size_t(active[k]);
+                b_.x[i] = nw[k].x;
+                b_.v[i] = nw[k].v;
+                b_.a[i] = force_[k].acc;
+                b_.jerk[i] = force_[k].jerk;
+                if (p_.order == 6) b_.snap[i] = force_[k].snap, b_.crackle[i] = nw[k].crackle;  // order 4: zero, left so
+                b_.pot[i] = force_[k].pot;
+                b_.t[i] = t;
+                b_.level[i] = p_.shared_steps ? level_of_all : nw[k].level;
+                jp_[k] = j_particle(i);
+            }
+        },
+        host_threads_from());
+    engine_->set_j_batch(active, std::span<const JParticle>(jp_.data(), n));
+    laps.lap(profile_.commit);
 }
 
 double HermiteIntegrator::step_block() {
+    Laps laps(profiling_);
     double t_next = INFINITY;
     for (std::size_t k = 0; k < levels_.size(); ++k)
         if (!levels_[k].empty()) t_next = std::min(t_next, b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)));
-    // Whole levels are active (integrator.hpp); ascending body order keeps runs reproducible.
+    // Whole levels are active (integrator.hpp); ascending body order keeps runs reproducible. The
+    // active levels' bodies are marked in a bitmap and read back in order (sorting the levels' lists
+    // cost ~40 ns a body step at 128K, nbody_hermite_host_bench).
     std::vector<int>& active = active_;
     active.clear();
+    mark_.resize((b_.size() + 63) / 64);
+    std::size_t first_word = mark_.size(), last_word = 0;
     for (std::size_t k = 0; k < levels_.size(); ++k)
         if (!levels_[k].empty() && b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)) == t_next) {
-            active.insert(active.end(), levels_[k].begin(), levels_[k].end());
+            for (const int i : levels_[k]) {
+                const std::size_t w = std::size_t(i) >> 6;
+                mark_[w] |= std::uint64_t(1) << (unsigned(i) & 63);
+                first_word = std::min(first_word, w), last_word = std::max(last_word, w);
+            }
             levels_[k].clear();
         }
-    std::sort(active.begin(), active.end());
+    for (std::size_t w = first_word; w <= last_word && w < mark_.size(); ++w)
+        for (std::uint64_t bits = std::exchange(mark_[w], 0); bits != 0; bits &= bits - 1)
+            active.push_back(int(w * 64 + std::size_t(std::countr_zero(bits))));
+    laps.lap(profile_.select);
     try {
         evaluate(t_next, active);
         correct(t_next, active, true);
@@ -354,7 +439,10 @@ double HermiteIntegrator::step_block() {
         for (int i : active) levels_[std::size_t(b_.level[std::size_t(i)])].push_back(i);  // nothing was committed
         throw;
     }
+    Laps requeue(profiling_);
     for (int i : active) levels_[std::size_t(b_.level[std::size_t(i)])].push_back(i);
+    requeue.lap(profile_.requeue);
+    if (profiling_) ++profile_.blocks;
     now_ = t_next;
     ++stats_.blocks;
     return time();
@@ -386,29 +474,63 @@ void HermiteIntegrator::evolve(double t_end) {
     origin_ = t_end;
     now_ = 0;
     std::fill(b_.t.begin(), b_.t.end(), 0.0);
-    for (std::size_t i = 0; i < b_.size(); ++i) upload(i);
+    upload_all();
     build_levels();
 }
 
-void HermiteIntegrator::predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) const {
-    x.resize(b_.size());
-    v.resize(b_.size());
-    for (std::size_t i = 0; i < b_.size(); ++i) {
-        const JParticle p = j_particle(i);
-        x[i] = predict_position(p, now_ - p.t);
-        v[i] = predict_velocity(p, now_ - p.t);
-    }
-}
+void HermiteIntegrator::predicted(std::vector<Vec3d>& x, std::vector<Vec3d>& v) const { predict_all(now_, x, v); }
 
 void HermiteIntegrator::predicted_at(double t, std::vector<Vec3d>& x, std::vector<Vec3d>& v) const {
-    const double rel = t - origin_;
+    predict_all(t - origin_, x, v);
+}
+
+void HermiteIntegrator::predict_all(double rel, std::vector<Vec3d>& x, std::vector<Vec3d>& v) const {
     x.resize(b_.size());
     v.resize(b_.size());
-    for (std::size_t i = 0; i < b_.size(); ++i) {
-        const JParticle p = j_particle(i);
-        x[i] = predict_position(p, rel - p.t);
-        v[i] = predict_velocity(p, rel - p.t);
+    parallel_for(
+        b_.size(),
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const JParticle p = j_particle(i);
+                x[i] = predict_position(p, rel - p.t);
+                v[i] = predict_velocity(p, rel - p.t);
+            }
+        },
+        host_threads_from());
+}
+
+void HermiteIntegrator::set_profiling(bool on) {
+    profiling_ = on;
+    engine_->set_profiling(on);
+}
+
+std::string HermiteIntegrator::profile_report(double wall) const {
+    const HermiteProfile& p = profile_;
+    const double blocks = double(std::max<std::uint64_t>(1, p.blocks)), steps = double(std::max<std::uint64_t>(1, p.body_steps));
+    std::string s;
+    char line[200];
+    std::snprintf(line, sizeof line, "profile: %llu blocks, %llu body steps (%.0f a block), %.3f s wall\n",
+                  (unsigned long long)p.blocks, (unsigned long long)p.body_steps, double(p.body_steps) / blocks, wall);
+    s += line;
+    auto row = [&](const char* name, double seconds) {
+        std::snprintf(line, sizeof line, "  %-34s %9.3f s %5.1f %% %10.1f us/block %8.1f ns/body step\n", name, seconds,
+                      wall > 0 ? 100.0 * seconds / wall : 0.0, seconds / blocks * 1e6, seconds / steps * 1e9);
+        s += line;
+    };
+    const double phases[] = {p.select, p.predict, p.force, p.check, p.correct, p.commit, p.requeue};
+    const char* names[] = {"select (block time, active list)", "predict (i-batch)", "force (engine compute)",
+                           "check (forces finite)", "correct (corrector, steps)", "commit (write back, set_j)",
+                           "requeue (levels)"};
+    double sum = 0;
+    for (std::size_t k = 0; k < std::size(phases); ++k) row(names[k], phases[k]), sum += phases[k];
+    row("other (outside the phases)", wall - sum);
+    const std::vector<PhaseTime> engine = engine_->profile();
+    if (!engine.empty()) {
+        std::snprintf(line, sizeof line, "  of which the %s engine's phases:\n", std::string(engine_->name()).c_str());
+        s += line;
+        for (const PhaseTime& e : engine) row(("  " + e.name).c_str(), e.seconds);
     }
+    return s;
 }
 
 std::vector<std::size_t> HermiteIntegrator::level_histogram() const {
@@ -432,7 +554,9 @@ std::optional<double> total_energy(const std::vector<double>& mass, const std::v
     const double eps2 = softening * softening;
     std::vector<double> phi(n, 0.0);
     std::atomic<bool> stopped{false};
-    parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    // On every core even where NBODY_HERMITE_THREADS=1 makes the block steps' loops serial: at 128K
+    // bodies this sum is 1.7e10 pairs, about a minute on one thread (before the run and after it).
+    parallel_for_every_core(n, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             if (stop && (stopped.load(std::memory_order_relaxed) || stop())) {
                 stopped = true;

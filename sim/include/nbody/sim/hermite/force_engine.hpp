@@ -72,6 +72,13 @@ inline Vec3d predict_acceleration(const JParticle& p, double dt) {
     return 2.0 * p.a2 + dt * (6.0 * p.j6 + dt * (12.0 * p.s24 + dt * 20.0 * p.c120));
 }
 
+// A named share of a run's wall time (ForceEngine::profile, HermiteIntegrator::profile): what
+// `nbody run --integrator hermite4 --profile` prints.
+struct PhaseTime {
+    std::string name;
+    double seconds = 0;
+};
+
 enum class EngineKind { Cpu, Cuda, Auto };
 // Parses "cpu", "cuda" or "auto"; throws std::invalid_argument listing them.
 EngineKind parse_engine_kind(std::string_view text);
@@ -104,6 +111,11 @@ public:
     virtual void reserve(std::size_t n) = 0;
     // Stores (or replaces) the j-particle at `address`; grows the memory when needed.
     virtual void set_j(std::size_t address, const JParticle& p) = 0;
+    // set_j(addresses[k], ps[k]) for every k (distinct addresses: a block's corrected bodies), which
+    // an engine may store in parallel.
+    virtual void set_j_batch(std::span<const int> addresses, std::span<const JParticle> ps) {
+        for (std::size_t k = 0; k < addresses.size(); ++k) set_j(std::size_t(addresses[k]), ps[k]);
+    }
     virtual std::size_t j_capacity() const = 0;
 
     // Predicts j-particles [0, nj) to time t and computes the forces on `in` (softening eps2) into
@@ -130,6 +142,11 @@ public:
 
     // Pairwise interactions computed so far (i x j, self pairs included), for rate figures.
     virtual double interactions() const = 0;
+
+    // From now on, the engine times its own phases within compute() (staging, the wait for the GPU,
+    // ...) for profile(); an engine without phases of its own keeps none. A few clock reads per call.
+    virtual void set_profiling(bool) {}
+    virtual std::vector<PhaseTime> profile() const { return {}; }
 };
 
 // True when this build has the cuda engine and a device is usable; `why_not` gets the reason.

@@ -109,6 +109,20 @@ struct HermiteStats {
     double interactions = 0;             // i x j pairs computed
 };
 
+// Where the wall time of the block steps went, by phase, while profiling was on (set_profiling;
+// `nbody run --integrator hermite4 --profile`). Every phase is host time: `force` is the engine's
+// compute(), whose own phases (the GPU's share among them) engine().profile() gives.
+struct HermiteProfile {
+    double select = 0;   // the next block time and its active bodies (levels, order)
+    double predict = 0;  // the active bodies predicted to the block time (the i-batch)
+    double force = 0;    // ForceEngine::compute
+    double check = 0;    // the forces checked finite
+    double correct = 0;  // corrector, next steps and levels
+    double commit = 0;   // the corrected bodies written back and handed to the engine (set_j)
+    double requeue = 0;  // the active bodies back into their levels
+    std::uint64_t blocks = 0, body_steps = 0;  // counted while profiling
+};
+
 // What the corrector finds for one body at the end of its step.
 struct StepEnd {
     Vec3d x, v;
@@ -148,6 +162,13 @@ public:
     // Bodies per block level 0..max_level.
     std::vector<std::size_t> level_histogram() const;
     const HermiteStats& stats() const { return stats_; }
+    // Times each phase of the block steps from now on (and the engine's own phases: the engine's
+    // set_profiling); off, no clock is read.
+    void set_profiling(bool on);
+    const HermiteProfile& profile() const { return profile_; }
+    // The profile as lines of text: each phase's seconds, share of `wall` (the run's wall time, for
+    // the share not in any phase), per block and per body step, then the engine's phases.
+    std::string profile_report(double wall) const;
     const HermiteParams& params() const { return p_; }
     ForceEngine& engine() { return *engine_; }
 
@@ -162,7 +183,8 @@ private:
     double level_dt(int level) const { return level_dts_[std::size_t(level)]; }  // level in 0..max_level + 1
     void build_levels();
     JParticle j_particle(std::size_t i) const;  // body i as the engine stores it (a / 2, jerk / 6, ...)
-    void upload(std::size_t i);
+    void upload_all();  // every body's j-particle to the engine
+    void predict_all(double rel, std::vector<Vec3d>& x, std::vector<Vec3d>& v) const;  // to relative time rel
     // Forces on `active` at relative time `t` from their predicted states; fills xp, vp, force_.
     void evaluate(double t, const std::vector<int>& active);
     // Corrects `active` (steps ending at t); levels are chosen when `choose_levels`.
@@ -188,9 +210,13 @@ private:
     };
     std::vector<Corrected> corrected_;
     std::vector<int> active_;
+    std::vector<std::uint64_t> mark_;  // the active bodies while a block's list is made (step_block)
+    std::vector<JParticle> jp_;        // the corrected bodies as the engine stores them
     std::vector<IParticle> ip_;
     std::vector<IForce> force_;
     HermiteStats stats_;
+    bool profiling_ = false;
+    HermiteProfile profile_;
 };
 
 // Round down to a power of two (for dt_max); throws std::invalid_argument for x <= 0 or non-finite.
