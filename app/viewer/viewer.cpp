@@ -72,17 +72,23 @@ std::unique_ptr<Surface> open_surface(const ViewOptions& o) {
     return surface;
 }
 
-// A window run until closed: the simulation steps beside the frame loop. Scripted runs (headless,
-// --frames, record) step in it, so that each frame is taken after exactly its steps.
-// NBODY_SIM_THREAD=1 or 0 overrides (measurements, tests).
-bool simulation_beside_frames(const ViewOptions& o, long long frame_limit) {
-    if (const char* env = std::getenv("NBODY_SIM_THREAD"); env && *env) return std::string(env) != "0";
-    return !o.headless && frame_limit == 0 && !o.record;
+// Where the host backends step: beside the frame loop, free-running, in a window run until
+// closed; beside it too in scripted runs (headless, --frames, record), but each frame waits for
+// exactly its steps, so that a frame is taken after exactly its steps and a stop is honoured
+// while a long step runs. NBODY_SIM_THREAD=1 (free-running) or 0 (in the loop) overrides, for
+// measurements and tests.
+enum class SimulationPlace { InTheLoop, Beside, BesideExact };
+SimulationPlace where_the_simulation_steps(const ViewOptions& o, long long frame_limit) {
+    if (const char* env = std::getenv("NBODY_SIM_THREAD"); env && *env)
+        return std::string(env) != "0" ? SimulationPlace::Beside : SimulationPlace::InTheLoop;
+    return !o.headless && frame_limit == 0 && !o.record ? SimulationPlace::Beside : SimulationPlace::BesideExact;
 }
 
 // What a Ctrl-C does from now on, said by the signal handler the moment it comes.
 void announce_stop_plan(const ViewOptions& o) {
-    std::string on_stop = "stopping after the frame in progress", not_written;
+    std::string on_stop = "stopping after the frame in progress, or at once during a long step (the last complete "
+                          "frame is kept)",
+                not_written;
     const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
     if (o.screenshot) {
         on_stop += "; the screenshot of the state reached will be written to " + *o.screenshot;
@@ -164,11 +170,15 @@ Viewer::Viewer(const ViewOptions& o)
     saved_time_ = sim_.time();
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
-    if (simulation_beside_frames(o, frame_limit_) &&
-        sim_.run_beside([](const Backend& backend) {
+    if (const SimulationPlace place = where_the_simulation_steps(o, frame_limit_);
+        place != SimulationPlace::InTheLoop && sim_.run_beside([](const Backend& backend) {
             return SimulationThread::StepNote{tree_timing_text(backend), tree_interactions(backend)};
-        }))
-        std::cerr << "nbody: the simulation steps on its own thread; the window draws its newest state\n";
+        })) {
+        exact_frames_ = place == SimulationPlace::BesideExact;
+        std::cerr << (exact_frames_ ? "nbody: the simulation steps on its own thread, each frame after exactly its steps\n"
+                                    : "nbody: the simulation steps on its own thread; the window draws its newest state\n");
+    }
+    sim_.set_give_up(&stop_requested);
     start_integrator_from_options();
     set_sampling_intervals(o.trails.value_or(scene_.trails));
     if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
@@ -258,6 +268,12 @@ int Viewer::run() {
         act_on_requests(requests, target);
         // A recording's first frame steps nothing: step() only captures it.
         const bool capture_frame = closing_frame_ && !first_recorded_frame_ ? false : step(requests, dt_frame);
+        // A stop came while the frame's steps ran: nothing new to draw (the closing frame draws
+        // the last complete one).
+        if (std::exchange(frame_cut_short_, false) && !closing_frame_) {
+            gpu_timer_.end_frame();
+            continue;
+        }
         const bool final_shot = final_frame && o_.screenshot.has_value();
         draw(target, capture_frame, dt_frame,
              final_shot || (requests.screenshot && params_.recording.screenshot_ui) ? ScreenshotAt::Screen
@@ -272,13 +288,33 @@ int Viewer::run() {
         end_frame(capture_frame, dt_frame);
         if (final_frame) break;
     }
-    sim_.stop_beside();  // what follows reads the backend
+    // What follows reads the backend; after a stop a long step is not waited for (the state
+    // saved is then the newest complete one, the one drawn last).
+    const bool settled = sim_.stop_beside(interrupted_ ? std::optional(kStopPatience) : std::nullopt);
     if (progress_ && interrupted_) progress_->interrupt_line();
     if (o_.save_snapshot) {  // after the last frame, or an interrupt: the state reached is not lost
         write_snapshot_to(*o_.save_snapshot);
         std::cerr << "nbody: state at t = " << sim_.time() << " saved to " << *o_.save_snapshot << "\n";
     }
-    return finish();
+    const std::string unfinished = settled ? std::string() : "a step of " + std::to_string(sim_.size()) + " bodies";
+    const int status = finish();
+    if (interrupted_) end_without_waiting(status, unfinished);
+    return status;
+}
+
+// After a stop, everything asked for is written by now. Work still running (a long step, a scene
+// being built, an energy sum) would be joined by the destructors, holding the exit for as long as
+// it takes (minutes, for a step at large N): the process ends here instead, without waiting.
+void Viewer::end_without_waiting(int status, std::string unfinished) {
+    const auto running = [](const auto& f) { return f.valid() && f.wait_for(std::chrono::seconds(0)) != std::future_status::ready; };
+    const auto add = [&](const std::string& what) { unfinished += (unfinished.empty() ? "" : ", ") + what; };
+    if ((scene_build_ && running(scene_build_->scene)) || std::any_of(superseded_builds_.begin(), superseded_builds_.end(), running))
+        add("a scene being built");
+    if (energy_.running() || (sim_.hermite() && sim_.hermite()->measuring())) add("an energy sum");
+    if (unfinished.empty()) return;
+    std::fprintf(stderr, "nbody: not waiting for %s: exiting with the last complete frame\n", unfinished.c_str());
+    std::fflush(nullptr);
+    std::_Exit(status);
 }
 
 // Esc or the close button: asked first when the simulation ran since the last save (a window
@@ -305,8 +341,9 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
         const HostStageTimer timing(profile_, HostStage::Present);
         surface_->present();
         // Beside the frame loop nothing else slows a frame: without vsync (Xvfb, Mesa) the loop
-        // would spin and take a core from the simulation.
-        if (sim_.beside()) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
+        // would spin and take a core from the simulation (a frame that waits for its exact steps
+        // is paced by them).
+        if (sim_.beside() && !exact_frames_) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
     }
     gpu_timer_.end_frame();
     profile_.end_frame();

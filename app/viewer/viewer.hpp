@@ -96,6 +96,9 @@ class Viewer {
     void apply_integrator();        // the panel's integrator, eta, dt_max, softening: switched live
     void print_hermite_report();
     int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
+    // After a stop: ends the process with `status` at once when work is still running
+    // (`unfinished`, or a scene build, an energy sum), rather than wait for it; else returns.
+    void end_without_waiting(int status, std::string unfinished);
 
     // --- helpers -------------------------------------------------------------------------
     void say(const std::string& text, bool is_error);  // a toast, or an error notice
@@ -208,6 +211,8 @@ class Viewer {
     RunTotals totals_;
     long long frame_ = 0;
     int interrupted_ = 0;      // the stop signal that ended the loop (main installs the handlers)
+    bool exact_frames_ = false;     // scripted on the simulation thread: each frame waits for exactly its steps
+    bool frame_cut_short_ = false;  // a stop came while this frame waited for its steps
     bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
@@ -226,6 +231,10 @@ void announce_recording(const RecordingSettings& settings, long long frames, int
 // Without a GPU the galaxy scenes (65K bodies) would take seconds per step: the viewer shows them
 // at this N unless N was asked for (start-up, and scenes picked from the list).
 inline constexpr std::size_t kHostViewerBodies = kHostMinBodies;
+
+// After a stop, how long the step in progress is given to end before the process ends without it
+// (a stop is honoured within a second: the frame that notices it, this, the outputs).
+inline constexpr std::chrono::milliseconds kStopPatience{250};
 
 // The shortest frame while the simulation runs beside the frame loop (60 frames/s).
 inline constexpr std::chrono::microseconds kBesideFrameTime{16667};

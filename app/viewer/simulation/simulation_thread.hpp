@@ -77,8 +77,13 @@ class SimulationThread {
     // Replaces the system between two steps; states published before it are never taken again.
     void load(const State& state);
     // Exactly `steps` steps after everything posted so far, then returns with the state reached
-    // published (recording: a frame is taken after exactly its steps). Waits for them.
-    void run_exactly(int steps, const StepParams& params);
+    // published (recording: a frame is taken after exactly its steps). Waits for them, polling
+    // `give_up` (a stop signal) every few milliseconds: once it says so, returns false at once,
+    // the steps still owed dropped and the step in progress left to end on its own.
+    bool run_exactly(int steps, const StepParams& params, const std::function<bool()>& give_up = {});
+    // No step after the one in progress; waits at most `patience` for it (and a task running) to
+    // end. False when it is still running: the caller may end the process rather than wait.
+    bool settle_within(std::chrono::milliseconds patience);
 
     // Swaps the newest published state into `state` (positions, masses, velocities, time; the
     // labels are left as they are) when there is one newer than the last taken. Never waits for
@@ -99,6 +104,10 @@ class SimulationThread {
     std::optional<Activity> activity() const;
 
   private:
+    // Waits (lock held) until `ready`, or `give_up` says so (polled): false then.
+    template <class Ready>
+    bool wait_unless(std::unique_lock<std::mutex>& lock, Ready ready, const std::function<bool()>& give_up);
+
     struct Job {
         Task task;
         Done done;

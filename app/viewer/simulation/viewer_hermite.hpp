@@ -9,6 +9,7 @@
 // costs a loop over N and 16 bytes per body per frame: 64 KiB and well under a millisecond for
 // the 4,096-body clusters Hermite serves here, nothing beside the O(N^2) forces of one block.
 
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -89,6 +90,10 @@ class ViewerHermite {
     // rounding (~1e-8). poll_energy() collects it; no-op while one runs.
     void measure_energy();
     void poll_energy();
+    // A sum started and not yet finished.
+    bool measuring() const {
+        return measuring_.valid() && measuring_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+    }
     struct Measured {
         double error = 0, time = 0;
     };

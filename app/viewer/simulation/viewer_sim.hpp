@@ -15,9 +15,12 @@
 // With hermite4/6 (viewer_hermite.hpp) the state lives in double on the host whatever the backend,
 // and its positions are uploaded once per frame; the backend waits, to take the state back.
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,9 @@ struct StepReport {
     // paths: `launch` is the backend's step itself (the cpu backend computes there) plus the
     // copy back, `upload` the glBufferSubData.
     double host_map_ms = 0, host_launch_ms = 0, host_unmap_ms = 0, host_upload_ms = 0;
+    // Exact steps on the simulation thread given up for a stop (set_give_up): the state shown is
+    // still the last complete frame's, and this frame should not be drawn as a new one.
+    bool cut_short = false;
 };
 
 // A Hermite run of `state`, from its double state `precise` and, where given, a saved run's block
@@ -94,8 +100,13 @@ class SimulationDriver {
     std::string gpu_shares_text() const;
     bool beside() const { return beside_ != nullptr; }
     // Back to stepping in the caller's thread, after the step in progress and what was posted;
-    // the state shown becomes the backend's newest.
-    void stop_beside();
+    // the state shown becomes the backend's newest. With `patience`, waits at most that long for
+    // them: false when a step is still running (left to run; the state shown stays the newest
+    // complete one taken), so that a stop need not wait for a long step.
+    bool stop_beside(std::optional<std::chrono::milliseconds> patience = std::nullopt);
+    // Polled while a frame waits for its exact steps on the simulation thread (a stop signal):
+    // when it says so the wait ends at once, the frame cut short (StepReport::cut_short).
+    void set_give_up(std::function<bool()> give_up) { give_up_ = std::move(give_up); }
     // No step after the one in progress (pause, Hermite taking over).
     void hold();
     // Runs `task` on the backend between two steps (at once when not beside the frame loop) and
@@ -191,6 +202,7 @@ class SimulationDriver {
 #if NBODY_HAVE_CUDA
     std::unique_ptr<render::CudaStreamTimer> step_timer_;
 #endif
+    std::function<bool()> give_up_;
     std::unique_ptr<SimulationThread> beside_;  // after backend_: stopped before it is destroyed
 };
 
