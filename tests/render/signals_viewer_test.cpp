@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -143,6 +145,50 @@ TEST(SignalsViewer, AStopStillWritesTheScreenshotAndTheSnapshot) {
         EXPECT_EQ(image.height, 48);
         ASSERT_TRUE(fs::exists(snapshot)) << text;
         (void)test::snapshot_status(snapshot);
+    }
+}
+
+// Issue 33: a stop while a long step runs (every pair of a Plummer sphere: seconds per step on two
+// cores, N grown with the cores as the square root) ends `view --headless --screenshot` within a
+// second, not after the step: the screenshot is the last complete frame, whole, and the exit
+// status and message say it was interrupted and that the step was not waited for. Both ways the
+// host backends step: each frame waiting for exactly its steps (scripted runs), and free-running
+// beside the frame loop (a window's; NBODY_SIM_THREAD=1 puts a headless run there).
+TEST(SignalsViewer, AStopDuringALongStepEndsWithinASecondWithTheLastFrame) {
+    const double cores = std::max(2u, std::thread::hardware_concurrency());
+    const int bodies = int(32768 * std::ceil(std::sqrt(cores / 2)));
+    for (const char* place : {"", "1"}) {
+        SCOPED_TRACE(*place ? "free-running beside the frame loop" : "each frame after exactly its steps");
+        const ScopedEnv where("NBODY_SIM_THREAD", place);
+        TempDir dir;
+        const std::string shot = dir.file("s.png");
+        NbodyChild child({"view", "--headless", "--backend", "cpu", "--gravity", "direct", "--scene",
+                          test::source_dir() + "/scenes/plummer.toml", "--bodies", std::to_string(bodies),
+                          "--steps-per-frame", "4", "--frames", "100000", "--size", "64x48", "--screenshot", shot},
+                         dir.file("log.txt"));
+        ASSERT_TRUE(child.started());
+        // The first frame drawn; the steps of the next (seconds) are then running.
+        const bool drawn = child.wait_for_log("frame 1/100000", 120);
+        SKIP_WITHOUT_EGL(child.log());
+        ASSERT_TRUE(drawn) << child.log();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const auto signalled = std::chrono::steady_clock::now();
+        child.signal(SIGTERM);
+        const std::optional<int> status = child.wait(60);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+        const std::string text = child.log();
+        ASSERT_TRUE(status) << "did not stop:\n" << text;
+        EXPECT_LT(seconds, 1.0) << "the stop waited for the step\n" << text;
+        EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + SIGTERM) << test::describe_status(*status)
+                                                                                 << "\n" << text;
+        EXPECT_TRUE(contains(text, "nbody: interrupted by SIGTERM after")) << text;
+        EXPECT_TRUE(contains(text, "not waiting for a step of " + std::to_string(bodies) + " bodies")) << text;
+        ASSERT_TRUE(fs::exists(shot)) << text;
+        const render::Image image = render::read_png(shot);  // whole: throws if not
+        EXPECT_EQ(image.width, 64);
+        EXPECT_EQ(image.height, 48);
+        for (const auto& e : fs::directory_iterator(dir.path()))
+            EXPECT_FALSE(contains(e.path().filename().string(), ".tmp")) << e.path();
     }
 }
 
