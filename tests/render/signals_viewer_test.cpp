@@ -153,12 +153,13 @@ TEST(SignalsViewer, AStopStillWritesTheScreenshotAndTheSnapshot) {
 // second, not after the step: the screenshot is the last complete frame, whole, and the exit
 // status and message say it was interrupted and that the step was not waited for. Both ways the
 // host backends step: each frame waiting for exactly its steps (scripted runs), and free-running
-// beside the frame loop (a window's; NBODY_SIM_THREAD=1 puts a headless run there).
+// beside the frame loop (a window's; NBODY_SIM_THREAD=1 puts a headless run there), stopped by
+// SIGTERM and by Ctrl-C.
 TEST(SignalsViewer, AStopDuringALongStepEndsWithinASecondWithTheLastFrame) {
     const double cores = std::max(2u, std::thread::hardware_concurrency());
     const int bodies = int(32768 * std::ceil(std::sqrt(cores / 2)));
-    for (const char* place : {"", "1"}) {
-        SCOPED_TRACE(*place ? "free-running beside the frame loop" : "each frame after exactly its steps");
+    for (const auto& [place, sig] : {std::pair{"", SIGTERM}, std::pair{"1", SIGINT}}) {
+        SCOPED_TRACE(*place ? "free-running beside the frame loop, SIGINT" : "each frame after exactly its steps, SIGTERM");
         const ScopedEnv where("NBODY_SIM_THREAD", place);
         TempDir dir;
         const std::string shot = dir.file("s.png");
@@ -173,15 +174,15 @@ TEST(SignalsViewer, AStopDuringALongStepEndsWithinASecondWithTheLastFrame) {
         ASSERT_TRUE(drawn) << child.log();
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         const auto signalled = std::chrono::steady_clock::now();
-        child.signal(SIGTERM);
+        child.signal(sig);
         const std::optional<int> status = child.wait(60);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
         const std::string text = child.log();
         ASSERT_TRUE(status) << "did not stop:\n" << text;
         EXPECT_LT(seconds, 1.0) << "the stop waited for the step\n" << text;
-        EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + SIGTERM) << test::describe_status(*status)
+        EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + sig) << test::describe_status(*status)
                                                                                  << "\n" << text;
-        EXPECT_TRUE(contains(text, "nbody: interrupted by SIGTERM after")) << text;
+        EXPECT_TRUE(contains(text, std::string("nbody: interrupted by ") + (sig == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM") + " after")) << text;
         EXPECT_TRUE(contains(text, "not waiting for a step of " + std::to_string(bodies) + " bodies")) << text;
         ASSERT_TRUE(fs::exists(shot)) << text;
         const render::Image image = render::read_png(shot);  // whole: throws if not
