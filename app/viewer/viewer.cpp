@@ -209,8 +209,7 @@ Viewer::Viewer(const ViewOptions& o)
     // would compete with the frame loop for the CPU.
     params_.sim.auto_energy = !o.no_ui && !record_run_;
     energy_.reset(scene_.energy0, scene_.params.softening);
-    if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
-        energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
+    start_first_energy_sums();
 
     recording_view_.ffmpeg_found = find_ffmpeg().has_value();
     if (record_run_) {
@@ -310,7 +309,7 @@ void Viewer::end_without_waiting(int status, std::string unfinished) {
     const auto add = [&](const std::string& what) { unfinished += (unfinished.empty() ? "" : ", ") + what; };
     if ((scene_build_ && running(scene_build_->scene)) || std::any_of(superseded_builds_.begin(), superseded_builds_.end(), running))
         add("a scene being built");
-    if (energy_.running() || (sim_.hermite() && sim_.hermite()->measuring())) add("an energy sum");
+    if (energy_.running() || (sim_.hermite() && sim_.hermite()->measuring_seconds())) add("an energy sum");
     if (unfinished.empty()) return;
     std::fprintf(stderr, "nbody: not waiting for %s: exiting with the last complete frame\n", unfinished.c_str());
     std::fflush(nullptr);
@@ -399,6 +398,15 @@ void Viewer::start_energy() {
     energy_.start(std::move(now), params_.sim.step.softening, sim_.backend().gravity());
 }
 
+// The energy line's first value from the start (issue 33): both sums run on workers from the
+// state loaded, so the panel shows dE/|E0| within a second or so instead of after the monitor's
+// first period (a Hermite run of thousands of bodies read "not computed yet" for 4 s and more).
+void Viewer::start_first_energy_sums() {
+    if (!params_.sim.auto_energy || scene_.state.size() > auto_energy_max_n()) return;
+    if (ViewerHermite* h = sim_.hermite()) h->measure_energy();  // after a snapshot's E0 was taken
+    energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
+}
+
 // A galaxy in the CPU window: the tree code unless --gravity was given, and as many bodies as keep
 // the simulation near 5 frames/s here (host_defaults.hpp), unless --bodies was given.
 void Viewer::fit_host_scene(const ViewOptions& o, std::size_t listed_bodies) {
@@ -451,8 +459,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     scene_path_ = path;
     saved_time_ = sim_.time();  // a system just loaded has nothing to lose yet
     energy_.reset(scene_.energy0, scene_.params.softening);
-    if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
-        energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
+    start_first_energy_sums();
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
     component_bits_ = component_bits(scene_.state);

@@ -103,6 +103,7 @@ class Viewer {
     // --- helpers -------------------------------------------------------------------------
     void say(const std::string& text, bool is_error);  // a toast, or an error notice
     void start_energy();
+    void start_first_energy_sums();  // of a system just loaded: at once, on workers
     std::size_t auto_energy_max_n() const;  // kAutoEnergyMaxN, or kHostAutoEnergyMaxN on the CPU
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
