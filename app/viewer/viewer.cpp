@@ -161,6 +161,7 @@ Viewer::Viewer(const ViewOptions& o)
     }
     const std::string kernel_origin = apply_kernel_options(sim_.backend(), o.kernel, scene_.state.size());
     if (!o.headless && !record_run_) fit_host_scene(o, listed_bodies);  // a window on the CPU
+    frame_scene_at_start();
     params_.kernel.edited = sim_.backend().kernel_config();
     params_.kernel.started_with = params_.kernel.edited;
     params_.kernel.origin = kernel_origin;
@@ -407,6 +408,23 @@ void Viewer::start_first_energy_sums() {
     energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
 }
 
+// The scene at start-up is framed as a launched one is (issue 33): its camera moved back, never
+// closer, until all its galaxies are in view; said when it moves, since the file asked otherwise.
+void Viewer::frame_scene_at_start() {
+    const CameraSpec fitted = framed_camera(scene_);
+    if (fitted.distance == scene_.camera.distance) return;
+    std::fprintf(stderr, "nbody: the scene's camera moved back from %.4g to %.4g %s so that all its galaxies are in view\n",
+                 scene_.camera.distance, fitted.distance, scene_.units.length.c_str());
+    scene_.camera = fitted;
+    camera_.reset(scene_.camera);
+}
+
+// `scene`'s camera moved back until all its galaxies are in the surface's frame (render/camera).
+CameraSpec Viewer::framed_camera(const Scene& scene) const {
+    const render::DrawTarget t = surface_->target();
+    return render::fit_camera(scene.camera, scene.state, t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
+}
+
 // A galaxy in the CPU window: the tree code unless --gravity was given, and as many bodies as keep
 // the simulation near 5 frames/s here (host_defaults.hpp), unless --bodies was given.
 void Viewer::fit_host_scene(const ViewOptions& o, std::size_t listed_bodies) {
@@ -484,8 +502,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     if (!keep_camera) {
         // A launched scene (picker, Open, the Encounter editor) shows all its galaxies: the
         // scene's view, moved back where it cut one off (a wider encounter than the preset's).
-        const render::DrawTarget t = surface_->target();
-        if (new_scene) scene_.camera = render::fit_camera(scene_.camera, scene_.state, t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
+        if (new_scene) scene_.camera = framed_camera(scene_);
         camera_.reset(scene_.camera);
     }
 }

@@ -116,6 +116,8 @@ class Viewer {
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
     void fit_host_scene(const ViewOptions& o, std::size_t listed_bodies);  // viewer.cpp: CPU defaults
+    void frame_scene_at_start();  // viewer.cpp: all the scene's galaxies in view, as a launch does
+    CameraSpec framed_camera(const Scene& scene) const;  // the scene's camera, fitted to the surface
     // The Save button's: a failure is said, the simulation goes on; a file already there is
     // replaced only when `replace` (else the Simulation panel asks). True when saved.
     bool save_snapshot(bool replace);
