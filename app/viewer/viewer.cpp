@@ -420,7 +420,11 @@ void Viewer::frame_scene_at_start() {
 }
 
 // `scene`'s camera moved back until all its galaxies are in the surface's frame (render/camera).
+// One galaxy or star cluster keeps its file's view: 99% of a Plummer cluster's stars reach twice
+// as far as its designed view (scenes/star-cluster-kroupa.toml: 6 -> 10.9), which would draw the
+// cluster at half the size for the sake of a few escapers.
 CameraSpec Viewer::framed_camera(const Scene& scene) const {
+    if (count_galaxies(scene.state) < 2) return scene.camera;
     const render::DrawTarget t = surface_->target();
     return render::fit_camera(scene.camera, scene.state, t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
 }
