@@ -252,7 +252,10 @@ int Viewer::run() {
             const HostStageTimer timing(profile_, HostStage::Events);
             open = surface_->poll(params_, requests, camera_);
         }
-        if (quit_now(!open || requests.quit, requests)) break;
+        if (quit_now(!open || requests.quit, requests)) {
+            user_quit_ = true;
+            break;
+        }
         const render::DrawTarget target = surface_->target();
         if (target.width <= 0 || target.height <= 0) {
             surface_->idle();  // minimised: nothing to draw
@@ -288,9 +291,10 @@ int Viewer::run() {
         end_frame(capture_frame, dt_frame);
         if (final_frame) break;
     }
-    // What follows reads the backend; after a stop a long step is not waited for (the state
-    // saved is then the newest complete one, the one drawn last).
-    const bool settled = sim_.stop_beside(interrupted_ ? std::optional(kStopPatience) : std::nullopt);
+    // What follows reads the backend; after a stop, or the user quitting, a long step is not
+    // waited for (the state saved is then the newest complete one, the one drawn last).
+    const bool hurry = interrupted_ || user_quit_;
+    const bool settled = sim_.stop_beside(hurry ? std::optional(kStopPatience) : std::nullopt);
     if (progress_ && interrupted_) progress_->interrupt_line();
     if (o_.save_snapshot) {  // after the last frame, or an interrupt: the state reached is not lost
         write_snapshot_to(*o_.save_snapshot);
@@ -298,11 +302,11 @@ int Viewer::run() {
     }
     const std::string unfinished = settled ? std::string() : "a step of " + std::to_string(sim_.size()) + " bodies";
     const int status = finish();
-    if (interrupted_) end_without_waiting(status, unfinished);
+    if (hurry) end_without_waiting(status, unfinished);
     return status;
 }
 
-// After a stop, everything asked for is written by now. Work still running (a long step, a scene
+// After a stop or a quit, everything asked for is written by now. Work still running (a long step, a scene
 // being built, an energy sum) would be joined by the destructors, holding the exit for as long as
 // it takes (minutes, for a step at large N): the process ends here instead, without waiting.
 void Viewer::end_without_waiting(int status, std::string unfinished) {
@@ -343,7 +347,7 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
         // Beside the frame loop nothing else slows a frame: without vsync (Xvfb, Mesa) the loop
         // would spin and take a core from the simulation (a frame that waits for its exact steps
         // is paced by them).
-        if (sim_.beside() && !exact_frames_) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
+        if (free_running()) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
     }
     gpu_timer_.end_frame();
     profile_.end_frame();
@@ -517,7 +521,7 @@ void Viewer::replace_system(const std::string& path, std::optional<std::size_t> 
     SceneBuild build{{}, path, "", new_scene, keep_camera, opened, Clock::now()};
     // A reset takes the scene on show as it was loaded; scripted runs build in this thread, so
     // that the frame after the request shows the new system.
-    const auto policy = new_scene && sim_.beside() ? std::launch::async : std::launch::deferred;
+    const auto policy = new_scene && free_running() ? std::launch::async : std::launch::deferred;
     build.scene = std::async(policy, [path, bodies, launched = launched_encounter_,
                                       loaded = new_scene ? std::optional<Scene>() : std::optional<Scene>(scene_)] {
         return loaded ? *loaded : scene_at(path, bodies, launched);

@@ -96,13 +96,16 @@ class Viewer {
     void apply_integrator();        // the panel's integrator, eta, dt_max, softening: switched live
     void print_hermite_report();
     int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
-    // After a stop: ends the process with `status` at once when work is still running
+    // After a stop or a quit: ends the process with `status` at once when work is still running
     // (`unfinished`, or a scene build, an energy sum), rather than wait for it; else returns.
     void end_without_waiting(int status, std::string unfinished);
 
     // --- helpers -------------------------------------------------------------------------
     void say(const std::string& text, bool is_error);  // a toast, or an error notice
     void start_energy();
+    // The simulation steps beside the frame loop at its own pace (a window run until closed), not
+    // exactly each frame's steps (a scripted run's frames wait for theirs).
+    bool free_running() const { return sim_.beside() && !exact_frames_; }
     void start_first_energy_sums();  // of a system just loaded: at once, on workers
     std::size_t auto_energy_max_n() const;  // kAutoEnergyMaxN, or kHostAutoEnergyMaxN on the CPU
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
@@ -216,6 +219,7 @@ class Viewer {
     int interrupted_ = 0;      // the stop signal that ended the loop (main installs the handlers)
     bool exact_frames_ = false;     // scripted on the simulation thread: each frame waits for exactly its steps
     bool frame_cut_short_ = false;  // a stop came while this frame waited for its steps
+    bool user_quit_ = false;        // Esc, File > Quit or the close button ended the loop
     bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
