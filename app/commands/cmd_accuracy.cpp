@@ -51,7 +51,8 @@ namespace {
 
 // What `accuracy` measures without a GPU, said wherever the precision modes cannot run.
 constexpr const char* kWhatRunsOnTheCpu =
-    "the tree code's force error is measured on the CPU: nbody accuracy --gravity tree --backend cpu --bodies N";
+    "the tree code's force error is measured on the CPU: nbody accuracy --gravity tree --backend cpu "
+    "--bodies N";
 
 // Chamomile Table 2: maximum cumulative force error for a Plummer sphere of N equal masses.
 struct ChamomileRow {
@@ -587,10 +588,12 @@ int run_accuracy(const AccuracyOptions& o) {
     }
     // The precision modes are the CUDA kernel's: there is nothing of theirs to measure on the host backends.
     if (o.backend != "cuda" && o.backend != "auto")
-        throw std::invalid_argument("--backend " + o.backend +
-                                    ": without --gravity tree, nbody accuracy measures the CUDA kernel's precision "
-                                    "modes (fp32, fp32-jbag, ds, fp64) against a double reference, which needs the "
-                                    "cuda backend; " + kWhatRunsOnTheCpu);
+        throw std::invalid_argument(
+            "--backend " + o.backend +
+            ": without --gravity tree, nbody accuracy measures the CUDA kernel's precision "
+            "modes (fp32, fp32-jbag, ds, fp64) against a double reference, which needs the "
+            "cuda backend; " +
+            kWhatRunsOnTheCpu);
     if (o.bodies.empty()) throw std::invalid_argument("--bodies: give at least one N");
     std::vector<std::size_t> sizes;
     for (const std::string& b : o.bodies) sizes.push_back(parse_body_count(b, "--bodies"));
@@ -638,7 +641,8 @@ int run_accuracy(const AccuracyOptions& o) {
     (void)energy_n;
     throw std::runtime_error(
         "nbody accuracy measures the CUDA kernel's precision modes, and this build has no CUDA "
-        "backend (configure with a CUDA compiler); " + std::string(kWhatRunsOnTheCpu));
+        "backend (configure with a CUDA compiler); " +
+        std::string(kWhatRunsOnTheCpu));
 #endif
 }
 
@@ -647,9 +651,10 @@ int run_accuracy(const AccuracyOptions& o) {
 void add_accuracy_command(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<AccuracyOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "accuracy", "Force error (Chamomile Emax) and speed of each CUDA precision mode on Plummer spheres (needs "
-                    "the cuda backend); with --gravity tree, the tree code's force error and step time per theta "
-                    "(on any backend: the one measured without a GPU)");
+        "accuracy",
+        "Force error (Chamomile Emax) and speed of each CUDA precision mode on Plummer spheres (needs "
+        "the cuda backend); with --gravity tree, the tree code's force error and step time per theta "
+        "(on any backend: the one measured without a GPU)");
     cmd->footer(
         "Emax = max over bodies of |a - a_ref| / |a_ref| against the double-precision direct sum on the host "
         "(Hamada & Iitaka 2007, eq. 3); their Table 2 is printed beside it. The host reference costs N^2 "
@@ -662,12 +667,15 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--precision", o->precisions, "Direct: modes to measure: fp32, fp32-jbag, ds, fp64")
         ->delimiter(',')
         ->capture_default_str();
-    cmd->add_option("--softening", o->softening,
-                    "Direct: Plummer softening epsilon (Chamomile's test: eps^2 = 0.01); the tree uses its scene's")
+    cmd->add_option(
+           "--softening", o->softening,
+           "Direct: Plummer softening epsilon (Chamomile's test: eps^2 = 0.01); the tree uses its scene's")
         ->capture_default_str();
-    cmd->add_option("--seed", o->seed, "Seed of the Plummer spheres (tree: of the sampled bodies)")->capture_default_str();
-    cmd->add_option("--offset", o->offset,
-                    "Direct: also measure the sphere displaced this far from the origin along (1,1,1) (0: skip)")
+    cmd->add_option("--seed", o->seed, "Seed of the Plummer spheres (tree: of the sampled bodies)")
+        ->capture_default_str();
+    cmd->add_option(
+           "--offset", o->offset,
+           "Direct: also measure the sphere displaced this far from the origin along (1,1,1) (0: skip)")
         ->capture_default_str();
     cmd->add_flag("--energy", o->energy, "Direct: also the relative energy error of a leapfrog run per mode");
     cmd->add_option("--energy-bodies", o->energy_bodies, "N of the energy runs (giving it implies --energy)")

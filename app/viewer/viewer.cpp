@@ -81,14 +81,15 @@ enum class SimulationPlace { InTheLoop, Beside, BesideExact };
 SimulationPlace where_the_simulation_steps(const ViewOptions& o, long long frame_limit) {
     if (const char* env = std::getenv("NBODY_SIM_THREAD"); env && *env)
         return std::string(env) != "0" ? SimulationPlace::Beside : SimulationPlace::InTheLoop;
-    return !o.headless && frame_limit == 0 && !o.record ? SimulationPlace::Beside : SimulationPlace::BesideExact;
+    return !o.headless && frame_limit == 0 && !o.record ? SimulationPlace::Beside
+                                                        : SimulationPlace::BesideExact;
 }
 
 // What a Ctrl-C does from now on, said by the signal handler the moment it comes.
 void announce_stop_plan(const ViewOptions& o) {
-    std::string on_stop = "stopping after the frame in progress, or at once during a long step (the last complete "
-                          "frame is kept)",
-                not_written;
+    std::string on_stop = "stopping after the frame in progress, or at once during a long step (the last "
+                          "complete frame is kept)";
+    std::string not_written;
     const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
     if (o.screenshot) {
         on_stop += "; the screenshot of the state reached will be written to " + *o.screenshot;
@@ -176,8 +177,10 @@ Viewer::Viewer(const ViewOptions& o)
             return SimulationThread::StepNote{tree_timing_text(backend), tree_interactions(backend)};
         })) {
         exact_frames_ = place == SimulationPlace::BesideExact;
-        std::cerr << (exact_frames_ ? "nbody: the simulation steps on its own thread, each frame after exactly its steps\n"
-                                    : "nbody: the simulation steps on its own thread; the window draws its newest state\n");
+        std::cerr
+            << (exact_frames_
+                    ? "nbody: the simulation steps on its own thread, each frame after exactly its steps\n"
+                    : "nbody: the simulation steps on its own thread; the window draws its newest state\n");
     }
     sim_.set_give_up(&stop_requested);
     start_integrator_from_options();
@@ -300,7 +303,8 @@ int Viewer::run() {
         write_snapshot_to(*o_.save_snapshot);
         std::cerr << "nbody: state at t = " << sim_.time() << " saved to " << *o_.save_snapshot << "\n";
     }
-    const std::string unfinished = settled ? std::string() : "a step of " + std::to_string(sim_.size()) + " bodies";
+    const std::string unfinished =
+        settled ? std::string() : "a step of " + std::to_string(sim_.size()) + " bodies";
     const int status = finish();
     if (hurry) end_without_waiting(status, unfinished);
     return status;
@@ -310,13 +314,17 @@ int Viewer::run() {
 // being built, an energy sum) would be joined by the destructors, holding the exit for as long as
 // it takes (minutes, for a step at large N): the process ends here instead, without waiting.
 void Viewer::end_without_waiting(int status, std::string unfinished) {
-    const auto running = [](const auto& f) { return f.valid() && f.wait_for(std::chrono::seconds(0)) != std::future_status::ready; };
+    const auto running = [](const auto& f) {
+        return f.valid() && f.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+    };
     const auto add = [&](const std::string& what) { unfinished += (unfinished.empty() ? "" : ", ") + what; };
-    if ((scene_build_ && running(scene_build_->scene)) || std::any_of(superseded_builds_.begin(), superseded_builds_.end(), running))
+    if ((scene_build_ && running(scene_build_->scene)) ||
+        std::any_of(superseded_builds_.begin(), superseded_builds_.end(), running))
         add("a scene being built");
     if (energy_.running() || (sim_.hermite() && sim_.hermite()->measuring_seconds())) add("an energy sum");
     if (unfinished.empty()) return;
-    std::fprintf(stderr, "nbody: not waiting for %s: exiting with the last complete frame\n", unfinished.c_str());
+    std::fprintf(stderr, "nbody: not waiting for %s: exiting with the last complete frame\n",
+                 unfinished.c_str());
     std::fflush(nullptr);
     std::_Exit(status);
 }
@@ -417,8 +425,10 @@ void Viewer::start_first_energy_sums() {
 void Viewer::frame_scene_at_start() {
     const CameraSpec fitted = framed_camera(scene_);
     if (fitted.distance == scene_.camera.distance) return;
-    std::fprintf(stderr, "nbody: the scene's camera moved back from %.4g to %.4g %s so that all its galaxies are in view\n",
-                 scene_.camera.distance, fitted.distance, scene_.units.length.c_str());
+    std::fprintf(
+        stderr,
+        "nbody: the scene's camera moved back from %.4g to %.4g %s so that all its galaxies are in view\n",
+        scene_.camera.distance, fitted.distance, scene_.units.length.c_str());
     scene_.camera = fitted;
     camera_.reset(scene_.camera);
 }
@@ -430,7 +440,8 @@ void Viewer::frame_scene_at_start() {
 CameraSpec Viewer::framed_camera(const Scene& scene) const {
     if (count_galaxies(scene.state) < 2) return scene.camera;
     const render::DrawTarget t = surface_->target();
-    return render::fit_camera(scene.camera, scene.state, t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
+    return render::fit_camera(scene.camera, scene.state,
+                              t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
 }
 
 // A galaxy in the CPU window: the tree code unless --gravity was given, and as many bodies as keep

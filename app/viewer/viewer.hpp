@@ -106,7 +106,7 @@ class Viewer {
     // The simulation steps beside the frame loop at its own pace (a window run until closed), not
     // exactly each frame's steps (a scripted run's frames wait for theirs).
     bool free_running() const { return sim_.beside() && !exact_frames_; }
-    void start_first_energy_sums();  // of a system just loaded: at once, on workers
+    void start_first_energy_sums();         // of a system just loaded: at once, on workers
     std::size_t auto_energy_max_n() const;  // kAutoEnergyMaxN, or kHostAutoEnergyMaxN on the CPU
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
@@ -217,7 +217,7 @@ class Viewer {
     RunTotals totals_;
     long long frame_ = 0;
     int interrupted_ = 0;      // the stop signal that ended the loop (main installs the handlers)
-    bool exact_frames_ = false;     // scripted on the simulation thread: each frame waits for exactly its steps
+    bool exact_frames_ = false;  // scripted on the simulation thread: each frame waits for exactly its steps
     bool frame_cut_short_ = false;  // a stop came while this frame waited for its steps
     bool user_quit_ = false;        // Esc, File > Quit or the close button ended the loop
     bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped

@@ -1,6 +1,8 @@
 // The simulation beside the frame loop (issue 33): a backend that sleeps in every step stands for a
 // slow CPU simulation; the "frame loop" here is the test's own loop, which must never wait for it.
 
+#include "simulation_thread.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "nbody/sim/trail_sampler.hpp"
-#include "simulation_thread.hpp"
 
 namespace nbody::app {
 namespace {
@@ -247,7 +248,8 @@ TEST(SimulationThread, AStopEndsTheWaitForExactStepsDuringAStep) {
     EXPECT_FALSE(sim.settle_within(100ms)) << "the step in progress should still be running";
     ASSERT_TRUE(sim.settle_within(5000ms));
     const std::vector<std::string> events = backend.events();
-    EXPECT_EQ(std::count(events.begin(), events.end(), std::string("step ends")), 1) << "steps owed ran after the stop";
+    EXPECT_EQ(std::count(events.begin(), events.end(), std::string("step ends")), 1)
+        << "steps owed ran after the stop";
 }
 
 // Issue 33, item 7: trail points are sampled after each step on the simulation thread, by model

@@ -32,8 +32,10 @@ TEST(AccuracyBackend, EveryHostBackendWithoutTheTreeSaysWhatItCanMeasureInstead)
         SCOPED_TRACE(backend);
         const CommandResult r = run_nbody("accuracy --backend " + backend + " --bodies 2K", 60);
         EXPECT_NE(r.exit_code, 0) << r.output;
-        EXPECT_NE(r.output.find("--backend " + backend + ": without --gravity tree"), std::string::npos) << r.output;
-        EXPECT_NE(r.output.find("nbody accuracy --gravity tree --backend cpu"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("--backend " + backend + ": without --gravity tree"), std::string::npos)
+            << r.output;
+        EXPECT_NE(r.output.find("nbody accuracy --gravity tree --backend cpu"), std::string::npos)
+            << r.output;
     }
 }
 
@@ -41,10 +43,10 @@ TEST(AccuracyBackend, EveryHostBackendWithoutTheTreeSaysWhatItCanMeasureInstead)
 TEST(AccuracyBackend, TheHelpSaysWhatRunsWhere) {
     const CommandResult r = run_nbody("accuracy --help", 30);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    for (const char* text : {"(needs the cuda backend)", "the one measured without a GPU", "(tree: default 64K)",
-                             "Tree: cpu | reference | cuda | auto; the precision modes run on cuda (or auto) only",
-                             "Direct: Plummer softening epsilon", "the tree uses its scene's",
-                             "Direct: modes to measure"})
+    for (const char* text :
+         {"(needs the cuda backend)", "the one measured without a GPU", "(tree: default 64K)",
+          "Tree: cpu | reference | cuda | auto; the precision modes run on cuda (or auto) only",
+          "Direct: Plummer softening epsilon", "the tree uses its scene's", "Direct: modes to measure"})
         EXPECT_NE(r.output.find(text), std::string::npos) << text << "\n" << r.output;
 }
 

@@ -48,9 +48,11 @@ TEST(SceneFraming, TheSceneAtStartUpShowsAllItsGalaxies) {
     test::TempDir dir;
     const std::string scene = dir.file("wide.toml"), png = dir.file("shot.png");
     test::write_text(scene, wide_scene_with_a_close_camera());
-    const auto r = test::run_command("timeout 300 '" + test::nbody_executable() +
-                                     "' view --headless --backend cpu --bodies 4096 --no-ui --size 320x180 --frames 1 "
-                                     "--colour galaxy --scene '" + scene + "' --screenshot '" + png + "'");
+    const auto r =
+        test::run_command("timeout 300 '" + test::nbody_executable() +
+                          "' view --headless --backend cpu --bodies 4096 --no-ui --size 320x180 --frames 1 "
+                          "--colour galaxy --scene '" +
+                          scene + "' --screenshot '" + png + "'");
     if (r.exit_code != 0 && r.output.find("cannot create a headless OpenGL") != std::string::npos)
         GTEST_SKIP() << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -67,10 +69,11 @@ TEST(SceneFraming, TheDefaultSceneAndAClusterKeepTheirCameras) {
     for (const std::string scene : {"milky-way-andromeda.toml", "star-cluster-kroupa.toml"}) {
         SCOPED_TRACE(scene);
         test::TempDir dir;
-        const auto r = test::run_command("timeout 300 '" + test::nbody_executable() +
-                                         "' view --headless --backend cpu --bodies 4096 --no-ui --size 320x180 "
-                                         "--frames 1 --integrator leapfrog --scene '" + test::source_dir() + "/scenes/" +
-                                         scene + "' --screenshot '" + dir.file("shot.png") + "'");
+        const auto r = test::run_command(
+            "timeout 300 '" + test::nbody_executable() +
+            "' view --headless --backend cpu --bodies 4096 --no-ui --size 320x180 "
+            "--frames 1 --integrator leapfrog --scene '" +
+            test::source_dir() + "/scenes/" + scene + "' --screenshot '" + dir.file("shot.png") + "'");
         if (r.exit_code != 0 && r.output.find("cannot create a headless OpenGL") != std::string::npos)
             GTEST_SKIP() << r.output;
         ASSERT_EQ(r.exit_code, 0) << r.output;

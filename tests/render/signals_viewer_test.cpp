@@ -159,14 +159,16 @@ TEST(SignalsViewer, AStopDuringALongStepEndsWithinASecondWithTheLastFrame) {
     const double cores = std::max(2u, std::thread::hardware_concurrency());
     const int bodies = int(32768 * std::ceil(std::sqrt(cores / 2)));
     for (const auto& [place, sig] : {std::pair{"", SIGTERM}, std::pair{"1", SIGINT}}) {
-        SCOPED_TRACE(*place ? "free-running beside the frame loop, SIGINT" : "each frame after exactly its steps, SIGTERM");
+        SCOPED_TRACE(*place ? "free-running beside the frame loop, SIGINT"
+                            : "each frame after exactly its steps, SIGTERM");
         const ScopedEnv where("NBODY_SIM_THREAD", place);
         TempDir dir;
         const std::string shot = dir.file("s.png");
-        NbodyChild child({"view", "--headless", "--backend", "cpu", "--gravity", "direct", "--scene",
-                          test::source_dir() + "/scenes/plummer.toml", "--bodies", std::to_string(bodies),
-                          "--steps-per-frame", "4", "--frames", "100000", "--size", "64x48", "--screenshot", shot},
-                         dir.file("log.txt"));
+        NbodyChild child(
+            {"view", "--headless", "--backend", "cpu", "--gravity", "direct", "--scene",
+             test::source_dir() + "/scenes/plummer.toml", "--bodies", std::to_string(bodies),
+             "--steps-per-frame", "4", "--frames", "100000", "--size", "64x48", "--screenshot", shot},
+            dir.file("log.txt"));
         ASSERT_TRUE(child.started());
         // The first frame drawn; the steps of the next (seconds) are then running.
         const bool drawn = child.wait_for_log("frame 1/100000", 120);
@@ -176,14 +178,19 @@ TEST(SignalsViewer, AStopDuringALongStepEndsWithinASecondWithTheLastFrame) {
         const auto signalled = std::chrono::steady_clock::now();
         child.signal(sig);
         const std::optional<int> status = child.wait(60);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
         const std::string text = child.log();
         ASSERT_TRUE(status) << "did not stop:\n" << text;
         EXPECT_LT(seconds, 1.0) << "the stop waited for the step\n" << text;
-        EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + sig) << test::describe_status(*status)
-                                                                                 << "\n" << text;
-        EXPECT_TRUE(contains(text, std::string("nbody: interrupted by ") + (sig == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM") + " after")) << text;
-        EXPECT_TRUE(contains(text, "not waiting for a step of " + std::to_string(bodies) + " bodies")) << text;
+        EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + sig)
+            << test::describe_status(*status) << "\n"
+            << text;
+        EXPECT_TRUE(contains(text, std::string("nbody: interrupted by ") +
+                                       (sig == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM") + " after"))
+            << text;
+        EXPECT_TRUE(contains(text, "not waiting for a step of " + std::to_string(bodies) + " bodies"))
+            << text;
         ASSERT_TRUE(fs::exists(shot)) << text;
         const render::Image image = render::read_png(shot);  // whole: throws if not
         EXPECT_EQ(image.width, 64);

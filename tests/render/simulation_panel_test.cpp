@@ -82,7 +82,8 @@ TEST(SimulationPanel, TheEnergyLineHasAValueFromTheStart) {
     const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
     EXPECT_NE(line.find("dE/|E0| = "), std::string::npos) << line;
     EXPECT_EQ(line.find("not computed yet"), std::string::npos) << line;
-    EXPECT_NE(line.find("(double), at t = "), std::string::npos) << "Hermite's own sum, with its time: " << line;
+    EXPECT_NE(line.find("(double), at t = "), std::string::npos)
+        << "Hermite's own sum, with its time: " << line;
     EXPECT_NE(line.find(" s ago"), std::string::npos) << "its age: " << line;
 }
 

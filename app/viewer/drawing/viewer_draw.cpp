@@ -90,10 +90,12 @@ std::vector<BusyWork> Viewer::busy_work() const {
     // The first sum of a system is waited for (the energy line has no value yet): shown as soon
     // as other long work is; later ones, every few seconds, only when they last.
     const bool first_sum = !energy_.latest();
-    if (energy_.running() && energy_.seconds_since_start() > (first_sum ? kShowAfterSeconds : kShowRoutineAfterSeconds))
+    if (energy_.running() &&
+        energy_.seconds_since_start() > (first_sum ? kShowAfterSeconds : kShowRoutineAfterSeconds))
         busy.push_back({"energy sum of " + std::to_string(sim_.size()) + " bodies", energy_.seconds_since_start()});
     if (const ViewerHermite* h = sim_.hermite())
-        if (const auto s = h->measuring_seconds(); s && *s > (h->measured() ? kShowRoutineAfterSeconds : kShowAfterSeconds))
+        if (const auto s = h->measuring_seconds();
+            s && *s > (h->measured() ? kShowRoutineAfterSeconds : kShowAfterSeconds))
             busy.push_back({"energy sum of " + std::to_string(sim_.size()) + " bodies in double", *s});
     return busy;
 }

@@ -66,7 +66,8 @@ void SimulationThread::load(const State& state) {
 constexpr auto kGiveUpPoll = std::chrono::milliseconds(20);
 
 template <class Ready>
-bool SimulationThread::wait_unless(std::unique_lock<std::mutex>& lock, Ready ready, const std::function<bool()>& give_up) {
+bool SimulationThread::wait_unless(std::unique_lock<std::mutex>& lock, Ready ready,
+                                   const std::function<bool()>& give_up) {
     if (!give_up) {
         settled_.wait(lock, ready);
         return true;
@@ -79,16 +80,20 @@ bool SimulationThread::wait_unless(std::unique_lock<std::mutex>& lock, Ready rea
     return true;
 }
 
-bool SimulationThread::run_exactly(int steps, const StepParams& params, const std::function<bool()>& give_up) {
+bool SimulationThread::run_exactly(int steps, const StepParams& params,
+                                   const std::function<bool()>& give_up) {
     std::unique_lock lock(mutex_);
     credit_ = 0;
     // A step granted earlier, a load posted: done first.
-    if (!wait_unless(lock, [&] { return !busy_ && jobs_.empty(); }, give_up)) return false;
+    if (!wait_unless(
+            lock, [&] { return !busy_ && jobs_.empty(); }, give_up))
+        return false;
     if (steps <= 0) return true;
     credit_ = steps;
     params_ = params;
     wake_.notify_all();
-    return wait_unless(lock, [&] { return (credit_ == 0 && !busy_) || !progress_.error.empty(); }, give_up);
+    return wait_unless(
+        lock, [&] { return (credit_ == 0 && !busy_) || !progress_.error.empty(); }, give_up);
 }
 
 bool SimulationThread::settle_within(std::chrono::milliseconds patience) {

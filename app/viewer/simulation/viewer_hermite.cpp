@@ -152,8 +152,8 @@ void ViewerHermite::save_into(io::Snapshot& snap) const {
 void ViewerHermite::measure_energy() {
     if (measuring_.valid()) return;
     const auto taken = std::chrono::steady_clock::now();
-    measuring_ = std::async(std::launch::async, [m = h_->bodies().mass, x = x_, v = v_, eps = h_->params().softening,
-                                                 e0 = e0_, t = shown_, taken] {
+    measuring_ = std::async(std::launch::async, [m = h_->bodies().mass, x = x_, v = v_,
+                                                 eps = h_->params().softening, e0 = e0_, t = shown_, taken] {
         const double e = *hermite::total_energy(m, x, v, eps);
         return Measured{e0 != 0 ? (e - e0) / std::abs(e0) : 0.0, t, taken};
     });

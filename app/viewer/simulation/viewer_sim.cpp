@@ -151,7 +151,8 @@ StepReport SimulationDriver::advance_beside(int steps, const StepParams& params,
     if (exact) {
         report.cut_short = !beside_->run_exactly(steps, params, give_up_);
         // The frame waited for its steps: what stepping in the loop cost it.
-        report.host_launch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        report.host_launch_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     } else if (steps > 0) {
         beside_->grant(steps, params, 2 * steps);
     }
@@ -163,7 +164,8 @@ StepReport SimulationDriver::advance_beside(int steps, const StepParams& params,
     if (report.cut_short || !beside_->take_latest(host_)) return report;
     const auto upload = std::chrono::steady_clock::now();
     report.bytes_uploaded = buffers_.upload(host_.pos_mass, host_.time);
-    report.host_upload_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload).count();
+    report.host_upload_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload).count();
     return report;
 }
 

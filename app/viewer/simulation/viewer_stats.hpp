@@ -83,7 +83,9 @@ class EnergyMonitor {
     // 33), the baseline once a first result summed the same way with `softening` arrives.
     void reset(std::optional<io::RunEnergy> carried = std::nullopt, double softening = 0);
     bool busy() const { return job_.valid(); }
-    bool running() const { return busy() && job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready; }
+    bool running() const {
+        return busy() && job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+    }
     // Starts computing the diagnostics of `state` unless a computation is already running; under
     // tree gravity the potential comes from the CPU tree's walk with its parameters
     // (energy_source.hpp), else from every pair.

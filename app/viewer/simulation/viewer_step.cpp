@@ -58,7 +58,8 @@ bool Viewer::step_leapfrog(const Requests& requests, double dt_frame) {
     if (sim_.beside() && params_.sim.paused && steps == 0) sim_.hold();
     if (steps > 0 || sim_.beside()) {
         try {
-            const StepReport report = sim_.advance(steps, params_.sim.step, frame_, recorder_ != nullptr || exact_frames_);
+            const StepReport report =
+                sim_.advance(steps, params_.sim.step, frame_, recorder_ != nullptr || exact_frames_);
             frame_cut_short_ = report.cut_short;
             profile_.add(HostStage::Map, report.host_map_ms);
             profile_.add(HostStage::Launch, report.host_launch_ms);

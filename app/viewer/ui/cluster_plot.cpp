@@ -49,8 +49,9 @@ void draw_cluster_plot(const ClusterHistory& history) {
     const ImVec2 size = cluster_plot_size(em);
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->AddRectFilled(at, ImVec2(at.x + size.x, at.y + size.y),
-                        IM_COL32(kClusterPlotBackground[0], kClusterPlotBackground[1], kClusterPlotBackground[2], 255));
+    draw->AddRectFilled(
+        at, ImVec2(at.x + size.x, at.y + size.y),
+        IM_COL32(kClusterPlotBackground[0], kClusterPlotBackground[1], kClusterPlotBackground[2], 255));
     if (samples.size() < 2) {
         draw->AddText(ImVec2(at.x + em * 0.5f, at.y + em * 0.5f), IM_COL32(160, 166, 180, 220),
                       "Lagrangian radii: measuring as the cluster runs");

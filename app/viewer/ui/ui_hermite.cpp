@@ -149,7 +149,8 @@ namespace {
 // state drawn by its period and its own time.
 std::string summed_ago(double seconds) {
     char text[48];
-    std::snprintf(text, sizeof text, seconds < 10 ? "summed %.1f s ago" : "summed %.0f s ago", std::max(seconds, 0.0));
+    std::snprintf(text, sizeof text, seconds < 10 ? "summed %.1f s ago" : "summed %.0f s ago",
+                  std::max(seconds, 0.0));
     return text;
 }
 
@@ -200,17 +201,21 @@ void draw_energy_error(const PanelContext& ctx) {
     const double e = std::abs(*line.error);
     ImGui::TextColored(e < 1e-3 ? kGood : e < 1e-2 ? kWarn : kError, "%s", line.value.c_str());
     if (line.hermite)
-        tooltip("Relative energy error since the Hermite run started (a snapshot keeps its E0), summed in double "
-                "from the integrator's own state on the host.");
+        tooltip(
+            "Relative energy error since the Hermite run started (a snapshot keeps its E0), summed in double "
+            "from the integrator's own state on the host.");
     else if (line.tree)
-        tooltip("The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
-                "this error is the integrator's plus the tree's (docs/TREE.md).");
+        tooltip(
+            "The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
+            "this error is the integrator's plus the tree's (docs/TREE.md).");
     else
         tooltip(("Relative energy error since " + time_text(ctx.energy.baseline_time(), ctx.scene.units) +
-                 " (the run's first state: a snapshot keeps E0).").c_str());
+                 " (the run's first state: a snapshot keeps E0).")
+                    .c_str());
     ImGui::TextColored(kDim, "%s", line.when.c_str());
-    tooltip("The model time of the state summed, and how long ago it was taken: the sum runs on a worker thread "
-            "every few seconds (every frame for a Hermite run of 256 bodies or fewer).");
+    tooltip(
+        "The model time of the state summed, and how long ago it was taken: the sum runs on a worker thread "
+        "every few seconds (every frame for a Hermite run of 256 bodies or fewer).");
 }
 
 }  // namespace nbody::app
