@@ -240,14 +240,7 @@ Viewer::Viewer(const ViewOptions& o)
 int Viewer::run() {
     last_frame_start_ = measure_start_ = Clock::now();
     for (;;) {
-        if (!closing_frame_ && (interrupted_ = InterruptGuard::requested()) != 0) {  // the previous frame is complete
-            // One more frame, not stepped, where it writes what was asked for: --screenshot (of
-            // the state reached, the same as --save-snapshot's), and a recording stopped before its
-            // first frame (the state it starts from: the MP4 gets one frame).
-            const bool first_frame_unrecorded = record_run_ && first_recorded_frame_;
-            if (!first_frame_unrecorded && !o_.screenshot) break;
-            closing_frame_ = true;
-        }
+        if (stop_now()) break;
         profile_.begin_frame(frame_ >= 1);
         Requests requests = std::exchange(pending_, Requests{});
         bool open = true;
@@ -257,6 +250,8 @@ int Viewer::run() {
         }
         if (quit_now(!open || requests.quit, requests)) {
             user_quit_ = true;
+            stop_seen_ = Clock::now();
+            sim_.yield_abandoned_step();
             break;
         }
         const render::DrawTarget target = surface_->target();
@@ -296,8 +291,12 @@ int Viewer::run() {
     }
     // What follows reads the backend; after a stop, or the user quitting, a long step is not
     // waited for (the state saved is then the newest complete one, the one drawn last).
+    // The patience counts from the stop: the closing frame's drawing has used part of it.
     const bool hurry = interrupted_ || user_quit_;
-    const bool settled = sim_.stop_beside(hurry ? std::optional(kStopPatience) : std::nullopt);
+    const auto patience = std::max(std::chrono::milliseconds(0),
+                                   kStopPatience - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                       Clock::now() - stop_seen_));
+    const bool settled = sim_.stop_beside(hurry ? std::optional(patience) : std::nullopt);
     if (progress_ && interrupted_) progress_->interrupt_line();
     if (o_.save_snapshot) {  // after the last frame, or an interrupt: the state reached is not lost
         write_snapshot_to(*o_.save_snapshot);
@@ -308,6 +307,28 @@ int Viewer::run() {
     const int status = finish();
     if (hurry) end_without_waiting(status, unfinished);
     return status;
+}
+
+// A stop signal, looked for between frames (the previous frame is complete): true when the loop
+// ends now. What was asked for is still written: --screenshot (of the state reached, the same as
+// --save-snapshot's) and a recording stopped before its first frame (the state it starts from:
+// the MP4 gets one frame), in one more frame, not stepped (closing_frame_). Headless, the last
+// frame drawn is still in the render target and is the screenshot as it is: drawing it again would
+// take a second at 1080p on a software rasteriser whose cores the abandoned step still holds.
+bool Viewer::stop_now() {
+    if (closing_frame_ || (interrupted_ = InterruptGuard::requested()) == 0) return false;
+    stop_seen_ = Clock::now();
+    sim_.yield_abandoned_step();
+    const bool first_frame_unrecorded = record_run_ && first_recorded_frame_;
+    if (first_frame_unrecorded || (o_.screenshot && !(surface_->headless() && frame_ > 0))) {
+        closing_frame_ = true;
+        return false;
+    }
+    if (o_.screenshot) {
+        save_screenshot(surface_->target(), /*final_shot=*/true);
+        last_frame_kept_ = true;
+    }
+    return true;
 }
 
 // After a stop or a quit, everything asked for is written by now. Work still running (a long step, a scene

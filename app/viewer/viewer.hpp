@@ -84,7 +84,9 @@ class Viewer {
     bool is_final_frame() const {  // of a --frames run, or the closing frame after a stop
         return closing_frame_ || (frame_limit_ > 0 && frame_ + 1 >= frame_limit_);
     }
-    void save_screenshot(const render::DrawTarget& target);  // viewer_draw.cpp: --screenshot on the last frame, else F
+    // viewer_draw.cpp: `final_shot`: --screenshot (the last frame, or the one kept after a stop), else F's
+    void save_screenshot(const render::DrawTarget& target, bool final_shot);
+    bool stop_now();  // viewer.cpp: a stop signal between frames; true: the loop ends
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
     void print_tree_report();
     // --- hermite4/6 (viewer_hermite_step.cpp) ------------------------------------------------
@@ -220,6 +222,8 @@ class Viewer {
     bool exact_frames_ = false;  // scripted on the simulation thread: each frame waits for exactly its steps
     bool frame_cut_short_ = false;  // a stop came while this frame waited for its steps
     bool user_quit_ = false;        // Esc, File > Quit or the close button ended the loop
+    Clock::time_point stop_seen_{};  // when the loop saw the stop or the quit
+    bool last_frame_kept_ = false;  // headless: --screenshot is the last frame drawn before the stop
     bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first

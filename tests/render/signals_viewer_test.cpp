@@ -118,7 +118,8 @@ TEST(SignalsViewer, AnEarlySigintEndsARecordingCleanly) {
 }
 
 // Case 4 (and 5): SIGTERM, or SIGHUP, to `view --headless --screenshot --save-snapshot` still
-// writes both: the screenshot is drawn once more, without a step, from the state saved.
+// writes both: the screenshot is the last frame drawn, of the state saved (issue 33: not drawn
+// again, which took a second at 1080p on Mesa).
 TEST(SignalsViewer, AStopStillWritesTheScreenshotAndTheSnapshot) {
     for (const int sig : {SIGTERM, SIGHUP}) {
         SCOPED_TRACE(sig == SIGTERM ? "SIGTERM" : "SIGHUP");
@@ -138,7 +139,8 @@ TEST(SignalsViewer, AStopStillWritesTheScreenshotAndTheSnapshot) {
         ASSERT_TRUE(status) << "did not stop:\n" << text;
         EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 128 + sig) << test::describe_status(*status) << "\n"
                                                                               << text;
-        EXPECT_TRUE(contains(text, "the last one drawn after the stop, not stepped")) << text;
+        // Headless, the last frame drawn is still in the render target: the screenshot, as it was.
+        EXPECT_TRUE(contains(text, "(--screenshot: the last one drawn, as it was)")) << text;
         ASSERT_TRUE(fs::exists(shot)) << text;
         const render::Image image = render::read_png(shot);
         EXPECT_EQ(image.width, 64);

@@ -68,9 +68,10 @@ void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double d
     const bool ui_in_frame = recorder_ && recorder_->settings().include_ui;
     draw_ui_layers((params_.recording.annotate ? Layer::kBackground : 0u) | (ui_in_frame ? Layer::kBackground | Layer::kWindows : 0u));
     capture(target, capture_frame);
-    if (shot == ScreenshotAt::Image) save_screenshot(target);
+    const bool final_shot = o_.screenshot && is_final_frame();  // --screenshot
+    if (shot == ScreenshotAt::Image) save_screenshot(target, final_shot);
     draw_ui_layers(Layer::kAllLayers);
-    if (shot == ScreenshotAt::Screen) save_screenshot(target);
+    if (shot == ScreenshotAt::Screen) save_screenshot(target, final_shot);
 }
 
 // Work shorter than a few frames is not worth a spinner that flickers; the routine work (a step,
@@ -171,8 +172,7 @@ void Viewer::draw_open_dialog() {
     if (const auto file = open_dialog_.draw(&params_.show_open_dialog, places)) pending_.load_scene = *file;
 }
 
-void Viewer::save_screenshot(const render::DrawTarget& target) {
-    const bool final_shot = o_.screenshot && is_final_frame();  // --screenshot
+void Viewer::save_screenshot(const render::DrawTarget& target, bool final_shot) {
     const std::string path = final_shot ? *o_.screenshot : timestamped_png_name();
     try {
         render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));

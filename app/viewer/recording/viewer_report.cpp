@@ -154,7 +154,10 @@ int Viewer::finish() {
         return 1;
     if (interrupted_) {
         std::fprintf(stderr, "nbody: interrupted by %s after %lld frame%s%s\n", signal_name(interrupted_), frame_,
-                     frame_ == 1 ? "" : "s", closing_frame_ ? " (the last one drawn after the stop, not stepped)" : "");
+                     frame_ == 1 ? "" : "s",
+                     closing_frame_     ? " (the last one drawn after the stop, not stepped)"
+                     : last_frame_kept_ ? " (--screenshot: the last one drawn, as it was)"
+                                        : "");
         return stopped_exit_status(interrupted_);
     }
     if (frame_limit_ > 0 && frame_ < frame_limit_) {

@@ -1,10 +1,15 @@
 #include "simulation_thread.hpp"
 
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <exception>
 #include <utility>
 
+#include "nbody/sim/cpu_workers.hpp"
 #include "nbody/sim/memory_check.hpp"
 
 namespace nbody::app {
@@ -137,6 +142,11 @@ SimulationThread::StepNote SimulationThread::description() const {
     return description_;
 }
 
+void SimulationThread::yield_cores() {
+    if (const int tid = tid_.load(); tid != 0) setpriority(PRIO_PROCESS, id_t(tid), 19);  // may only fail
+    lower_cpu_worker_priority();
+}
+
 std::optional<SimulationThread::Activity> SimulationThread::activity() const {
     const std::lock_guard lock(mutex_);
     if (!busy_) return std::nullopt;
@@ -149,6 +159,8 @@ bool SimulationThread::idle() const {
 }
 
 void SimulationThread::loop() {
+    pthread_setname_np(pthread_self(), "nbody-sim");  // for top -H
+    tid_ = int(gettid());
     std::unique_lock lock(mutex_);
     for (;;) {
         wake_.wait(lock, [&] { return stopping_ || !jobs_.empty() || credit_ > 0; });

@@ -16,6 +16,7 @@
 // published slot two or three vertex buffers swapped when a step's event completes, and
 // take_latest() the frame loop's swap to the newest completed buffer behind a GL fence.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -84,6 +85,9 @@ class SimulationThread {
     // No step after the one in progress; waits at most `patience` for it (and a task running) to
     // end. False when it is still running: the caller may end the process rather than wait.
     bool settle_within(std::chrono::milliseconds patience);
+    // The step or task in progress, about to be abandoned, gives its cores to what the caller has
+    // left to do: this thread and the CPU backends' workers drop to the lowest priority.
+    void yield_cores();
 
     // Swaps the newest published state into `state` (positions, masses, velocities, time; the
     // labels are left as they are) when there is one newer than the last taken. Never waits for
@@ -142,6 +146,7 @@ class SimulationThread {
     StepNote description_;
 
     State scratch_;  // the simulation thread's: stored into, then swapped with latest_
+    std::atomic<int> tid_{0};  // the simulation thread's kernel id, once it runs
     std::thread thread_;  // last: started once everything above exists
 };
 

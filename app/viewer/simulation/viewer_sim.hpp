@@ -104,6 +104,11 @@ class SimulationDriver {
     // them: false when a step is still running (left to run; the state shown stays the newest
     // complete one taken), so that a stop need not wait for a long step.
     bool stop_beside(std::optional<std::chrono::milliseconds> patience = std::nullopt);
+    // After a stop: a step in progress on the simulation thread, which will not be waited for,
+    // gives its cores to what is left to write (SimulationThread::yield_cores).
+    void yield_abandoned_step() {
+        if (const auto a = activity(); a) beside_->yield_cores();
+    }
     // Polled while a frame waits for its exact steps on the simulation thread (a stop signal):
     // when it says so the wait ends at once, the frame cut short (StepReport::cut_short).
     void set_give_up(std::function<bool()> give_up) { give_up_ = std::move(give_up); }
