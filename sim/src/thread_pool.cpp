@@ -35,6 +35,7 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::worker_loop(unsigned index) {
     pthread_setname_np(pthread_self(), "nbody-pool");  // for top -H
     tids_[index - 1] = int(gettid());
+    if (lowered_) setpriority(PRIO_PROCESS, 0, 19);  // asked before this worker ran: it lowers itself
     unsigned seen = 0;
     for (;;) {
         const std::function<void(std::size_t, std::size_t)>* job;
@@ -93,6 +94,7 @@ void ThreadPool::parallel_for(std::size_t n, const std::function<void(std::size_
 }
 
 void ThreadPool::lower_priority() {
+    lowered_ = true;
     for (const std::atomic<int>& tid : tids_)
         if (const int t = tid.load(); t != 0) setpriority(PRIO_PROCESS, id_t(t), 19);  // may only fail: nothing to undo
 }

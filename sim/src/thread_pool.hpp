@@ -35,6 +35,7 @@ private:
 
     std::vector<std::thread> workers_;
     std::vector<std::atomic<int>> tids_;  // each worker's kernel thread id, once it runs (0 before)
+    std::atomic<bool> lowered_{false};    // lower_priority() was called
     std::mutex mutex_;
     std::condition_variable wake_, done_;
     const std::function<void(std::size_t, std::size_t)>* job_ = nullptr;
