@@ -87,5 +87,21 @@ TEST(SimulationPanel, TheEnergyLineHasAValueFromTheStart) {
     EXPECT_NE(line.find(" s ago"), std::string::npos) << "its age: " << line;
 }
 
+// Above the automatic sums' limit on the CPU (16,384 bodies) nothing sums the energy by itself:
+// the line says how to get it instead of waiting for ever.
+TEST(SimulationPanel, AboveTheAutomaticLimitTheEnergyLineSaysHowToGetIt) {
+    test::TempDir dir;
+    const auto r = test::run_command("timeout 300 '" + test::nbody_executable() +
+                                     "' view --headless --backend cpu --gravity tree --bodies 17000 --size 160x90 "
+                                     "--frames 1 --scene '" +
+                                     test::source_dir() + "/scenes/plummer.toml' --screenshot '" +
+                                     dir.file("shot.png") + "'");
+    if (no_egl(r)) GTEST_SKIP() << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("energy line: dE/|E0| = (not computed yet), summed on request here: Compute energy"),
+              std::string::npos)
+        << r.output;
+}
+
 }  // namespace
 }  // namespace nbody

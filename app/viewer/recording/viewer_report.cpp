@@ -144,7 +144,7 @@ int Viewer::finish() {
         // What the Simulation panel's energy line read on the last frame (issue 33: a value from
         // the first second or so on, not "not computed yet").
         if (params_.sim.auto_energy) {
-            const EnergyLine line = energy_line(sim_, energy_, scene_.units);
+            const EnergyLine line = energy_line(sim_, energy_, scene_.units, sim_.size() <= auto_energy_max_n());
             std::printf("  energy line: %s%s%s\n", line.value.c_str(), line.when.empty() ? "" : ", ",
                         line.when.c_str());
         }

@@ -162,7 +162,8 @@ std::string error_text(double e, const char* how) {
 
 }  // namespace
 
-EnergyLine energy_line(const SimulationDriver& sim, const EnergyMonitor& energy, const UnitSystem& units) {
+EnergyLine energy_line(const SimulationDriver& sim, const EnergyMonitor& energy, const UnitSystem& units,
+                       bool automatic) {
     EnergyLine line;
     std::optional<double> time, age, running;
     if (const ViewerHermite* h = sim.hermite()) {
@@ -182,7 +183,10 @@ EnergyLine energy_line(const SimulationDriver& sim, const EnergyMonitor& energy,
     }
     if (!line.error) {
         line.value = "dE/|E0| = (not computed yet)";
-        if (running) line.when = "summing the first state on a worker thread";
+        if (running)
+            line.when = "summing the first state on a worker thread";
+        else if (!automatic)
+            line.when = "summed on request here: Compute energy, below";
         return line;
     }
     line.value = error_text(*line.error, line.hermite ? " (double)" : line.tree ? " (tree)" : "");
@@ -190,8 +194,8 @@ EnergyLine energy_line(const SimulationDriver& sim, const EnergyMonitor& energy,
     return line;
 }
 
-void draw_energy_error(const PanelContext& ctx) {
-    const EnergyLine line = energy_line(ctx.sim, ctx.energy, ctx.scene.units);
+void draw_energy_error(const PanelContext& ctx, bool automatic) {
+    const EnergyLine line = energy_line(ctx.sim, ctx.energy, ctx.scene.units, automatic);
     // Always two lines, so the panel does not jump when the first value arrives.
     if (!line.error) {
         ImGui::TextColored(kDim, "%s", line.value.c_str());
