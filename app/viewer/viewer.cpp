@@ -289,14 +289,17 @@ int Viewer::run() {
         end_frame(capture_frame, dt_frame);
         if (final_frame) break;
     }
-    // What follows reads the backend; after a stop, or the user quitting, a long step is not
-    // waited for (the state saved is then the newest complete one, the one drawn last).
-    // The patience counts from the stop: the closing frame's drawing has used part of it.
+    // After a stop, or the user quitting, a long step is not waited for, and what is written is
+    // the state drawn last (the screenshot's); the patience counts from the stop, the closing
+    // frame having used part of it. Otherwise what follows reads the backend, all steps done.
     const bool hurry = interrupted_ || user_quit_;
-    const auto patience = std::max(std::chrono::milliseconds(0),
-                                   kStopPatience - std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                       Clock::now() - stop_seen_));
-    const bool settled = sim_.stop_beside(hurry ? std::optional(patience) : std::nullopt);
+    bool settled = true;
+    if (hurry)
+        settled = sim_.settle_beside(std::max(std::chrono::milliseconds(0),
+                                              kStopPatience - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                  Clock::now() - stop_seen_)));
+    else
+        sim_.stop_beside();
     if (progress_ && interrupted_) progress_->interrupt_line();
     if (o_.save_snapshot) {  // after the last frame, or an interrupt: the state reached is not lost
         write_snapshot_to(*o_.save_snapshot);

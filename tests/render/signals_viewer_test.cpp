@@ -165,12 +165,12 @@ TEST(SignalsViewer, AStopDuringALongStepEndsWithinASecondWithTheLastFrame) {
                             : "each frame after exactly its steps, SIGTERM");
         const ScopedEnv where("NBODY_SIM_THREAD", place);
         TempDir dir;
-        const std::string shot = dir.file("s.png");
-        NbodyChild child(
-            {"view", "--headless", "--backend", "cpu", "--gravity", "direct", "--scene",
-             test::source_dir() + "/scenes/plummer.toml", "--bodies", std::to_string(bodies),
-             "--steps-per-frame", "4", "--frames", "100000", "--size", "64x48", "--screenshot", shot},
-            dir.file("log.txt"));
+        const std::string shot = dir.file("s.png"), snapshot = dir.file("s.nbsnap");
+        NbodyChild child({"view", "--headless", "--backend", "cpu", "--gravity", "direct", "--scene",
+                          test::source_dir() + "/scenes/plummer.toml", "--bodies", std::to_string(bodies),
+                          "--steps-per-frame", "4", "--frames", "100000", "--size", "64x48", "--screenshot", shot,
+                          "--save-snapshot", snapshot},
+                         dir.file("log.txt"));
         ASSERT_TRUE(child.started());
         // The first frame drawn; the steps of the next (seconds) are then running.
         const bool drawn = child.wait_for_log("frame 1/100000", 120);
@@ -197,6 +197,10 @@ TEST(SignalsViewer, AStopDuringALongStepEndsWithinASecondWithTheLastFrame) {
         const render::Image image = render::read_png(shot);  // whole: throws if not
         EXPECT_EQ(image.width, 64);
         EXPECT_EQ(image.height, 48);
+        // The state saved is the one drawn last, whole frames of 4 steps of 0.005 (plummer.toml),
+        // not the steps of the frame the stop cut short.
+        const double frames = io::read_snapshot(snapshot).state.time / (4 * 0.005);
+        if (!*place) EXPECT_NEAR(frames, std::round(frames), 1e-6) << text;
         for (const auto& e : fs::directory_iterator(dir.path()))
             EXPECT_FALSE(contains(e.path().filename().string(), ".tmp")) << e.path();
     }

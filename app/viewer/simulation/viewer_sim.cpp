@@ -111,14 +111,12 @@ bool SimulationDriver::run_beside(SimulationThread::Describe describe) {
     return true;
 }
 
-bool SimulationDriver::stop_beside(std::optional<std::chrono::milliseconds> patience) {
-    if (!beside_) return true;
-    if (patience && !beside_->settle_within(*patience)) return false;
+void SimulationDriver::stop_beside() {
+    if (!beside_) return;
     beside_->run_exactly(0, StepParams{});
     beside_->finish_tasks();
     beside_.reset();
     backend_->store(host_);
-    return true;
 }
 
 void SimulationDriver::hold() {

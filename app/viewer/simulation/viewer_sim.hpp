@@ -100,10 +100,13 @@ class SimulationDriver {
     std::string gpu_shares_text() const;
     bool beside() const { return beside_ != nullptr; }
     // Back to stepping in the caller's thread, after the step in progress and what was posted;
-    // the state shown becomes the backend's newest. With `patience`, waits at most that long for
-    // them: false when a step is still running (left to run; the state shown stays the newest
-    // complete one taken), so that a stop need not wait for a long step.
-    bool stop_beside(std::optional<std::chrono::milliseconds> patience = std::nullopt);
+    // the state shown becomes the backend's newest.
+    void stop_beside();
+    // After a stop: no step after the one in progress, waited for at most `patience` (false when
+    // it still runs). The simulation stays beside the loop and the state shown (snapshot(),
+    // time()) stays the one drawn last, which outputs written now must match, not the backend's
+    // newest (a frame cut short by the stop may have taken some of its steps).
+    bool settle_beside(std::chrono::milliseconds patience) { return !beside_ || beside_->settle_within(patience); }
     // After a stop: a step in progress on the simulation thread, which will not be waited for,
     // gives its cores to what is left to write (SimulationThread::yield_cores).
     void yield_abandoned_step() {
