@@ -49,6 +49,11 @@
 namespace nbody::app {
 namespace {
 
+// What `accuracy` measures without a GPU, said wherever the precision modes cannot run.
+constexpr const char* kWhatRunsOnTheCpu =
+    "the tree code's force error is measured on the CPU: nbody accuracy --gravity tree --backend cpu "
+    "--bodies N";
+
 // Chamomile Table 2: maximum cumulative force error for a Plummer sphere of N equal masses.
 struct ChamomileRow {
     std::size_t n;
@@ -206,7 +211,12 @@ std::string short_config(const KernelConfig& c) {
 
 int accuracy(const AccuracyOptions& o, const std::vector<std::size_t>& sizes,
              const std::vector<Precision>& modes, std::size_t energy_n) {
-    std::unique_ptr<Backend> backend = make_backend(BackendKind::Cuda, std::cerr);  // throws with the reason
+    std::unique_ptr<Backend> backend;
+    try {
+        backend = make_backend(BackendKind::Cuda, std::cerr);
+    } catch (const std::exception& e) {  // no GPU here: the reason, and what does run without one
+        throw std::runtime_error(std::string(e.what()) + "; " + kWhatRunsOnTheCpu);
+    }
     auto* cuda = dynamic_cast<CudaBackend*>(backend.get());
     if (cuda == nullptr) throw std::runtime_error("nbody accuracy needs the cuda backend");
     const KernelConfig base = cuda->kernel_config();
@@ -576,11 +586,14 @@ int run_accuracy(const AccuracyOptions& o) {
         const StopEndsAtOnce stop_at_once(what_a_stop_loses(o));
         return run_tree_accuracy(o);
     }
-    if (o.backend == "cpu")  // the precision modes are the CUDA kernel's: there is nothing to measure on the CPU
+    // The precision modes are the CUDA kernel's: there is nothing of theirs to measure on the host backends.
+    if (o.backend != "cuda" && o.backend != "auto")
         throw std::invalid_argument(
-            "--backend cpu: without --gravity tree, nbody accuracy measures the CUDA kernel's precision modes "
-            "(fp32, ds, fp64) against a double reference, which needs the cuda backend; on the CPU it measures the "
-            "tree code's force error: nbody accuracy --gravity tree --backend cpu --bodies N");
+            "--backend " + o.backend +
+            ": without --gravity tree, nbody accuracy measures the CUDA kernel's precision "
+            "modes (fp32, fp32-jbag, ds, fp64) against a double reference, which needs the "
+            "cuda backend; " +
+            kWhatRunsOnTheCpu);
     if (o.bodies.empty()) throw std::invalid_argument("--bodies: give at least one N");
     std::vector<std::size_t> sizes;
     for (const std::string& b : o.bodies) sizes.push_back(parse_body_count(b, "--bodies"));
@@ -628,8 +641,8 @@ int run_accuracy(const AccuracyOptions& o) {
     (void)energy_n;
     throw std::runtime_error(
         "nbody accuracy measures the CUDA kernel's precision modes, and this build has no CUDA "
-        "backend (configure with a CUDA compiler); the tree code's force error is measured on the CPU: "
-        "nbody accuracy --gravity tree --backend cpu --bodies N");
+        "backend (configure with a CUDA compiler); " +
+        std::string(kWhatRunsOnTheCpu));
 #endif
 }
 
@@ -638,27 +651,33 @@ int run_accuracy(const AccuracyOptions& o) {
 void add_accuracy_command(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<AccuracyOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "accuracy", "Force error (Chamomile Emax) and speed of each CUDA precision mode on Plummer spheres; with "
-                    "--gravity tree, the tree code's force error and step time per theta");
+        "accuracy",
+        "Force error (Chamomile Emax) and speed of each CUDA precision mode on Plummer spheres (needs "
+        "the cuda backend); with --gravity tree, the tree code's force error and step time per theta "
+        "(on any backend: the one measured without a GPU)");
     cmd->footer(
         "Emax = max over bodies of |a - a_ref| / |a_ref| against the double-precision direct sum on the host "
         "(Hamada & Iitaka 2007, eq. 3); their Table 2 is printed beside it. The host reference costs N^2 "
         "pairs "
         "(131072 bodies: 1.7e10, seconds on 16 cores).");
     cmd->add_option("--bodies,-n", o->bodies,
-                    "Comma-separated N list (K = 1024), e.g. 2K,4K,8K,16K,32K,64K,128K")
+                    "Comma-separated N list (K = 1024), e.g. 2K,4K,8K,16K,32K,64K,128K (tree: default 64K)")
         ->delimiter(',')
         ->capture_default_str();
-    cmd->add_option("--precision", o->precisions, "Modes to measure: fp32, fp32-jbag, ds, fp64")
+    cmd->add_option("--precision", o->precisions, "Direct: modes to measure: fp32, fp32-jbag, ds, fp64")
         ->delimiter(',')
         ->capture_default_str();
-    cmd->add_option("--softening", o->softening, "Plummer softening epsilon (Chamomile's test: eps^2 = 0.01)")
+    cmd->add_option(
+           "--softening", o->softening,
+           "Direct: Plummer softening epsilon (Chamomile's test: eps^2 = 0.01); the tree uses its scene's")
         ->capture_default_str();
-    cmd->add_option("--seed", o->seed, "Seed of the Plummer spheres")->capture_default_str();
-    cmd->add_option("--offset", o->offset,
-                    "Also measure the sphere displaced this far from the origin along (1,1,1) (0: skip)")
+    cmd->add_option("--seed", o->seed, "Seed of the Plummer spheres (tree: of the sampled bodies)")
         ->capture_default_str();
-    cmd->add_flag("--energy", o->energy, "Also the relative energy error of a leapfrog run per mode");
+    cmd->add_option(
+           "--offset", o->offset,
+           "Direct: also measure the sphere displaced this far from the origin along (1,1,1) (0: skip)")
+        ->capture_default_str();
+    cmd->add_flag("--energy", o->energy, "Direct: also the relative energy error of a leapfrog run per mode");
     cmd->add_option("--energy-bodies", o->energy_bodies, "N of the energy runs (giving it implies --energy)")
         ->capture_default_str()
         ->each([o](const std::string&) { o->energy = true; });
@@ -666,7 +685,7 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
         ->capture_default_str();
     cmd->add_option("--energy-dt", o->energy_dt, "Time step of the energy runs")->capture_default_str();
     cmd->add_option("--repeats", o->repeats, "Timed batches per rate (median)")->capture_default_str();
-    cmd->add_option("--min-ms", o->min_repeat_ms, "Minimum length of a timed batch in ms")
+    cmd->add_option("--min-ms", o->min_repeat_ms, "Direct: minimum length of a timed batch in ms")
         ->capture_default_str();
     cmd->add_option("--unroll", o->unroll,
                     "Kernel unroll for every mode (default: the backend's, fitted per mode)");
@@ -686,7 +705,9 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--leaf-size", o->leaf_size, "Tree: most bodies per leaf")->capture_default_str();
     cmd->add_option("--group-size", o->group_size, "Tree: bodies per walk")->capture_default_str();
     cmd->add_option("--scene", o->scene, "Tree: scene scaled to each --bodies (default: milky-way-andromeda.toml)");
-    cmd->add_option("--backend", o->backend, "Tree: cpu | cuda | auto")->capture_default_str();
+    cmd->add_option("--backend", o->backend,
+                    "Tree: cpu | reference | cuda | auto; the precision modes run on cuda (or auto) only")
+        ->capture_default_str();
     cmd->add_option("--sample", o->sample, "Tree: bodies compared with the direct sum")->capture_default_str();
     cmd->add_option("--steps", o->tree_steps, "Tree: leapfrog steps per timed batch (--repeats batches, median)")
         ->capture_default_str();

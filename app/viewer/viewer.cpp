@@ -73,17 +73,24 @@ std::unique_ptr<Surface> open_surface(const ViewOptions& o) {
     return surface;
 }
 
-// A window run until closed: the simulation steps beside the frame loop. Scripted runs (headless,
-// --frames, record) step in it, so that each frame is taken after exactly its steps.
-// NBODY_SIM_THREAD=1 or 0 overrides (measurements, tests).
-bool simulation_beside_frames(const ViewOptions& o, long long frame_limit) {
-    if (const char* env = std::getenv("NBODY_SIM_THREAD"); env && *env) return std::string(env) != "0";
-    return !o.headless && frame_limit == 0 && !o.record;
+// Where the host backends step: beside the frame loop, free-running, in a window run until
+// closed; beside it too in scripted runs (headless, --frames, record), but each frame waits for
+// exactly its steps, so that a frame is taken after exactly its steps and a stop is honoured
+// while a long step runs. NBODY_SIM_THREAD=1 (free-running) or 0 (in the loop) overrides, for
+// measurements and tests.
+enum class SimulationPlace { InTheLoop, Beside, BesideExact };
+SimulationPlace where_the_simulation_steps(const ViewOptions& o, long long frame_limit) {
+    if (const char* env = std::getenv("NBODY_SIM_THREAD"); env && *env)
+        return std::string(env) != "0" ? SimulationPlace::Beside : SimulationPlace::InTheLoop;
+    return !o.headless && frame_limit == 0 && !o.record ? SimulationPlace::Beside
+                                                        : SimulationPlace::BesideExact;
 }
 
 // What a Ctrl-C does from now on, said by the signal handler the moment it comes.
 void announce_stop_plan(const ViewOptions& o) {
-    std::string on_stop = "stopping after the frame in progress", not_written;
+    std::string on_stop = "stopping after the frame in progress, or at once during a long step (the last "
+                          "complete frame is kept)";
+    std::string not_written;
     const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
     if (o.screenshot) {
         on_stop += "; the screenshot of the state reached will be written to " + *o.screenshot;
@@ -166,6 +173,7 @@ Viewer::Viewer(const ViewOptions& o)
     }
     const std::string kernel_origin = apply_kernel_options(sim_.backend(), o.kernel, scene_.state.size());
     if (!o.headless && !record_run_) fit_host_scene(o, listed_bodies);  // a window on the CPU
+    frame_scene_at_start();
     params_.kernel.edited = sim_.backend().kernel_config();
     params_.kernel.started_with = params_.kernel.edited;
     params_.kernel.origin = kernel_origin;
@@ -175,11 +183,20 @@ Viewer::Viewer(const ViewOptions& o)
     saved_time_ = sim_.time();
     std::cerr << "nbody: " << scene_.state.size() << " bodies, backend " << sim_.backend().name()
               << ", positions: " << describe(sim_.path()) << "\n";
-    if (simulation_beside_frames(o, frame_limit_) &&
+    // The cuda backend goes beside the loop only free-running (a window; device run 97): its
+    // scripted runs keep stepping in the loop, timed by CUDA events.
+    if (const SimulationPlace place = where_the_simulation_steps(o, frame_limit_);
+        place != SimulationPlace::InTheLoop && (place == SimulationPlace::Beside || !sim_.cuda()) &&
         sim_.run_beside([](const Backend& backend) {
             return SimulationThread::StepNote{tree_timing_text(backend), tree_interactions(backend)};
-        }))
-        std::cerr << "nbody: the simulation steps on its own thread; the window draws its newest state\n";
+        })) {
+        exact_frames_ = place == SimulationPlace::BesideExact;
+        std::cerr
+            << (exact_frames_
+                    ? "nbody: the simulation steps on its own thread, each frame after exactly its steps\n"
+                    : "nbody: the simulation steps on its own thread; the window draws its newest state\n");
+    }
+    sim_.set_give_up(&stop_requested);
     start_integrator_from_options();
     set_sampling_intervals(o.trails.value_or(scene_.trails));
     if (!kernel_origin.empty()) std::cerr << "nbody: " << kernel_origin << "\n";
@@ -210,8 +227,7 @@ Viewer::Viewer(const ViewOptions& o)
     // would compete with the frame loop for the CPU.
     params_.sim.auto_energy = !o.no_ui && !record_run_;
     energy_.reset(scene_.energy0, scene_.params.softening);
-    if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
-        energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
+    start_first_energy_sums();
 
     recording_view_.ffmpeg_found = find_ffmpeg().has_value();
     if (record_run_) {
@@ -238,14 +254,7 @@ Viewer::Viewer(const ViewOptions& o)
 int Viewer::run() {
     last_frame_start_ = measure_start_ = Clock::now();
     for (;;) {
-        if (!closing_frame_ && (interrupted_ = InterruptGuard::requested()) != 0) {  // the previous frame is complete
-            // One more frame, not stepped, where it writes what was asked for: --screenshot (of
-            // the state reached, the same as --save-snapshot's), and a recording stopped before its
-            // first frame (the state it starts from: the MP4 gets one frame).
-            const bool first_frame_unrecorded = record_run_ && first_recorded_frame_;
-            if (!first_frame_unrecorded && !o_.screenshot) break;
-            closing_frame_ = true;
-        }
+        if (stop_now()) break;
         profile_.begin_frame(frame_ >= 1);
         Requests requests = std::exchange(pending_, Requests{});
         bool open = true;
@@ -253,7 +262,12 @@ int Viewer::run() {
             const HostStageTimer timing(profile_, HostStage::Events);
             open = surface_->poll(params_, requests, camera_);
         }
-        if (quit_now(!open || requests.quit, requests)) break;
+        if (quit_now(!open || requests.quit, requests)) {
+            user_quit_ = true;
+            stop_seen_ = Clock::now();
+            sim_.yield_abandoned_step();
+            break;
+        }
         const render::DrawTarget target = surface_->target();
         if (target.width <= 0 || target.height <= 0) {
             surface_->idle();  // minimised: nothing to draw
@@ -269,6 +283,12 @@ int Viewer::run() {
         act_on_requests(requests, target);
         // A recording's first frame steps nothing: step() only captures it.
         const bool capture_frame = closing_frame_ && !first_recorded_frame_ ? false : step(requests, dt_frame);
+        // A stop came while the frame's steps ran: nothing new to draw (the closing frame draws
+        // the last complete one).
+        if (std::exchange(frame_cut_short_, false) && !closing_frame_) {
+            gpu_timer_.end_frame();
+            continue;
+        }
         const bool final_shot = final_frame && o_.screenshot.has_value();
         draw(target, capture_frame, dt_frame,
              final_shot || (requests.screenshot && params_.recording.screenshot_ui) ? ScreenshotAt::Screen
@@ -283,13 +303,68 @@ int Viewer::run() {
         end_frame(capture_frame, dt_frame);
         if (final_frame) break;
     }
-    sim_.stop_beside();  // what follows reads the backend
+    // After a stop, or the user quitting, a long step is not waited for, and what is written is
+    // the state drawn last (the screenshot's); the patience counts from the stop, the closing
+    // frame having used part of it. Otherwise what follows reads the backend, all steps done.
+    const bool hurry = interrupted_ || user_quit_;
+    bool settled = true;
+    if (hurry)
+        settled = sim_.settle_beside(std::max(std::chrono::milliseconds(0),
+                                              kStopPatience - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                  Clock::now() - stop_seen_)));
+    else
+        sim_.stop_beside();
     if (progress_ && interrupted_) progress_->interrupt_line();
     if (o_.save_snapshot) {  // after the last frame, or an interrupt: the state reached is not lost
         write_snapshot_to(*o_.save_snapshot);
         std::cerr << "nbody: state at t = " << sim_.time() << " saved to " << *o_.save_snapshot << "\n";
     }
-    return finish();
+    const std::string unfinished =
+        settled ? std::string() : "a step of " + std::to_string(sim_.size()) + " bodies";
+    const int status = finish();
+    if (hurry) end_without_waiting(status, unfinished);
+    return status;
+}
+
+// A stop signal, looked for between frames (the previous frame is complete): true when the loop
+// ends now. What was asked for is still written: --screenshot (of the state reached, the same as
+// --save-snapshot's) and a recording stopped before its first frame (the state it starts from:
+// the MP4 gets one frame), in one more frame, not stepped (closing_frame_). Headless, the last
+// frame drawn is still in the render target and is the screenshot as it is: drawing it again would
+// take a second at 1080p on a software rasteriser whose cores the abandoned step still holds.
+bool Viewer::stop_now() {
+    if (closing_frame_ || (interrupted_ = InterruptGuard::requested()) == 0) return false;
+    stop_seen_ = Clock::now();
+    sim_.yield_abandoned_step();
+    const bool first_frame_unrecorded = record_run_ && first_recorded_frame_;
+    if (first_frame_unrecorded || (o_.screenshot && !(surface_->headless() && frame_ > 0))) {
+        closing_frame_ = true;
+        return false;
+    }
+    if (o_.screenshot) {
+        save_screenshot(surface_->target(), /*final_shot=*/true);
+        last_frame_kept_ = true;
+    }
+    return true;
+}
+
+// After a stop or a quit, everything asked for is written by now. Work still running (a long step, a scene
+// being built, an energy sum) would be joined by the destructors, holding the exit for as long as
+// it takes (minutes, for a step at large N): the process ends here instead, without waiting.
+void Viewer::end_without_waiting(int status, std::string unfinished) {
+    const auto running = [](const auto& f) {
+        return f.valid() && f.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+    };
+    const auto add = [&](const std::string& what) { unfinished += (unfinished.empty() ? "" : ", ") + what; };
+    if ((scene_build_ && running(scene_build_->scene)) ||
+        std::any_of(superseded_builds_.begin(), superseded_builds_.end(), running))
+        add("a scene being built");
+    if (energy_.running() || (sim_.hermite() && sim_.hermite()->measuring_seconds())) add("an energy sum");
+    if (unfinished.empty()) return;
+    std::fprintf(stderr, "nbody: not waiting for %s: exiting with the last complete frame\n",
+                 unfinished.c_str());
+    std::fflush(nullptr);
+    std::_Exit(status);
 }
 
 // Esc or the close button: asked first when the simulation ran since the last save (a window
@@ -316,8 +391,9 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
         const HostStageTimer timing(profile_, HostStage::Present);
         surface_->present();
         // Beside the frame loop nothing else slows a frame: without vsync (Xvfb, Mesa) the loop
-        // would spin and take a core from the simulation.
-        if (sim_.beside()) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
+        // would spin and take a core from the simulation (a frame that waits for its exact steps
+        // is paced by them).
+        if (free_running()) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
     }
     gpu_timer_.end_frame();
     profile_.end_frame();
@@ -373,6 +449,39 @@ void Viewer::start_energy() {
     energy_.start(std::move(now), params_.sim.step.softening, sim_.backend().gravity());
 }
 
+// The energy line's first value from the start (issue 33): both sums run on workers from the
+// state loaded, so the panel shows dE/|E0| within a second or so instead of after the monitor's
+// first period (a Hermite run of thousands of bodies read "not computed yet" for 4 s and more).
+void Viewer::start_first_energy_sums() {
+    if (!params_.sim.auto_energy || scene_.state.size() > auto_energy_max_n()) return;
+    if (ViewerHermite* h = sim_.hermite()) h->measure_energy();  // after a snapshot's E0 was taken
+    energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
+}
+
+// The scene at start-up is framed as a launched one is (issue 33): its camera moved back, never
+// closer, until all its galaxies are in view; said when it moves, since the file asked otherwise.
+void Viewer::frame_scene_at_start() {
+    const CameraSpec fitted = framed_camera(scene_);
+    if (fitted.distance == scene_.camera.distance) return;
+    std::fprintf(
+        stderr,
+        "nbody: the scene's camera moved back from %.4g to %.4g %s so that all its galaxies are in view\n",
+        scene_.camera.distance, fitted.distance, scene_.units.length.c_str());
+    scene_.camera = fitted;
+    camera_.reset(scene_.camera);
+}
+
+// `scene`'s camera moved back until all its galaxies are in the surface's frame (render/camera).
+// One galaxy or star cluster keeps its file's view: 99% of a Plummer cluster's stars reach twice
+// as far as its designed view (scenes/star-cluster-kroupa.toml: 6 -> 10.9), which would draw the
+// cluster at half the size for the sake of a few escapers.
+CameraSpec Viewer::framed_camera(const Scene& scene) const {
+    if (count_galaxies(scene.state) < 2) return scene.camera;
+    const render::DrawTarget t = surface_->target();
+    return render::fit_camera(scene.camera, scene.state,
+                              t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
+}
+
 // A galaxy in the CPU window: the tree code unless --gravity was given, and as many bodies as keep
 // the simulation near 5 frames/s here (host_defaults.hpp), unless --bodies was given.
 void Viewer::fit_host_scene(const ViewOptions& o, std::size_t listed_bodies) {
@@ -425,8 +534,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     scene_path_ = path;
     saved_time_ = sim_.time();  // a system just loaded has nothing to lose yet
     energy_.reset(scene_.energy0, scene_.params.softening);
-    if (params_.sim.auto_energy && scene_.state.size() <= auto_energy_max_n())
-        energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
+    start_first_energy_sums();
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
     component_bits_ = component_bits(scene_.state);
@@ -451,8 +559,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     if (!keep_camera) {
         // A launched scene (picker, Open, the Encounter editor) shows all its galaxies: the
         // scene's view, moved back where it cut one off (a wider encounter than the preset's).
-        const render::DrawTarget t = surface_->target();
-        if (new_scene) scene_.camera = render::fit_camera(scene_.camera, scene_.state, t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
+        if (new_scene) scene_.camera = framed_camera(scene_);
         camera_.reset(scene_.camera);
     }
 }
@@ -463,7 +570,7 @@ void Viewer::replace_system(const std::string& path, std::optional<std::size_t> 
     SceneBuild build{{}, path, "", new_scene, keep_camera, opened, Clock::now()};
     // A reset takes the scene on show as it was loaded; scripted runs build in this thread, so
     // that the frame after the request shows the new system.
-    const auto policy = new_scene && sim_.beside() ? std::launch::async : std::launch::deferred;
+    const auto policy = new_scene && free_running() ? std::launch::async : std::launch::deferred;
     build.scene = std::async(policy, [path, bodies, launched = launched_encounter_,
                                       loaded = new_scene ? std::optional<Scene>() : std::optional<Scene>(scene_)] {
         return loaded ? *loaded : scene_at(path, bodies, launched);

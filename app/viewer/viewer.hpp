@@ -84,7 +84,9 @@ class Viewer {
     bool is_final_frame() const {  // of a --frames run, or the closing frame after a stop
         return closing_frame_ || (frame_limit_ > 0 && frame_ + 1 >= frame_limit_);
     }
-    void save_screenshot(const render::DrawTarget& target);  // viewer_draw.cpp: --screenshot on the last frame, else F
+    // viewer_draw.cpp: `final_shot`: --screenshot (the last frame, or the one kept after a stop), else F's
+    void save_screenshot(const render::DrawTarget& target, bool final_shot);
+    bool stop_now();  // viewer.cpp: a stop signal between frames; true: the loop ends
     void end_frame(bool capture_frame, double dt_frame);                               // viewer.cpp
     void print_tree_report();
     // --- hermite4/6 (viewer_hermite_step.cpp) ------------------------------------------------
@@ -96,10 +98,17 @@ class Viewer {
     void apply_integrator();        // the panel's integrator, eta, dt_max, softening: switched live
     void print_hermite_report();
     int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
+    // After a stop or a quit: ends the process with `status` at once when work is still running
+    // (`unfinished`, or a scene build, an energy sum), rather than wait for it; else returns.
+    void end_without_waiting(int status, std::string unfinished);
 
     // --- helpers -------------------------------------------------------------------------
     void say(const std::string& text, bool is_error);  // a toast, or an error notice
     void start_energy();
+    // The simulation steps beside the frame loop at its own pace (a window run until closed), not
+    // exactly each frame's steps (a scripted run's frames wait for theirs).
+    bool free_running() const { return sim_.beside() && !exact_frames_; }
+    void start_first_energy_sums();         // of a system just loaded: at once, on workers
     std::size_t auto_energy_max_n() const;  // kAutoEnergyMaxN, or kHostAutoEnergyMaxN on the CPU
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
@@ -112,6 +121,8 @@ class Viewer {
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
     void fit_host_scene(const ViewOptions& o, std::size_t listed_bodies);  // viewer.cpp: CPU defaults
+    void frame_scene_at_start();  // viewer.cpp: all the scene's galaxies in view, as a launch does
+    CameraSpec framed_camera(const Scene& scene) const;  // the scene's camera, fitted to the surface
     // The Save button's: a failure is said, the simulation goes on; a file already there is
     // replaced only when `replace` (else the Simulation panel asks). True when saved.
     bool save_snapshot(bool replace);
@@ -208,6 +219,11 @@ class Viewer {
     RunTotals totals_;
     long long frame_ = 0;
     int interrupted_ = 0;      // the stop signal that ended the loop (main installs the handlers)
+    bool exact_frames_ = false;  // scripted on the simulation thread: each frame waits for exactly its steps
+    bool frame_cut_short_ = false;  // a stop came while this frame waited for its steps
+    bool user_quit_ = false;        // Esc, File > Quit or the close button ended the loop
+    Clock::time_point stop_seen_{};  // when the loop saw the stop or the quit
+    bool last_frame_kept_ = false;  // headless: --screenshot is the last frame drawn before the stop
     bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
@@ -226,6 +242,10 @@ void announce_recording(const RecordingSettings& settings, long long frames, int
 // Without a GPU the galaxy scenes (65K bodies) would take seconds per step: the viewer shows them
 // at this N unless N was asked for (start-up, and scenes picked from the list).
 inline constexpr std::size_t kHostViewerBodies = kHostMinBodies;
+
+// After a stop, how long the step in progress is given to end before the process ends without it
+// (a stop is honoured within a second: the frame that notices it, this, the outputs).
+inline constexpr std::chrono::milliseconds kStopPatience{250};
 
 // The shortest frame while the simulation runs beside the frame loop (60 frames/s).
 inline constexpr std::chrono::microseconds kBesideFrameTime{16667};

@@ -1,5 +1,11 @@
 #include "thread_pool.hpp"
 
+#include "nbody/sim/cpu_workers.hpp"
+
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <exception>
 
@@ -12,9 +18,9 @@ std::pair<std::size_t, std::size_t> chunk(std::size_t n, unsigned parts, unsigne
 }
 }  // namespace
 
-ThreadPool::ThreadPool(unsigned threads) {
-    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+ThreadPool::ThreadPool(unsigned threads)
+    : tids_(std::max(1u, threads == 0 ? std::thread::hardware_concurrency() : threads) - 1) {  // the caller is one
+    for (unsigned i = 1; i <= tids_.size(); ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -27,6 +33,9 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::worker_loop(unsigned index) {
+    pthread_setname_np(pthread_self(), "nbody-pool");  // for top -H
+    tids_[index - 1] = int(gettid());
+    if (lowered_) setpriority(PRIO_PROCESS, 0, 19);  // asked before this worker ran: it lowers itself
     unsigned seen = 0;
     for (;;) {
         const std::function<void(std::size_t, std::size_t)>* job;
@@ -83,6 +92,14 @@ void ThreadPool::parallel_for(std::size_t n, const std::function<void(std::size_
     if (mine) std::rethrow_exception(mine);
     if (error_) std::rethrow_exception(error_);
 }
+
+void ThreadPool::lower_priority() {
+    lowered_ = true;
+    for (const std::atomic<int>& tid : tids_)
+        if (const int t = tid.load(); t != 0) setpriority(PRIO_PROCESS, id_t(t), 19);  // may only fail: nothing to undo
+}
+
+void lower_cpu_worker_priority() { shared_thread_pool().lower_priority(); }
 
 ThreadPool& shared_thread_pool() {
     static ThreadPool pool;

@@ -1,8 +1,11 @@
 // The simulation beside the frame loop (issue 33): a backend that sleeps in every step stands for a
 // slow CPU simulation; the "frame loop" here is the test's own loop, which must never wait for it.
 
+#include "simulation_thread.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -11,7 +14,6 @@
 #include <vector>
 
 #include "nbody/sim/trail_sampler.hpp"
-#include "simulation_thread.hpp"
 
 namespace nbody::app {
 namespace {
@@ -221,6 +223,33 @@ TEST(SimulationThread, StepErrorStopsSteppingWithTheReason) {
     }));
     EXPECT_EQ(p.error, "the sleepy backend fails on purpose");
     EXPECT_TRUE(wait_for([&] { return sim.idle(); })) << "the steps owed were dropped";
+}
+
+// Issue 33: a stop is honoured while a long step runs. A frame waiting for its exact steps gives
+// up within a few polls of being asked, no half-done state is published, the steps still owed
+// are dropped, and settle_within says the step is still running instead of waiting for it.
+TEST(SimulationThread, AStopEndsTheWaitForExactStepsDuringAStep) {
+    SleepyBackend backend(1500ms);
+    backend.load(bodies(2));
+    SimulationThread sim(backend);
+    std::atomic<bool> stop{false};
+    std::thread signal([&] {
+        std::this_thread::sleep_for(200ms);
+        stop = true;
+    });
+    const auto start = Clock::now();
+    const bool done = sim.run_exactly(3, StepParams{}, [&] { return stop.load(); });
+    const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    signal.join();
+    EXPECT_FALSE(done);
+    EXPECT_LT(waited, 0.6) << "the wait went on after the stop";
+    State shown = bodies(2);
+    EXPECT_FALSE(sim.take_latest(shown)) << "a state was published before its step completed";
+    EXPECT_FALSE(sim.settle_within(100ms)) << "the step in progress should still be running";
+    ASSERT_TRUE(sim.settle_within(5000ms));
+    const std::vector<std::string> events = backend.events();
+    EXPECT_EQ(std::count(events.begin(), events.end(), std::string("step ends")), 1)
+        << "steps owed ran after the stop";
 }
 
 // Issue 33, item 7: trail points are sampled after each step on the simulation thread, by model

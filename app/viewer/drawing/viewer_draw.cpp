@@ -69,9 +69,10 @@ void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double d
     const bool ui_in_frame = recorder_ && recorder_->settings().include_ui;
     draw_ui_layers((params_.recording.annotate ? Layer::kBackground : 0u) | (ui_in_frame ? Layer::kBackground | Layer::kWindows : 0u));
     capture(target, capture_frame);
-    if (shot == ScreenshotAt::Image) save_screenshot(target);
+    const bool final_shot = o_.screenshot && is_final_frame();  // --screenshot
+    if (shot == ScreenshotAt::Image) save_screenshot(target, final_shot);
     draw_ui_layers(Layer::kAllLayers);
-    if (shot == ScreenshotAt::Screen) save_screenshot(target);
+    if (shot == ScreenshotAt::Screen) save_screenshot(target, final_shot);
 }
 
 // Work shorter than a few frames is not worth a spinner that flickers; the routine work (a step,
@@ -88,8 +89,16 @@ std::vector<BusyWork> Viewer::busy_work() const {
         busy.push_back({"simulating: a step of " + std::to_string(sim_.size()) + " bodies (" +
                             (sim_.gravity().gravity == Gravity::Tree ? "tree code" : "every pair") + ")",
                         a->seconds});
-    if (energy_.busy() && energy_.seconds_since_start() > kShowRoutineAfterSeconds)
+    // The first sum of a system is waited for (the energy line has no value yet): shown as soon
+    // as other long work is; later ones, every few seconds, only when they last.
+    const bool first_sum = !energy_.latest();
+    if (energy_.running() &&
+        energy_.seconds_since_start() > (first_sum ? kShowAfterSeconds : kShowRoutineAfterSeconds))
         busy.push_back({"energy sum of " + std::to_string(sim_.size()) + " bodies", energy_.seconds_since_start()});
+    if (const ViewerHermite* h = sim_.hermite())
+        if (const auto s = h->measuring_seconds();
+            s && *s > (h->measured() ? kShowRoutineAfterSeconds : kShowAfterSeconds))
+            busy.push_back({"energy sum of " + std::to_string(sim_.size()) + " bodies in double", *s});
     return busy;
 }
 
@@ -130,7 +139,8 @@ bool Viewer::build_ui(const render::DrawTarget& target, double dt_frame) {
                            busy_work(),
                            component_bits_,
                            params_.selected && selected_sample_ ? std::function<void()>([this] { draw_selection(); })
-                                                                : std::function<void()>()};
+                                                                : std::function<void()>(),
+                           auto_energy_max_n()};
     // The first frame is laid out a few times unseen, so that even a one-frame headless
     // screenshot shows the panels at their settled size and place.
     for (int pass = 0; draw_all && frame_ == 0 && pass < 3; ++pass) {
@@ -164,8 +174,7 @@ void Viewer::draw_open_dialog() {
     if (const auto file = open_dialog_.draw(&params_.show_open_dialog, places)) pending_.load_scene = *file;
 }
 
-void Viewer::save_screenshot(const render::DrawTarget& target) {
-    const bool final_shot = o_.screenshot && is_final_frame();  // --screenshot
+void Viewer::save_screenshot(const render::DrawTarget& target, bool final_shot) {
     const std::string path = final_shot ? *o_.screenshot : timestamped_png_name();
     try {
         glFinish();  // the frame drawn: what follows times the readback and the file alone

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "nbody/render/gl.hpp"
+#include "ui_hermite.hpp"
 #include "viewer.hpp"
 #include "viewer_gravity.hpp"
 
@@ -143,13 +144,23 @@ int Viewer::finish() {
                     surface_->headless() ? "surface" : "window");
         if (sim_.hermite()) print_hermite_report();
         print_cluster_report(sim_.cluster_history().samples());
+        // What the Simulation panel's energy line read on the last frame (issue 33: a value from
+        // the first second or so on, not "not computed yet").
+        if (params_.sim.auto_energy) {
+            const EnergyLine line = energy_line(sim_, energy_, scene_.units, sim_.size() <= auto_energy_max_n());
+            std::printf("  energy line: %s%s%s\n", line.value.c_str(), line.when.empty() ? "" : ", ",
+                        line.when.c_str());
+        }
     }
     if (record_run_ && record_summary_ &&
         print_record_summary(*record_summary_, record_settings_->mp4_fps, interrupted_ != 0) != 0)
         return 1;
     if (interrupted_) {
         std::fprintf(stderr, "nbody: interrupted by %s after %lld frame%s%s\n", signal_name(interrupted_), frame_,
-                     frame_ == 1 ? "" : "s", closing_frame_ ? " (the last one drawn after the stop, not stepped)" : "");
+                     frame_ == 1 ? "" : "s",
+                     closing_frame_     ? " (the last one drawn after the stop, not stepped)"
+                     : last_frame_kept_ ? " (--screenshot: the last one drawn, as it was)"
+                                        : "");
         return stopped_exit_status(interrupted_);
     }
     if (frame_limit_ > 0 && frame_ < frame_limit_) {

@@ -1,10 +1,15 @@
 #include "simulation_thread.hpp"
 
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <exception>
 #include <utility>
 
+#include "nbody/sim/cpu_workers.hpp"
 #include "nbody/sim/memory_check.hpp"
 
 namespace nbody::app {
@@ -67,15 +72,45 @@ void SimulationThread::load(const State& state) {
     wake_.notify_all();
 }
 
-void SimulationThread::run_exactly(int steps, const StepParams& params) {
+// A stop signal cannot wake a condition variable: `give_up` is polled this often, well inside
+// the second a stop must be honoured in (docs/VIEWER.md).
+constexpr auto kGiveUpPoll = std::chrono::milliseconds(20);
+
+template <class Ready>
+bool SimulationThread::wait_unless(std::unique_lock<std::mutex>& lock, Ready ready,
+                                   const std::function<bool()>& give_up) {
+    if (!give_up) {
+        settled_.wait(lock, ready);
+        return true;
+    }
+    while (!settled_.wait_for(lock, kGiveUpPoll, ready))
+        if (give_up()) {
+            credit_ = 0;  // what is owed is dropped; the step in progress ends on its own
+            return false;
+        }
+    return true;
+}
+
+bool SimulationThread::run_exactly(int steps, const StepParams& params,
+                                   const std::function<bool()>& give_up) {
     std::unique_lock lock(mutex_);
     credit_ = 0;
-    settled_.wait(lock, [&] { return !busy_ && jobs_.empty(); });  // a step granted earlier, a load posted
-    if (steps <= 0) return;
+    // A step granted earlier, a load posted: done first.
+    if (!wait_unless(
+            lock, [&] { return !busy_ && jobs_.empty(); }, give_up))
+        return false;
+    if (steps <= 0) return true;
     credit_ = steps;
     params_ = params;
     wake_.notify_all();
-    settled_.wait(lock, [&] { return (credit_ == 0 && !busy_) || !progress_.error.empty(); });
+    return wait_unless(
+        lock, [&] { return (credit_ == 0 && !busy_) || !progress_.error.empty(); }, give_up);
+}
+
+bool SimulationThread::settle_within(std::chrono::milliseconds patience) {
+    std::unique_lock lock(mutex_);
+    credit_ = 0;
+    return settled_.wait_for(lock, patience, [&] { return !busy_ && jobs_.empty(); });
 }
 
 bool SimulationThread::take_latest(State& state) {
@@ -120,6 +155,11 @@ SimulationThread::StepNote SimulationThread::description() const {
     return description_;
 }
 
+void SimulationThread::yield_cores() {
+    if (const int tid = tid_.load(); tid != 0) setpriority(PRIO_PROCESS, id_t(tid), 19);  // may only fail
+    lower_cpu_worker_priority();
+}
+
 std::optional<SimulationThread::Activity> SimulationThread::activity() const {
     const std::lock_guard lock(mutex_);
     if (!busy_) return std::nullopt;
@@ -132,6 +172,8 @@ bool SimulationThread::idle() const {
 }
 
 void SimulationThread::loop() {
+    pthread_setname_np(pthread_self(), "nbody-sim");  // for top -H
+    tid_ = int(gettid());
     if (start_) {
         try {
             start_();

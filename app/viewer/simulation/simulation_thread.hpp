@@ -17,6 +17,7 @@
 // (render::PublishedPositions), and the frame loop, told by take_fresh() that one is newer,
 // copies that slot into its vertex buffer. No host copy, and no wait on either side.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -86,8 +87,16 @@ class SimulationThread {
     // Replaces the system between two steps; states published before it are never taken again.
     void load(const State& state);
     // Exactly `steps` steps after everything posted so far, then returns with the state reached
-    // published (recording: a frame is taken after exactly its steps). Waits for them.
-    void run_exactly(int steps, const StepParams& params);
+    // published (recording: a frame is taken after exactly its steps). Waits for them, polling
+    // `give_up` (a stop signal) every few milliseconds: once it says so, returns false at once,
+    // the steps still owed dropped and the step in progress left to end on its own.
+    bool run_exactly(int steps, const StepParams& params, const std::function<bool()>& give_up = {});
+    // No step after the one in progress; waits at most `patience` for it (and a task running) to
+    // end. False when it is still running: the caller may end the process rather than wait.
+    bool settle_within(std::chrono::milliseconds patience);
+    // The step or task in progress, about to be abandoned, gives its cores to what the caller has
+    // left to do: this thread and the CPU backends' workers drop to the lowest priority.
+    void yield_cores();
 
     // Swaps the newest published state into `state` (positions, masses, velocities, time; the
     // labels are left as they are) when there is one newer than the last taken. Never waits for
@@ -111,6 +120,10 @@ class SimulationThread {
     std::optional<Activity> activity() const;
 
   private:
+    // Waits (lock held) until `ready`, or `give_up` says so (polled): false then.
+    template <class Ready>
+    bool wait_unless(std::unique_lock<std::mutex>& lock, Ready ready, const std::function<bool()>& give_up);
+
     struct Job {
         Task task;
         Done done;
@@ -147,6 +160,7 @@ class SimulationThread {
     StepNote description_;
 
     State scratch_;  // the simulation thread's: stored into, then swapped with latest_
+    std::atomic<int> tid_{0};  // the simulation thread's kernel id, once it runs
     std::thread thread_;  // last: started once everything above exists
 };
 

@@ -151,11 +151,19 @@ void ViewerHermite::save_into(io::Snapshot& snap) const {
 
 void ViewerHermite::measure_energy() {
     if (measuring_.valid()) return;
-    measuring_ = std::async(std::launch::async, [m = h_->bodies().mass, x = x_, v = v_, eps = h_->params().softening,
-                                                 e0 = e0_, t = shown_] {
+    const auto taken = std::chrono::steady_clock::now();
+    measuring_ = std::async(std::launch::async, [m = h_->bodies().mass, x = x_, v = v_,
+                                                 eps = h_->params().softening, e0 = e0_, t = shown_, taken] {
         const double e = *hermite::total_energy(m, x, v, eps);
-        return Measured{e0 != 0 ? (e - e0) / std::abs(e0) : 0.0, t};
+        return Measured{e0 != 0 ? (e - e0) / std::abs(e0) : 0.0, t, taken};
     });
+    measuring_since_ = taken;
+}
+
+std::optional<double> ViewerHermite::measuring_seconds() const {
+    if (!measuring_.valid() || measuring_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        return std::nullopt;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_since_).count();
 }
 
 void ViewerHermite::poll_energy() {

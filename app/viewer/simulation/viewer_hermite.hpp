@@ -9,6 +9,7 @@
 // costs a loop over N and 16 bytes per body per frame: 64 KiB and well under a millisecond for
 // the 4,096-body clusters Hermite serves here, nothing beside the O(N^2) forces of one block.
 
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -89,8 +90,11 @@ class ViewerHermite {
     // rounding (~1e-8). poll_energy() collects it; no-op while one runs.
     void measure_energy();
     void poll_energy();
+    // Seconds since the sum running now started; none when none runs.
+    std::optional<double> measuring_seconds() const;
     struct Measured {
         double error = 0, time = 0;
+        std::chrono::steady_clock::time_point taken{};  // when the state summed was copied
     };
     const std::optional<Measured>& measured() const { return measured_; }
     // Largest distance of a body from where it started (a periodic orbit's closing error).
@@ -106,6 +110,7 @@ class ViewerHermite {
     double shown_ = 0;
     double e0_ = 0, t0_ = 0;  // the run's first energy and its model time
     std::optional<Measured> measured_;
+    std::chrono::steady_clock::time_point measuring_since_{};
     std::future<Measured> measuring_;  // last: a running sum is waited for before the state it copied goes
     std::vector<Vec3d> x0_;  // positions at the start, for largest_displacement()
     std::string engine_line_;

@@ -110,8 +110,10 @@ void Viewer::apply_integrator() {
         return;
     }
     if (!running) {
-        if (start_hermite_run())
-            say(std::string("integrator: ") + s.integrator_name() + " (block time steps, double)", false);
+        if (!start_hermite_run()) return;
+        say(std::string("integrator: ") + s.integrator_name() + " (block time steps, double)", false);
+        if (s.auto_energy && sim_.size() <= auto_energy_max_n())
+            sim_.hermite()->measure_energy();  // its line at once
         return;
     }
     try {

@@ -196,24 +196,31 @@ GravityConfig SimulationDriver::gravity() const { return beside_ ? beside_->grav
 
 StepReport SimulationDriver::advance_beside(int steps, const StepParams& params, bool exact) {
     StepReport report;
-    if (exact)
-        beside_->run_exactly(steps, params);
-    else if (steps > 0)
+    const auto start = std::chrono::steady_clock::now();
+    if (exact) {
+        report.cut_short = !beside_->run_exactly(steps, params, give_up_);
+        // The frame waited for its steps: what stepping in the loop cost it.
+        report.host_launch_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    } else if (steps > 0) {
         beside_->grant(steps, params, 2 * steps);
+    }
     const SimulationThread::Progress done = beside_->take_progress();
     if (!done.error.empty()) throw std::runtime_error(done.error);
     report.steps = done.steps;
     report.ms_per_step = done.steps > 0 ? 1e3 * done.step_seconds / done.steps : 0;
 #if NBODY_HAVE_CUDA
     if (published_) {
-        show_newest_beside();
+        if (!report.cut_short) show_newest_beside();  // a frame cut short keeps the last complete state
         return report;
     }
 #endif
-    if (!beside_->take_latest(host_)) return report;
-    const auto start = std::chrono::steady_clock::now();
+    // A frame cut short shows the last complete frame's state, not one part of the way.
+    if (report.cut_short || !beside_->take_latest(host_)) return report;
+    const auto upload = std::chrono::steady_clock::now();
     report.bytes_uploaded = buffers_.upload(host_.pos_mass, host_.time);
-    report.host_upload_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    report.host_upload_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload).count();
     return report;
 }
 

@@ -15,9 +15,12 @@
 // With hermite4/6 (viewer_hermite.hpp) the state lives in double on the host whatever the backend,
 // and its positions are uploaded once per frame; the backend waits, to take the state back.
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,9 @@ struct StepReport {
     // paths: `launch` is the backend's step itself (the cpu backend computes there) plus the
     // copy back, `upload` the glBufferSubData.
     double host_map_ms = 0, host_launch_ms = 0, host_unmap_ms = 0, host_upload_ms = 0;
+    // Exact steps on the simulation thread given up for a stop (set_give_up): the state shown is
+    // still the last complete frame's, and this frame should not be drawn as a new one.
+    bool cut_short = false;
 };
 
 // A Hermite run of `state`, from its double state `precise` and, where given, a saved run's block
@@ -96,6 +102,19 @@ class SimulationDriver {
     // Back to stepping in the caller's thread, after the step in progress and what was posted;
     // the state shown becomes the backend's newest.
     void stop_beside();
+    // After a stop: no step after the one in progress, waited for at most `patience` (false when
+    // it still runs). The simulation stays beside the loop and the state shown (snapshot(),
+    // time()) stays the one drawn last, which outputs written now must match, not the backend's
+    // newest (a frame cut short by the stop may have taken some of its steps).
+    bool settle_beside(std::chrono::milliseconds patience) { return !beside_ || beside_->settle_within(patience); }
+    // After a stop: a step in progress on the simulation thread, which will not be waited for,
+    // gives its cores to what is left to write (SimulationThread::yield_cores).
+    void yield_abandoned_step() {
+        if (const auto a = activity(); a) beside_->yield_cores();
+    }
+    // Polled while a frame waits for its exact steps on the simulation thread (a stop signal):
+    // when it says so the wait ends at once, the frame cut short (StepReport::cut_short).
+    void set_give_up(std::function<bool()> give_up) { give_up_ = std::move(give_up); }
     // No step after the one in progress (pause, Hermite taking over).
     void hold();
     // Runs `task` on the backend between two steps (at once when not beside the frame loop) and
@@ -196,6 +215,7 @@ class SimulationDriver {
     // The cuda backend beside the frame loop: its steps' positions, handed over on the GPU.
     std::unique_ptr<render::PublishedPositions> published_;  // before beside_: outlives its thread
 #endif
+    std::function<bool()> give_up_;
     std::unique_ptr<SimulationThread> beside_;  // after backend_: stopped before it is destroyed
 };
 

@@ -77,8 +77,9 @@ void EnergyMonitor::reset(std::optional<io::RunEnergy> carried, double softening
 void EnergyMonitor::start(State state, double softening, const GravityConfig& gravity) {
     if (job_.valid()) return;
     started_ = std::chrono::steady_clock::now();
-    job_ = std::async(std::launch::async, [s = std::move(state), softening, gravity]() {
+    job_ = std::async(std::launch::async, [s = std::move(state), softening, gravity, started = started_]() {
         Result r;
+        r.started = started;
         r.d = compute_diagnostics(s, softening, gravity, choose_energy_source(std::nullopt, gravity));
         r.time = s.time;
         r.softening = softening;
@@ -94,6 +95,7 @@ void EnergyMonitor::poll() {
     const Result r = job_.get();  // rethrows a failure of the computation to the frame loop
     latest_ = r.d;
     latest_time_ = r.time;
+    latest_started_ = r.started;
     latest_softening_ = r.softening;
     latest_gravity_ = r.gravity;
     momentum_error_ = r.momentum_scale > 0 ? norm(r.d.momentum) / r.momentum_scale : 0.0;
@@ -122,6 +124,10 @@ std::optional<io::RunEnergy> EnergyMonitor::run_energy() const {
     if (!baseline_ || !std::isfinite(baseline_->total)) return std::nullopt;  // a snapshot keeps finite ones only
     return io::RunEnergy{baseline_->total, baseline_time_,
                          std::string(to_string(choose_energy_source(std::nullopt, baseline_gravity_)))};
+}
+
+double EnergyMonitor::latest_age_seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - latest_started_).count();
 }
 
 double EnergyMonitor::seconds_since_start() const {

@@ -83,6 +83,9 @@ class EnergyMonitor {
     // 33), the baseline once a first result summed the same way with `softening` arrives.
     void reset(std::optional<io::RunEnergy> carried = std::nullopt, double softening = 0);
     bool busy() const { return job_.valid(); }
+    bool running() const {
+        return busy() && job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+    }
     // Starts computing the diagnostics of `state` unless a computation is already running; under
     // tree gravity the potential comes from the CPU tree's walk with its parameters
     // (energy_source.hpp), else from every pair.
@@ -95,6 +98,8 @@ class EnergyMonitor {
     const std::optional<Diagnostics>& latest() const { return latest_; }
     const std::optional<Diagnostics>& baseline() const { return baseline_; }
     double latest_time() const { return latest_time_; }
+    // Wall-clock seconds since the state of the latest result was taken (the sum's start).
+    double latest_age_seconds() const;
     // (E - E0) / |E0|, when both exist and were computed with the same softening and solver.
     std::optional<double> energy_error() const;
     // The baseline as a snapshot keeps it (E0, its model time, how it was summed); none before it.
@@ -111,6 +116,7 @@ class EnergyMonitor {
         Diagnostics d;
         double time = 0, softening = 0, momentum_scale = 0;
         GravityConfig gravity;
+        std::chrono::steady_clock::time_point started;
     };
     std::future<Result> job_;
     std::optional<Diagnostics> latest_, baseline_;
@@ -119,7 +125,7 @@ class EnergyMonitor {
     double carried_softening_ = 0;
     double momentum_error_ = 0;
     GravityConfig baseline_gravity_, latest_gravity_;  // a tree's potential is the baseline of that tree only
-    std::chrono::steady_clock::time_point started_{};
+    std::chrono::steady_clock::time_point started_{}, latest_started_{};
 };
 
 }  // namespace nbody::app

@@ -47,7 +47,7 @@ bool Viewer::step_leapfrog(const Requests& requests, double dt_frame) {
     int steps = params_.sim.paused ? (requests.single_step ? 1 : 0) : steps_this_frame(dt_frame);
     // The first frame (shaders, layout, the first upload) is drawn before any step starts: on a
     // CPU a step of a large system would take the cores it needs.
-    if (frame_ == 0 && sim_.beside()) steps = 0;
+    if (frame_ == 0 && free_running()) steps = 0;
     if (recorder_) {
         capture_frame = !params_.sim.paused || requests.single_step || first_recorded_frame_;
         steps = capture_frame && !first_recorded_frame_ ? recorder_->settings().steps_per_frame : 0;
@@ -58,7 +58,9 @@ bool Viewer::step_leapfrog(const Requests& requests, double dt_frame) {
     if (sim_.beside() && params_.sim.paused && steps == 0) sim_.hold();
     if (steps > 0 || sim_.beside()) {
         try {
-            const StepReport report = sim_.advance(steps, params_.sim.step, frame_, recorder_ != nullptr);
+            const StepReport report =
+                sim_.advance(steps, params_.sim.step, frame_, recorder_ != nullptr || exact_frames_);
+            frame_cut_short_ = report.cut_short;
             profile_.add(HostStage::Map, report.host_map_ms);
             profile_.add(HostStage::Launch, report.host_launch_ms);
             profile_.add(HostStage::Unmap, report.host_unmap_ms);

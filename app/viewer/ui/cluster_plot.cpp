@@ -38,14 +38,20 @@ std::pair<double, double> log_range(const std::vector<ClusterProfile>& samples) 
 
 }  // namespace
 
+// Five lines of text tall: with the energy line above it, it fits under the Simulation panel's
+// controls at 1280x720 (issue 33).
+ImVec2 cluster_plot_size(float em) { return ImVec2(em * 18.0f, em * 5.0f); }
+
 void draw_cluster_plot(const ClusterHistory& history) {
     if (!history.active()) return;
     const std::vector<ClusterProfile> samples = history.samples();
     const float em = ImGui::GetFontSize();
-    const ImVec2 size(em * 18.0f, em * 6.0f);
+    const ImVec2 size = cluster_plot_size(em);
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->AddRectFilled(at, ImVec2(at.x + size.x, at.y + size.y), IM_COL32(20, 22, 30, 255));
+    draw->AddRectFilled(
+        at, ImVec2(at.x + size.x, at.y + size.y),
+        IM_COL32(kClusterPlotBackground[0], kClusterPlotBackground[1], kClusterPlotBackground[2], 255));
     if (samples.size() < 2) {
         draw->AddText(ImVec2(at.x + em * 0.5f, at.y + em * 0.5f), IM_COL32(160, 166, 180, 220),
                       "Lagrangian radii: measuring as the cluster runs");

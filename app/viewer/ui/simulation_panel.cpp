@@ -113,14 +113,15 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     if (ImGui::Button("Reset")) requests.reset = true;
     ImGui::SameLine();
     ImGui::TextColored(kDim, "%s", time_text(ctx.sim.time(), ctx.scene.units).c_str());
-    draw_hermite_section(sim, ctx);
 
+    // What a run is watched for comes right under the controls: the energy line and a star
+    // cluster's radii stay in view at 1280x720; Hermite's block-step figures follow, folded there.
     ImGui::Separator();
     const EnergyMonitor& energy = ctx.energy;
-    const bool small = ctx.sim.size() <= 65536;
-    draw_energy_error(ctx);
+    const bool small = ctx.sim.size() <= ctx.energy_auto_max_n;
+    draw_energy_error(ctx, sim.auto_energy && small);
     draw_cluster_plot(ctx.sim.cluster_history());
-    // Always three lines, so the panel does not jump when the first result arrives.
+    // Always two lines, so the panel does not jump when the first result arrives.
     if (energy.latest()) {
         const auto& d = *energy.latest();
         ImGui::TextColored(kDim, "E = %.6g (G = 1 units)   2T/|W| = %.3f", d.total, d.virial_ratio);
@@ -130,6 +131,7 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
         ImGui::TextColored(kDim, "E = -   2T/|W| = -");
         ImGui::TextColored(kDim, "|P| / sum m|v| = -");
     }
+    draw_hermite_section(sim, ctx);
     {
         // Snapshots keep positions, velocities, labels, time, dt and softening bit for bit.
         char file[512];
@@ -161,8 +163,9 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::BeginDisabled(!small);
     ImGui::Checkbox("every 3 s", &sim.auto_energy);
     ImGui::EndDisabled();
-    tooltip(small ? "Recompute the energy every few seconds."
-                  : "Only for N <= 65536: the host sum is O(N^2).");
+    const std::string why_not = "Only for N <= " + std::to_string(ctx.energy_auto_max_n) +
+                                " here: the host sum is O(N^2) and would compete with the simulation.";
+    tooltip(small ? "Recompute the energy every few seconds." : why_not.c_str());
 
     report_extent(nullptr, height);
     ImGui::End();

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -18,6 +19,9 @@ namespace {
 // Above this N the O(N^2) double energy sum is left to the energy monitor's worker thread: at 256
 // bodies it is 33K pairs, a small fraction of a millisecond per frame.
 constexpr std::size_t kEnergyEveryFrameMaxN = 256;
+
+// The display height from which the block-step figures start unfolded (1080p, not 720p).
+constexpr float kUnfoldedBlockStepsMinHeight = 1000.0f;
 
 }  // namespace
 
@@ -81,6 +85,10 @@ void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) 
     if (!sim.integrator_error.empty()) wrapped(kError, "Hermite stopped: " + sim.integrator_error);
     const ViewerHermite* h = ctx.sim.hermite();
     if (!h) return;
+    // Folded where the display is short (1280x720): open, they would push the snapshot controls
+    // below the fold; at 1080p there is room for them.
+    ImGui::SetNextItemOpen(ImGui::GetIO().DisplaySize.y >= kUnfoldedBlockStepsMinHeight, ImGuiCond_Once);
+    if (!ImGui::CollapsingHeader("Block steps")) return;
     const hermite::HermiteIntegrator& in = h->integrator();
     const UnitSystem& units = ctx.scene.units;
     if (units.time_unit_myr > 0)
@@ -127,54 +135,91 @@ void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) 
     tooltip("A force evaluation is one active body's acceleration, jerk and potential from all N bodies.");
     const double per_block = f.blocks ? double(f.evaluations) / double(f.blocks) : 0.0;
     const double rate = f.seconds > 0 ? double(f.evaluations) * double(in.bodies().size()) / f.seconds : 0.0;
-    ImGui::TextColored(kDim, "%.1f active bodies per block, %.3g interactions/s%s", per_block, rate,
-                       f.reached ? "" : " (frame budget reached)");
+    char rates[128];  // wrapped, not clipped: it grows from one frame to the next
+    std::snprintf(rates, sizeof rates, "%.1f active bodies per block, %.3g interactions/s%s", per_block, rate,
+                  f.reached ? "" : " (frame budget reached)");
+    wrapped(kDim, rates);
     ImGui::TextColored(kDim, "In all: %llu blocks, %llu force evaluations", (unsigned long long)total.blocks,
                        (unsigned long long)total.body_steps);
 }
 
 namespace {
 
-// "dE/|E0| = +1.234e-05 at t = 1.2 Myr" in green, amber or red by its size; `after` follows the time.
-void coloured_error(double e, double time, const UnitSystem& units, const char* after = "") {
-    ImGui::TextColored(std::abs(e) < 1e-3 ? kGood : std::abs(e) < 1e-2 ? kWarn : kError, "dE/|E0| = %+.3e at %s%s", e,
-                       time_text(time, units).c_str(), after);
+// "summed 2.1 s ago", "summed 12 s ago": how old the value on show is, since the sum lags the
+// state drawn by its period and its own time.
+std::string summed_ago(double seconds) {
+    char text[48];
+    std::snprintf(text, sizeof text, seconds < 10 ? "summed %.1f s ago" : "summed %.0f s ago",
+                  std::max(seconds, 0.0));
+    return text;
 }
 
-void draw_monitor_error(const PanelContext& ctx) {
-    const EnergyMonitor& energy = ctx.energy;
-    const auto err = energy.energy_error();
-    if (!err) {
-        ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
-        return;
-    }
-    coloured_error(*err, energy.latest_time(), ctx.scene.units);
-    const std::string why = "Relative energy error since " + time_text(energy.baseline_time(), ctx.scene.units) +
-                            " (the run's first state: a snapshot keeps E0).";
-    tooltip(why.c_str());
-    if (energy.source() == EnergySource::Tree) {
-        ImGui::SameLine();
-        ImGui::TextColored(kDim, "(tree)");
-        tooltip("The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
-                "this error is the integrator's plus the tree's (docs/TREE.md).");
-    }
+std::string error_text(double e, const char* how) {
+    char text[64];
+    std::snprintf(text, sizeof text, "dE/|E0| = %+.3e%s", e, how);
+    return text;
 }
 
 }  // namespace
 
-void draw_energy_error(const PanelContext& ctx) {
-    const ViewerHermite* h = ctx.sim.hermite();
-    if (!h) return draw_monitor_error(ctx);
-    // Small N: summed every frame (33K pairs at 256); larger: with the monitor's period.
-    const bool every_frame = h->integrator().bodies().size() <= kEnergyEveryFrameMaxN;
-    const auto measured = every_frame ? std::optional(ViewerHermite::Measured{h->energy_error(), h->time()}) : h->measured();
-    if (!measured) {
-        ImGui::TextColored(kDim, "dE/|E0| = (not computed yet)");
+EnergyLine energy_line(const SimulationDriver& sim, const EnergyMonitor& energy, const UnitSystem& units,
+                       bool automatic) {
+    EnergyLine line;
+    std::optional<double> time, age, running;
+    if (const ViewerHermite* h = sim.hermite()) {
+        line.hermite = true;
+        // Small N: summed every frame (33K pairs at 256); larger: on a worker, from the start on.
+        if (h->integrator().bodies().size() <= kEnergyEveryFrameMaxN)
+            line.error = h->energy_error(), time = h->time(), age = 0.0;
+        else if (const auto& m = h->measured())
+            line.error = m->error, time = m->time,
+            age = std::chrono::duration<double>(std::chrono::steady_clock::now() - m->taken).count();
+        running = h->measuring_seconds();
+    } else {
+        line.error = energy.energy_error();
+        line.tree = energy.source() == EnergySource::Tree;
+        if (line.error) time = energy.latest_time(), age = energy.latest_age_seconds();
+        if (energy.running()) running = energy.seconds_since_start();
+    }
+    if (!line.error) {
+        line.value = "dE/|E0| = (not computed yet)";
+        if (running)
+            line.when = "summing the first state on a worker thread";
+        else if (!automatic)
+            line.when = "summed on request here: Compute energy, below";
+        return line;
+    }
+    line.value = error_text(*line.error, line.hermite ? " (double)" : line.tree ? " (tree)" : "");
+    line.when = "at " + time_text(*time, units) + ", " + summed_ago(*age);
+    return line;
+}
+
+void draw_energy_error(const PanelContext& ctx, bool automatic) {
+    const EnergyLine line = energy_line(ctx.sim, ctx.energy, ctx.scene.units, automatic);
+    // Always two lines, so the panel does not jump when the first value arrives.
+    if (!line.error) {
+        ImGui::TextColored(kDim, "%s", line.value.c_str());
+        ImGui::TextColored(kDim, "%s", line.when.empty() ? " " : line.when.c_str());
         return;
     }
-    coloured_error(measured->error, measured->time, ctx.scene.units, " (double)");
-    tooltip("Relative energy error since the Hermite run started (a snapshot keeps its E0), summed in double "
+    const double e = std::abs(*line.error);
+    ImGui::TextColored(e < 1e-3 ? kGood : e < 1e-2 ? kWarn : kError, "%s", line.value.c_str());
+    if (line.hermite)
+        tooltip(
+            "Relative energy error since the Hermite run started (a snapshot keeps its E0), summed in double "
             "from the integrator's own state on the host.");
+    else if (line.tree)
+        tooltip(
+            "The potential comes from the tree walk (the forces' criterion and cells), O(N log N):\n"
+            "this error is the integrator's plus the tree's (docs/TREE.md).");
+    else
+        tooltip(("Relative energy error since " + time_text(ctx.energy.baseline_time(), ctx.scene.units) +
+                 " (the run's first state: a snapshot keeps E0).")
+                    .c_str());
+    ImGui::TextColored(kDim, "%s", line.when.c_str());
+    tooltip(
+        "The model time of the state summed, and how long ago it was taken: the sum runs on a worker thread "
+        "every few seconds (every frame for a Hermite run of 256 bodies or fewer).");
 }
 
 }  // namespace nbody::app

@@ -5,6 +5,7 @@
 // writes only the plain parameter structs of viewer_params.hpp and one-shot Requests; the frame
 // loop acts on those. No panel steps the simulation or touches GL.
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -61,6 +62,7 @@ struct PanelContext {
     std::vector<BusyWork> busy;
     unsigned components = 0;  // component_bits of the scene: the component legend's entries
     std::function<void()> selection_panel;  // draws the Selected body panel; empty: nothing selected
+    std::size_t energy_auto_max_n = 65536;  // above it the energy is summed only on request (the button)
 };
 
 struct PanelVisibility {
