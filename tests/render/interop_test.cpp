@@ -36,15 +36,21 @@ std::vector<Vec4f> read_buffer(GLuint buffer, std::size_t n) {
     return out;
 }
 
-TEST(CudaGlInterop, VertexBufferHoldsExactlyWhatTheBackendComputes) {
+// Empty when there is a CUDA device and a headless EGL context (made into `egl`), else why not.
+std::string cuda_and_egl(std::unique_ptr<EglContext>& egl) {
     std::string why;
-    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
-    std::unique_ptr<EglContext> egl;
+    if (!cuda_available(&why)) return "no usable CUDA device: " + why;
     try {
         egl = std::make_unique<EglContext>();
     } catch (const std::exception& e) {
-        GTEST_SKIP() << "no headless EGL context: " << e.what();
+        return std::string("no headless EGL context: ") + e.what();
     }
+    return {};
+}
+
+TEST(CudaGlInterop, VertexBufferHoldsExactlyWhatTheBackendComputes) {
+    std::unique_ptr<EglContext> egl;
+    if (const std::string why = cuda_and_egl(egl); !why.empty()) GTEST_SKIP() << why;
     std::printf("GL_RENDERER: %s (%s)\n", egl->gl_info().renderer.c_str(), egl->description().c_str());
 
     const Scene scene = default_scene(8192 + 77);  // not a multiple of any block size
@@ -106,14 +112,8 @@ TEST(CudaGlInterop, VertexBufferHoldsExactlyWhatTheBackendComputes) {
 // mapping, ping-ponging between the two pointers (ParticleBuffers::map_both). After frames of
 // 1, 4 and 3 steps the current buffer holds what the backend computes on its own buffers.
 TEST(CudaGlInterop, SeveralStepsPerMappingMatchTheBackend) {
-    std::string why;
-    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
     std::unique_ptr<EglContext> egl;
-    try {
-        egl = std::make_unique<EglContext>();
-    } catch (const std::exception& e) {
-        GTEST_SKIP() << "no headless EGL context: " << e.what();
-    }
+    if (const std::string why = cuda_and_egl(egl); !why.empty()) GTEST_SKIP() << why;
     const Scene scene = default_scene(4096 + 5);
     const StepParams params = scene.params;
     CudaBackend interop, reference;
@@ -171,14 +171,8 @@ TEST(CudaGlInterop, ViewerRunsHeadlessOnTheInteropPath) {
 // Every state drawn must be one whole published state (no mix of two: a buffer never drawn while
 // written), in order, and the last one must arrive.
 TEST(PublishedPositions, TheDrawnBufferAlwaysHoldsOneWholePublishedState) {
-    std::string why;
-    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
     std::unique_ptr<EglContext> egl;
-    try {
-        egl = std::make_unique<EglContext>();
-    } catch (const std::exception& e) {
-        GTEST_SKIP() << "no headless EGL context: " << e.what();
-    }
+    if (const std::string why = cuda_and_egl(egl); !why.empty()) GTEST_SKIP() << why;
     constexpr std::size_t kBodies = 1u << 18;  // 4 MB a state: copies long enough to overlap
     constexpr int kStates = 40;
     State zero;

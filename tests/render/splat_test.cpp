@@ -57,6 +57,13 @@ Image draw_once(ParticleRenderer& renderer, const ParticleBuffers& buffers, cons
     return read_framebuffer(screen.framebuffer(), w, h);
 }
 
+// A scene's bodies in vertex buffers, and its camera.
+struct SceneOnScreen {
+    explicit SceneOnScreen(const Scene& scene) : camera(scene.camera) { buffers.load(scene.state, scene.params.dt); }
+    ParticleBuffers buffers;
+    OrbitCamera camera;
+};
+
 ParticleRenderer& shared_renderer() {
     static ParticleRenderer* renderer = new ParticleRenderer();  // shaders compile once per program
     return *renderer;
@@ -92,10 +99,9 @@ TEST(SpriteDrawing, AutoDrawsByComputeFromManyBodiesOnAGpu) {
 // The default collision drawn both ways: the same brightness, the light in the same places.
 TEST(SpriteDrawing, ComputeDrawsTheDefaultSceneAsPointsDo) {
     REQUIRE_EGL();
-    const Scene scene = default_scene(16384);
-    ParticleBuffers buffers;
-    buffers.load(scene.state, scene.params.dt);
-    const OrbitCamera camera(scene.camera);
+    const SceneOnScreen shown(default_scene(16384));
+    const ParticleBuffers& buffers = shown.buffers;
+    const OrbitCamera& camera = shown.camera;
     const int w = 480, h = 270;
     RenderSettings settings;
     settings.sprites = SpriteDrawing::Points;
@@ -149,10 +155,9 @@ TEST(SpriteDrawing, WideSpritesAreDrawnWhole) {
 
 TEST(SpriteDrawing, ComputeFramesAreReproducible) {
     REQUIRE_EGL();
-    const Scene scene = default_scene(8192);
-    ParticleBuffers buffers;
-    buffers.load(scene.state, scene.params.dt);
-    const OrbitCamera camera(scene.camera);
+    const SceneOnScreen shown(default_scene(8192));
+    const ParticleBuffers& buffers = shown.buffers;
+    const OrbitCamera& camera = shown.camera;
     RenderSettings settings;
     settings.sprites = SpriteDrawing::Compute;
     ParticleRenderer& renderer = shared_renderer();
