@@ -158,10 +158,21 @@ InterruptGuard::InterruptGuard() {
 }
 
 InterruptGuard::~InterruptGuard() {
+    if (g_requested.load() != 0) {
+        // The command is ending because of a stop: a copy of the same request still on its way (a
+        // process group's, sent a millisecond later) must not find the default action and kill
+        // the process after its state was written (CI, 2026-11-27: a run that stopped within a
+        // millisecond of the first SIGINT died by the second). The process exits from here on.
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        for (int stop : {SIGINT, SIGTERM, SIGHUP}) sigaction(stop, &ignore, nullptr);
+    } else {
+        sigaction(SIGINT, &old_int_, nullptr);
+        sigaction(SIGTERM, &old_term_, nullptr);
+        sigaction(SIGHUP, &old_hup_, nullptr);
+    }
     pthread_sigmask(SIG_SETMASK, &g_mask_before, nullptr);
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    sigaction(SIGHUP, &old_hup_, nullptr);
     sigaction(SIGPIPE, &old_pipe_, nullptr);
     sigaction(SIGXFSZ, &old_xfsz_, nullptr);
 }
