@@ -11,6 +11,7 @@
 
 #include "nbody/render/camera.hpp"
 #include "nbody/render/egl_context.hpp"
+#include "image_luminance.hpp"
 #include "shared_egl_context.hpp"
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/render/particle_buffers.hpp"
@@ -19,16 +20,6 @@
 
 namespace nbody::render {
 namespace {
-
-double mean_luminance(const Image& image) {
-    double sum = 0;
-    for (int y = 0; y < image.height; ++y)
-        for (int x = 0; x < image.width; ++x) {
-            const std::uint8_t* p = image.pixel(x, y);
-            sum += 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
-        }
-    return sum / (double(image.width) * image.height);
-}
 
 Image render(const ParticleBuffers& buffers, const OrbitCamera& camera, const RenderSettings& settings, int w, int h) {
     static ParticleRenderer* renderer = new ParticleRenderer();  // one per program: shaders compile once

@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include "image_luminance.hpp"
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -61,11 +63,6 @@ void expect_complete_sequence(const fs::path& folder, int n) {
     std::vector<std::string> expected;
     for (int i = 0; i < n; ++i) expected.push_back(frame_name(i));
     EXPECT_EQ(names, expected) << "in " << folder;
-}
-
-float luminance(const Image& image, int x, int y) {
-    const std::uint8_t* p = image.pixel(x, y);
-    return 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2];
 }
 
 int lit_pixels(const Image& image) {

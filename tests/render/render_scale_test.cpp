@@ -14,6 +14,7 @@
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/scene.hpp"
+#include "image_luminance.hpp"
 #include "shared_egl_context.hpp"
 #include "test_support.hpp"
 
@@ -21,13 +22,6 @@ namespace nbody::render {
 namespace {
 
 double luminance(const std::uint8_t* p) { return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]; }
-
-double mean_luminance(const Image& image) {
-    double sum = 0;
-    for (int y = 0; y < image.height; ++y)
-        for (int x = 0; x < image.width; ++x) sum += luminance(image.pixel(x, y));
-    return sum / (double(image.width) * image.height);
-}
 
 // The target is first filled with magenta, which no frame of the scene contains: any left means
 // part of the target was not drawn.

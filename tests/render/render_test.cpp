@@ -13,6 +13,7 @@
 
 #include "nbody/render/camera.hpp"
 #include "nbody/render/egl_context.hpp"
+#include "image_luminance.hpp"
 #include "shared_egl_context.hpp"
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/render/gl_check.hpp"
@@ -24,11 +25,6 @@
 
 namespace nbody::render {
 namespace {
-
-float luminance(const Image& image, int x, int y) {
-    const std::uint8_t* p = image.pixel(x, y);
-    return 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2];
-}
 
 // Brightest pixel within `radius` of (x, y).
 float brightest_near(const Image& image, glm::vec2 at, int radius) {

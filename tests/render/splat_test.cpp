@@ -17,22 +17,11 @@
 #include "nbody/render/particle_splatter.hpp"
 #include "nbody/render/shader.hpp"
 #include "nbody/sim/scene.hpp"
+#include "image_luminance.hpp"
 #include "shared_egl_context.hpp"
 
 namespace nbody::render {
 namespace {
-
-double luminance(const Image& image, int x, int y) {
-    const std::uint8_t* p = image.pixel(x, y);
-    return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
-}
-
-double mean_luminance(const Image& image) {
-    double sum = 0;
-    for (int y = 0; y < image.height; ++y)
-        for (int x = 0; x < image.width; ++x) sum += luminance(image, x, y);
-    return sum / (double(image.width) * image.height);
-}
 
 // Mean absolute difference of the two images' luminance over blocks of `block` x `block`
 // pixels: sprite shapes may differ a little, where the light lands must not.
@@ -146,7 +135,7 @@ TEST(SpriteDrawing, WideSpritesAreDrawnWhole) {
     std::string row;
     for (int dx = -25; dx <= 25; dx += 5) {
         const int x = int(at.x) + dx, y = int(at.y);
-        worst = std::max(worst, std::abs(luminance(points, x, y) - luminance(compute, x, y)));
+        worst = std::max(worst, double(std::abs(luminance(points, x, y) - luminance(compute, x, y))));
         row += " " + std::to_string(int(luminance(points, x, y))) + "/" + std::to_string(int(luminance(compute, x, y)));
     }
     EXPECT_GT(luminance(compute, int(at.x), int(at.y)), 60.0) << "the wide sprite is missing";
