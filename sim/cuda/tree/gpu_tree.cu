@@ -309,15 +309,20 @@ struct Sums<true, B> {
     float phi[B];
 };
 
-template <bool Potential, int B>
+// The evaluations below compute the first Used of a lane's B bodies: the group's occupied slices.
+// The cell loop is not unrolled: the walk's speed is bound by its code size as much as by its
+// instruction count (run 101-102 at 1M: four slice instances with the loop unrolled 4 took 9.3-13.4
+// ms a step, unrolled 2 6.6-8.2 ms depending on the body loop's unroll, not unrolled 6.7 ms with
+// either; B independent bodies per cell give the loop its instruction-level parallelism).
+template <int Used, bool Potential, int B>
 __device__ __forceinline__ void eval_cells(const WarpShared& w, const float3 (&xi)[B], Sums<Potential, B>& sums,
                                            float eps2) {
-#pragma unroll 4
+#pragma unroll 1
     for (int k = 0; k < 32; ++k) {
         const float4 c = w.cell_com[k], q = w.cell_quad[k], q2 = w.cell_quad2[k];
         const CellMoments<float> mom{c.w, q.x, q.y, q.z, q.w, q2.x, q2.y};
 #pragma unroll
-        for (int b = 0; b < B; ++b) {
+        for (int b = 0; b < Used; ++b) {
             const float dx = c.x - xi[b].x, dy = c.y - xi[b].y, dz = c.z - xi[b].z;
             if constexpr (Potential)
                 sums.phi[b] += nbody::tree::cell_potential(dx, dy, dz, mom, eps2);
@@ -330,7 +335,7 @@ __device__ __forceinline__ void eval_cells(const WarpShared& w, const float3 (&x
 // A full tile of 32 bodies: force passes run the all-pairs kernel's loop; potential passes add
 // -m_j / r_j (a padded entry has mass 0) except the body's own entry. 7 FP32 instructions + 1
 // MUFU per term.
-template <int U, bool Potential, int B, class Shared>
+template <int U, int Used, bool Potential, int B, class Shared>
 __device__ __forceinline__ void eval_bodies(const Shared& w, const float3 (&xi)[B], const int (&self)[B],
                                             Sums<Potential, B>& sums, float eps2) {
     if constexpr (Potential) {
@@ -339,7 +344,7 @@ __device__ __forceinline__ void eval_bodies(const Shared& w, const float3 (&xi)[
             const float4 pj = w.tile[k];
             const int j = w.tile_index[k];
 #pragma unroll
-            for (int b = 0; b < B; ++b) {
+            for (int b = 0; b < Used; ++b) {
                 const float dx = pj.x - xi[b].x, dy = pj.y - xi[b].y, dz = pj.z - xi[b].z;
                 const float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
                 const float term = pj.w * rsqrtf(r2);
@@ -348,8 +353,22 @@ __device__ __forceinline__ void eval_bodies(const Shared& w, const float3 (&xi)[
         }
     } else {
         (void)self;
-        (void)detail::interact_unrolled<U, 1, B, false, false>(w.tile, 32, xi, sums.a, eps2);  // U divides 32
+        (void)detail::interact_unrolled<U, 1, B, false, false, Used>(w.tile, 32, xi, sums.a, eps2);  // U divides 32
     }
+}
+
+// Calls eval(std::integral_constant<int, S>) for S = the group's occupied slices of 32 (1..B, warp-uniform),
+// so that a lane computes only bodies its group has. The radix tree's groups are its largest
+// nodes of at most group_size bodies: at 1M (Plummer, group 128) they hold 87 bodies on average,
+// so evaluating all 4 slices spent 32 % of the terms on padding; by slices, 15 %
+// (docs/TREE.md, "The walk by occupied slices"). Each instance is inlined once per list type: the
+// walk's code grows with the sum of the slice counts (1 + 2 + 3 + 4 = 10 against 4).
+template <int B, int S = 1, class Eval>
+__device__ __forceinline__ void for_occupied_slices(int slices, const Eval& eval) {
+    if constexpr (S < B) {
+        if (slices > S) return for_occupied_slices<B, S + 1>(slices, eval);
+    }
+    eval(std::integral_constant<int, S>{});
 }
 
 // One warp per group (a node of at most group_size sorted bodies), B per lane. The walk pops up to 32
@@ -407,10 +426,22 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                 hi[k] = fmaxf(hi[k], __shfl_xor_sync(kFull, hi[k], off));
             }
 
+        const int slices = (end - begin + 31) / 32;
+        const auto cells = [&](auto used) { eval_cells<decltype(used)::value, Potential>(w, xi, sums, p.eps2); };
+        const auto bodies = [&](auto used) {
+            eval_bodies<U, decltype(used)::value, Potential>(w, xi, self, sums, p.eps2);
+        };
         int top = 1, ncell = 0, nbody = 0;
         if (lane == 0) stack[0] = 0;  // the root
         __syncwarp();
-        while (top > 0) {
+        // Each evaluation has one call site: the round after the stack empties pops nothing and
+        // flushes what is left of the lists through the same code, padded with massless entries
+        // (their terms are exactly 0). A second copy of the four instances of each evaluation
+        // overflowed the instruction cache (run 100: 2.1x slower, 12 of 15 cycles per instruction
+        // waiting for instructions).
+        for (;;) {
+            const bool finishing = top == 0;
+            if (finishing && ncell == 0 && nbody == 0) break;
             const int take = min(top, 32);
             top -= take;
             int node = -1;
@@ -444,15 +475,21 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             ncell += __popc(am);
             listed_cells += __popc(am);
             __syncwarp();
-            if (ncell >= 32) {
-                eval_cells<Potential>(w, xi, sums, p.eps2);
+            if (ncell >= 32 || (finishing && ncell > 0)) {
+                if (lane >= ncell) {  // finishing only: ncell < 32
+                    w.cell_com[lane] = make_float4(0, 0, 0, 0);
+                    w.cell_quad[lane] = make_float4(0, 0, 0, 0);
+                    w.cell_quad2[lane] = make_float4(0, 0, 0, 0);
+                }
+                __syncwarp();
+                for_occupied_slices<B>(slices, cells);
                 __syncwarp();
                 if (lane < ncell - 32) {
                     w.cell_com[lane] = w.cell_com[32 + lane];
                     w.cell_quad[lane] = w.cell_quad[32 + lane];
                     w.cell_quad2[lane] = w.cell_quad2[32 + lane];
                 }
-                ncell -= 32;
+                ncell = max(ncell - 32, 0);
                 __syncwarp();
             }
             // Opened nodes push their two children.
@@ -483,7 +520,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             w.excl[lane] = incl - count;
             w.first[lane] = r.x;
             __syncwarp();
-            for (int base = 0; base < total; base += 32) {
+            for (int base = 0; base < total || (finishing && nbody > 0); base += 32) {
                 const int idx = base + lane;
                 if (idx < total) {
                     int owner = 0;  // the last lane whose range starts at or before idx
@@ -498,39 +535,24 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                         w.tile[nbody + lane] = __ldg(p.sorted + w.first[owner] + idx - w.excl[owner]);
                     }
                 }
-                nbody += min(32, total - base);
+                nbody += max(min(32, total - base), 0);  // finishing: total = 0
                 __syncwarp();
-                if (nbody >= 32) {
-                    eval_bodies<U, Potential>(w, xi, self, sums, p.eps2);
+                if (nbody >= 32 || finishing) {
+                    if (lane >= nbody) {  // finishing only: nbody < 32
+                        w.tile[lane] = make_float4(0, 0, 0, 0);
+                        if constexpr (Potential) w.tile_index[lane] = -1;
+                    }
+                    __syncwarp();
+                    for_occupied_slices<B>(slices, bodies);
                     __syncwarp();
                     if (lane < nbody - 32) {
                         w.tile[lane] = w.tile[32 + lane];
                         if constexpr (Potential) w.tile_index[lane] = w.tile_index[32 + lane];
                     }
-                    nbody -= 32;
+                    nbody = max(nbody - 32, 0);
                     __syncwarp();
                 }
             }
-            __syncwarp();
-        }
-        // What is left of the lists, padded with massless entries (their terms are exactly 0).
-        if (ncell > 0) {
-            if (lane >= ncell) {
-                w.cell_com[lane] = make_float4(0, 0, 0, 0);
-                w.cell_quad[lane] = make_float4(0, 0, 0, 0);
-                w.cell_quad2[lane] = make_float4(0, 0, 0, 0);
-            }
-            __syncwarp();
-            eval_cells<Potential>(w, xi, sums, p.eps2);
-            __syncwarp();
-        }
-        if (nbody > 0) {
-            if (lane >= nbody) {
-                w.tile[lane] = make_float4(0, 0, 0, 0);
-                if constexpr (Potential) w.tile_index[lane] = -1;
-            }
-            __syncwarp();
-            eval_bodies<U, Potential>(w, xi, self, sums, p.eps2);
             __syncwarp();
         }
         if (lane == 0) {
