@@ -19,6 +19,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -53,7 +54,8 @@ constexpr int kWarpsPerBlock = kWalkBlock / 32;
 // deepest stack measured on the scenes is reported by docs/TREE.md. Overflow stops the walk and
 // raises kOverflow (the pass throws) instead of writing past the buffer.
 constexpr int kStackCapacity = 8192;
-constexpr unsigned kNonFinite = 1u, kOverflow = 2u;
+// kActiveCount: force_active() was given an active count its flags do not have (nothing written).
+constexpr unsigned kNonFinite = 1u, kOverflow = 2u, kActiveCount = 4u;
 
 struct Box {
     float lo[3], hi[3];
@@ -247,6 +249,49 @@ __global__ void mark_groups_kernel(const int2* range, const int* parent, int nod
         if (pr.y - pr.x + 1 <= group_size) return;
     }
     starts_here[r.x] = 1;
+}
+
+// ---- force_active() (block time steps): the active bodies' groups -----------------------------
+// The walk reads group g as the sorted bodies [group_start[g], group_start[g + 1]) (the last ends at
+// WalkParams::n) and its lists from the nodes' ranges in [0, n). Copying each active body behind the
+// n sorted ones, in key order, makes the active bodies of one group a contiguous run there: the
+// groups of a pass of n_active bodies are runs of [n, n + n_active), listed where not empty, with
+// WalkParams::n = n + n_active. The walk itself is the force pass's.
+
+// Flag (0/1) of each sorted body, from the input-order flags through the sort's permutation.
+__global__ void active_flags_kernel(const unsigned char* active, const int* order, int n, int* flag) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < n) flag[s] = active[order[s]] != 0;
+}
+
+// Active sorted body s (rank[s] active ones before it) copied to n + rank[s], with its input index.
+__global__ void compact_active_kernel(const int* flag, const int* rank, int n, float4* sorted, int* order) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= n || flag[s] == 0) return;
+    const int k = n + rank[s];
+    sorted[k] = sorted[s];
+    order[k] = order[s];
+}
+
+// Group g of the pass holds the active bodies ranked [rank[start_g], rank[start_g+1]): kept (keep[g])
+// when that is not empty, its run starting at n + rank[start_g]. Entries g >= the group count are
+// cleared, so that a select over n entries lists the kept groups in order. A flag count other than
+// n_active keeps no group and raises kActiveCount.
+__global__ void active_groups_kernel(const int* group_start, const int* group_count, const int* flag, const int* rank,
+                                     int n, int n_active, unsigned char* keep, int* start, unsigned* errors) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n) return;
+    const int groups = *group_count;
+    const int total = rank[n - 1] + flag[n - 1];
+    if (g >= groups || total != n_active) {
+        keep[g] = 0;
+        if (g == 0 && total != n_active) atomicOr(errors, kActiveCount);
+        return;
+    }
+    const int a = rank[group_start[g]];
+    const int b = g + 1 < groups ? rank[group_start[g + 1]] : total;
+    keep[g] = b > a;
+    start[g] = n + a;
 }
 
 struct WalkParams {
@@ -645,8 +690,21 @@ std::size_t sort_temp_bytes(int n) {
     CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select, thrust::counting_iterator<int>(0),
                                           static_cast<const unsigned char*>(nullptr), static_cast<int*>(nullptr),
                                           static_cast<int*>(nullptr), n));
-    return std::max(bytes, select);
+    std::size_t scan = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
+                                             n));
+    return std::max({bytes, select, scan});
 }
+
+// The tree terms of a force pass added to the running totals (GpuTree::work).
+__global__ void add_totals_kernel(const unsigned long long* stats, unsigned long long* totals) {
+    totals[0] += stats[kBodyTerms];
+    totals[1] += stats[kCellTerms];
+}
+
+// What force_active() adds for n bodies: sorted positions and both orders twice as long, and per
+// body a flag, a rank, a group start and a kept group start.
+std::size_t active_bytes(std::size_t n) { return n * (sizeof(float4) + 2 * sizeof(int) + 4 * sizeof(int)); }
 
 // Most walk stacks any device could ask for: every SM of the largest GPUs full of walk warps.
 std::size_t stack_bytes(int blocks) {
@@ -686,18 +744,21 @@ std::size_t GpuTree::bytes() const {
                     visits_.bytes() + com_.bytes() + quad_.bytes() + quad2_.bytes() +
                     cube_.bytes() + box_lo_.bytes() + box_hi_.bytes() + group_flags_.bytes() + group_start_.bytes() +
                     group_count_.bytes() + stats_.bytes() + frame_.bytes() + partial_boxes_.bytes() + stacks_.bytes() +
-                    counters_.bytes() + potential_.bytes() + potential_temp_.bytes() + potential_sum_.bytes();
+                    counters_.bytes() + potential_.bytes() + potential_temp_.bytes() + potential_sum_.bytes() +
+                    totals_.bytes() + active_flag_.bytes() + active_rank_.bytes() + active_candidates_.bytes() +
+                    active_group_start_.bytes() + active_group_count_.bytes();
     for (int k = 0; k < 2; ++k) b += keys_[k].bytes() + order_[k].bytes();
     return b;
 }
 
-void GpuTree::reserve(int n, cudaStream_t stream) {
-    if (n <= capacity_) return;
+void GpuTree::reserve(int n, cudaStream_t stream, bool active) {
+    if (n <= capacity_ && (!active || active_room_)) return;
+    const bool room = active || active_room_;
     // Everything the tree holds is replaced: count what it needs against what is free plus what
     // it already has.
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t need = bytes_needed(std::size_t(n));
+    const std::size_t need = bytes_needed(std::size_t(n)) + (room ? active_bytes(std::size_t(n)) : 0);
     if (need > free_bytes + bytes()) {
         char msg[256];
         std::snprintf(msg, sizeof msg,
@@ -708,11 +769,21 @@ void GpuTree::reserve(int n, cudaStream_t stream) {
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));  // buffers in use by a queued pass are about to go
     const std::size_t nodes = 2 * std::size_t(n) - 1;
+    // force_active() copies up to n - 1 active bodies behind the n sorted ones (select_active).
+    const std::size_t extended = room ? 2 * std::size_t(n) : std::size_t(n);
     for (int k = 0; k < 2; ++k) {
         keys_[k] = DeviceBuffer<unsigned long long>(n);
-        order_[k] = DeviceBuffer<int>(n);
+        order_[k] = DeviceBuffer<int>(extended);
     }
-    sorted_ = DeviceBuffer<float4>(n);
+    sorted_ = DeviceBuffer<float4>(extended);
+    if (room) {
+        active_flag_ = DeviceBuffer<int>(n);
+        active_rank_ = DeviceBuffer<int>(n);
+        active_candidates_ = DeviceBuffer<int>(n);
+        active_group_start_ = DeviceBuffer<int>(n);
+        active_group_count_ = DeviceBuffer<int>(1);
+    }
+    active_room_ = room;
     children_ = DeviceBuffer<int2>(std::max(n - 1, 1));
     visits_ = DeviceBuffer<unsigned>(std::max(n - 1, 1));
     range_ = DeviceBuffer<int2>(nodes);
@@ -733,7 +804,9 @@ void GpuTree::reserve(int n, cudaStream_t stream) {
         counters_ = DeviceBuffer<unsigned>(4);
         group_count_ = DeviceBuffer<int>(1);
         stats_ = DeviceBuffer<unsigned long long>(kWalkStats);
+        totals_ = DeviceBuffer<unsigned long long>(2);
         CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream));
+        CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), stream));
         host_flags_ = PinnedBuffer<unsigned>(2);
         host_flags_[0] = host_flags_[1] = 0;
         host_stats_ = PinnedBuffer<unsigned long long>(kWalkStats);
@@ -760,6 +833,9 @@ void GpuTree::read_flags(bool wait) {
     if (bits & kNonFinite)
         throw std::runtime_error("tree code: a body has a non-finite position or mass (the system has diverged: "
                                  "try a smaller time step or a larger softening)");
+    if (bits & kActiveCount)
+        throw std::runtime_error("tree code: a block-steps pass was given an active count its flags do not have "
+                                 "(an internal error; no acceleration of that pass was written)");
     throw std::runtime_error("tree code: a walk needed more than " + std::to_string(kStackCapacity) +
                              " stack entries (the forces of that pass are incomplete)");
 }
@@ -773,7 +849,7 @@ TreeTimings GpuTree::timings() {
         last_.moments_ms = elapsed_ms(t1_, t2_);
         last_.walk_ms = elapsed_ms(t2_, t3_);
         last_.nodes = last_n_ > 0 ? 2 * std::size_t(last_n_) - 1 : 0;
-        const double n = std::max(last_n_, 1);
+        const double n = std::max(last_walked_, 1);
         last_.groups = std::size_t(host_stats_[kGroups]);
         last_.body_terms = double(host_stats_[kBodyTerms]) / n;
         last_.cell_terms = double(host_stats_[kCellTerms]) / n;
@@ -794,6 +870,48 @@ void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& para
     share_ = share;
     pass(pos, n, eps2, params, unroll, acc, vel, half_dt, nullptr, stream);
     share_ = {};
+}
+
+void GpuTree::force_active(const float4* pos, int n, const unsigned char* active, int n_active, float eps2,
+                           const TreeParams& params, int unroll, float4* acc, cudaStream_t stream) {
+    if (n_active < 0 || n_active > n)
+        throw std::invalid_argument("tree code: " + std::to_string(n_active) + " active bodies of " +
+                                    std::to_string(n));
+    if (active == nullptr) throw std::invalid_argument("tree code: force_active() without the active flags");
+    if (n_active == 0) return;
+    share_ = {};
+    pass(pos, n, eps2, params, unroll, acc, nullptr, 0.0f, nullptr, stream, active, n_active);
+}
+
+TreeWork GpuTree::work(cudaStream_t stream) {
+    if (totals_.empty()) return {};
+    unsigned long long t[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpyAsync(t, totals_.get(), sizeof t, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return {double(t[0]), double(t[1])};
+}
+
+void GpuTree::reset_work(cudaStream_t stream) {
+    if (!totals_.empty()) CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), stream));
+}
+
+void GpuTree::select_active(const unsigned char* active, int n_active, int n, int* order, cudaStream_t stream) {
+    const int threads = 256, grid = (n + threads - 1) / threads;
+    active_flags_kernel<<<grid, threads, 0, stream>>>(active, order, n, active_flag_.get());
+    CUDA_CHECK_LAUNCH();
+    std::size_t scan_bytes = cub_bytes_;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_temp_.get(), scan_bytes, active_flag_.get(), active_rank_.get(), n,
+                                             stream));
+    compact_active_kernel<<<grid, threads, 0, stream>>>(active_flag_.get(), active_rank_.get(), n, sorted_.get(),
+                                                        order);
+    // group_flags_ is free again (the group select has read it): it holds the kept groups' flags.
+    active_groups_kernel<<<grid, threads, 0, stream>>>(group_start_.get(), group_count_.get(), active_flag_.get(),
+                                                       active_rank_.get(), n, n_active, group_flags_.get(),
+                                                       active_candidates_.get(), counters_.get() + 1);
+    CUDA_CHECK_LAUNCH();
+    std::size_t select_bytes = cub_bytes_;
+    CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), select_bytes, active_candidates_.get(), group_flags_.get(),
+                                          active_group_start_.get(), active_group_count_.get(), n, stream));
 }
 
 void GpuTree::potentials(const float4* pos, int n, float eps2, const TreeParams& params, float* phi,
@@ -836,14 +954,17 @@ double GpuTree::potential_energy(const float4* pos, int n, float eps2, const Tre
 }
 
 void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc,
-                   float4* vel, float half_dt, float* phi, cudaStream_t stream) {
+                   float4* vel, float half_dt, float* phi, cudaStream_t stream, const unsigned char* active,
+                   int n_active) {
     if (std::string reason = check_params(params); !reason.empty())
         throw std::invalid_argument("tree parameters refused: " + reason);
     if (n < 1) return;
     read_flags(false);  // a previous pass's error, if it has finished
     const WalkKernel walk =
         walk_instance(walk_unroll(unroll), bodies_per_lane(params.group_size), phi != nullptr);
-    reserve(n, stream);
+    // Every body active: the force pass itself (the same groups and lists, bit for bit).
+    const bool some_active = active != nullptr && n_active < n;
+    reserve(n, stream, some_active);
     const int blocks = walk_blocks(walk);
     if (stacks_.bytes() < stack_bytes(blocks)) {
         CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -882,6 +1003,7 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     std::size_t select_bytes = cub_bytes_;
     CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), select_bytes, thrust::counting_iterator<int>(0),
                                           group_flags_.get(), group_start_.get(), group_count_.get(), n, stream));
+    if (some_active) select_active(active, n_active, n, order.Current(), stream);
     t2_.record(stream);
     WalkParams w;
     w.sorted = sorted_.get();
@@ -895,8 +1017,9 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     w.cube = cube_.get();
     w.eps2 = eps2;
     w.leaf_size = params.leaf_size;
-    w.group_start = group_start_.get();
-    w.group_count = group_count_.get();
+    w.group_start = some_active ? active_group_start_.get() : group_start_.get();
+    w.group_count = some_active ? active_group_count_.get() : group_count_.get();
+    if (some_active) w.n = n + n_active;  // the last active group ends there (select_active)
     w.stats = stats_.get();
     w.acc = acc;
     w.vel = vel;
@@ -910,9 +1033,12 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
     walk<<<blocks, kWalkBlock, 0, stream>>>(w);
     CUDA_CHECK_LAUNCH();
+    if (phi == nullptr) add_totals_kernel<<<1, 1, 0, stream>>>(stats_.get(), totals_.get());
+    CUDA_CHECK_LAUNCH();
     t3_.record(stream);
     timing_pending_ = true;
     last_n_ = n;
+    last_walked_ = some_active ? n_active : n;
     CUDA_CHECK(cudaMemcpyAsync(host_flags_.get(), counters_.get() + 1, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
     flags_ready_.record(stream);
     flags_pending_ = true;
