@@ -6,7 +6,7 @@
 #   setup   milky-way-andromeda.toml at 1M bodies (--bodies 1048576: `run` takes no 1M suffix), written once to
 #           $OUT/mwa-1m.nbsnap (--steps 0), so the runs do not each build the scene
 #   shared  shared steps at dt 0.04, 0.02 (the scene's own) and 0.01
-#   block   block steps at dt_max 0.16 with eta 0.4, 0.2 (the default) and 0.1 (--max-level 8)
+#   block   block steps at dt_max 0.16 with eta 0.4, 0.2 (the default), 0.1 and 0.05 (--max-level 8)
 # every run `--backend cuda --gravity tree` to t = 102.4 (1.00 Gyr: the scene's time unit is
 # 9.78 Myr, "galactic" units; 102.4 is a whole number of steps of every dt below), the energy from
 # the tree's potential (the default for tree runs), each under `timeout`. Step counts (a shared
@@ -82,6 +82,7 @@ for part in "$@"; do
         run block-eta0.4 240 "$D/nbody" $COMMON --dt 0.16 --timesteps block --eta 0.4
         run block-eta0.2 300 "$D/nbody" $COMMON --dt 0.16 --timesteps block --eta 0.2
         run block-eta0.1 480 "$D/nbody" $COMMON --dt 0.16 --timesteps block --eta 0.1
+        run block-eta0.05 480 "$D/nbody" $COMMON --dt 0.16 --timesteps block --eta 0.05
         ;;
     *)
         echo "unknown part '$part' (tests, setup, shared, block)" >&2
