@@ -11,7 +11,7 @@ void add_time_step_options(CLI::App& cmd, TimeStepOptions& o, bool with_eta) {
     cmd.add_option("--timesteps", o.timesteps,
                    "shared (every body every --dt, the default) or block: each body its own step --dt / 2^k, "
                    "k = 0..--max-level, from dt_i = eta sqrt(softening / |a_i|), forces only for the bodies whose "
-                   "step ends (--gravity tree on the cpu and reference backends; docs/TREE.md)")
+                   "step ends (--gravity tree on the cpu, reference and cuda backends, one GPU; docs/TREE.md)")
         ->capture_default_str();
     if (with_eta)
         cmd.add_option("--eta", o.eta,
@@ -30,7 +30,7 @@ TimeStepConfig TimeStepOptions::config(const GravityConfig& gravity) const {
         return c;
     }
     if (gravity.gravity != Gravity::Tree)
-        throw std::invalid_argument("--timesteps block runs with --gravity tree (the cpu and reference backends); "
+        throw std::invalid_argument("--timesteps block runs with --gravity tree (the cpu, reference and cuda backends); "
                                     "direct gravity has shared steps, or block steps with --integrator hermite4");
     if (eta) c.eta = *eta;
     if (max_level) c.max_level = *max_level;

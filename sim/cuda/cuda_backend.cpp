@@ -22,6 +22,7 @@
 #include "gpu_workers.hpp"
 #include "precision_state.hpp"
 #include "symmetric_kernel.hpp"
+#include "tree/block_steps.hpp"
 #include "tree/gpu_tree.hpp"
 
 namespace nbody {
@@ -97,6 +98,11 @@ struct CudaBackend::Impl {
     KernelConfig config;
     GravityConfig gravity;  // Tree: the force pass is the tree code's (tree/gpu_tree.hpp)
     cuda::GpuTree tree;
+    TimeStepConfig time_steps;     // Block: step() takes steps of dt_max with tree/block_steps.hpp
+    cuda::GpuBlockStepper block;
+    // Since load(): passes and evaluations counted here, the levels of the last block step's start;
+    // the tree terms and clamped level choices are summed on the device (force_work() reads them).
+    ForceWork work;
 
     std::size_t n = 0;
     std::vector<float> masses;      // of the loaded system (steps never change them)
@@ -204,6 +210,8 @@ struct CudaBackend::Impl {
                                          cuda::symmetric_tile_share(v, args.n, share_begin, share_end));
         }
         t.mid.record(stream.get());
+        work.evaluations += n;
+        work.passes += 1;
         if (ranks() > 1) {
             sum_over_ranks();
             if (kick_vel != nullptr) cuda::launch_kick(kick_vel, acc.get(), args.n, args.half_dt, stream.get());
@@ -309,7 +317,43 @@ struct CudaBackend::Impl {
         time += p.dt;
     }
 
+    // What block steps cannot run with (the CPU backends' messages, DirectSumBackend::check_block_steps).
+    void check_block_steps(double softening) const {
+        if (gravity.gravity != Gravity::Tree)
+            throw std::invalid_argument("block time steps run with the tree code (--gravity tree); under direct "
+                                        "gravity use --timesteps shared, or --integrator hermite4 for block steps");
+        if (!(softening > 0))
+            throw std::invalid_argument("block time steps choose dt_i = eta sqrt(softening / |a_i|): they need a "
+                                        "softening > 0");
+        if (ranks() > 1)
+            throw std::invalid_argument("block time steps run on one GPU (this backend shares its force passes "
+                                        "among " + std::to_string(ranks()) + "); use --timesteps shared or one GPU");
+    }
+
+    // One block step of dt_max = p.dt (tree/block_steps.hpp); acc holds a(pos[cur]) on entry and on
+    // return. Positions change in place: a body moves at its own step's end.
+    void block_step(const StepParams& p) {
+        cuda::BlockStepArgs args;
+        args.pos = pos[cur].get();
+        args.vel = vel.get();
+        args.acc = acc.get();
+        args.n = static_cast<int>(n);
+        args.dt_max = p.dt;
+        args.softening = p.softening;
+        args.config = time_steps;
+        args.tree = gravity.tree;
+        args.unroll = config.unroll;
+        acc_valid = false;  // until the last tick, every body's, has been queued
+        block.step(args, tree, work, stream.get());
+        acc_valid = true;
+        time += p.dt;
+    }
+
     void advance(const StepParams& p, int count) {
+        if (time_steps.mode == TimeSteps::Block) {
+            for (int s = 0; s < count; ++s) block_step(p);
+            return;
+        }
         for (int s = 0; s < count; ++s) {
             leapfrog(pos[cur].get(), pos[1 - cur].get(), p);
             cur = 1 - cur;
@@ -404,6 +448,9 @@ void CudaBackend::load(const State& state) {
     m.positions_external = false;
     m.time = state.time;
     m.bytes_to_host = 0;
+    m.work = ForceWork{};
+    m.tree.reset_work(m.stream.get());
+    m.block.reset(m.stream.get());
 }
 
 void CudaBackend::store(State& state) const {
@@ -427,6 +474,8 @@ void CudaBackend::store(State& state) const {
 std::size_t CudaBackend::size() const { return impl_->n; }
 
 void CudaBackend::step(const StepParams& params, int count) {
+    // Block steps first: their reasons (direct gravity, softening 0) are the clearer ones.
+    if (impl_->time_steps.mode == TimeSteps::Block) impl_->check_block_steps(params.softening);
     validate_params(params);
     if (count < 0) throw std::invalid_argument("step count must be >= 0 (got " + std::to_string(count) + ")");
     if (!impl_->peers.empty()) return for_every_gpu([&](CudaBackend& gpu) { gpu.step(params, count); });
@@ -441,6 +490,7 @@ void CudaBackend::step(const StepParams& params, int count) {
 }
 
 double CudaBackend::time_steps_ms(const StepParams& params, int steps) {
+    if (impl_->time_steps.mode == TimeSteps::Block) impl_->check_block_steps(params.softening);
     validate_params(params);
     if (steps < 1) throw std::invalid_argument("time_steps_ms needs at least one step");
     if (!impl_->peers.empty()) {
@@ -471,6 +521,9 @@ void CudaBackend::step_device(const void* pos_in, void* pos_out, const StepParam
         throw std::invalid_argument("CudaBackend::step_device(): null position buffer");
     if (pos_in == pos_out)
         throw std::invalid_argument("CudaBackend::step_device(): input and output positions must be distinct buffers");
+    if (m.time_steps.mode == TimeSteps::Block)
+        throw std::invalid_argument("CudaBackend::step_device(): block time steps step the backend's own buffers "
+                                    "(step()); the interop path has shared steps");
     // The other GPUs step their own copies of the system: the positions end here, on the GPU that
     // draws them.
     if (!m.peers.empty())
@@ -670,6 +723,37 @@ void CudaBackend::set_gravity(const GravityConfig& g) {
 
 GravityConfig CudaBackend::gravity() const { return impl_->gravity; }
 
+void CudaBackend::set_time_steps(const TimeStepConfig& config) {
+    if (std::string reason = check_time_step_config(config); !reason.empty())
+        throw std::invalid_argument("time steps refused: " + reason);
+    if (config.mode == TimeSteps::Block && impl_->ranks() > 1)
+        throw std::invalid_argument("time steps refused: block time steps run on one GPU (this backend shares its "
+                                    "force passes among " + std::to_string(impl_->ranks()) + ")");
+    impl_->time_steps = config;
+}
+
+TimeStepConfig CudaBackend::time_steps() const { return impl_->time_steps; }
+
+std::optional<ForceWork> CudaBackend::force_work() const {
+    Impl& m = *impl_;
+    // The tree's work on one GPU (several GPUs each count their share of the terms).
+    if (m.gravity.gravity != Gravity::Tree || m.ranks() > 1) return std::nullopt;
+    m.use_device();
+    ForceWork w = m.work;
+    const cuda::TreeWork terms = m.tree.work(m.stream.get());
+    w.body_terms = terms.body_terms;
+    w.cell_terms = terms.cell_terms;
+    w.clamped = m.block.clamped(m.stream.get());
+    return w;
+}
+
+std::vector<std::uint8_t> CudaBackend::levels() const {
+    const Impl& m = *impl_;
+    if (m.time_steps.mode != TimeSteps::Block) return {};
+    m.use_device();
+    return m.block.levels(m.stream.get());
+}
+
 std::optional<double> CudaBackend::tree_potential_energy(double softening) {
     Impl& m = *impl_;
     if (m.gravity.gravity != Gravity::Tree) return std::nullopt;
@@ -856,6 +940,8 @@ void CudaBackend::use_gpus(const std::vector<int>& devices) {
     Impl& m = *impl_;
     if (m.n != 0 || m.comm) throw std::logic_error("CudaBackend::use_gpus() is called once, before load()");
     if (devices.size() < 2) return;
+    if (m.time_steps.mode == TimeSteps::Block)
+        throw std::invalid_argument("block time steps run on one GPU; use --timesteps shared with several");
     if (devices.front() != m.device)
         throw std::invalid_argument("the GPUs to step on must start with this backend's GPU " +
                                     std::to_string(m.device));
@@ -879,6 +965,8 @@ void CudaBackend::use_gpus(const std::vector<int>& devices) {
 
 void CudaBackend::join_ranks(std::unique_ptr<comm::DeviceCommunicator> comm) {
     if (impl_->n != 0 || impl_->comm) throw std::logic_error("CudaBackend::join_ranks() is called once, before load()");
+    if (impl_->time_steps.mode == TimeSteps::Block && comm->size() > 1)
+        throw std::invalid_argument("block time steps run on one GPU; use --timesteps shared with several");
     if (std::string reason = check_config_for_gpus(impl_->config, comm->size()); !reason.empty())
         throw std::invalid_argument(reason);
     attach_rank(std::move(comm));

@@ -29,8 +29,9 @@ __device__ __forceinline__ void accumulate(const float3& xi, const float4& pj, f
 }
 
 // The unrolled part of a tile: lane s of a group reads entries k*Q + s (lane_tile = tile + s).
-// Returns the first k it left to the remainder loop.
-template <int U, int Q, int B, bool Rot, bool UnitMass>
+// Returns the first k it left to the remainder loop. Only the first Used of the B bodies are
+// computed (the tree walk's groups fill fewer lanes than they hold: see gpu_tree.cu).
+template <int U, int Q, int B, bool Rot, bool UnitMass, int Used = B>
 __device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int groups, const float3 (&xi)[B],
                                                  float3 (&ai)[B], float eps2) {
     int k = 0;
@@ -41,7 +42,7 @@ __device__ __forceinline__ int interact_unrolled(const float4* lane_tile, int gr
             // the lab's; a copy makes different PTX, and ptxas's allocation follows the text.
             const float4& pj = lane_tile[(k + u) * Q];
 #pragma unroll
-            for (int b = 0; b < B; ++b) accumulate<Rot, UnitMass>(xi[b], pj, eps2, ai[b]);
+            for (int b = 0; b < Used; ++b) accumulate<Rot, UnitMass>(xi[b], pj, eps2, ai[b]);
         }
     }
     return k;

@@ -19,6 +19,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -53,7 +54,8 @@ constexpr int kWarpsPerBlock = kWalkBlock / 32;
 // deepest stack measured on the scenes is reported by docs/TREE.md. Overflow stops the walk and
 // raises kOverflow (the pass throws) instead of writing past the buffer.
 constexpr int kStackCapacity = 8192;
-constexpr unsigned kNonFinite = 1u, kOverflow = 2u;
+// kActiveCount: force_active() was given an active count its flags do not have (nothing written).
+constexpr unsigned kNonFinite = 1u, kOverflow = 2u, kActiveCount = 4u;
 
 struct Box {
     float lo[3], hi[3];
@@ -249,6 +251,49 @@ __global__ void mark_groups_kernel(const int2* range, const int* parent, int nod
     starts_here[r.x] = 1;
 }
 
+// ---- force_active() (block time steps): the active bodies' groups -----------------------------
+// The walk reads group g as the sorted bodies [group_start[g], group_start[g + 1]) (the last ends at
+// WalkParams::n) and its lists from the nodes' ranges in [0, n). Copying each active body behind the
+// n sorted ones, in key order, makes the active bodies of one group a contiguous run there: the
+// groups of a pass of n_active bodies are runs of [n, n + n_active), listed where not empty, with
+// WalkParams::n = n + n_active. The walk itself is the force pass's.
+
+// Flag (0/1) of each sorted body, from the input-order flags through the sort's permutation.
+__global__ void active_flags_kernel(const unsigned char* active, const int* order, int n, int* flag) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < n) flag[s] = active[order[s]] != 0;
+}
+
+// Active sorted body s (rank[s] active ones before it) copied to n + rank[s], with its input index.
+__global__ void compact_active_kernel(const int* flag, const int* rank, int n, float4* sorted, int* order) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= n || flag[s] == 0) return;
+    const int k = n + rank[s];
+    sorted[k] = sorted[s];
+    order[k] = order[s];
+}
+
+// Group g of the pass holds the active bodies ranked [rank[start_g], rank[start_g+1]): kept (keep[g])
+// when that is not empty, its run starting at n + rank[start_g]. Entries g >= the group count are
+// cleared, so that a select over n entries lists the kept groups in order. A flag count other than
+// n_active keeps no group and raises kActiveCount.
+__global__ void active_groups_kernel(const int* group_start, const int* group_count, const int* flag, const int* rank,
+                                     int n, int n_active, unsigned char* keep, int* start, unsigned* errors) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n) return;
+    const int groups = *group_count;
+    const int total = rank[n - 1] + flag[n - 1];
+    if (g >= groups || total != n_active) {
+        keep[g] = 0;
+        if (g == 0 && total != n_active) atomicOr(errors, kActiveCount);
+        return;
+    }
+    const int a = rank[group_start[g]];
+    const int b = g + 1 < groups ? rank[group_start[g + 1]] : total;
+    keep[g] = b > a;
+    start[g] = n + a;
+}
+
 struct WalkParams {
     const float4* sorted;
     const int* order;
@@ -309,15 +354,20 @@ struct Sums<true, B> {
     float phi[B];
 };
 
-template <bool Potential, int B>
+// The evaluations below compute the first Used of a lane's B bodies: the group's occupied slices.
+// The cell loop is not unrolled: the walk's speed is bound by its code size as much as by its
+// instruction count (run 101-102 at 1M: four slice instances with the loop unrolled 4 took 9.3-13.4
+// ms a step, unrolled 2 6.6-8.2 ms depending on the body loop's unroll, not unrolled 6.7 ms with
+// either; B independent bodies per cell give the loop its instruction-level parallelism).
+template <int Used, bool Potential, int B>
 __device__ __forceinline__ void eval_cells(const WarpShared& w, const float3 (&xi)[B], Sums<Potential, B>& sums,
                                            float eps2) {
-#pragma unroll 4
+#pragma unroll 1
     for (int k = 0; k < 32; ++k) {
         const float4 c = w.cell_com[k], q = w.cell_quad[k], q2 = w.cell_quad2[k];
         const CellMoments<float> mom{c.w, q.x, q.y, q.z, q.w, q2.x, q2.y};
 #pragma unroll
-        for (int b = 0; b < B; ++b) {
+        for (int b = 0; b < Used; ++b) {
             const float dx = c.x - xi[b].x, dy = c.y - xi[b].y, dz = c.z - xi[b].z;
             if constexpr (Potential)
                 sums.phi[b] += nbody::tree::cell_potential(dx, dy, dz, mom, eps2);
@@ -330,7 +380,7 @@ __device__ __forceinline__ void eval_cells(const WarpShared& w, const float3 (&x
 // A full tile of 32 bodies: force passes run the all-pairs kernel's loop; potential passes add
 // -m_j / r_j (a padded entry has mass 0) except the body's own entry. 7 FP32 instructions + 1
 // MUFU per term.
-template <int U, bool Potential, int B, class Shared>
+template <int U, int Used, bool Potential, int B, class Shared>
 __device__ __forceinline__ void eval_bodies(const Shared& w, const float3 (&xi)[B], const int (&self)[B],
                                             Sums<Potential, B>& sums, float eps2) {
     if constexpr (Potential) {
@@ -339,7 +389,7 @@ __device__ __forceinline__ void eval_bodies(const Shared& w, const float3 (&xi)[
             const float4 pj = w.tile[k];
             const int j = w.tile_index[k];
 #pragma unroll
-            for (int b = 0; b < B; ++b) {
+            for (int b = 0; b < Used; ++b) {
                 const float dx = pj.x - xi[b].x, dy = pj.y - xi[b].y, dz = pj.z - xi[b].z;
                 const float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
                 const float term = pj.w * rsqrtf(r2);
@@ -348,8 +398,22 @@ __device__ __forceinline__ void eval_bodies(const Shared& w, const float3 (&xi)[
         }
     } else {
         (void)self;
-        (void)detail::interact_unrolled<U, 1, B, false, false>(w.tile, 32, xi, sums.a, eps2);  // U divides 32
+        (void)detail::interact_unrolled<U, 1, B, false, false, Used>(w.tile, 32, xi, sums.a, eps2);  // U divides 32
     }
+}
+
+// Calls eval(std::integral_constant<int, S>) for S = the group's occupied slices of 32 (1..B, warp-uniform),
+// so that a lane computes only bodies its group has. The radix tree's groups are its largest
+// nodes of at most group_size bodies: at 1M (Plummer, group 128) they hold 87 bodies on average,
+// so evaluating all 4 slices spent 32 % of the terms on padding; by slices, 15 %
+// (docs/TREE.md, "The walk by occupied slices"). Each instance is inlined once per list type: the
+// walk's code grows with the sum of the slice counts (1 + 2 + 3 + 4 = 10 against 4).
+template <int B, int S = 1, class Eval>
+__device__ __forceinline__ void for_occupied_slices(int slices, const Eval& eval) {
+    if constexpr (S < B) {
+        if (slices > S) return for_occupied_slices<B, S + 1>(slices, eval);
+    }
+    eval(std::integral_constant<int, S>{});
 }
 
 // One warp per group (a node of at most group_size sorted bodies), B per lane. The walk pops up to 32
@@ -407,10 +471,22 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                 hi[k] = fmaxf(hi[k], __shfl_xor_sync(kFull, hi[k], off));
             }
 
+        const int slices = (end - begin + 31) / 32;
+        const auto cells = [&](auto used) { eval_cells<decltype(used)::value, Potential>(w, xi, sums, p.eps2); };
+        const auto bodies = [&](auto used) {
+            eval_bodies<U, decltype(used)::value, Potential>(w, xi, self, sums, p.eps2);
+        };
         int top = 1, ncell = 0, nbody = 0;
         if (lane == 0) stack[0] = 0;  // the root
         __syncwarp();
-        while (top > 0) {
+        // Each evaluation has one call site: the round after the stack empties pops nothing and
+        // flushes what is left of the lists through the same code, padded with massless entries
+        // (their terms are exactly 0). A second copy of the four instances of each evaluation
+        // overflowed the instruction cache (run 100: 2.1x slower, 12 of 15 cycles per instruction
+        // waiting for instructions).
+        for (;;) {
+            const bool finishing = top == 0;
+            if (finishing && ncell == 0 && nbody == 0) break;
             const int take = min(top, 32);
             top -= take;
             int node = -1;
@@ -444,15 +520,21 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             ncell += __popc(am);
             listed_cells += __popc(am);
             __syncwarp();
-            if (ncell >= 32) {
-                eval_cells<Potential>(w, xi, sums, p.eps2);
+            if (ncell >= 32 || (finishing && ncell > 0)) {
+                if (lane >= ncell) {  // finishing only: ncell < 32
+                    w.cell_com[lane] = make_float4(0, 0, 0, 0);
+                    w.cell_quad[lane] = make_float4(0, 0, 0, 0);
+                    w.cell_quad2[lane] = make_float4(0, 0, 0, 0);
+                }
+                __syncwarp();
+                for_occupied_slices<B>(slices, cells);
                 __syncwarp();
                 if (lane < ncell - 32) {
                     w.cell_com[lane] = w.cell_com[32 + lane];
                     w.cell_quad[lane] = w.cell_quad[32 + lane];
                     w.cell_quad2[lane] = w.cell_quad2[32 + lane];
                 }
-                ncell -= 32;
+                ncell = max(ncell - 32, 0);
                 __syncwarp();
             }
             // Opened nodes push their two children.
@@ -483,7 +565,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             w.excl[lane] = incl - count;
             w.first[lane] = r.x;
             __syncwarp();
-            for (int base = 0; base < total; base += 32) {
+            for (int base = 0; base < total || (finishing && nbody > 0); base += 32) {
                 const int idx = base + lane;
                 if (idx < total) {
                     int owner = 0;  // the last lane whose range starts at or before idx
@@ -498,39 +580,24 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                         w.tile[nbody + lane] = __ldg(p.sorted + w.first[owner] + idx - w.excl[owner]);
                     }
                 }
-                nbody += min(32, total - base);
+                nbody += max(min(32, total - base), 0);  // finishing: total = 0
                 __syncwarp();
-                if (nbody >= 32) {
-                    eval_bodies<U, Potential>(w, xi, self, sums, p.eps2);
+                if (nbody >= 32 || finishing) {
+                    if (lane >= nbody) {  // finishing only: nbody < 32
+                        w.tile[lane] = make_float4(0, 0, 0, 0);
+                        if constexpr (Potential) w.tile_index[lane] = -1;
+                    }
+                    __syncwarp();
+                    for_occupied_slices<B>(slices, bodies);
                     __syncwarp();
                     if (lane < nbody - 32) {
                         w.tile[lane] = w.tile[32 + lane];
                         if constexpr (Potential) w.tile_index[lane] = w.tile_index[32 + lane];
                     }
-                    nbody -= 32;
+                    nbody = max(nbody - 32, 0);
                     __syncwarp();
                 }
             }
-            __syncwarp();
-        }
-        // What is left of the lists, padded with massless entries (their terms are exactly 0).
-        if (ncell > 0) {
-            if (lane >= ncell) {
-                w.cell_com[lane] = make_float4(0, 0, 0, 0);
-                w.cell_quad[lane] = make_float4(0, 0, 0, 0);
-                w.cell_quad2[lane] = make_float4(0, 0, 0, 0);
-            }
-            __syncwarp();
-            eval_cells<Potential>(w, xi, sums, p.eps2);
-            __syncwarp();
-        }
-        if (nbody > 0) {
-            if (lane >= nbody) {
-                w.tile[lane] = make_float4(0, 0, 0, 0);
-                if constexpr (Potential) w.tile_index[lane] = -1;
-            }
-            __syncwarp();
-            eval_bodies<U, Potential>(w, xi, self, sums, p.eps2);
             __syncwarp();
         }
         if (lane == 0) {
@@ -623,8 +690,21 @@ std::size_t sort_temp_bytes(int n) {
     CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select, thrust::counting_iterator<int>(0),
                                           static_cast<const unsigned char*>(nullptr), static_cast<int*>(nullptr),
                                           static_cast<int*>(nullptr), n));
-    return std::max(bytes, select);
+    std::size_t scan = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
+                                             n));
+    return std::max({bytes, select, scan});
 }
+
+// The tree terms of a force pass added to the running totals (GpuTree::work).
+__global__ void add_totals_kernel(const unsigned long long* stats, unsigned long long* totals) {
+    totals[0] += stats[kBodyTerms];
+    totals[1] += stats[kCellTerms];
+}
+
+// What force_active() adds for n bodies: sorted positions and both orders twice as long, and per
+// body a flag, a rank, a group start and a kept group start.
+std::size_t active_bytes(std::size_t n) { return n * (sizeof(float4) + 2 * sizeof(int) + 4 * sizeof(int)); }
 
 // Most walk stacks any device could ask for: every SM of the largest GPUs full of walk warps.
 std::size_t stack_bytes(int blocks) {
@@ -664,18 +744,21 @@ std::size_t GpuTree::bytes() const {
                     visits_.bytes() + com_.bytes() + quad_.bytes() + quad2_.bytes() +
                     cube_.bytes() + box_lo_.bytes() + box_hi_.bytes() + group_flags_.bytes() + group_start_.bytes() +
                     group_count_.bytes() + stats_.bytes() + frame_.bytes() + partial_boxes_.bytes() + stacks_.bytes() +
-                    counters_.bytes() + potential_.bytes() + potential_temp_.bytes() + potential_sum_.bytes();
+                    counters_.bytes() + potential_.bytes() + potential_temp_.bytes() + potential_sum_.bytes() +
+                    totals_.bytes() + active_flag_.bytes() + active_rank_.bytes() + active_candidates_.bytes() +
+                    active_group_start_.bytes() + active_group_count_.bytes();
     for (int k = 0; k < 2; ++k) b += keys_[k].bytes() + order_[k].bytes();
     return b;
 }
 
-void GpuTree::reserve(int n, cudaStream_t stream) {
-    if (n <= capacity_) return;
+void GpuTree::reserve(int n, cudaStream_t stream, bool active) {
+    if (n <= capacity_ && (!active || active_room_)) return;
+    const bool room = active || active_room_;
     // Everything the tree holds is replaced: count what it needs against what is free plus what
     // it already has.
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t need = bytes_needed(std::size_t(n));
+    const std::size_t need = bytes_needed(std::size_t(n)) + (room ? active_bytes(std::size_t(n)) : 0);
     if (need > free_bytes + bytes()) {
         char msg[256];
         std::snprintf(msg, sizeof msg,
@@ -686,11 +769,21 @@ void GpuTree::reserve(int n, cudaStream_t stream) {
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));  // buffers in use by a queued pass are about to go
     const std::size_t nodes = 2 * std::size_t(n) - 1;
+    // force_active() copies up to n - 1 active bodies behind the n sorted ones (select_active).
+    const std::size_t extended = room ? 2 * std::size_t(n) : std::size_t(n);
     for (int k = 0; k < 2; ++k) {
         keys_[k] = DeviceBuffer<unsigned long long>(n);
-        order_[k] = DeviceBuffer<int>(n);
+        order_[k] = DeviceBuffer<int>(extended);
     }
-    sorted_ = DeviceBuffer<float4>(n);
+    sorted_ = DeviceBuffer<float4>(extended);
+    if (room) {
+        active_flag_ = DeviceBuffer<int>(n);
+        active_rank_ = DeviceBuffer<int>(n);
+        active_candidates_ = DeviceBuffer<int>(n);
+        active_group_start_ = DeviceBuffer<int>(n);
+        active_group_count_ = DeviceBuffer<int>(1);
+    }
+    active_room_ = room;
     children_ = DeviceBuffer<int2>(std::max(n - 1, 1));
     visits_ = DeviceBuffer<unsigned>(std::max(n - 1, 1));
     range_ = DeviceBuffer<int2>(nodes);
@@ -711,7 +804,9 @@ void GpuTree::reserve(int n, cudaStream_t stream) {
         counters_ = DeviceBuffer<unsigned>(4);
         group_count_ = DeviceBuffer<int>(1);
         stats_ = DeviceBuffer<unsigned long long>(kWalkStats);
+        totals_ = DeviceBuffer<unsigned long long>(2);
         CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream));
+        CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), stream));
         host_flags_ = PinnedBuffer<unsigned>(2);
         host_flags_[0] = host_flags_[1] = 0;
         host_stats_ = PinnedBuffer<unsigned long long>(kWalkStats);
@@ -738,6 +833,9 @@ void GpuTree::read_flags(bool wait) {
     if (bits & kNonFinite)
         throw std::runtime_error("tree code: a body has a non-finite position or mass (the system has diverged: "
                                  "try a smaller time step or a larger softening)");
+    if (bits & kActiveCount)
+        throw std::runtime_error("tree code: a block-steps pass was given an active count its flags do not have "
+                                 "(an internal error; no acceleration of that pass was written)");
     throw std::runtime_error("tree code: a walk needed more than " + std::to_string(kStackCapacity) +
                              " stack entries (the forces of that pass are incomplete)");
 }
@@ -751,7 +849,7 @@ TreeTimings GpuTree::timings() {
         last_.moments_ms = elapsed_ms(t1_, t2_);
         last_.walk_ms = elapsed_ms(t2_, t3_);
         last_.nodes = last_n_ > 0 ? 2 * std::size_t(last_n_) - 1 : 0;
-        const double n = std::max(last_n_, 1);
+        const double n = std::max(last_walked_, 1);
         last_.groups = std::size_t(host_stats_[kGroups]);
         last_.body_terms = double(host_stats_[kBodyTerms]) / n;
         last_.cell_terms = double(host_stats_[kCellTerms]) / n;
@@ -772,6 +870,48 @@ void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& para
     share_ = share;
     pass(pos, n, eps2, params, unroll, acc, vel, half_dt, nullptr, stream);
     share_ = {};
+}
+
+void GpuTree::force_active(const float4* pos, int n, const unsigned char* active, int n_active, float eps2,
+                           const TreeParams& params, int unroll, float4* acc, cudaStream_t stream) {
+    if (n_active < 0 || n_active > n)
+        throw std::invalid_argument("tree code: " + std::to_string(n_active) + " active bodies of " +
+                                    std::to_string(n));
+    if (active == nullptr) throw std::invalid_argument("tree code: force_active() without the active flags");
+    if (n_active == 0) return;
+    share_ = {};
+    pass(pos, n, eps2, params, unroll, acc, nullptr, 0.0f, nullptr, stream, active, n_active);
+}
+
+TreeWork GpuTree::work(cudaStream_t stream) {
+    if (totals_.empty()) return {};
+    unsigned long long t[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpyAsync(t, totals_.get(), sizeof t, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return {double(t[0]), double(t[1])};
+}
+
+void GpuTree::reset_work(cudaStream_t stream) {
+    if (!totals_.empty()) CUDA_CHECK(cudaMemsetAsync(totals_.get(), 0, totals_.bytes(), stream));
+}
+
+void GpuTree::select_active(const unsigned char* active, int n_active, int n, int* order, cudaStream_t stream) {
+    const int threads = 256, grid = (n + threads - 1) / threads;
+    active_flags_kernel<<<grid, threads, 0, stream>>>(active, order, n, active_flag_.get());
+    CUDA_CHECK_LAUNCH();
+    std::size_t scan_bytes = cub_bytes_;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_temp_.get(), scan_bytes, active_flag_.get(), active_rank_.get(), n,
+                                             stream));
+    compact_active_kernel<<<grid, threads, 0, stream>>>(active_flag_.get(), active_rank_.get(), n, sorted_.get(),
+                                                        order);
+    // group_flags_ is free again (the group select has read it): it holds the kept groups' flags.
+    active_groups_kernel<<<grid, threads, 0, stream>>>(group_start_.get(), group_count_.get(), active_flag_.get(),
+                                                       active_rank_.get(), n, n_active, group_flags_.get(),
+                                                       active_candidates_.get(), counters_.get() + 1);
+    CUDA_CHECK_LAUNCH();
+    std::size_t select_bytes = cub_bytes_;
+    CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), select_bytes, active_candidates_.get(), group_flags_.get(),
+                                          active_group_start_.get(), active_group_count_.get(), n, stream));
 }
 
 void GpuTree::potentials(const float4* pos, int n, float eps2, const TreeParams& params, float* phi,
@@ -814,14 +954,17 @@ double GpuTree::potential_energy(const float4* pos, int n, float eps2, const Tre
 }
 
 void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc,
-                   float4* vel, float half_dt, float* phi, cudaStream_t stream) {
+                   float4* vel, float half_dt, float* phi, cudaStream_t stream, const unsigned char* active,
+                   int n_active) {
     if (std::string reason = check_params(params); !reason.empty())
         throw std::invalid_argument("tree parameters refused: " + reason);
     if (n < 1) return;
     read_flags(false);  // a previous pass's error, if it has finished
     const WalkKernel walk =
         walk_instance(walk_unroll(unroll), bodies_per_lane(params.group_size), phi != nullptr);
-    reserve(n, stream);
+    // Every body active: the force pass itself (the same groups and lists, bit for bit).
+    const bool some_active = active != nullptr && n_active < n;
+    reserve(n, stream, some_active);
     const int blocks = walk_blocks(walk);
     if (stacks_.bytes() < stack_bytes(blocks)) {
         CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -860,6 +1003,7 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     std::size_t select_bytes = cub_bytes_;
     CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp_.get(), select_bytes, thrust::counting_iterator<int>(0),
                                           group_flags_.get(), group_start_.get(), group_count_.get(), n, stream));
+    if (some_active) select_active(active, n_active, n, order.Current(), stream);
     t2_.record(stream);
     WalkParams w;
     w.sorted = sorted_.get();
@@ -873,8 +1017,9 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     w.cube = cube_.get();
     w.eps2 = eps2;
     w.leaf_size = params.leaf_size;
-    w.group_start = group_start_.get();
-    w.group_count = group_count_.get();
+    w.group_start = some_active ? active_group_start_.get() : group_start_.get();
+    w.group_count = some_active ? active_group_count_.get() : group_count_.get();
+    if (some_active) w.n = n + n_active;  // the last active group ends there (select_active)
     w.stats = stats_.get();
     w.acc = acc;
     w.vel = vel;
@@ -888,9 +1033,12 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
     walk<<<blocks, kWalkBlock, 0, stream>>>(w);
     CUDA_CHECK_LAUNCH();
+    if (phi == nullptr) add_totals_kernel<<<1, 1, 0, stream>>>(stats_.get(), totals_.get());
+    CUDA_CHECK_LAUNCH();
     t3_.record(stream);
     timing_pending_ = true;
     last_n_ = n;
+    last_walked_ = some_active ? n_active : n;
     CUDA_CHECK(cudaMemcpyAsync(host_flags_.get(), counters_.get() + 1, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
     flags_ready_.record(stream);
     flags_pending_ = true;

@@ -32,6 +32,12 @@ struct TreeTimings {
     std::size_t groups = 0;
 };
 
+// The tree terms of every force pass since the last reset_work(), summed on the device: the
+// figures ForceWork (time_steps.hpp) reports. A block-steps pass counts its active bodies' terms.
+struct TreeWork {
+    double body_terms = 0, cell_terms = 0;
+};
+
 // The groups one GPU walks when several share a force pass (docs/DISTRIBUTED.md): the fraction
 // [begin, end) of the pass's groups in key order; the shares of the ranks cover [0, 1) once.
 struct WalkShare {
@@ -62,6 +68,23 @@ public:
     void force(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc, float4* vel,
                float half_dt, cudaStream_t stream, WalkShare share = {});
 
+    // Block time steps (docs/TREE.md, "Block time steps"): the accelerations of the bodies with
+    // active[i] != 0 (input order; n_active of them, a count the caller knows from its levels) from
+    // all n bodies at pos, written to acc[i] for those bodies only: every other entry of acc is left
+    // as it is. The tree is built over all n bodies as in force(); the active bodies are then copied
+    // behind the sorted ones in key order, each group of the pass keeping its active bodies (groups
+    // without one are dropped), so the walk runs over the active groups only, each with the box of
+    // its active bodies (the CPU tree's tree_accelerations_active), and counts their terms alone.
+    // n_active == n is the force pass itself, bit for bit. One GPU; no kick (the caller's levels
+    // give each body its own). A count that does not match the flags is reported like a non-finite
+    // body (check_errors()) and no acceleration is written.
+    void force_active(const float4* pos, int n, const unsigned char* active, int n_active, float eps2,
+                      const TreeParams& params, int unroll, float4* acc, cudaStream_t stream);
+
+    // The terms of the force passes since the last reset_work() (waits for the stream), and the reset.
+    TreeWork work(cudaStream_t stream);
+    void reset_work(cudaStream_t stream);
+
     // The same pass with a potential walk instead of the force walk (same tree, criterion and
     // lists): phi[i] = -sum_j m_j / r_ij over the listed bodies (i itself excluded) plus the
     // accepted cells' monopole + quadrupole potential, input order. acc and velocities untouched.
@@ -84,17 +107,22 @@ public:
     std::size_t bytes() const;
 
 private:
-    void reserve(int n, cudaStream_t stream);
-    // A force pass (phi null) or a potential pass (phi given; acc, vel unused).
+    // `active`: with the room force_active() needs (kept once made).
+    void reserve(int n, cudaStream_t stream, bool active = false);
+    // A force pass (phi null) or a potential pass (phi given; acc, vel unused); with `active`, the
+    // force pass of force_active().
     void pass(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc, float4* vel,
-              float half_dt, float* phi, cudaStream_t stream);
+              float half_dt, float* phi, cudaStream_t stream, const unsigned char* active = nullptr,
+              int n_active = 0);
+    // force_active(): the active bodies copied behind the sorted ones and their groups listed.
+    void select_active(const unsigned char* active, int n_active, int n, int* order, cudaStream_t stream);
     void read_flags(bool wait);
 
     int capacity_ = 0;
     // Per body (sorted order) and per node.
     DeviceBuffer<unsigned long long> keys_[2];
     DeviceBuffer<int> order_[2];
-    DeviceBuffer<float4> sorted_;  // positions in key order
+    DeviceBuffer<float4> sorted_;  // positions in key order (force_active: then the active bodies')
     DeviceBuffer<int2> children_;  // internal nodes: (left, right) node ids
     DeviceBuffer<int2> range_;     // all nodes: sorted bodies [first, last]
     DeviceBuffer<int> parent_;     // all nodes
@@ -116,6 +144,12 @@ private:
     DeviceBuffer<float4> frame_;   // [0]: lo (xyz), side (w); [1]: box lo; [2]: box hi
     DeviceBuffer<float4> partial_boxes_;
     DeviceBuffer<int> stacks_;     // walk stacks, one per resident warp
+    DeviceBuffer<unsigned long long> totals_;  // [0] body terms, [1] cell terms since reset_work()
+    // force_active() only (allocated at its first pass, with sorted_ and order_ of 2n entries):
+    // per sorted body its flag and rank among the active, per group its active start and the kept list.
+    bool active_room_ = false;
+    DeviceBuffer<int> active_flag_, active_rank_, active_candidates_, active_group_start_;
+    DeviceBuffer<int> active_group_count_;
     DeviceBuffer<unsigned> counters_;  // [0]: next group; [1]: error bits
     int walk_warps_ = 0;
     WalkShare share_;  // of the force pass being queued
@@ -129,6 +163,7 @@ private:
     bool timing_pending_ = false;
     TreeTimings last_;
     int last_n_ = 0;
+    int last_walked_ = 0;  // bodies whose force the last pass computed (n, or force_active's n_active)
 
 public:
     GpuTree() = default;

@@ -5,15 +5,13 @@
 #include "nbody/sim/block_steps.hpp"
 
 #include <cmath>
-#include <limits>
 
 namespace nbody {
 namespace {
 
 template <class Real>
 double acceleration_norm(const BodyArrays<Real>& b, std::size_t i) {
-    const double ax = b.ax[i], ay = b.ay[i], az = b.az[i];
-    return std::sqrt(ax * ax + ay * ay + az * az);
+    return nbody::acceleration_norm(b.ax[i], b.ay[i], b.az[i]);  // time_steps.hpp: the GPU stepper's too
 }
 
 }  // namespace
@@ -34,13 +32,7 @@ void BlockStepper<Real>::start_step(const BodyArrays<Real>& b, std::size_t i, in
 
 template <class Real>
 std::uint64_t BlockStepper<Real>::next_event(std::uint64_t tick) const {
-    std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
-    for (int k = 0; k <= schedule_.max_level(); ++k) {
-        if (per_level_[k] == 0) continue;
-        const std::uint64_t step = schedule_.step_ticks(k);
-        next = std::min(next, (tick / step + 1) * step);
-    }
-    return next;
+    return schedule_.next_event(tick, per_level_.data());
 }
 
 template <class Real>

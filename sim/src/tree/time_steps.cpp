@@ -34,33 +34,10 @@ std::string check_time_step_config(const TimeStepConfig& c) {
     return {};
 }
 
-int BlockSchedule::wanted_level(double acc, double eps, double eta, double dt_max, bool* clamped) const {
-    *clamped = false;
-    if (!(acc > 0)) return 0;
-    const double dt = eta * std::sqrt(eps / acc);
-    int level = 0;
-    // Halving until it fits: exact powers of two, no log2 rounding at the edges.
-    for (double step = dt_max; step > dt; step *= 0.5) {
-        if (level == max_level_) {
-            *clamped = true;
-            break;
-        }
-        ++level;
-    }
-    return level;
-}
-
-int BlockSchedule::next_level(int current, int wanted, std::uint64_t tick) const {
-    if (wanted >= current) return wanted;
-    int level = current;
-    while (level > wanted && boundary(level - 1, tick)) --level;
-    return level;
-}
-
 void Backend::set_time_steps(const TimeStepConfig& config) {
     if (config.mode != TimeSteps::Shared)
         throw std::invalid_argument("the " + std::string(name()) + " backend has shared time steps only (--timesteps "
-                                    "block runs on the cpu and reference backends with --gravity tree)");
+                                    "block runs on the cpu, reference and cuda backends with --gravity tree)");
 }
 
 }  // namespace nbody

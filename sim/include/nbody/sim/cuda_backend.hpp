@@ -8,6 +8,7 @@
 // accelerations staying in the backend's device memory. No host copy happens on either path.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -165,6 +166,19 @@ public:
     TreeTimes tree_times() const;
     // Waits for the last pass; throws std::runtime_error if a tree pass met a non-finite body.
     void check_tree_errors() const;
+
+    // Block time steps (time_steps.hpp; docs/TREE.md, "Block time steps") with the GPU tree, on one
+    // GPU: the host BlockStepper's scheme with levels, predictions and kicks on the device
+    // (tree/block_steps.hpp) and GpuTree::force_active walking the due bodies' groups. step()
+    // refuses them under direct gravity, with softening 0 or several GPUs; step_device() (interop)
+    // has shared steps only. Shared steps stay the default.
+    void set_time_steps(const TimeStepConfig& config) override;
+    TimeStepConfig time_steps() const override;
+    // Under --gravity tree on one GPU: force passes and evaluations since load(), the tree's terms
+    // and the clamped level choices summed on the device (waits for the stream); else nullopt.
+    std::optional<ForceWork> force_work() const override;
+    // Each body's level in the last step of dt_max (empty under shared steps); waits.
+    std::vector<std::uint8_t> levels() const;
 
     // ---- several GPUs (docs/DISTRIBUTED.md) ----
     // Every GPU holds the whole system and integrates it; each force pass is cut into one share per

@@ -7,13 +7,21 @@
 //           active bodies) get a force. Galaxy centres need steps 10-100x shorter than their
 //           outskirts (Miki & Umemura 2017): a shared step pays the centre's dt for every body.
 //
-// The level bookkeeping below is plain integer arithmetic on ticks, with no arrays, so that a GPU
-// stepper can share it (levels per body on the device, this schedule on the host).
+// The level bookkeeping below is plain integer arithmetic on ticks, with no arrays: the GPU stepper
+// (sim/cuda/tree/block_steps.cu) runs the same functions per body in its kernels. Compiled by nvcc
+// they are __host__ __device__ (NBODY_SCHEDULE_HD), for the host compiler plain inline functions.
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#if defined(__CUDACC__)
+#define NBODY_SCHEDULE_HD __host__ __device__
+#else
+#define NBODY_SCHEDULE_HD
+#endif
 
 namespace nbody {
 
@@ -57,30 +65,69 @@ struct ForceWork {
     std::vector<std::uint64_t> level_counts;  // block steps: bodies per level chosen at the last step's start
 };
 
+// |a| in double from its components. A float's square is exact in double, so a compiler that
+// contracts the sum into FMAs (nvcc) rounds it as the host does: the device chooses the host's levels.
+NBODY_SCHEDULE_HD inline double acceleration_norm(double ax, double ay, double az) {
+    return ::sqrt(ax * ax + ay * ay + az * az);
+}
+
 // The integer time of block steps within one step of dt_max: ticks 0 .. 2^max_level.
 class BlockSchedule {
 public:
-    explicit BlockSchedule(int max_level) : max_level_(max_level) {}
-    int max_level() const { return max_level_; }
-    std::uint64_t ticks_per_step() const { return std::uint64_t(1) << max_level_; }
+    NBODY_SCHEDULE_HD explicit BlockSchedule(int max_level) : max_level_(max_level) {}
+    NBODY_SCHEDULE_HD int max_level() const { return max_level_; }
+    NBODY_SCHEDULE_HD std::uint64_t ticks_per_step() const { return std::uint64_t(1) << max_level_; }
     // Ticks in one step of level k.
-    std::uint64_t step_ticks(int level) const { return std::uint64_t(1) << (max_level_ - level); }
+    NBODY_SCHEDULE_HD std::uint64_t step_ticks(int level) const { return std::uint64_t(1) << (max_level_ - level); }
     // A body of level k ends a step at tick t (and starts its next) when t is a multiple of its step.
-    bool boundary(int level, std::uint64_t tick) const { return tick % step_ticks(level) == 0; }
+    NBODY_SCHEDULE_HD bool boundary(int level, std::uint64_t tick) const { return tick % step_ticks(level) == 0; }
     // The tick at which a body of level k started the step that holds `tick` (< tick).
-    std::uint64_t step_start(int level, std::uint64_t tick) const {
+    NBODY_SCHEDULE_HD std::uint64_t step_start(int level, std::uint64_t tick) const {
         return (tick - 1) / step_ticks(level) * step_ticks(level);
     }
 
     // The level the criterion asks for: the coarsest k with dt_max / 2^k <= eta sqrt(eps / |a|),
     // at most max_level (`clamped` is set when even that is too coarse). |a| = 0: level 0.
-    int wanted_level(double acc, double eps, double eta, double dt_max, bool* clamped) const;
+    NBODY_SCHEDULE_HD int wanted_level(double acc, double eps, double eta, double dt_max, bool* clamped) const {
+        *clamped = false;
+        if (!(acc > 0)) return 0;
+        const double dt = eta * ::sqrt(eps / acc);
+        int level = 0;
+        // Halving until it fits: exact powers of two, no log2 rounding at the edges.
+        for (double step = dt_max; step > dt; step *= 0.5) {
+            if (level == max_level_) {
+                *clamped = true;
+                break;
+            }
+            ++level;
+        }
+        return level;
+    }
 
     // The level a body of level `current` takes at tick t, one of its boundaries, wanting `wanted`:
     // finer at once (a finer step always starts at a boundary of a coarser one); coarser only as far
     // as a level whose steps also start at t (GADGET-2's rule), so that every body's step stays
     // aligned to its level and all of them meet at the end of dt_max.
-    int next_level(int current, int wanted, std::uint64_t tick) const;
+    NBODY_SCHEDULE_HD int next_level(int current, int wanted, std::uint64_t tick) const {
+        if (wanted >= current) return wanted;
+        int level = current;
+        while (level > wanted && boundary(level - 1, tick)) --level;
+        return level;
+    }
+
+    // The first tick after `tick` at which a body's step ends, given the bodies per level
+    // (per_level[0 .. max_level]); UINT64_MAX when every level is empty. Host only.
+    template <class Count>
+    std::uint64_t next_event(std::uint64_t tick, const Count* per_level) const {
+        std::uint64_t next = ~std::uint64_t(0);
+        for (int k = 0; k <= max_level_; ++k) {
+            if (per_level[k] == 0) continue;
+            const std::uint64_t step = step_ticks(k);
+            const std::uint64_t at = (tick / step + 1) * step;
+            if (at < next) next = at;
+        }
+        return next;
+    }
 
 private:
     int max_level_;
