@@ -93,13 +93,13 @@ void ParticleSplatter::ensure_buffers(int width, int height, std::size_t bodies)
     NBODY_GL_CHECK_STATE("allocating the splat buffers");
 }
 
-void ParticleSplatter::set_layer_uniforms(const ShaderProgram& program, float narrowest) const {
+void ParticleSplatter::set_layer_uniforms(const ShaderProgram& program, float narrowest,
+                                          const std::vector<SplatLayerBlur>& blurs) const {
     program.set("u_size", glm::ivec2(width_, height_));
     program.set("u_layers", kLayers);
     program.set("u_layer0_width", narrowest);
     program.set("u_units", float(4294967296.0 / kCapLight));
     program.set("u_large_capacity", unsigned(large_capacity_));
-    const std::vector<SplatLayerBlur> blurs = splat_layer_blurs(narrowest, kLayers);
     int radius[kMaxLayers] = {};
     float weights[kMaxLayers * (kMaxRadius + 1)] = {};
     for (int k = 0; k < kLayers; ++k) {
@@ -125,8 +125,9 @@ void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int hei
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 
     const ShaderProgram& resolve = target_format == GL_RGBA32F ? resolve32_ : resolve16_;
+    const std::vector<SplatLayerBlur> blurs = splat_layer_blurs(narrowest, kLayers);
     for (const ShaderProgram* p : std::initializer_list<const ShaderProgram*>{&splat_, &large_, &resolve})
-        set_layer_uniforms(*p, narrowest);
+        set_layer_uniforms(*p, narrowest, blurs);
     clear_.set("u_light_quads", unsigned(light_quads_));
     clear_.set("u_saturated_quads", unsigned(saturated_quads_));
     clear_.use();

@@ -50,27 +50,11 @@ State circular_binary(double eps) {
     return s;
 }
 
-struct Outcome {
-    State state;
-    ForceWork work;
-    std::vector<std::uint8_t> levels;
-    double energy_error = 0;  // relative, from the double direct sum of diagnostics.hpp
-};
+using Outcome = test::TimeStepRun;
 
 template <class Backend>
-Outcome run(const State& s, const StepParams& p, int steps, const TimeStepConfig& ts) {
-    Backend b;
-    b.load(s);
-    b.set_gravity(tree_gravity());
-    b.set_time_steps(ts);
-    const double e0 = compute_diagnostics(s, p.softening).total;
-    for (int k = 0; k < steps; ++k) b.step(p);
-    Outcome out;
-    b.store(out.state);
-    out.work = *b.force_work();
-    out.levels = b.levels();
-    out.energy_error = std::abs(compute_diagnostics(out.state, p.softening).total - e0) / std::abs(e0);
-    return out;
+Outcome run(const State& s, const StepParams& p, long steps, const TimeStepConfig& ts) {
+    return test::run_with_time_steps<Backend>(s, p, steps, ts);
 }
 
 double distance(const Vec4f& a, const Vec4f& b) { return norm(xyz(a) - xyz(b)); }

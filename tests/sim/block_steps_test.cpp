@@ -46,26 +46,11 @@ Columns columns(const State& s) {
     return c;
 }
 
-struct Outcome {
-    double energy_error = 0;
-    ForceWork work;
-    State state;
-};
+using Outcome = test::TimeStepRun;
 
-// `steps` steps of dt (dt_max under block steps) from `s`; the energy error from the exact sum.
 template <class Backend>
 Outcome run(const State& s, const StepParams& p, long steps, const TimeStepConfig& ts) {
-    Backend b;
-    b.load(s);
-    b.set_gravity(tree_gravity());
-    b.set_time_steps(ts);
-    const double e0 = compute_diagnostics(s, p.softening).total;
-    for (long k = 0; k < steps; ++k) b.step(p);
-    Outcome out;
-    b.store(out.state);
-    out.energy_error = std::abs(compute_diagnostics(out.state, p.softening).total - e0) / std::abs(e0);
-    out.work = *b.force_work();
-    return out;
+    return test::run_with_time_steps<Backend>(s, p, steps, ts);
 }
 
 TEST(BlockSchedule, LevelsArePowersOfTwoOfDtMax) {

@@ -8,9 +8,11 @@
 #include <numeric>
 #include <vector>
 
+#include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/force_error.hpp"
 #include "nbody/sim/gravity.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "nbody/sim/time_steps.hpp"
 #include "nbody/sim/tree/host_tree.hpp"
 
 namespace nbody::test {
@@ -67,6 +69,31 @@ std::vector<Real> tree_potentials_of(const State& s, const TreeParams& params, d
     for (const Vec4f& p : s.pos_mass) x.push_back(p.x), y.push_back(p.y), z.push_back(p.z), m.push_back(p.w);
     tree::tree_potentials(x.data(), y.data(), z.data(), m.data(), s.size(), Real(eps) * Real(eps), params, phi.data());
     return phi;
+}
+
+// A run of `steps` steps of dt (dt_max under block steps) from `s` on `Backend` with the default
+// tree, under the time steps `ts`: what the block-step tests of the CPU and the GPU compare.
+struct TimeStepRun {
+    State state;
+    ForceWork work;
+    std::vector<std::uint8_t> levels;
+    double energy_error = 0;  // relative, from the double direct sum of diagnostics.hpp
+};
+
+template <class Backend>
+TimeStepRun run_with_time_steps(const State& s, const StepParams& p, long steps, const TimeStepConfig& ts) {
+    Backend b;
+    b.load(s);
+    b.set_gravity({Gravity::Tree, TreeParams{}});
+    b.set_time_steps(ts);
+    const double e0 = compute_diagnostics(s, p.softening).total;
+    for (long k = 0; k < steps; ++k) b.step(p);
+    TimeStepRun out;
+    b.store(out.state);
+    out.work = *b.force_work();
+    out.levels = b.levels();
+    out.energy_error = std::abs(compute_diagnostics(out.state, p.softening).total - e0) / std::abs(e0);
+    return out;
 }
 
 }  // namespace nbody::test

@@ -159,15 +159,11 @@ void SimulationDriver::stop_beside() {
     backend_->store(host_);
 }
 
-bool SimulationDriver::show_newest_beside() {
+void SimulationDriver::show_newest_beside() {
 #if NBODY_HAVE_CUDA
-    if (published_) {
-        if (!beside_->take_fresh() || !buffers_.show_published(*published_)) return false;
+    if (published_ && beside_->take_fresh() && buffers_.show_published(*published_))
         host_.time = buffers_.current_time();
-        return true;
-    }
 #endif
-    return false;
 }
 
 void SimulationDriver::hold() {
@@ -327,33 +323,38 @@ State SimulationDriver::snapshot() {
 #if NBODY_HAVE_CUDA
     if (beside_ && published_) {
         pause_beside();  // the thread is idle until the next advance(): the backend is this thread's
-        State s = host_;
-        const std::size_t before = cuda_->bytes_copied_to_host();
-        cuda_->store(s);
-        snapshot_bytes_ += cuda_->bytes_copied_to_host() - before;
-        s.time = backend_->time();
-        return s;
+        return stored_from_cuda();
     }
 #endif
     if (beside_) return host_;  // the newest complete state, taken by the last advance()
-    State s = host_;
 #if NBODY_HAVE_CUDA
     if (cuda_ && path_ == TransferPath::Interop) {
-        const std::size_t before = cuda_->bytes_copied_to_host();
         // The newest positions are in the current vertex buffer; the velocities in the backend.
         {
             render::ScopedCudaMap map = buffers_.map_current(cuda_->stream());
             cuda_->adopt_device_positions(map.pointer(0));
             map.unmap();  // on the backend's stream: ordered after the copy
         }
-        cuda_->store(s);
-        snapshot_bytes_ += cuda_->bytes_copied_to_host() - before;
+        State s = stored_from_cuda();
         d2h_seen_ = cuda_->bytes_copied_to_host();
+        return s;
     }
 #endif
+    State s = host_;
     s.time = backend_->time();
     return s;
 }
+
+#if NBODY_HAVE_CUDA
+State SimulationDriver::stored_from_cuda() {
+    State s = host_;
+    const std::size_t before = cuda_->bytes_copied_to_host();
+    cuda_->store(s);
+    snapshot_bytes_ += cuda_->bytes_copied_to_host() - before;
+    s.time = backend_->time();
+    return s;
+}
+#endif
 
 void SimulationDriver::set_exact_start(const std::optional<PreciseState>& precise,
                                        const std::optional<hermite::Bodies>& resume, int resume_order) {

@@ -187,8 +187,11 @@ class SimulationDriver {
     void notice(const std::string& line);
     StepReport advance_beside(int steps, const StepParams& params, bool exact);
     bool run_beside_on_gpu(SimulationThread::Describe describe);
-    bool show_newest_beside();  // the newest state the simulation thread published, into buffers_
+    void show_newest_beside();  // the newest state the simulation thread published, into buffers_
     void pause_beside();        // no step runs or starts until the next advance()
+#if NBODY_HAVE_CUDA
+    State stored_from_cuda();  // host_ with the cuda backend's state stored in it (bytes to the host counted)
+#endif
     void observe(const State& state);  // the samples due at state.time
     double next_sample_time() const;
     void step_host_sampled(int steps, const StepParams& params);

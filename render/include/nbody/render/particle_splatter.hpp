@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "nbody/render/gl_objects.hpp"
 #include "nbody/render/particle_buffers.hpp"
@@ -54,7 +55,9 @@ class ParticleSplatter {
 
   private:
     void ensure_buffers(int width, int height, std::size_t bodies);
-    void set_layer_uniforms(const ShaderProgram& program, float narrowest) const;
+    // The layers' uniforms of each pass, from the blurs of one frame (computed once a frame).
+    void set_layer_uniforms(const ShaderProgram& program, float narrowest,
+                            const std::vector<SplatLayerBlur>& blurs) const;
 
     ShaderProgram clear_, splat_, large_, resolve16_, resolve32_;
     GlBuffer light_, saturated_, large_list_;
