@@ -40,6 +40,18 @@ void add_sprites_option(CLI::App& cmd, ViewOptions& options) {
         ->default_str("auto");
 }
 
+void add_looks_options(CLI::App& cmd, ViewOptions& options) {
+    const std::string from_n = " (default: chosen from the number of bodies, as the Rendering panel's auto; "
+                               "docs/VIEWER.md \"Looks that adapt to N\")";
+    cmd.add_option("--point-size", options.point_size,
+                   "Sprite diameter in pixels of a 720-line frame (taller frames scale it)" + from_n)
+        ->check(CLI::Range(0.5f, 24.0f));
+    cmd.add_option("--exposure", options.exposure, "Light of every sprite, a linear factor" + from_n)
+        ->check(CLI::Range(0.02f, 50.0f));
+    cmd.add_option("--glow", options.glow, "Strength of the wide halo round bright regions, 0: none" + from_n)
+        ->check(CLI::Range(0.0f, 3.0f));
+}
+
 void add_annotate_size_option(CLI::App& cmd, float& size) {
     cmd.add_option("--annotate-size", size,
                    "Text height of the --annotate legend, scale bar and time in pixels (default: 1/40 of the frame's "
