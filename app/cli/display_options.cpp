@@ -41,14 +41,18 @@ void add_sprites_option(CLI::App& cmd, ViewOptions& options) {
 }
 
 void add_looks_options(CLI::App& cmd, ViewOptions& options) {
-    const std::string from_n = " (default: chosen from the number of bodies, as the Rendering panel's auto; "
-                               "docs/VIEWER.md \"Looks that adapt to N\")";
+    const auto from_n = [](const char* small, const char* above) {
+        return std::string(" (default: chosen from N as the Rendering panel's Looks for N does: ") + small +
+               " up to 65,536 bodies, " + above + " above; docs/VIEWER.md)";
+    };
     cmd.add_option("--point-size", options.point_size,
-                   "Sprite diameter in pixels of a 720-line frame (taller frames scale it)" + from_n)
+                   "Sprite diameter in pixels of a 720-line frame (taller frames scale it)" + from_n("3", "thinner"))
         ->check(CLI::Range(0.5f, 24.0f));
-    cmd.add_option("--exposure", options.exposure, "Light of every sprite, a linear factor" + from_n)
+    cmd.add_option("--exposure", options.exposure,
+                   "Light of every sprite, a linear factor" + from_n("1", "more as the sprites get thinner"))
         ->check(CLI::Range(0.02f, 50.0f));
-    cmd.add_option("--glow", options.glow, "Strength of the wide halo round bright regions, 0: none" + from_n)
+    cmd.add_option("--glow", options.glow,
+                   "Strength of the wide halo round bright regions, 0: none" + from_n("1.5", "less"))
         ->check(CLI::Range(0.0f, 3.0f));
 }
 

@@ -152,10 +152,11 @@ void add_view_command(CLI::App& app, int& exit_code) {
     cmd->add_option("--backend", *backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
         ->capture_default_str();
     cmd->add_option("--bodies,-n", *bodies,
-                    "Number of bodies, or auto: a galaxy scene with the largest N this machine steps within a "
-                    "frame's budget, the tree code measured at start-up (on a GPU one step per frame in 8 ms, a "
-                    "power of two: about 1M on an H100; on the CPU the scene's steps per frame at 5 frames/s). "
-                    "Default: auto for a galaxy scene in a window, else the scene's")
+                    "Number of bodies, or auto: a galaxy scene gets the largest N whose steps fit a frame's budget "
+                    "here, a tree step timed at start-up (on a GPU one step per frame within 8 ms, a power of two: "
+                    "1,048,576 on an H100 or H200; on the CPU the scene's steps per frame at 5 frames/s). "
+                    "Default: auto for a galaxy scene in a window, else the scene's (on the CPU at most 8,192 of "
+                    "a scene file's)")
         ->check(auto_or(whole_number(0, kMaxBodiesOption)));
     cmd->add_flag("--headless", options->headless,
                   "Render offscreen through EGL (no display needed); renders --frames frames (default 1)");

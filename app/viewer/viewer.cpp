@@ -180,9 +180,7 @@ Viewer::Viewer(const ViewOptions& o)
         scales_to_any_n(scene_path_)) {
         std::cerr << "nbody: the " << sim_.backend().name() << " backend would take seconds per step at N = "
                   << scene_.state.size() << "; showing " << kHostViewerBodies << " bodies (choose with --bodies)\n";
-        scene_ = make_scene(scene_path_, kHostViewerBodies);
-        params_.sim.bodies = int(scene_.state.size());
-        camera_.reset(scene_.camera);
+        show_fitted_scene(make_scene(scene_path_, kHostViewerBodies));
     }
     if ((!o.headless && !record_run_) || o.bodies_auto) fit_scene_to_machine(o, listed_bodies);
     const std::string kernel_origin = apply_kernel_options(sim_.backend(), o.kernel, scene_.state.size());

@@ -125,6 +125,7 @@ class Viewer {
     void fit_scene_to_machine(const ViewOptions& o, std::size_t listed_bodies);
     void fit_host_scene(std::size_t listed_bodies);
     void fit_gpu_scene(const ViewOptions& o);
+    void show_fitted_scene(Scene fitted);
     void frame_scene_at_start();  // viewer.cpp: all the scene's galaxies in view, as a launch does
     CameraSpec framed_camera(const Scene& scene) const;  // the scene's camera, fitted to the surface
     // The Save button's: a failure is said, the simulation goes on; a file already there is

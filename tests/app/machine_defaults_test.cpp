@@ -38,7 +38,8 @@ TEST(HostDefaults, NeverBelowTheFloorNorAboveTheScene) {
     EXPECT_EQ(fit_host_bodies(fast, 10, 65536), 65536u);
 }
 
-// A GPU like the H200 of run 99 (docs/TREE.md): 7.3 ms a tree step at 1M bodies, N log N.
+// A GPU like the H200: about 7.3 ms a tree step at 1M bodies (docs/TREE.md: 7.25 ms, run 10; the
+// viewer in run 99: 7.45 ms), N log N.
 TEST(GpuDefaults, AnH200StepsAMillionBodiesAFrame) {
     const StepModel h200 = model_where(1 << 20, 0.0073);
     EXPECT_EQ(fit_gpu_bodies(h200, 1), std::size_t(1) << 20);

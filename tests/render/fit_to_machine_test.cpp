@@ -46,6 +46,20 @@ TEST(FitToMachine, BodiesTakesAWholeNumberOrAuto) {
     EXPECT_NE(test::run_nbody("view --help").output.find("auto|INT in [0 to"), std::string::npos);
 }
 
+// A particle file is the bodies it holds: the CPU's smaller default N is for scene files (a file of
+// more than 8,192 bodies was refused: "--bodies cannot rescale a particle file").
+TEST(FitToMachine, AParticleFileKeepsItsBodiesOnTheCpu) {
+    test::TempDir dir;
+    const std::string csv = dir.file("big.csv");
+    const auto made = test::run_nbody("run --backend cpu --scene " + test::source_dir() +
+                                      "/scenes/isolated-disk.toml --bodies 9000 --steps 0 --out '" + csv + "'");
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    const auto r = view("--scene '" + csv + "' --gravity tree");
+    if (no_egl(r)) GTEST_SKIP() << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("N = 9000,"), std::string::npos) << r.output;
+}
+
 // The report's looks line: chosen for N, except what was given.
 TEST(FitToMachine, TheLooksFollowNButTheOptionsWin) {
     const auto r = view("--scene " + test::source_dir() + "/scenes/plummer.toml --bodies 131072 --steps-per-frame 1 "

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 #include "viewer.hpp"
 #if NBODY_HAVE_CUDA
@@ -53,10 +54,7 @@ void Viewer::fit_host_scene(std::size_t listed_bodies) {
               << 1e3 * host_step_->seconds(scene_.state.size()) << " ms here: showing " << fit
               << " bodies, about " << kHostSimulatedFramesPerSecond << " simulated frames/s at "
               << params_.sim.steps_per_frame << " steps per frame (choose with --bodies)\n";
-    if (fit == scene_.state.size()) return;
-    scene_ = make_scene(scene_path_, fit);
-    params_.sim.bodies = int(scene_.state.size());
-    camera_.reset(scene_.camera);
+    if (fit != scene_.state.size()) show_fitted_scene(make_scene(scene_path_, fit));
 }
 
 // The GPU: one step per frame (unless --steps-per-frame), N the largest power of two whose tree
@@ -69,7 +67,7 @@ void Viewer::fit_gpu_scene(const ViewOptions& o) {
     }
     std::fprintf(stderr, "nbody: timing a tree step of the scene at %zu bodies on the GPU ...\n", kGpuProbeBodies);
     Scene probe = make_scene(scene_path_, kGpuProbeBodies);
-    const StepModel model = measure_step(sim_.backend(), probe.state, probe.params, gpu_step_clock());
+    const StepModel model = measure_step(sim_.backend(), probe.state, scene_.params, gpu_step_clock());
     const std::size_t fit = fit_gpu_bodies(model, params_.sim.steps_per_frame);
     std::fprintf(stderr,
                  "nbody: a tree step of %zu bodies took %.2f ms on the GPU: showing %zu bodies at %d step%s per "
@@ -78,7 +76,13 @@ void Viewer::fit_gpu_scene(const ViewOptions& o) {
                  kGpuProbeBodies, 1e3 * model.seconds(kGpuProbeBodies), fit, params_.sim.steps_per_frame,
                  params_.sim.steps_per_frame == 1 ? "" : "s", 1e3 * kGpuStepBudgetSeconds,
                  1e3 * params_.sim.steps_per_frame * model.seconds(fit), kGpuMinBodies);
-    scene_ = fit == probe.state.size() ? std::move(probe) : make_scene(scene_path_, fit);
+    show_fitted_scene(fit == probe.state.size() ? std::move(probe) : make_scene(scene_path_, fit));
+}
+
+// The scene at the fitted N in place of the listed one, with the --softening given.
+void Viewer::show_fitted_scene(Scene fitted) {
+    fitted.params.softening = scene_.params.softening;
+    scene_ = std::move(fitted);
     params_.sim.bodies = int(scene_.state.size());
     camera_.reset(scene_.camera);
 }
