@@ -133,6 +133,7 @@ TEST(SpriteLooks, ADense256KDiskDoesNotSaturate) {
     };
     RenderSettings before;  // the looks of 64K bodies
     before.colour_mode = ColourMode::Component;  // one galaxy: its parts, as the viewer shows it
+    before.sprites = SpriteDrawing::Points;  // the bounds are GL points' (a GPU would splat by compute)
     RenderSettings now = before;
     apply_looks_for_bodies(now, n);
     const Image a = draw(before), b = draw(now);
