@@ -40,6 +40,22 @@ void add_sprites_option(CLI::App& cmd, ViewOptions& options) {
         ->default_str("auto");
 }
 
+void add_looks_options(CLI::App& cmd, ViewOptions& options) {
+    const auto from_n = [](const char* small, const char* above) {
+        return std::string(" (default: chosen from N as the Rendering panel's Looks for N does: ") + small +
+               " up to 65,536 bodies, " + above + " above; docs/VIEWER.md)";
+    };
+    cmd.add_option("--point-size", options.point_size,
+                   "Sprite diameter in pixels of a 720-line frame (taller frames scale it)" + from_n("3", "thinner"))
+        ->check(CLI::Range(0.5f, 24.0f));
+    cmd.add_option("--exposure", options.exposure,
+                   "Light of every sprite, a linear factor" + from_n("1", "more as the sprites get thinner"))
+        ->check(CLI::Range(0.02f, 50.0f));
+    cmd.add_option("--glow", options.glow,
+                   "Strength of the wide halo round bright regions, 0: none" + from_n("1.5", "less"))
+        ->check(CLI::Range(0.0f, 3.0f));
+}
+
 void add_annotate_size_option(CLI::App& cmd, float& size) {
     cmd.add_option("--annotate-size", size,
                    "Text height of the --annotate legend, scale bar and time in pixels (default: 1/40 of the frame's "

@@ -91,6 +91,11 @@ CLI::Validator whole_number(long long min, long long max) {
         "INT in [" + range + "]", "whole_number");
 }
 
+CLI::Validator auto_or(const CLI::Validator& number) {
+    return CLI::Validator([number](std::string& text) { return text == "auto" ? std::string() : number(text); },
+                          "auto|" + number.get_description(), "auto_or_" + number.get_name());
+}
+
 std::size_t parse_body_count(const std::string& text, const std::string& option) {
     std::string digits = text;
     unsigned long long unit = 1;

@@ -46,6 +46,8 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 // refused with the range instead of being clamped, and "1e3" or "12abc" are refused as not whole
 // numbers. Attach with ->check(whole_number(1, ...)).
 CLI::Validator whole_number(long long min, long long max);
+// The word "auto", or what `number` takes (its messages otherwise).
+CLI::Validator auto_or(const CLI::Validator& number);
 
 // The largest --bodies of every command: the readers' limit (io::kMaxBodies, 2^30; the kernels index
 // bodies with int).

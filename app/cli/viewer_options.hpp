@@ -22,6 +22,9 @@ struct ViewOptions {
     BackendKind backend = BackendKind::Auto;
     std::vector<int> gpus;  // --gpus: the cuda backend steps on these GPUs of this process (empty: one)
     std::optional<std::size_t> bodies;
+    // --bodies auto: a galaxy scene gets the N that fits this machine (machine_defaults.hpp), as in
+    // a window without --bodies, in a scripted run too.
+    bool bodies_auto = false;
     bool headless = false;                  // EGL, no window and no input
     std::optional<long long> frames;        // stop after this many frames (exit 0)
     std::optional<std::string> screenshot;  // PNG of the last frame
@@ -36,6 +39,8 @@ struct ViewOptions {
     std::optional<std::string> save_snapshot;  // --save-snapshot: the state at the end, as the Save button writes it
     std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
     render::SpriteDrawing sprites = render::SpriteDrawing::Auto;  // --sprites
+    // --point-size, --exposure, --glow; none: chosen from N (render/sprite_looks.hpp)
+    std::optional<float> point_size, exposure, glow;
     bool encounter = false;  // open the Encounter panel at start (--encounter)
     bool show_halo = false;  // dark-matter particles are hidden unless asked for (--show-halo)
     bool open_dialog = false;          // start with the Open dialog showing (--open-dialog)

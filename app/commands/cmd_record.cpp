@@ -86,6 +86,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
     add_annotate_size_option(*cmd, a->view.annotate_size);
     add_colour_option(*cmd, a->colour);
     add_sprites_option(*cmd, a->view);
+    add_looks_options(*cmd, a->view);
     cmd->add_flag("--show-halo", a->view.show_halo, "Draw the dark-matter halo particles too (hidden by default)");
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
     cmd->add_option("--encoders", a->encoders,

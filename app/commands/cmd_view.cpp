@@ -136,7 +136,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<ViewOptions>();
     auto backend = std::make_shared<std::string>("auto");
     auto size = std::make_shared<std::string>("1280x720");
-    auto bodies = std::make_shared<long long>(0);
+    auto bodies = std::make_shared<std::string>();
     CLI::App* cmd = app.add_subcommand(
         "view",
         "Open the viewer (the default with no arguments); --headless renders through EGL without a display");
@@ -151,8 +151,13 @@ void add_view_command(CLI::App& app, int& exit_code) {
                     "that cannot be opened is reported and the running scene kept): for scripts and tests");
     cmd->add_option("--backend", *backend, "reference | cpu | cuda | auto (cuda when a GPU is usable)")
         ->capture_default_str();
-    cmd->add_option("--bodies,-n", *bodies, "Number of bodies (default: the scene's)")
-        ->check(whole_number(0, kMaxBodiesOption));
+    cmd->add_option("--bodies,-n", *bodies,
+                    "Number of bodies, or auto: a galaxy scene gets the largest N whose steps fit a frame's budget "
+                    "here, a tree step timed at start-up (on a GPU one step per frame within 8 ms, a power of two: "
+                    "1,048,576 on an H100 or H200; on the CPU the scene's steps per frame at 5 frames/s). "
+                    "Default: auto for a galaxy scene in a window, else the scene's (on the CPU at most 8,192 of "
+                    "a scene file's)")
+        ->check(auto_or(whole_number(0, kMaxBodiesOption)));
     cmd->add_flag("--headless", options->headless,
                   "Render offscreen through EGL (no display needed); renders --frames frames (default 1)");
     cmd->add_option("--frames", options->frames, "Render this many frames, then exit 0 (window or headless)");
@@ -179,6 +184,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
     auto colour = std::make_shared<std::string>();
     add_colour_option(*cmd, *colour);
     add_sprites_option(*cmd, *options);
+    add_looks_options(*cmd, *options);
     cmd->add_flag("--show-halo", options->show_halo,
                   "Draw the dark-matter halo particles too (a faint haze; hidden by default, toggle in Rendering)");
     cmd->add_flag("--hide-halo")->description("Do not draw the dark-matter halo (the default; kept for old scripts)");
@@ -231,8 +237,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
         }
         if (!colour->empty()) o.colour = parse_colour_option(*colour, "--colour");
         o.backend = parse_backend_kind(*backend);
-        if (*bodies < 0) throw CLI::ValidationError("--bodies", "must be >= 1");
-        if (*bodies > 0) o.bodies = static_cast<std::size_t>(*bodies);
+        o.bodies_auto = *bodies == "auto";
+        if (!o.bodies_auto && !bodies->empty() && std::stoll(*bodies) > 0) o.bodies = std::stoull(*bodies);
         std::tie(o.width, o.height) = parse_size_option(*size, "--size");
         if (o.screenshot && !o.frames && !o.headless)
             throw CLI::ValidationError("--screenshot", "needs --frames K in window mode (or use --headless)");

@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "recorder_ffmpeg.hpp"
-#include "host_defaults.hpp"
+#include "machine_defaults.hpp"
 #include "quit_guard.hpp"
 #include "render_quality.hpp"
 #include "viewer_autotune.hpp"
@@ -57,6 +57,17 @@ void apply_scene_trails(render::TrailSettings& trails, int points) {
 // The colouring a snapshot was saved with (Scene::colour_by), else the natural one.
 render::ColourMode scene_colour_mode(const Scene& scene) {
     return colour_mode_named(scene.colour_by).value_or(natural_colour_mode(scene.state));
+}
+
+// --point-size, --exposure and --glow win over the rule of N (render/sprite_looks.hpp).
+void choose_looks(render::RenderSettings& r, const ViewOptions& o) {
+    const auto take = [](float& value, bool& chosen, const std::optional<float>& option) {
+        chosen = option.has_value();
+        if (option) value = *option;
+    };
+    take(r.point_size, r.looks_chosen.point_size, o.point_size);
+    take(r.exposure, r.looks_chosen.exposure, o.exposure);
+    take(r.glow, r.looks_chosen.glow, o.glow);
 }
 
 Scene load_valid_scene(const std::string& path, std::optional<std::size_t> bodies) {
@@ -146,6 +157,7 @@ Viewer::Viewer(const ViewOptions& o)
     params_.render.solar_masses_per_unit = float(ic::solar_masses_per_unit(scene_.units, scene_.state));
     params_.render.hide_halo = !o.show_halo;
     params_.render.sprites = o.sprites;
+    choose_looks(params_.render, o);
     // A window on a software renderer draws a smaller frame and enlarges it (render_quality.hpp).
     const RenderScaleChoice render_scale =
         choose_render_scale(surface_->gl_info().renderer, o.render_scale, !o.headless && !o.record);
@@ -164,15 +176,14 @@ Viewer::Viewer(const ViewOptions& o)
     // The galaxy scenes hold 65K bodies: seconds per step on a CPU. Without a GPU, and unless N
     // was asked for, show a smaller version of the same scene (same proportions).
     const std::size_t listed_bodies = scene_.state.size();
-    if (!o.bodies && sim_.backend().name() != "cuda" && scene_.state.size() > kHostViewerBodies) {
+    if (!o.bodies && sim_.backend().name() != "cuda" && scene_.state.size() > kHostViewerBodies &&
+        scales_to_any_n(scene_path_)) {
         std::cerr << "nbody: the " << sim_.backend().name() << " backend would take seconds per step at N = "
                   << scene_.state.size() << "; showing " << kHostViewerBodies << " bodies (choose with --bodies)\n";
-        scene_ = make_scene(scene_path_, kHostViewerBodies);
-        params_.sim.bodies = int(scene_.state.size());
-        camera_.reset(scene_.camera);
+        show_fitted_scene(make_scene(scene_path_, kHostViewerBodies));
     }
+    if ((!o.headless && !record_run_) || o.bodies_auto) fit_scene_to_machine(o, listed_bodies);
     const std::string kernel_origin = apply_kernel_options(sim_.backend(), o.kernel, scene_.state.size());
-    if (!o.headless && !record_run_) fit_host_scene(o, listed_bodies);  // a window on the CPU
     frame_scene_at_start();
     params_.kernel.edited = sim_.backend().kernel_config();
     params_.kernel.started_with = params_.kernel.edited;
@@ -205,6 +216,7 @@ Viewer::Viewer(const ViewOptions& o)
         app_messages_.push_back(kernel_tunables_unused(sim_.backend().name(), given));
 
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
+    render::apply_looks_for_bodies(params_.render, scene_.state.size());
     com_.anchor(scene_.state);
     galaxy_count_ = count_galaxies(scene_.state);
     component_bits_ = component_bits(scene_.state);
@@ -482,30 +494,6 @@ CameraSpec Viewer::framed_camera(const Scene& scene) const {
                               t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
 }
 
-// A galaxy in the CPU window: the tree code unless --gravity was given, and as many bodies as keep
-// the simulation near 5 frames/s here (host_defaults.hpp), unless --bodies was given.
-void Viewer::fit_host_scene(const ViewOptions& o, std::size_t listed_bodies) {
-    if (sim_.backend().name() == "cuda" || !is_galaxy_scene(scene_.state)) return;
-    if (!o.gravity_given && sim_.backend().gravity().gravity != Gravity::Tree) {
-        GravityConfig tree;
-        tree.gravity = Gravity::Tree;
-        sim_.backend().set_gravity(tree);
-        std::cerr << "nbody: a galaxy on the " << sim_.backend().name()
-                  << " backend: the tree code computes the forces (--gravity direct for every pair)\n";
-    }
-    if (o.bodies) return;  // N asked for: no start-up second spent measuring
-    host_step_ = measure_host_step(sim_.backend(), scene_.state, scene_.params);
-    const std::size_t fit = fit_host_bodies(*host_step_, params_.sim.steps_per_frame, listed_bodies);
-    std::cerr << "nbody: a step of " << scene_.state.size() << " bodies took "
-              << 1e3 * host_step_->seconds(scene_.state.size()) << " ms here: showing " << fit
-              << " bodies, about " << kHostSimulatedFramesPerSecond << " simulated frames/s at "
-              << params_.sim.steps_per_frame << " steps per frame (choose with --bodies)\n";
-    if (fit == scene_.state.size()) return;
-    scene_ = make_scene(scene_path_, fit);
-    params_.sim.bodies = int(scene_.state.size());
-    camera_.reset(scene_.camera);
-}
-
 std::size_t Viewer::auto_energy_max_n() const { return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN; }
 
 void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
@@ -543,6 +531,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     trail_points_.clear();
     if (new_scene) params_.selected.reset();
     renderer_.set_auto_speed_scale(render::typical_speed(scene_.state));
+    render::apply_looks_for_bodies(params_.render, scene_.state.size());
     if (new_scene) {
         params_.render.colour_mode = scene_colour_mode(scene_);
         params_.render.solar_masses_per_unit = float(ic::solar_masses_per_unit(scene_.units, scene_.state));

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "centre_of_mass.hpp"
-#include "host_defaults.hpp"
+#include "machine_defaults.hpp"
 #include "viewer_camera.hpp"
 #include "nbody/render/body_picker.hpp"
 #include "nbody/render/gpu_timer.hpp"
@@ -120,7 +120,12 @@ class Viewer {
                         bool reread = false, bool opened = false);
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
-    void fit_host_scene(const ViewOptions& o, std::size_t listed_bodies);  // viewer.cpp: CPU defaults
+    // viewer_defaults.cpp: a galaxy scene in a window (or with --bodies auto) runs the tree code
+    // with the N that fits this machine (machine_defaults.hpp).
+    void fit_scene_to_machine(const ViewOptions& o, std::size_t listed_bodies);
+    void fit_host_scene(std::size_t listed_bodies);
+    void fit_gpu_scene(const ViewOptions& o);
+    void show_fitted_scene(Scene fitted);
     void frame_scene_at_start();  // viewer.cpp: all the scene's galaxies in view, as a launch does
     CameraSpec framed_camera(const Scene& scene) const;  // the scene's camera, fitted to the surface
     // The Save button's: a failure is said, the simulation goes on; a file already there is
@@ -210,7 +215,7 @@ class Viewer {
     };
     std::optional<SceneBuild> scene_build_;
     std::vector<std::future<Scene>> superseded_builds_;  // a newer request came: dropped when done
-    std::optional<HostStepModel> host_step_;  // a tree step's cost here (CPU window, galaxy scenes)
+    std::optional<StepModel> host_step_;  // a tree step's cost here (CPU window, galaxy scenes)
 
     // --- timing ------------------------------------------------------------------------------
     render::GpuFrameTimer gpu_timer_;

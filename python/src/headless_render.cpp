@@ -80,8 +80,11 @@ std::vector<std::uint8_t> HeadlessRender::draw(const State& state, double dt, co
     render::RenderSettings settings;
     settings.colour_mode = r.colour;
     settings.hide_halo = !r.show_halo;
-    settings.point_size = r.point_size;
-    settings.exposure = r.exposure;
+    if (r.point_size) settings.point_size = *r.point_size;
+    if (r.exposure) settings.exposure = *r.exposure;
+    settings.looks_chosen.point_size = r.point_size.has_value();
+    settings.looks_chosen.exposure = r.exposure.has_value();
+    render::apply_looks_for_bodies(settings, state.size());
     settings.solar_masses_per_unit = float(ic::solar_masses_per_unit(r.units, state));
     const render::OrbitCamera camera(r.camera);
     g.renderer.draw(g.buffers, camera, settings, {g.target.framebuffer(), r.width, r.height, 1.0f});

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,8 @@ struct FrameRequest {
     CameraSpec camera;
     render::ColourMode colour = render::ColourMode::Galaxy;
     bool show_halo = false;
-    float point_size = 3.0f;
-    float exposure = 1.0f;
+    // None: chosen from N as the viewer does (render/sprite_looks.hpp).
+    std::optional<float> point_size, exposure;
     // The scale bar, colour legend and model time of `nbody record --annotate` (nbody/render/annotations.hpp).
     bool annotate = false;
     UnitSystem units;

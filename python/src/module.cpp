@@ -346,7 +346,7 @@ PYBIND11_MODULE(_nbody, m) {
         .def_property_readonly("kernel_config", [](PySimulation& p) { return p.sim->kernel_description(); })
         .def_property_readonly("camera", [](PySimulation& p) { return camera_dict(camera_for(*p.sim, py::none())); })
         .def("render", [](PySimulation& p, int width, int height, const py::object& camera, const std::string& colour,
-                          bool show_halo, float point_size, float exposure, bool annotate) {
+                          bool show_halo, std::optional<float> point_size, std::optional<float> exposure, bool annotate) {
                  FrameRequest r;
                  r.width = width;
                  r.height = height;
@@ -371,8 +371,9 @@ PYBIND11_MODULE(_nbody, m) {
                  return out;
              },
              "width"_a = 1280, "height"_a = 720, "camera"_a = py::none(), "colour"_a = "galaxy", "show_halo"_a = false,
-             "point_size"_a = 3.0f, "exposure"_a = 1.0f, "annotate"_a = false,
-             "An (H, W, 3) uint8 frame from the viewer's renderer on the headless EGL path.")
+             "point_size"_a = py::none(), "exposure"_a = py::none(), "annotate"_a = false,
+             "An (H, W, 3) uint8 frame from the viewer's renderer on the headless EGL path; point_size and "
+             "exposure default to the viewer's choice for N (3 px and 1 up to 65,536 bodies).")
         .def_property_readonly("renderer", [](PySimulation& p) {
             return p.renderer ? p.renderer->description() : std::string("(none yet: render() makes one)");
         });

@@ -94,6 +94,15 @@ void print_cluster_report(const std::vector<ClusterProfile>& samples) {
                 p.time, p.r10, p.r50, p.r90, p.core);
 }
 
+// "looks: point size 2.38 px, exposure 1.59, glow 0.75 given (chosen for N = 262144 unless given ...)".
+void print_looks(const render::RenderSettings& r, std::size_t bodies) {
+    const render::LooksChosen& c = r.looks_chosen;
+    const auto origin = [](bool chosen) { return chosen ? " given" : ""; };
+    std::printf("  looks: point size %.2f px%s, exposure %.2f%s, glow %.2f%s (chosen for N = %zu unless given: "
+                "--point-size, --exposure, --glow)\n",
+                r.point_size, origin(c.point_size), r.exposure, origin(c.exposure), r.glow, origin(c.glow), bodies);
+}
+
 }  // namespace
 
 // Under --gravity tree a scripted run also says what the tree cost and what theta bought: the
@@ -135,6 +144,7 @@ int Viewer::finish() {
         totals_.seconds = loop_seconds;
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu,
                      renderer_.last_sprite_drawing());
+        print_looks(params_.render, sim_.size());
         if (sim_.gravity().gravity == Gravity::Tree) print_tree_report();
         if (const std::string shares = sim_.gpu_shares_text(); !shares.empty())
             std::printf("  gpus: %s\n", shares.c_str());

@@ -165,12 +165,23 @@ void validate_scene(const Scene& scene, const std::string& path) {
     }
 }
 
+namespace {
+
+std::string lower_extension(const std::string& path) {
+    std::string ext = fs::path(path).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+}  // namespace
+
+bool scales_to_any_n(const std::string& path) { return path.empty() || lower_extension(path) == ".toml"; }
+
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies) {
     if (path.empty()) return default_scene(bodies);
     if (const std::string why = not_a_readable_file(path); !why.empty()) throw std::runtime_error(path + ": " + why);
-    std::string ext = fs::path(path).extension().string();
-    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (ext == ".toml") return load_scene(path, bodies);
+    const std::string ext = lower_extension(path);
+    if (scales_to_any_n(path)) return load_scene(path, bodies);
     // A particle file or a saved simulation: exactly as it was (scaling it would not be the same run).
     io::ParticleFormat format;
     try {

@@ -30,6 +30,10 @@ std::vector<SceneChoice> list_scene_choices();
 // before it is opened (not_a_readable_file).
 Scene make_scene(const std::string& path, std::optional<std::size_t> bodies);
 
+// The built-in scene or a scene file (.toml), which make_scene builds at any N; a particle file or
+// a snapshot holds the bodies it holds.
+bool scales_to_any_n(const std::string& path);
+
 // Why the viewer will not read `path`, from std::filesystem::status alone: it does not exist, or it
 // is not a regular file. Opening a FIFO blocks until something writes into it (the frame loop would
 // freeze), and a device or socket can stream without end. Empty when the file can be read.

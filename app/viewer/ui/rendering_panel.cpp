@@ -24,6 +24,22 @@ void galaxy_combo(const char* label, int& index, const std::vector<std::string>&
     if (ImGui::Combo(label, &shown, items.c_str())) index = shown - offset;
 }
 
+// Point size, exposure and glow follow N (render/sprite_looks.hpp) until the user moves one; this
+// gives them back to the rule.
+void looks_auto_button(render::RenderSettings& r, std::size_t bodies) {
+    const render::LooksChosen& c = r.looks_chosen;
+    ImGui::BeginDisabled(!c.point_size && !c.exposure && !c.glow);
+    if (ImGui::SmallButton("Looks for N")) {
+        r.looks_chosen = {};
+        render::apply_looks_for_bodies(r, bodies);
+    }
+    ImGui::EndDisabled();
+    tooltip("Point size, exposure and glow as chosen for this number of bodies (what a slider or --point-size, "
+            "--exposure, --glow set stays until this is pressed): above 65,536 bodies thinner sprites, each "
+            "particle's light kept, and less glow, so that a dense disk keeps its structure instead of a glowing "
+            "blob. Greyed out while all three follow N.");
+}
+
 }  // namespace
 
 void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Requests& requests,
@@ -86,16 +102,18 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     }
     draw_trail_controls(r.trails, ctx.sim.size());  // ui_selection.cpp
     ImGui::Separator();
-    ImGui::SliderFloat("Point size", &r.point_size, 0.5f, 24.0f, "%.1f px", ImGuiSliderFlags_Logarithmic);
+    render::LooksChosen& chosen = r.looks_chosen;
+    chosen.point_size |= ImGui::SliderFloat("Point size", &r.point_size, 0.5f, 24.0f, "%.1f px", ImGuiSliderFlags_Logarithmic);
     ImGui::Checkbox("Size with distance", &r.size_with_distance);
     tooltip("Nearer particles are drawn larger: a depth cue when orbiting.");
-    ImGui::SliderFloat("Exposure", &r.exposure, 0.02f, 50.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+    chosen.exposure |= ImGui::SliderFloat("Exposure", &r.exposure, 0.02f, 50.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
     ImGui::Checkbox("Constant brightness when zooming", &r.constant_brightness_zoom);
-    ImGui::SliderFloat("Glow", &r.glow, 0.0f, 3.0f, "%.2f");
+    chosen.glow |= ImGui::SliderFloat("Glow", &r.glow, 0.0f, 3.0f, "%.2f");
     ImGui::SameLine();
     ImGui::Checkbox("coarse", &r.coarse_glow);
     tooltip("The glow built from a quarter of the frame instead of half: a little softer, two passes and most "
             "of its pixels fewer. On by default with a smaller render scale on a software renderer.");
+    looks_auto_button(r, ctx.sim.size());
     ImGui::Checkbox("32-bit float target", &r.float32_target);
     tooltip("Accumulate light in RGBA32F instead of RGBA16F: only matters for extreme exposures.");
     int sprites = int(r.sprites);

@@ -16,6 +16,7 @@
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/render/particle_splatter.hpp"
 #include "nbody/render/shader.hpp"
+#include "nbody/render/sprite_looks.hpp"
 #include "nbody/render/trail_renderer.hpp"
 
 namespace nbody::render {
@@ -34,11 +35,14 @@ const char* sprite_drawing_name(SpriteDrawing drawing);  // "auto", "points", "c
 
 // Plain parameters: the UI edits a copy, the renderer reads it each frame.
 struct RenderSettings {
-    float point_size = 3.0f;               // sprite diameter in logical pixels at the target's distance
-    bool size_with_distance = true;        // nearer particles drawn larger (perspective cue)
-    float exposure = 1.0f;                 // linear multiplier before tone mapping
-    bool constant_brightness_zoom = true;  // compensate the surface brightness change when zooming
-    float glow = 1.5f;                     // strength of the wide halo around bright regions; 0: off
+    // Point size, exposure and glow: looks_for_bodies() of N unless the user chose them
+    // (`looks_chosen`; apply_looks_for_bodies, sprite_looks.hpp).
+    float point_size = SpriteLooks{}.point_size;  // sprite diameter in logical pixels at the target's distance
+    bool size_with_distance = true;               // nearer particles drawn larger (perspective cue)
+    float exposure = SpriteLooks{}.exposure;      // linear multiplier before tone mapping
+    bool constant_brightness_zoom = true;         // compensate the surface brightness change when zooming
+    float glow = SpriteLooks{}.glow;              // strength of the wide halo around bright regions; 0: off
+    LooksChosen looks_chosen;              // which of the three the user set
     float variety = 0.6f;                  // per-particle spread of brightness and tint (0: none)
     ColourMode colour_mode = ColourMode::Galaxy;
     ColorMap colour_map = ColorMap::Inferno;
