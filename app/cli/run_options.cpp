@@ -96,23 +96,45 @@ CLI::Validator auto_or(const CLI::Validator& number) {
                           "auto|" + number.get_description(), "auto_or_" + number.get_name());
 }
 
-std::size_t parse_body_count(const std::string& text, const std::string& option) {
+namespace {
+
+// The count `text` names ("16384", "64K", "1M"), or why it names none (then `count` is untouched).
+std::string read_body_count(const std::string& text, std::size_t& count) {
     std::string digits = text;
     unsigned long long unit = 1;
     if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K'))
         unit = 1024, digits.pop_back();
     else if (!digits.empty() && (digits.back() == 'm' || digits.back() == 'M'))
         unit = 1024 * 1024, digits.pop_back();
-    unsigned long long count = 0;
-    const auto [stop, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+    unsigned long long value = 0;
+    const auto [stop, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
     if (digits.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
-        stop != digits.data() + digits.size() || (ec == std::errc() && count == 0))
-        throw std::invalid_argument(option + ": '" + shown + "' is not a positive count (e.g. 16384, 64K, 1M)");
-    if (ec == std::errc::result_out_of_range || count > io::kMaxBodies / unit)
-        throw std::invalid_argument(option + ": '" + shown + "' is beyond the supported range (1 to " +
-                                    std::to_string(io::kMaxBodies) + " = 1024M)");
-    return std::size_t(count * unit);
+        stop != digits.data() + digits.size() || (ec == std::errc() && value == 0))
+        return "'" + shown + "' is not a positive count (e.g. 16384, 64K, 1M)";
+    if (ec == std::errc::result_out_of_range || value > io::kMaxBodies / unit)
+        return "'" + shown + "' is beyond the supported range (1 to " + std::to_string(io::kMaxBodies) + " = 1024M)";
+    count = std::size_t(value * unit);
+    return {};
+}
+
+}  // namespace
+
+std::size_t parse_body_count(const std::string& text, const std::string& option) {
+    std::size_t count = 0;
+    if (std::string why = read_body_count(text, count); !why.empty()) throw std::invalid_argument(option + ": " + why);
+    return count;
+}
+
+CLI::Validator body_count() {
+    return CLI::Validator(
+        [](std::string& text) {
+            std::size_t count = 0;
+            std::string why = read_body_count(text, count);
+            if (why.empty()) text = std::to_string(count);  // the option's integer reads the plain number
+            return why;
+        },
+        "N (e.g. 16384, 64K, 1M)", "body_count");
 }
 
 std::string backend_name_for(BackendKind kind) {

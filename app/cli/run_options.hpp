@@ -57,6 +57,9 @@ inline constexpr long long kMaxBodiesOption = static_cast<long long>(io::kMaxBod
 // std::invalid_argument naming `option` and the text for anything else, a count beyond 2^30
 // included (never wrapped or clamped).
 std::size_t parse_body_count(const std::string& text, const std::string& option);
+// The same as a CLI11 check for one count (view, run, record --bodies): rewrites "64K" as "65536" for
+// the option's integer, and refuses the rest with parse_body_count's reason.
+CLI::Validator body_count();
 
 // The backend `kind` will be, by name ("reference", "cpu", "cuda"; auto: cuda when usable), for
 // estimates made before it is created.

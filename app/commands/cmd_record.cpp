@@ -53,8 +53,8 @@ void add_record_command(CLI::App& app, int& exit_code) {
                                        "--mp4 when ffmpeg is installed");
     cmd->add_option("--scene", a->view.scene,
                     "Scene file (scenes/*.toml); default: the built-in galaxy collision");
-    cmd->add_option("--bodies,-n", a->bodies, "Number of bodies (default: the scene's)")
-        ->check(whole_number(0, kMaxBodiesOption));
+    cmd->add_option("--bodies,-n", a->bodies, "Number of bodies, e.g. 16384, 64K, 1M (default: the scene's)")
+        ->transform(body_count());
     cmd->add_option("--frames", a->frames, "Frames to record (frame 0 is the initial state)")
         ->required()
         ->check(whole_number(1, std::numeric_limits<long long>::max()));

@@ -403,7 +403,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                     ".nbsnap (snapshot: also restores dt and softening)");
     cmd->add_option("--scene", options->scene, "Scene file (scenes/*.toml) instead of --input");
     cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies, keeping its proportions")
-        ->check(whole_number(1, kMaxBodiesOption));
+        ->transform(body_count());
     cmd->add_option("--out,-o", options->output,
                     "Write the final state here; format by extension (.csv, .tipsy, .nbsnap keeps dt and "
                     "softening); checked before the run starts")

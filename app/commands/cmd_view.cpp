@@ -157,7 +157,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
                     "1,048,576 on an H100 or H200; on the CPU the scene's steps per frame at 5 frames/s). "
                     "Default: auto for a galaxy scene in a window, else the scene's (on the CPU at most 8,192 of "
                     "a scene file's)")
-        ->check(auto_or(whole_number(0, kMaxBodiesOption)));
+        ->transform(auto_or(body_count()));
     cmd->add_flag("--headless", options->headless,
                   "Render offscreen through EGL (no display needed); renders --frames frames (default 1)");
     cmd->add_option("--frames", options->frames, "Render this many frames, then exit 0 (window or headless)");

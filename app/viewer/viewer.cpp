@@ -182,8 +182,9 @@ Viewer::Viewer(const ViewOptions& o)
                   << scene_.state.size() << "; showing " << kHostViewerBodies << " bodies (choose with --bodies)\n";
         show_fitted_scene(make_scene(scene_path_, kHostViewerBodies));
     }
-    if ((!o.headless && !record_run_) || o.bodies_auto) fit_scene_to_machine(o, listed_bodies);
-    const std::string kernel_origin = apply_kernel_options(sim_.backend(), o.kernel, scene_.state.size());
+    KernelOptions kernel = o.kernel;
+    if ((!o.headless && !record_run_) || o.bodies_auto) kernel.gravity = fit_scene_to_machine(o, listed_bodies);
+    const std::string kernel_origin = apply_kernel_options(sim_.backend(), kernel, scene_.state.size());
     frame_scene_at_start();
     params_.kernel.edited = sim_.backend().kernel_config();
     params_.kernel.started_with = params_.kernel.edited;

@@ -121,8 +121,9 @@ class Viewer {
     // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
     std::optional<std::size_t> host_cap(const std::string& path);
     // viewer_defaults.cpp: a galaxy scene in a window (or with --bodies auto) runs the tree code
-    // with the N that fits this machine (machine_defaults.hpp).
-    void fit_scene_to_machine(const ViewOptions& o, std::size_t listed_bodies);
+    // with the N that fits this machine (machine_defaults.hpp). Returns the gravity options the run
+    // applies with the kernel's (--gravity's, or the tree where the fit chose it).
+    GravityOptions fit_scene_to_machine(const ViewOptions& o, std::size_t listed_bodies);
     void fit_host_scene(std::size_t listed_bodies);
     void fit_gpu_scene(const ViewOptions& o);
     void show_fitted_scene(Scene fitted);

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,32 @@ TEST(OptionGarbage, ARefusedValueIsQuotedWithItsOption) {
         EXPECT_FALSE(has(r, "std::")) << args << "\n" << r.output;
     }
     EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+// view, run and record take the counts bench and accuracy take ("64K", "1M"; the README's lines),
+// and refuse the rest with the same reason.
+TEST(OptionGarbage, BodyCountsTakeTheSameSuffixesInEveryCommand) {
+    TempDir dir;
+    const auto ok = nbody_within("run --backend cpu --scene " + scene("plummer.toml") + " --bodies 1K --steps 1 --out " +
+                                     q(dir.file("k.csv")),
+                                 60);
+    ASSERT_EQ(ok.exit_code, 0) << ok.output;
+    std::ifstream csv(dir.file("k.csv"));
+    std::size_t rows = 0;
+    for (std::string line; std::getline(csv, line);) rows += !line.empty() && line[0] != '#' && line[0] != 'x';
+    EXPECT_EQ(rows, 1024u);
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {"run --backend cpu --scene " + scene("plummer.toml") + " --bodies 1.5K --steps 1", "--bodies: '1.5K' is not a positive count"},
+        {"view --headless --backend cpu --bodies 12x --frames 1", "--bodies: '12x' is not a positive count"},
+        {"record --backend cpu --bodies 0 --frames 1 --out " + q(dir.file("r")), "--bodies: '0' is not a positive count"},
+        {"view --headless --backend cpu --bodies 2048M --frames 1", "--bodies: '2048M' is beyond the supported range"},
+    };
+    for (const auto& [args, message] : refused) {
+        const auto r = nbody_within(args, 30);
+        EXPECT_NE(r.exit_code, 0) << args << "\n" << r.output;
+        EXPECT_TRUE(has(r, message)) << args << "\n" << r.output;
+    }
+    EXPECT_FALSE(fs::exists(dir.file("r")));
 }
 
 TEST(OptionGarbage, AShaderFolderThatDoesNotExistIsNamed) {

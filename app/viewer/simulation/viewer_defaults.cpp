@@ -29,21 +29,22 @@ StepClock gpu_step_clock() {
 
 }  // namespace
 
-void Viewer::fit_scene_to_machine(const ViewOptions& o, std::size_t listed_bodies) {
-    if (!is_galaxy_scene(scene_.state) || o.hermite) return;
+GravityOptions Viewer::fit_scene_to_machine(const ViewOptions& o, std::size_t listed_bodies) {
+    GravityOptions gravity = o.kernel.gravity;
+    if (!is_galaxy_scene(scene_.state) || o.hermite) return gravity;
     if (!o.gravity_given && sim_.backend().gravity().gravity != Gravity::Tree) {
-        GravityConfig tree;
-        tree.gravity = Gravity::Tree;
-        sim_.backend().set_gravity(tree);
+        gravity.gravity = "tree";
+        sim_.backend().set_gravity(gravity.config());  // the fit below times tree steps
         std::cerr << "nbody: a galaxy on the " << sim_.backend().name()
                   << " backend: the tree code computes the forces (--gravity direct for every pair)\n";
     }
     // N asked for (no start-up second spent measuring), or a particle file's own.
-    if (o.bodies || !scales_to_any_n(scene_path_)) return;
+    if (o.bodies || !scales_to_any_n(scene_path_)) return gravity;
     if (sim_.cuda())
         fit_gpu_scene(o);
     else
         fit_host_scene(listed_bodies);
+    return gravity;
 }
 
 // The CPU: as many bodies as keep the simulation near 5 frames/s at the scene's steps per frame.
