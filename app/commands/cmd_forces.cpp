@@ -111,7 +111,8 @@ void add_forces_command(CLI::App& app, int& exit_code) {
         "forces", "Write each body's acceleration (CSV ax,ay,az, input order) from one force pass");
     cmd->add_option("--input,-i", options->input, "Particle file: .csv, .tipsy/.std/.bin (TIPSY) or .nbsnap");
     cmd->add_option("--scene", options->scene, "Scene file (scenes/*.toml) instead of --input");
-    cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies")->check(whole_number(1, kMaxBodiesOption));
+    cmd->add_option("--bodies,-n", options->bodies, "Scale the scene to N bodies (e.g. 16384, 64K, 1M)")
+        ->transform(body_count());
     cmd->add_option("--out,-o", options->output, "CSV file to write (header ax,ay,az; one row per body, input order)")
         ->check(output_path_check());
     cmd->add_option("--softening", options->softening,

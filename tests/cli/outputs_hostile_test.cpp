@@ -265,6 +265,8 @@ TEST(OptionGarbage, BodyCountsTakeTheSameSuffixesInEveryCommand) {
         {"view --headless --backend cpu --bodies 12x --frames 1", "--bodies: '12x' is not a positive count"},
         {"record --backend cpu --bodies 0 --frames 1 --out " + q(dir.file("r")), "--bodies: '0' is not a positive count"},
         {"view --headless --backend cpu --bodies 2048M --frames 1", "--bodies: '2048M' is beyond the supported range"},
+        {"forces --scene " + scene("plummer.toml") + " --bodies 1e3 --out " + q(dir.file("f.csv")),
+         "--bodies: '1e3' is not a positive count"},
     };
     for (const auto& [args, message] : refused) {
         const auto r = nbody_within(args, 30);
@@ -272,6 +274,7 @@ TEST(OptionGarbage, BodyCountsTakeTheSameSuffixesInEveryCommand) {
         EXPECT_TRUE(has(r, message)) << args << "\n" << r.output;
     }
     EXPECT_FALSE(fs::exists(dir.file("r")));
+    EXPECT_FALSE(fs::exists(dir.file("f.csv")));
 }
 
 TEST(OptionGarbage, AShaderFolderThatDoesNotExistIsNamed) {
