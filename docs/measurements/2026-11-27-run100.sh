@@ -3,7 +3,7 @@
 # before it (nbody-base), in one call: bench 1M and 16M Plummer (softening 0.05, dt 1/16, theta
 # 0.5, the Bonsai comparison's set-up) with Bonsai in the same call, the phase line of `run`, the force error of both (they must
 # agree: the lists do not change), and an Nsight Compute profile of each walk kernel at 1M.
-source scripts/device-runs/unpack-pk.sh
+source docs/measurements/device-runs/unpack-pk.sh
 SHOW="^ +[0-9]+ |tree: build|median|error|ncu|==PROF=="
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 SHOW="^\[  (PASSED|FAILED|SKIPPED) +\]|Failure" step tree-tests 200 $D/nbody_cuda_tests --gtest_color=no --gtest_filter='GpuTree*:Tree*'

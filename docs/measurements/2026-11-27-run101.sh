@@ -5,7 +5,7 @@
 # the walk changes. nbody-sXuY: slices evaluated with instances for S..B occupied slices (s1: every
 # count 1..4; s3: 3 and 4, fewer slices run as 3), cell loop unrolled Y times. Each with the body
 # loop unrolled 8 (default) and 4 (--unroll 4). Plummer, softening 0.05, dt 1/16, theta 0.5.
-source scripts/device-runs/unpack-pk.sh
+source docs/measurements/device-runs/unpack-pk.sh
 SHOW="^ +[0-9]+ |tree: build|median|error|==PROF=="
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 B="bench --backend cuda --gravity tree --repeats 5 --warmup 20 --dt 0.0625 --softening 0.05 --theta 0.5"

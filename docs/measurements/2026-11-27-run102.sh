@@ -4,7 +4,7 @@
 # (instances for S..B occupied slices, cell loop unrolled Y times); -o6: __launch_bounds__ asking
 # for 6 blocks of 4 warps per SM (80 registers instead of 96). Bench 1M with the body loop
 # unrolled 8 and 4, twice; 16M once; Plummer, softening 0.05, dt 1/16, theta 0.5.
-source scripts/device-runs/unpack-pk.sh
+source docs/measurements/device-runs/unpack-pk.sh
 SHOW="^ +[0-9]+ |tree: build|median|error|==PROF=="
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 B="bench --backend cuda --gravity tree --repeats 5 --warmup 20 --dt 0.0625 --softening 0.05 --theta 0.5"

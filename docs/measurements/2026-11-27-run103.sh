@@ -3,7 +3,7 @@
 # cell loop not unrolled, and the cell term's sums ordered for FMA contraction) against the head
 # before (nbody-base) and run 102's s1u1 (the same walk without the cell-term reordering), with
 # Bonsai in the same call; the tree and block-step GPU tests; a first look at block steps at 1M.
-source scripts/device-runs/unpack-pk.sh
+source docs/measurements/device-runs/unpack-pk.sh
 SHOW="^ +[0-9]+ |tree: build|median|error|==PROF==|PASSED|FAILED|Failure|time steps|levels|wall"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 step tests 300 $D/nbody_cuda_tests --gtest_color=no --gtest_filter='GpuTree*:Tree*:GpuBlockSteps*'

@@ -4,7 +4,7 @@
 # viewer's start-up choice of N (--bodies auto) and its frame rate at 1080p; the 1M tree viewer at one
 # step per frame (issue 33's >= 100 frames/s); frames of the default collision at 1M and 4M after the
 # first passage with the new looks and the old ones (recorded), judged by eye.
-source scripts/device-runs/unpack-pk.sh
+source docs/measurements/device-runs/unpack-pk.sh
 SHOW="^\[  (PASSED|FAILED|SKIPPED) +\]|Failure|frames 2\.\.|fps_report|tree step|looks|showing|first frame"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 step render-all 240 $D/nbody_render_tests --gtest_color=no

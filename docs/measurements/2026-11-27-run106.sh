@@ -2,7 +2,7 @@
 # Device run 106 (one GPU): the default collision on a GPU as a user starts it, after the fix of the
 # fit's gravity (run 105 stepped every pair after choosing 1M by the tree): --bodies auto, 1080p,
 # 300 frames, without and with the panels (the window's default), screenshots of both.
-source scripts/device-runs/unpack-pk.sh
+source docs/measurements/device-runs/unpack-pk.sh
 SHOW="frames 2\.\.|tree step|gravity:|looks|first frame"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 step view-auto 90 $D/nbody view --headless --backend cuda --bodies auto --frames 300 --size 1920x1080 --no-ui --screenshot $OUT/view-auto.png

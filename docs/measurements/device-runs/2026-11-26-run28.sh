@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Device run 28 (issue 18): hermite6 with the first-step parameter 1/4096 (run 27): the CUDA, CLI
+# and viewer Hermite tests on this build, and the 16K Plummer sphere to t = 10 with hermite6 at its
+# defaults (eta 0.1, fp64 snap kernel) next to hermite4 at eta 0.01 (ds), in one call.
+source docs/measurements/device-runs/unpack.sh
+nvidia-smi --query-gpu=name --format=csv,noheader
+timeout 240 $D/nbody_cuda_tests --gtest_color=no --gtest_brief=1 > $OUT/logs/cuda-tests.log 2>&1
+echo "cuda tests: exit $? (t = $((SECONDS-t0)) s)"; grep -E "^\[  (PASSED|FAILED) |FAILED|SKIPPED \]" $OUT/logs/cuda-tests.log | head -12
+timeout 120 $D/nbody_cli_tests --gtest_color=no --gtest_brief=1 --gtest_filter='Hermite*:Integrator*' > $OUT/logs/cli-tests.log 2>&1
+echo "cli tests: exit $? (t = $((SECONDS-t0)) s)"; grep -E "^\[  (PASSED|FAILED) |FAILED" $OUT/logs/cli-tests.log | head -8
+timeout 120 $D/nbody_render_tests --gtest_color=no --gtest_brief=1 --gtest_filter='Hermite*' > $OUT/logs/render-tests.log 2>&1
+echo "render tests: exit $? (t = $((SECONDS-t0)) s)"; grep -E "^\[  (PASSED|FAILED) |FAILED" $OUT/logs/render-tests.log | head -8
+p() { local name=$1; shift; timeout 200 "$@" > $OUT/logs/$name.log 2>&1; echo "--- $name: exit $? (t = $((SECONDS-t0)) s)"; tail -1 $OUT/logs/$name.log; }
+p plummer16k-h6 $D/nbody_hermite_bench plummer 16384 10 0.1 6.103515625e-05 cuda fp64 0 6
+p plummer16k-h4-ds $D/nbody_hermite_bench plummer 16384 10 0.01 6.103515625e-05 cuda ds 0 4
+grep -o "t = [0-9]*:.*dE/E.*" $OUT/logs/plummer16k-h6.log | awk '{print $3, $NF}' | tr '\n' ' '; echo
+tar czf $OUT/logs.tgz -C $OUT logs; rm -rf $OUT/logs
+echo "end at $((SECONDS-t0)) s"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Device run 56 (issue 18): as run 55, a sorted batch now gathered and its results scattered on the GPU (the host touches bodies in order): the cuda engine keeps its j-particles in Morton order and sorts batches of
+# 32,768 or more to match, with the ds kernel's far tiles on for them: the Hermite GPU tests (new:
+# SpatialOrderOfALargeBatchKeepsTheCallersOrder), the CLI and g6 tests; the engine's compute() with
+# every body active (what `run` gets); the kernel in Morton order; the Plummer runs against the
+# committed engine and kernel (bin/old, version 3), in one call.
+source docs/measurements/device-runs/unpack.sh
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+timeout 250 $D/nbody_cuda_tests --gtest_color=no --gtest_filter='HermiteCuda*' > $OUT/logs/cuda-tests.log 2>&1
+echo "cuda tests: exit $? (t = $((SECONDS-t0)) s)"; grep -E "^\[  (PASSED|FAILED) |FAILED|SKIPPED \]|^\[       OK \] HermiteCuda.Spatial" $OUT/logs/cuda-tests.log | head -12
+timeout 120 $D/nbody_cli_tests --gtest_color=no --gtest_brief=1 --gtest_filter='Hermite*:Integrator*' > $OUT/logs/cli-tests.log 2>&1
+echo "cli tests: exit $? (t = $((SECONDS-t0)) s)"; grep -E "^\[  (PASSED|FAILED) |FAILED" $OUT/logs/cli-tests.log | head -8
+G6_HERMITE_EXECUTABLE=$D/g6_hermite timeout 120 $D/nbody_g6_tests --gtest_color=no --gtest_brief=1 > $OUT/logs/g6-tests.log 2>&1
+echo "g6 tests: exit $? (t = $((SECONDS-t0)) s)"; grep -E "^\[  (PASSED|FAILED) |FAILED" $OUT/logs/g6-tests.log | head -8
+e() { local name=$1; shift; timeout 200 "$@" > $OUT/logs/$name.log 2>&1; echo "--- $name: exit $? (t = $((SECONDS-t0)) s)"; tail -2 $OUT/logs/$name.log; }
+e engine-256k $D/nbody_hermite_bench engine 262144 5
+e engine-1m $D/nbody_hermite_bench engine 1048576 2
+e engine-32k $D/nbody_hermite_bench engine 32768 20
+k() { local name=$1; shift; timeout 200 "$@" > $OUT/logs/$name.log 2>&1; echo "--- $name: exit $? (t = $((SECONDS-t0)) s)"; grep -E '^kernel ds' $OUT/logs/$name.log | sed 's/^kernel ds N [0-9]* active [0-9]* //' | sort -t, -k2 -g | tail -${TOP:-3}; }
+k new-256k-128x4x4 $D/nbody_hermite_bench kernel 262144 262144 3 128 4 4
+k new-256k-256x8x2 $D/nbody_hermite_bench kernel 262144 262144 3 256 8 2
+k old-256k-best $D/old/nbody_hermite_bench kernel 262144 262144 3 256 8 4
+p() { local name=$1; shift; timeout 150 "$@" > $OUT/logs/$name.log 2>&1; echo "--- $name: exit $? (t = $((SECONDS-t0)) s)"; tail -2 $OUT/logs/$name.log; }
+p plummer16k-new $D/nbody_hermite_bench plummer 16384 10 0.01 6.103515625e-05 cuda ds
+p plummer16k-old $D/old/nbody_hermite_bench plummer 16384 10 0.01 6.103515625e-05 cuda ds
+p plummer32k-new $D/nbody_hermite_bench plummer 32768 10 0.01 3.0517578125e-05 cuda ds
+p plummer32k-old $D/old/nbody_hermite_bench plummer 32768 10 0.01 3.0517578125e-05 cuda ds
+tar czf $OUT/logs.tgz -C $OUT logs; rm -rf $OUT/logs
+echo "end at $((SECONDS-t0)) s"
