@@ -14,16 +14,10 @@
 
 #include "force_kernel_instances.hpp"
 #include "cuda_check.hpp"
+#include "leapfrog_step.cuh"
 
 namespace nbody::cuda {
 namespace detail {
-
-__device__ __forceinline__ float4 kicked(float4 v, const float4& a, float half_dt) {
-    v.x = fmaf(a.x, half_dt, v.x);
-    v.y = fmaf(a.y, half_dt, v.y);
-    v.z = fmaf(a.z, half_dt, v.z);
-    return v;
-}
 
 __global__ void kick_kernel(float4* __restrict__ vel, const float4* __restrict__ acc, int n, float half_dt) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -36,8 +30,7 @@ __global__ void kick_drift_kernel(const float4* __restrict__ pos_in, float4* __r
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float4 v = kicked(vel[i], acc[i], half_dt);
-    const float4 x = pos_in[i];
-    pos_out[i] = make_float4(fmaf(v.x, dt, x.x), fmaf(v.y, dt, x.y), fmaf(v.z, dt, x.z), x.w);
+    pos_out[i] = drifted(pos_in[i], v, dt);
     vel[i] = v;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../cuda_check.hpp"
+#include "../leapfrog_step.cuh"
 #include "gpu_tree.hpp"
 
 namespace nbody::cuda {
@@ -22,13 +23,8 @@ __device__ __forceinline__ float half_step(const BlockSchedule& sched, int level
     return static_cast<float>(0.5 * double(sched.step_ticks(level)) * tick_dt);
 }
 
-// v += a h, as the shared leapfrog's kicks (force_kernel.cu's kicked, the walk's closing kick).
-__device__ __forceinline__ float4 kicked(float4 v, const float4& a, float h) {
-    v.x = fmaf(a.x, h, v.x);
-    v.y = fmaf(a.y, h, v.y);
-    v.z = fmaf(a.z, h, v.z);
-    return v;
-}
+using detail::drifted;
+using detail::kicked;
 
 // A block's level changes and clamped choices, gathered in shared memory: one atomic per level used.
 struct BlockTally {
@@ -89,8 +85,7 @@ __global__ void predict_kernel(float4* pos, const float4* vel, const unsigned ch
     if (i >= n) return;
     const int k = level[i];
     const float d = drift[k];
-    const float4 x = pos[i], v = vel[i];
-    const float4 p = make_float4(fmaf(v.x, d, x.x), fmaf(v.y, d, x.y), fmaf(v.z, d, x.z), x.w);
+    const float4 p = drifted(pos[i], vel[i], d);
     predicted[i] = p;
     active[i] = ends[k] ? 1 : 0;
     if (ends[k]) pos[i] = p;

@@ -35,6 +35,7 @@
 
 #include "../cuda_check.hpp"
 #include "../force_interaction.cuh"
+#include "../leapfrog_step.cuh"
 #include "nbody/sim/tree/multipole.hpp"
 
 namespace nbody::cuda {
@@ -617,13 +618,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
             } else {
                 const float3 a = sums.a[b];
                 p.acc[i] = make_float4(a.x, a.y, a.z, 0.0f);
-                if (p.vel != nullptr) {
-                    float4 v = p.vel[i];
-                    v.x = fmaf(a.x, p.half_dt, v.x);
-                    v.y = fmaf(a.y, p.half_dt, v.y);
-                    v.z = fmaf(a.z, p.half_dt, v.z);
-                    p.vel[i] = v;
-                }
+                if (p.vel != nullptr) p.vel[i] = detail::kicked(p.vel[i], make_float4(a.x, a.y, a.z, 0.0f), p.half_dt);
             }
         }
     }
