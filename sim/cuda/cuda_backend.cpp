@@ -317,14 +317,9 @@ struct CudaBackend::Impl {
         time += p.dt;
     }
 
-    // What block steps cannot run with (the CPU backends' messages, DirectSumBackend::check_block_steps).
+    // What block steps cannot run with: the CPU backends' reasons, then several GPUs.
     void check_block_steps(double softening) const {
-        if (gravity.gravity != Gravity::Tree)
-            throw std::invalid_argument("block time steps run with the tree code (--gravity tree); under direct "
-                                        "gravity use --timesteps shared, or --integrator hermite4 for block steps");
-        if (!(softening > 0))
-            throw std::invalid_argument("block time steps choose dt_i = eta sqrt(softening / |a_i|): they need a "
-                                        "softening > 0");
+        check_block_steps_can_run(gravity.gravity, softening);
         if (ranks() > 1)
             throw std::invalid_argument("block time steps run on one GPU (this backend shares its force passes "
                                         "among " + std::to_string(ranks()) + "); use --timesteps shared or one GPU");

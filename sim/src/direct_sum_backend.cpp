@@ -243,12 +243,7 @@ void DirectSumBackend<Real>::step(const StepParams& params, int count) {
 
 template <class Real>
 void DirectSumBackend<Real>::check_block_steps(double softening) const {
-    if (gravity_.gravity != Gravity::Tree)
-        throw std::invalid_argument("block time steps run with the tree code (--gravity tree); under direct "
-                                    "gravity use --timesteps shared, or --integrator hermite4 for block steps");
-    if (!(softening > 0))
-        throw std::invalid_argument("block time steps choose dt_i = eta sqrt(softening / |a_i|): they need a "
-                                    "softening > 0");
+    check_block_steps_can_run(gravity_.gravity, softening);
 }
 
 template <class Real>

@@ -34,6 +34,15 @@ std::string check_time_step_config(const TimeStepConfig& c) {
     return {};
 }
 
+void check_block_steps_can_run(Gravity gravity, double softening) {
+    if (gravity != Gravity::Tree)
+        throw std::invalid_argument("block time steps run with the tree code (--gravity tree); under direct "
+                                    "gravity use --timesteps shared, or --integrator hermite4 for block steps");
+    if (!(softening > 0))
+        throw std::invalid_argument("block time steps choose dt_i = eta sqrt(softening / |a_i|): they need a "
+                                    "softening > 0");
+}
+
 void Backend::set_time_steps(const TimeStepConfig& config) {
     if (config.mode != TimeSteps::Shared)
         throw std::invalid_argument("the " + std::string(name()) + " backend has shared time steps only (--timesteps "

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "nbody/sim/gravity.hpp"
+
 #if defined(__CUDACC__)
 #define NBODY_SCHEDULE_HD __host__ __device__
 #else
@@ -55,6 +57,10 @@ struct TimeStepConfig {
 
 // Empty when usable, else the reason: eta not a finite number > 0, max_level outside 0..30.
 std::string check_time_step_config(const TimeStepConfig& c);
+
+// Throws std::invalid_argument with the reason when block time steps cannot run under this gravity
+// and softening (they need the tree code and a softening > 0): one wording for every backend.
+void check_block_steps_can_run(Gravity gravity, double softening);
 
 // What the force passes of a backend did since load(): the figure block steps are judged by.
 struct ForceWork {
