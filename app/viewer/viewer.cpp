@@ -409,6 +409,7 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
         if (free_running()) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
     }
     gpu_timer_.end_frame();
+    share_the_drawing_gpu();
     profile_.end_frame();
     if (frame_ > 0) perf_.add_frame(dt_frame);  // frame 0 has no previous frame to time from
     if (capture_frame && o_.orbit_deg_per_frame != 0) camera_.turn(o_.orbit_deg_per_frame);
@@ -505,7 +506,7 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     SimulationParams chosen = params_.sim;
     if (new_scene) {
         chosen.step = next.params;
-        chosen.steps_per_frame = next.steps_per_frame;
+        chosen.steps_per_frame = steps_per_frame_for(next);
         choose_scene_integrator(next, chosen);
     }
     std::unique_ptr<ViewerHermite> hermite;
@@ -537,8 +538,8 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
         params_.render.colour_mode = scene_colour_mode(scene_);
         params_.render.solar_masses_per_unit = float(ic::solar_masses_per_unit(scene_.units, scene_.state));
         params_.sim.step = scene_.params;
-        params_.sim.steps_per_frame = scene_.steps_per_frame;
-        params_.sim.model_time_per_second = 60.0 * scene_.steps_per_frame * scene_.params.dt;
+        params_.sim.steps_per_frame = chosen.steps_per_frame;
+        params_.sim.model_time_per_second = 60.0 * chosen.steps_per_frame * scene_.params.dt;
         apply_scene_trails(params_.render.trails, scene_.trails);
         perf_.clear_steps();
         integrator_from_scene();  // a new scene starts on its own integrator

@@ -118,8 +118,13 @@ class Viewer {
     // Beside the frame loop a new scene is built on another thread (finish_scene_build()).
     void replace_system(const std::string& path, std::optional<std::size_t> bodies, bool keep_camera,
                         bool reread = false, bool opened = false);
-    // kHostViewerBodies for a listed scene file larger than that on a CPU backend, else none.
-    std::optional<std::size_t> host_cap(const std::string& path);
+    // N for a listed scene file launched in the window, by the rule the first scene was fitted by
+    // (fit_launched_bodies); nullopt: the file's own. Says the N chosen.
+    std::optional<std::size_t> launched_bodies(const std::string& path);
+    // The steps per frame a new scene runs at: the fit's (one on a GPU) for a galaxy, else its own.
+    int steps_per_frame_for(const Scene& scene) const;
+    // viewer_step.cpp: the drawing's GPU time, for the force pass's shares over several GPUs.
+    void share_the_drawing_gpu();
     // viewer_defaults.cpp: a galaxy scene in a window (or with --bodies auto) runs the tree code
     // with the N that fits this machine (machine_defaults.hpp). Returns the gravity options the run
     // applies with the kernel's (--gravity's, or the tree where the fit chose it).
@@ -216,7 +221,7 @@ class Viewer {
     };
     std::optional<SceneBuild> scene_build_;
     std::vector<std::future<Scene>> superseded_builds_;  // a newer request came: dropped when done
-    std::optional<StepModel> host_step_;  // a tree step's cost here (CPU window, galaxy scenes)
+    std::optional<MachineFit> machine_fit_;  // how the first scene was fitted (galaxy scenes in a window)
 
     // --- timing ------------------------------------------------------------------------------
     render::GpuFrameTimer gpu_timer_;

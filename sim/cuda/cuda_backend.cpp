@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +31,7 @@ namespace {
 
 using cuda::DeviceBuffer;
 using cuda::Event;
+using cuda::PinnedBuffer;
 
 static_assert(sizeof(Vec4f) == sizeof(float4) && alignof(Vec4f) == alignof(float4),
               "host Vec4f and device float4 must share one layout");
@@ -65,9 +67,10 @@ int fp32_lanes_per_sm(int major, int minor) {
     }
 }
 
-// Step calls between two rebalancings of the GPUs' shares: each costs a host round trip through
-// the communicator (a stall of the GPUs' queues), so it is not done every step.
+// Step calls between two rebalancings of the GPUs' shares, and the calls after a rank posts its
+// share time at which every rank reads the gathered times (the gather long done by then).
 constexpr long long kRebalanceEvery = 16;
+constexpr long long kRebalanceLag = 8;
 
 // The first of n items of the share that starts at fraction f: shares [f_r, f_r+1) cover each once.
 std::size_t index_at(std::size_t n, double f) {
@@ -138,6 +141,19 @@ struct CudaBackend::Impl {
     std::unique_ptr<cuda::GpuWorkers> workers;        // a thread per peer, kept (with peers)
     Event handoff{cudaEventDisableTiming}, summed{cudaEventDisableTiming};
     long long step_calls = 0;
+    // The ranks' share times cross between the GPUs without the host waiting for them: a host
+    // all-gather waits for the collective queued behind the step in flight, and that wait drained
+    // the viewer's frames in flight every 16th frame (device run 107, two H100s: 1.3 ms a frame
+    // of launch time at 1M, 9.5 ms at 16M).
+    // Two floats a rank: its share's time and its other work's (set_other_work_ms).
+    struct ShareTimes {
+        PinnedBuffer<float> host;    // [2 rank, 2 rank + 1]: this rank's when posted; every rank's once `ready`
+        DeviceBuffer<float> device;  // [2 ranks]
+        Event ready{cudaEventDisableTiming};
+        bool posted = false;
+    } share_times;
+    std::atomic<float> other_work_ms{0.0f};
+    std::vector<double> rank_other_ms;  // every rank's other work at the last rebalancing
 
     int ranks() const { return comm ? comm->size() : 1; }
     int rank() const { return comm ? comm->rank() : 0; }
@@ -268,28 +284,71 @@ struct CudaBackend::Impl {
         return last_share_ms;
     }
 
-    // Every kRebalanceEvery step calls (the same calls on every rank): the shares move toward
-    // each GPU's measured speed, half the way each time, so a GPU that is slower (another model,
-    // a busier card, a share with denser tree groups) gets less work. Every rank computes the same
-    // bounds from the same gathered times.
+    // Every kRebalanceEvery step calls (the same calls on every rank) each rank posts its share
+    // time; kRebalanceLag calls later the shares move toward each GPU's measured speed, half the
+    // way each time, so a GPU that is slower (another model, a busier card, a share with denser
+    // tree groups) gets less work. Every rank computes the same bounds from the same gathered times.
     void rebalance() {
-        if (ranks() < 2 || ++step_calls % kRebalanceEvery != 0) return;
-        const double mine = share_ms();
-        const std::vector<std::byte> all =
-            comm->all_gather_host_bytes({reinterpret_cast<const std::byte*>(&mine), sizeof mine});
-        rank_ms.assign(std::size_t(ranks()), 0.0);
-        std::memcpy(rank_ms.data(), all.data(), all.size());
-        std::vector<double> width(rank_ms.size()), speed(rank_ms.size());
-        double total = 0;
-        for (std::size_t r = 0; r < speed.size(); ++r) {
+        if (ranks() < 2) return;
+        ++step_calls;
+        if (step_calls % kRebalanceEvery == 0)
+            post_share_time();
+        else if (share_times.posted && step_calls % kRebalanceEvery == kRebalanceLag) {
+            take_gathered_share_times();
+            move_bounds();
+        }
+    }
+
+    // This rank's times into its slots, gathered into every rank's slots on the communicator's
+    // stream (after the collective of the step just queued, as on every rank), copied back.
+    void post_share_time() {
+        ShareTimes& t = share_times;
+        const std::size_t count = 2 * std::size_t(ranks()), mine = 2 * std::size_t(rank());
+        if (t.host.size() != count) t.host = PinnedBuffer<float>(count), t.device = DeviceBuffer<float>(count);
+        const auto comm_stream = static_cast<cudaStream_t>(comm->stream());
+        t.host[mine] = float(share_ms());
+        t.host[mine + 1] = other_work_ms.load();
+        CUDA_CHECK(cudaMemcpyAsync(t.device.get() + mine, t.host.get() + mine, 2 * sizeof(float),
+                                   cudaMemcpyHostToDevice, comm_stream));
+        const std::vector<std::size_t> two_each(std::size_t(ranks()), 2);
+        comm->all_gather_v(t.device.get() + mine, t.device.get(), two_each, comm::DataType::Float32);
+        CUDA_CHECK(cudaMemcpyAsync(t.host.get(), t.device.get(), count * sizeof(float), cudaMemcpyDeviceToHost,
+                                   comm_stream));
+        t.ready.record(comm_stream);
+        t.posted = true;
+    }
+
+    void take_gathered_share_times() {
+        CUDA_CHECK(cudaEventSynchronize(share_times.ready.get()));  // done kRebalanceLag steps ago
+        share_times.posted = false;
+        rank_ms.resize(std::size_t(ranks()));
+        rank_other_ms.resize(std::size_t(ranks()));
+        for (std::size_t r = 0; r < rank_ms.size(); ++r) {
+            rank_ms[r] = share_times.host[2 * r];
+            rank_other_ms[r] = share_times.host[2 * r + 1];
+        }
+    }
+
+    // Each rank's share is set where it would end with the others, its speed (share per ms) measured
+    // and its other work a fixed cost: w_r = s_r (T - o_r) with the w_r adding up to 1. The cut
+    // moves half the way there.
+    void move_bounds() {
+        const std::size_t count = rank_ms.size();
+        std::vector<double> width(count), speed(count), target(count);
+        double speeds = 0, delays = 0;
+        for (std::size_t r = 0; r < count; ++r) {
             if (!(rank_ms[r] > 0)) return;  // a rank without a figure yet
             width[r] = bounds[r + 1] - bounds[r];
             speed[r] = std::max(width[r], 1e-3) / rank_ms[r];
-            total += speed[r];
+            speeds += speed[r];
+            delays += speed[r] * rank_other_ms[r];
         }
+        const double end_ms = (1.0 + delays) / speeds;
+        double targets = 0;
+        for (std::size_t r = 0; r < count; ++r) targets += target[r] = std::max(speed[r] * (end_ms - rank_other_ms[r]), 0.02);
         double edge = 0;
-        for (std::size_t r = 0; r + 1 < speed.size(); ++r) {
-            edge += 0.5 * width[r] + 0.5 * speed[r] / total;
+        for (std::size_t r = 0; r + 1 < count; ++r) {
+            edge += 0.5 * width[r] + 0.5 * target[r] / targets;
             bounds[r + 1] = edge;
         }
     }
@@ -928,6 +987,7 @@ void CudaBackend::attach_rank(std::unique_ptr<comm::DeviceCommunicator> comm) {
     for (int r = 1; r < ranks; ++r) m.bounds[std::size_t(r)] = double(r) / ranks;
     m.bounds.back() = 1.0;
     m.rank_ms.assign(std::size_t(ranks), 0.0);
+    m.rank_other_ms.assign(std::size_t(ranks), 0.0);
     m.acc_valid = false;
 }
 
@@ -987,6 +1047,13 @@ std::string CudaBackend::describe(const std::vector<GpuShare>& shares) {
         out += balance;
     }
     return out;
+}
+
+void CudaBackend::set_other_work_ms(double ms) {
+    if (!(ms >= 0) || !std::isfinite(ms))
+        throw std::invalid_argument("other work per step must be a finite number of milliseconds >= 0 (got " +
+                                    std::to_string(ms) + ")");
+    impl_->other_work_ms.store(float(ms));
 }
 
 std::vector<CudaBackend::GpuShare> CudaBackend::gpu_shares() const {

@@ -7,9 +7,12 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "machine_defaults.hpp"
 #include "nbody/sim/scene.hpp"
+#include "nbody/sim/scene_spec.hpp"
+#include "viewer_scenes.hpp"
 #include "test_support.hpp"
 
 namespace nbody::app {
@@ -94,6 +97,53 @@ TEST(HostDefaults, GalaxyScenesAreThoseWithDisks) {
     EXPECT_TRUE(is_galaxy_scene(galaxy.state));
     const Scene cluster = load_scene(test::source_dir() + "/scenes/plummer.toml", 512);
     EXPECT_FALSE(is_galaxy_scene(cluster.state));
+}
+
+// A scene launched in the window (picker, Open, a dropped file) is fitted by the first scene's rule.
+TEST(LaunchedScenes, OnAGpuAGalaxyGetsTheFittedNAtTheFirstScenesStepsPerFrame) {
+    const MachineFit h200{model_where(1 << 20, 0.0073), 1};
+    EXPECT_EQ(fit_launched_bodies(h200, true, 65536, 10, true), std::size_t(1) << 20)
+        << "the antennae (65,536 listed, 10 steps a frame) at one step a frame: 1M, as the start-up scene";
+    EXPECT_EQ(fit_launched_bodies(h200, true, 0, 10, true), std::size_t(1) << 20) << "N not listed: the fit's";
+    EXPECT_EQ(fit_launched_bodies(h200, true, 131072, 1, false), std::nullopt) << "a star cluster keeps its N";
+    EXPECT_EQ(fit_launched_bodies(std::nullopt, true, 65536, 10, true), std::nullopt)
+        << "N was asked for at start-up (no fit): each file's own";
+    const MachineFit ten_a_frame{h200.model, 10};
+    EXPECT_EQ(fit_launched_bodies(ten_a_frame, true, 65536, 1, true), std::size_t(1) << 17)
+        << "--steps-per-frame 10 at start-up: ten steps share the budget";
+}
+
+TEST(LaunchedScenes, OnTheCpuEveryLargeFileIsFittedAtItsOwnStepsPerFrame) {
+    const MachineFit cpu{model_where(32768, 0.020), std::nullopt};
+    EXPECT_EQ(fit_launched_bodies(cpu, false, 65536, 10, true), std::optional<std::size_t>(32768));
+    EXPECT_EQ(fit_launched_bodies(cpu, false, 65536, 10, false), std::optional<std::size_t>(32768))
+        << "any scene above the floor: seconds a step on a CPU whatever it holds";
+    EXPECT_EQ(fit_launched_bodies(cpu, false, 4096, 10, true), std::nullopt) << "small files keep their N";
+    EXPECT_EQ(fit_launched_bodies(std::nullopt, false, 65536, 10, true), std::optional<std::size_t>(kHostMinBodies))
+        << "no measured step (N asked for at start-up): the floor";
+}
+
+TEST(LaunchedScenes, ListedScenesSayWhichAreGalaxies) {
+    const std::vector<SceneEntry> entries = list_scenes(test::source_dir() + "/scenes");
+    const auto entry = [&](const std::string& file) {
+        for (const SceneEntry& e : entries)
+            if (e.path.ends_with("/" + file)) return e;
+        ADD_FAILURE() << file << " not listed";
+        return SceneEntry{};
+    };
+    EXPECT_TRUE(entry("antennae.toml").galaxy);
+    EXPECT_TRUE(entry(kDefaultSceneFile).galaxy);
+    EXPECT_FALSE(entry("plummer.toml").galaxy);
+    EXPECT_FALSE(entry("star-cluster-kroupa.toml").galaxy);
+}
+
+TEST(LaunchedScenes, ThePickersDefaultSceneListsTheDefaultFilesNAndKind) {
+    // Its N was not known (0), so the picker loaded the default scene at 65,536 bodies on a CPU.
+    const std::vector<SceneChoice> choices = list_scene_choices();
+    ASSERT_FALSE(choices.empty());
+    EXPECT_TRUE(choices.front().path.empty()) << "the built-in entry comes first";
+    EXPECT_EQ(choices.front().bodies, read_scene_spec(test::source_dir() + "/scenes/" + kDefaultSceneFile).bodies);
+    EXPECT_TRUE(choices.front().galaxy);
 }
 
 }  // namespace

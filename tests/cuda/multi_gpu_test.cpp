@@ -7,6 +7,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -227,6 +229,57 @@ TEST(TwoGpus, SharesCoverTheWorkAndFollowTheMeasuredTimes) {
     // Two identical GPUs: the rebalanced cut stays near the middle.
     EXPECT_NEAR(shares[0].end, 0.5, 0.1);
     for (const auto& share : shares) EXPECT_GT(share.ms, 0.0) << "GPU " << share.device;
+}
+
+// The rebalancing's exchange of share times must not make a step call wait for the GPUs: the
+// viewer keeps frames in flight, and a call that waited for its own step drained them (device run
+// 107: a host all-gather every 16th call cost the 1M viewer on two GPUs 1.3 ms a frame).
+TEST(TwoGpus, NoStepCallWaitsForItsStep) {
+    REQUIRE_TWO_GPUS();
+    CudaBackend backend(0);
+    GravityConfig tree;
+    tree.gravity = Gravity::Tree;
+    backend.set_gravity(tree);
+    backend.use_gpus({0, 1});
+    backend.load(test::plummer_sphere(std::size_t(1) << 22, 29));
+    const StepParams params{1.0 / 64, 0.05};
+    const double step_ms = backend.time_steps_ms(params, 2) / 2;  // builds what the steps keep, too
+    double slowest_ms = 0;
+    int slowest_call = -1;
+    for (int call = 0; call < 40; ++call) {  // past two postings (calls 16 and 32) and one reading (24)
+        backend.synchronize();  // an empty queue: a call that waits, waits for its own step
+        const auto start = std::chrono::steady_clock::now();
+        backend.step(params, 1);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (ms > slowest_ms) slowest_ms = ms, slowest_call = call;
+    }
+    backend.synchronize();
+    EXPECT_LT(slowest_ms, 0.5 * step_ms) << "call " << slowest_call << " took " << slowest_ms << " ms of host time; a "
+                                         << "step takes " << step_ms << " ms on the GPUs";
+}
+
+// The viewer's GPU also draws (set_other_work_ms): its share shrinks until its share and the drawing
+// end with the other GPU's share.
+TEST(TwoGpus, TheDrawingGpuGetsLessOfThePassByItsOtherWork) {
+    REQUIRE_TWO_GPUS();
+    CudaBackend backend(0);
+    GravityConfig tree;
+    tree.gravity = Gravity::Tree;
+    backend.set_gravity(tree);
+    backend.use_gpus({0, 1});
+    backend.load(test::plummer_sphere(std::size_t(1) << 20, 31));
+    const StepParams params{1.0 / 64, 0.05};
+    backend.time_steps_ms(params, 2);
+    const double whole_walk_ms = backend.gpu_shares()[0].ms + backend.gpu_shares()[1].ms;
+    const double other_ms = 0.3 * whole_walk_ms;  // as the drawing of a 1M frame (1.6 ms) beside a 5.6 ms walk
+    backend.set_other_work_ms(other_ms);
+    for (int call = 0; call < 16 * 8; ++call) backend.step(params, 1);  // 8 rebalancings, each half the way
+    backend.synchronize();
+    const std::vector<CudaBackend::GpuShare> shares = backend.gpu_shares();
+    // Equal speeds s: w0 = s (T - o), w1 = s T, w0 + w1 = 1: w0 = (1 - s o) / 2 = 0.35.
+    EXPECT_NEAR(shares[0].end, 0.35, 0.05) << CudaBackend::describe(shares);
+    EXPECT_NEAR(shares[0].ms + other_ms, shares[1].ms, 0.15 * shares[1].ms) << CudaBackend::describe(shares);
+    EXPECT_THROW(backend.set_other_work_ms(-1.0), std::invalid_argument);
 }
 
 TEST(TwoGpus, InteropStepEndsOnTheFirstGpuAsOneGpuWould) {

@@ -17,7 +17,7 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
     const HostStageTimer timing(profile_, HostStage::Events);
     finish_scene_build();
     if (const auto& path = requests.load_scene)  // picked from the list, dropped, or from the Open dialog
-        replace_system(*path, host_cap(*path), false, /*reread=*/true, /*opened=*/true);
+        replace_system(*path, launched_bodies(*path), false, /*reread=*/true, /*opened=*/true);
     if (requests.apply_bodies) replace_system(scene_path_, std::size_t(params_.sim.bodies), true);
     if (requests.reset) replace_system(scene_path_, std::nullopt, true);
     if (requests.pick) pick_body(*requests.pick, target);
@@ -83,16 +83,23 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
     }
 }
 
-std::optional<std::size_t> Viewer::host_cap(const std::string& path) {
-    if (sim_.backend().name() == "cuda") return std::nullopt;
+std::optional<std::size_t> Viewer::launched_bodies(const std::string& path) {
     const auto choice = std::find_if(scenes_.begin(), scenes_.end(), [&](const SceneChoice& c) { return c.path == path; });
-    const std::size_t n = choice == scenes_.end() ? 0 : choice->bodies;
-    if (n <= kHostViewerBodies) return std::nullopt;
-    const std::size_t shown = host_step_ ? fit_host_bodies(*host_step_, listed_steps_per_frame(path), n) : kHostViewerBodies;
-    say("the " + std::string(sim_.backend().name()) + " backend would take seconds per step at N = " +
-            std::to_string(n) + ": showing " + std::to_string(shown) + " bodies (N in the Simulation panel)",
-        false);
-    return shown;
+    if (choice == scenes_.end()) return std::nullopt;
+    const bool gpu = sim_.backend().name() == "cuda";
+    const auto n = fit_launched_bodies(machine_fit_, gpu, choice->bodies, listed_steps_per_frame(path), choice->galaxy);
+    if (n && gpu)
+        say("a galaxy on this GPU: showing " + std::to_string(*n) + " bodies, the most whose tree steps fit a frame (N in the Simulation panel)", false);
+    else if (n)
+        say("the " + std::string(sim_.backend().name()) + " backend would take seconds per step at N = " +
+                std::to_string(choice->bodies) + ": showing " + std::to_string(*n) + " bodies (N in the Simulation panel)",
+            false);
+    return n;
+}
+
+int Viewer::steps_per_frame_for(const Scene& scene) const {
+    return machine_fit_ && machine_fit_->steps_per_frame && is_galaxy_scene(scene.state) ? *machine_fit_->steps_per_frame
+                                                                                          : scene.steps_per_frame;
 }
 
 bool Viewer::save_snapshot(bool replace) {

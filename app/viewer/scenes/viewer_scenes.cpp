@@ -47,10 +47,16 @@ std::vector<SceneChoice> list_scene_choices() {
                 std::string label = e.name.empty() ? fs::path(e.path).stem().string() : e.name;
                 if (e.bodies > 0)
                     label += " (" + std::to_string(e.bodies) + (e.integrator.rfind("hermite", 0) == 0 ? ", " + e.integrator : std::string()) + ")";
-                choices.push_back({label, e.path, e.description, e.error, e.bodies});
+                choices.push_back({label, e.path, e.description, e.error, e.bodies, e.galaxy});
             }
         }
     }
+    // "Default scene" is the first kDefaultSceneFile listed (default_scene() reads the same one):
+    // its N and kind, so that the picker fits it to the machine as it fits that file.
+    const auto file = std::find_if(choices.begin() + 1, choices.end(), [](const SceneChoice& c) {
+        return fs::path(c.path).filename() == kDefaultSceneFile;
+    });
+    if (file != choices.end()) choices.front().bodies = file->bodies, choices.front().galaxy = file->galaxy;
     return choices;
 }
 

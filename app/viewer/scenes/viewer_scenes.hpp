@@ -17,6 +17,7 @@ struct SceneChoice {
     std::string description;
     std::string error;  // why the file cannot be used (the picker shows it, disabled)
     std::size_t bodies = 0;  // N the file states (0: not known)
+    bool galaxy = false;     // a galaxy with a disk (SceneEntry::galaxy)
 };
 
 // The built-in scene first, then scenes/*.toml and one folder down (scenes/few-body/*.toml) next to

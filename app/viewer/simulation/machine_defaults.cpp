@@ -58,6 +58,16 @@ std::size_t fit_gpu_bodies(const StepModel& model, int steps_per_frame) {
     return fit_bodies(model, {kGpuStepBudgetSeconds, steps_per_frame, kGpuMinBodies, kGpuMaxBodies, true});
 }
 
+std::optional<std::size_t> fit_launched_bodies(const std::optional<MachineFit>& fit, bool gpu,
+                                               std::size_t listed_bodies, int listed_steps_per_frame, bool galaxy) {
+    if (gpu) {
+        if (!fit || !galaxy) return std::nullopt;
+        return fit_gpu_bodies(fit->model, fit->steps_per_frame.value_or(listed_steps_per_frame));
+    }
+    if (listed_bodies <= kHostMinBodies) return std::nullopt;
+    return fit ? fit_host_bodies(fit->model, listed_steps_per_frame, listed_bodies) : kHostMinBodies;
+}
+
 int listed_steps_per_frame(const std::string& path) {
     namespace fs = std::filesystem;
     std::string file = path;

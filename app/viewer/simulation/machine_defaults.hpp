@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "nbody/sim/backend.hpp"
@@ -66,6 +67,23 @@ std::size_t fit_host_bodies(const StepModel& model, int steps_per_frame, std::si
 // The GPU's rule: steps_per_frame steps (1 by default) in kGpuStepBudgetSeconds, a power of two in
 // kGpuMinBodies..kGpuMaxBodies.
 std::size_t fit_gpu_bodies(const StepModel& model, int steps_per_frame);
+
+// The rule the window's first scene was fitted by, kept for the scenes launched after it (the
+// scene picker, Open, a dropped file, Apply N).
+struct MachineFit {
+    StepModel model;
+    // The GPU's rule: the steps per frame of the first scene (one unless --steps-per-frame) for every
+    // galaxy launched after it; the CPU's: none, each scene keeps its own and N is fitted to it.
+    std::optional<int> steps_per_frame;
+};
+
+// N for a scene file launched in the window (on a GPU: `gpu`) that lists `listed_bodies` bodies
+// (0: not known) and `listed_steps_per_frame`; nullopt: the file's own N.
+//   CPU: any file above kHostMinBodies, by fit_host_bodies (kHostMinBodies without a fit).
+//   GPU: galaxy scenes only, by fit_gpu_bodies at the fit's steps per frame; none without a fit
+//     (N was asked for at start-up).
+std::optional<std::size_t> fit_launched_bodies(const std::optional<MachineFit>& fit, bool gpu,
+                                               std::size_t listed_bodies, int listed_steps_per_frame, bool galaxy);
 
 // The steps per frame of the scene file at `path` (empty: the default scene), read without
 // building it; 1 where there is no such key (particle files) or the file cannot be read.

@@ -49,10 +49,10 @@ GravityOptions Viewer::fit_scene_to_machine(const ViewOptions& o, std::size_t li
 
 // The CPU: as many bodies as keep the simulation near 5 frames/s at the scene's steps per frame.
 void Viewer::fit_host_scene(std::size_t listed_bodies) {
-    host_step_ = measure_step(sim_.backend(), scene_.state, scene_.params);
-    const std::size_t fit = fit_host_bodies(*host_step_, params_.sim.steps_per_frame, listed_bodies);
+    machine_fit_ = MachineFit{measure_step(sim_.backend(), scene_.state, scene_.params), std::nullopt};
+    const std::size_t fit = fit_host_bodies(machine_fit_->model, params_.sim.steps_per_frame, listed_bodies);
     std::cerr << "nbody: a step of " << scene_.state.size() << " bodies took "
-              << 1e3 * host_step_->seconds(scene_.state.size()) << " ms here: showing " << fit
+              << 1e3 * machine_fit_->model.seconds(scene_.state.size()) << " ms here: showing " << fit
               << " bodies, about " << kHostSimulatedFramesPerSecond << " simulated frames/s at "
               << params_.sim.steps_per_frame << " steps per frame (choose with --bodies)\n";
     if (fit != scene_.state.size()) show_fitted_scene(make_scene(scene_path_, fit));
@@ -70,6 +70,7 @@ void Viewer::fit_gpu_scene(const ViewOptions& o) {
     Scene probe = make_scene(scene_path_, kGpuProbeBodies);
     const StepModel model = measure_step(sim_.backend(), probe.state, scene_.params, gpu_step_clock());
     const std::size_t fit = fit_gpu_bodies(model, params_.sim.steps_per_frame);
+    machine_fit_ = MachineFit{model, params_.sim.steps_per_frame};
     std::fprintf(stderr,
                  "nbody: a tree step of %zu bodies took %.2f ms on the GPU: showing %zu bodies at %d step%s per "
                  "frame, the largest power of two whose steps fit %.0f ms a frame by N log N (%.2f ms; %zu at "

@@ -721,6 +721,7 @@ std::vector<SceneEntry> list_scenes(const std::string& directory) {
             e.description = spec.description;
             e.bodies = spec.bodies;
             e.integrator = spec.integrator.name;
+            e.galaxy = has_disk(spec);
         } catch (const std::exception& ex) {
             e.error = ex.what();
         }

@@ -119,6 +119,13 @@ double galaxy_mass(const GalaxySpec& g) {
     return m;
 }
 
+bool has_disk(const SceneSpec& spec) {
+    for (const GalaxySpec& g : spec.galaxies)
+        for (const ComponentSpec& c : g.components)
+            if (c.kind == ComponentKind::Disk) return true;
+    return false;
+}
+
 std::string scene_spec_to_toml(const SceneSpec& s) {
     const bool galactic = s.units.time_unit_myr > 0;
     std::ostringstream out;

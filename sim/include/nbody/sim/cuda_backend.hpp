@@ -207,6 +207,11 @@ public:
         double ms = 0;    // the share's last time (the tree: its walk), 0 before the first
     };
     std::vector<GpuShare> gpu_shares() const;
+    // Milliseconds of other work this backend's GPU does per step call, beside its share (the
+    // viewer's drawing, on the GPU that draws): the shares are cut so that every GPU's share plus
+    // its other work ends together, so the drawing GPU gets less of the force pass. 0 by default;
+    // may be called from any thread, taken at the next rebalancing.
+    void set_other_work_ms(double ms);
     // "GPU 0: 50.2 % in 3.41 ms; GPU 1: 49.8 % in 3.40 ms; balance 1.00" (balance: the mean share
     // time over the slowest; 1 is perfect).
     static std::string describe(const std::vector<GpuShare>& shares);

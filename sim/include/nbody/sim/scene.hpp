@@ -110,6 +110,7 @@ struct SceneEntry {
     std::string description;
     std::size_t bodies = 0;
     std::string integrator;  // [scene] integrator: "leapfrog", "hermite4" or "hermite6"
+    bool galaxy = false;     // a galaxy with a disk: the viewer fits its N to the machine
     std::string error;
 };
 

@@ -64,6 +64,8 @@ struct SceneSpec {
 
 // The total mass of a galaxy's components.
 double galaxy_mass(const GalaxySpec& galaxy);
+// A galaxy with a disk: what the viewer fits to the machine (app/viewer/simulation/machine_defaults.hpp).
+bool has_disk(const SceneSpec& spec);
 
 // Parses and checks scene-file text (nothing is generated); `source_name` stands for the file
 // in messages. Throws std::runtime_error naming the file, line and key.
