@@ -92,8 +92,12 @@ void validate_params(const StepParams& p) {
 struct CudaBackend::Impl {
     struct TimedPass {
         Event start, mid, stop;  // mid: this GPU's share computed, before the sum over GPUs
-        bool pending = false;  // recorded, elapsed time not read yet
+        double width = 1;        // the share of the pass's work this GPU computed
+        bool pending = false;    // recorded, elapsed time not read yet
     };
+    // Passes the host may queue ahead of the GPU and still have timed: the viewer keeps two frames
+    // in flight, and a pass whose events were recorded again before they were read has no figure.
+    static constexpr int kTimedPasses = 4;
 
     int device = 0;
     CudaDeviceInfo info;
@@ -126,11 +130,12 @@ struct CudaBackend::Impl {
     double time = 0;
     std::size_t bytes_to_host = 0;
 
-    // Two event pairs used in turn: recording pass k never waits for pass k-1 to finish.
-    TimedPass timing[2];
+    // Event sets used in turn: recording a pass never waits for an earlier one to finish.
+    TimedPass timing[kTimedPasses];
     int latest = -1;
     double last_ms = 0;
-    double last_share_ms = 0;  // of last_ms, this GPU's share of the pass (all of it on one GPU)
+    double last_share_ms = 0;     // of last_ms, this GPU's share of the pass (all of it on one GPU)
+    double last_share_width = 1;  // the share of the work that last_share_ms was spent on
 
     // Several GPUs (docs/DISTRIBUTED.md): every GPU holds the whole system and integrates it; each
     // force pass is split into shares, one per rank, made whole on every GPU by one collective.
@@ -145,15 +150,18 @@ struct CudaBackend::Impl {
     // all-gather waits for the collective queued behind the step in flight, and that wait drained
     // the viewer's frames in flight every 16th frame (device run 107, two H100s: 1.3 ms a frame
     // of launch time at 1M, 9.5 ms at 16M).
-    // Two floats a rank: its share's time and its other work's (set_other_work_ms).
+    // kShareFigures floats a rank: its share's time, the width that time was spent on (a pass the
+    // GPU timed may be older than the last move of the bounds), its other work's time.
+    static constexpr std::size_t kShareFigures = 3;
     struct ShareTimes {
-        PinnedBuffer<float> host;    // [2 rank, 2 rank + 1]: this rank's when posted; every rank's once `ready`
-        DeviceBuffer<float> device;  // [2 ranks]
+        PinnedBuffer<float> host;    // [kShareFigures rank ...]: this rank's when posted; every rank's once `ready`
+        DeviceBuffer<float> device;  // [kShareFigures ranks]
         Event ready{cudaEventDisableTiming};
         bool posted = false;
     } share_times;
     std::atomic<float> other_work_ms{0.0f};
     std::vector<double> rank_other_ms;  // every rank's other work at the last rebalancing
+    std::vector<double> rank_timed_width;  // the width each rank's time at the last rebalancing was spent on
 
     int ranks() const { return comm ? comm->size() : 1; }
     int rank() const { return comm ? comm->rank() : 0; }
@@ -172,24 +180,28 @@ struct CudaBackend::Impl {
                                    "call adopt_device_positions() with it first");
     }
 
-    // Reads a completed pass's time; drops a pass that is somehow still running.
-    void harvest(int k) {
-        TimedPass& t = timing[k];
-        if (!t.pending) return;
-        const cudaError_t q = cudaEventQuery(t.stop.get());
-        if (q == cudaErrorNotReady) return;
-        t.pending = false;
-        CUDA_CHECK(q);
-        last_ms = cuda::elapsed_ms(t.start, t.stop);
-        last_share_ms = cuda::elapsed_ms(t.start, t.mid);
-        // The other pass is older: reading it later would replace this figure with a staler one.
-        if (k == latest) timing[1 - k].pending = false;
+    // Reads the newest completed pass's times: the passes from the oldest on, up to the first still
+    // running (those after it are queued behind it).
+    void harvest() {
+        if (latest < 0) return;
+        for (int age = kTimedPasses - 1; age >= 0; --age) {
+            TimedPass& t = timing[(latest - age + kTimedPasses) % kTimedPasses];
+            if (!t.pending) continue;
+            const cudaError_t q = cudaEventQuery(t.stop.get());
+            if (q == cudaErrorNotReady) return;
+            CUDA_CHECK(q);
+            t.pending = false;
+            last_ms = cuda::elapsed_ms(t.start, t.stop);
+            last_share_ms = cuda::elapsed_ms(t.start, t.mid);
+            last_share_width = t.width;
+        }
     }
 
     void force(const float4* positions, float4* kick_vel, double softening, double dt) {
-        const int k = (latest + 1) % 2;
-        harvest(k);  // from two passes ago: done in practice, and if not its figure is dropped
+        harvest();  // the slot about to be recorded again keeps no unread figure that has completed
+        const int k = (latest + 1) % kTimedPasses;
         TimedPass& t = timing[k];
+        t.width = bounds[std::size_t(rank()) + 1] - bounds[std::size_t(rank())];
         t.start.record(stream.get());
         cuda::ForceArgs args;
         args.pos = positions;
@@ -273,14 +285,10 @@ struct CudaBackend::Impl {
         comm->synchronize();
     }
 
-    // This GPU's time for its share of the last pass: the tree's walk (its build is every GPU's),
-    // else the share's kernels. Never blocks.
+    // This GPU's time for its share of the newest timed pass (the tree: its build, which is every
+    // GPU's, and its share of the walk), and that share's width. Never blocks.
     double share_ms() {
-        if (gravity.gravity == Gravity::Tree) return tree.timings().walk_ms;
-        if (latest >= 0) {
-            harvest(latest);
-            if (timing[latest].pending) harvest(1 - latest);
-        }
+        harvest();
         return last_share_ms;
     }
 
@@ -303,15 +311,16 @@ struct CudaBackend::Impl {
     // stream (after the collective of the step just queued, as on every rank), copied back.
     void post_share_time() {
         ShareTimes& t = share_times;
-        const std::size_t count = 2 * std::size_t(ranks()), mine = 2 * std::size_t(rank());
+        const std::size_t count = kShareFigures * std::size_t(ranks()), mine = kShareFigures * std::size_t(rank());
         if (t.host.size() != count) t.host = PinnedBuffer<float>(count), t.device = DeviceBuffer<float>(count);
         const auto comm_stream = static_cast<cudaStream_t>(comm->stream());
         t.host[mine] = float(share_ms());
-        t.host[mine + 1] = other_work_ms.load();
-        CUDA_CHECK(cudaMemcpyAsync(t.device.get() + mine, t.host.get() + mine, 2 * sizeof(float),
+        t.host[mine + 1] = float(last_share_width);
+        t.host[mine + 2] = other_work_ms.load();
+        CUDA_CHECK(cudaMemcpyAsync(t.device.get() + mine, t.host.get() + mine, kShareFigures * sizeof(float),
                                    cudaMemcpyHostToDevice, comm_stream));
-        const std::vector<std::size_t> two_each(std::size_t(ranks()), 2);
-        comm->all_gather_v(t.device.get() + mine, t.device.get(), two_each, comm::DataType::Float32);
+        const std::vector<std::size_t> each(std::size_t(ranks()), kShareFigures);
+        comm->all_gather_v(t.device.get() + mine, t.device.get(), each, comm::DataType::Float32);
         CUDA_CHECK(cudaMemcpyAsync(t.host.get(), t.device.get(), count * sizeof(float), cudaMemcpyDeviceToHost,
                                    comm_stream));
         t.ready.record(comm_stream);
@@ -322,10 +331,12 @@ struct CudaBackend::Impl {
         CUDA_CHECK(cudaEventSynchronize(share_times.ready.get()));  // done kRebalanceLag steps ago
         share_times.posted = false;
         rank_ms.resize(std::size_t(ranks()));
+        rank_timed_width.resize(std::size_t(ranks()));
         rank_other_ms.resize(std::size_t(ranks()));
         for (std::size_t r = 0; r < rank_ms.size(); ++r) {
-            rank_ms[r] = share_times.host[2 * r];
-            rank_other_ms[r] = share_times.host[2 * r + 1];
+            rank_ms[r] = share_times.host[kShareFigures * r];
+            rank_timed_width[r] = share_times.host[kShareFigures * r + 1];
+            rank_other_ms[r] = share_times.host[kShareFigures * r + 2];
         }
     }
 
@@ -339,7 +350,7 @@ struct CudaBackend::Impl {
         for (std::size_t r = 0; r < count; ++r) {
             if (!(rank_ms[r] > 0)) return;  // a rank without a figure yet
             width[r] = bounds[r + 1] - bounds[r];
-            speed[r] = std::max(width[r], 1e-3) / rank_ms[r];
+            speed[r] = std::max(rank_timed_width[r], 1e-3) / rank_ms[r];
             speeds += speed[r];
             delays += speed[r] * rank_other_ms[r];
         }
@@ -845,9 +856,7 @@ const std::vector<int>& CudaBackend::supported_bodies_per_thread() {
 
 double CudaBackend::last_force_ms() const {
     Impl& m = *impl_;
-    if (m.latest < 0) return 0.0;
-    m.harvest(m.latest);
-    if (m.timing[m.latest].pending) m.harvest(1 - m.latest);  // newest still running: the one before
+    m.harvest();
     return m.last_ms;
 }
 
@@ -988,6 +997,7 @@ void CudaBackend::attach_rank(std::unique_ptr<comm::DeviceCommunicator> comm) {
     m.bounds.back() = 1.0;
     m.rank_ms.assign(std::size_t(ranks), 0.0);
     m.rank_other_ms.assign(std::size_t(ranks), 0.0);
+    m.rank_timed_width.assign(std::size_t(ranks), 0.0);
     m.acc_valid = false;
 }
 

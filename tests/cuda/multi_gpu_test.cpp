@@ -259,7 +259,9 @@ TEST(TwoGpus, NoStepCallWaitsForItsStep) {
 }
 
 // The viewer's GPU also draws (set_other_work_ms): its share shrinks until its share and the drawing
-// end with the other GPU's share.
+// end with the other GPU's share. The host queues the calls ahead of the GPUs, as the viewer does,
+// so the times each rebalancing reads may be of passes cut before the last move (device run 108:
+// read as the current cut's, they drove the first GPU's share to 11 %).
 TEST(TwoGpus, TheDrawingGpuGetsLessOfThePassByItsOtherWork) {
     REQUIRE_TWO_GPUS();
     CudaBackend backend(0);
@@ -270,15 +272,15 @@ TEST(TwoGpus, TheDrawingGpuGetsLessOfThePassByItsOtherWork) {
     backend.load(test::plummer_sphere(std::size_t(1) << 20, 31));
     const StepParams params{1.0 / 64, 0.05};
     backend.time_steps_ms(params, 2);
-    const double whole_walk_ms = backend.gpu_shares()[0].ms + backend.gpu_shares()[1].ms;
-    const double other_ms = 0.3 * whole_walk_ms;  // as the drawing of a 1M frame (1.6 ms) beside a 5.6 ms walk
+    const double pass_ms = backend.gpu_shares()[0].ms;  // the tree's build and half its walk
+    const double other_ms = 0.5 * pass_ms;  // as the drawing of a 1M frame (1.6 ms) beside a 3.5 ms half pass
     backend.set_other_work_ms(other_ms);
     for (int call = 0; call < 16 * 8; ++call) backend.step(params, 1);  // 8 rebalancings, each half the way
     backend.synchronize();
     const std::vector<CudaBackend::GpuShare> shares = backend.gpu_shares();
-    // Equal speeds s: w0 = s (T - o), w1 = s T, w0 + w1 = 1: w0 = (1 - s o) / 2 = 0.35.
-    EXPECT_NEAR(shares[0].end, 0.35, 0.05) << CudaBackend::describe(shares);
-    EXPECT_NEAR(shares[0].ms + other_ms, shares[1].ms, 0.15 * shares[1].ms) << CudaBackend::describe(shares);
+    EXPECT_LT(shares[0].end, 0.45) << CudaBackend::describe(shares);
+    EXPECT_GT(shares[0].end, 0.2) << CudaBackend::describe(shares);
+    EXPECT_NEAR(shares[0].ms + other_ms, shares[1].ms, 0.1 * shares[1].ms) << CudaBackend::describe(shares);
     EXPECT_THROW(backend.set_other_work_ms(-1.0), std::invalid_argument);
 }
 

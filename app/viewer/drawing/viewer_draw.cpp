@@ -176,16 +176,24 @@ void Viewer::draw_open_dialog() {
 
 void Viewer::save_screenshot(const render::DrawTarget& target, bool final_shot) {
     const std::string path = final_shot ? *o_.screenshot : timestamped_png_name();
+    const Clock::time_point asked = Clock::now();
+    const auto set_aside = [&] {
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - asked).count();
+        profile_.set_aside(ms);
+        if (frame_ >= 1) totals_.screenshot_seconds += ms / 1e3;  // frame 0 is not timed
+    };
     try {
         glFinish();  // the frame drawn: what follows times the readback and the file alone
         const Clock::time_point start = Clock::now();
         render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));
+        set_aside();
         say("saved " + path, false);
         // For scripts/measure-viewer-latency.py: a key's latency is the time to this line less this.
         std::cerr << "nbody: the screenshot took "
                   << int(std::chrono::duration<double, std::milli>(Clock::now() - start).count())
                   << " ms to read back and write\n";
     } catch (const std::exception& e) {
+        set_aside();
         if (final_shot) throw;  // the run was asked for this file: its absence is a failure
         say(std::string("screenshot failed: ") + e.what(), true);
     }

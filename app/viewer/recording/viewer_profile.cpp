@@ -31,6 +31,7 @@ const char* host_stage_name(HostStage stage) {
 
 void FrameProfile::begin_frame(bool counted) {
     current_.fill(0.0);
+    set_aside_ms_ = 0;
     counted_ = counted;
     frame_start_ = Clock::now();
 }
@@ -38,7 +39,7 @@ void FrameProfile::begin_frame(bool counted) {
 void FrameProfile::end_frame() {
     if (!counted_) return;
     for (int s = 0; s < kHostStageCount; ++s) total_[std::size_t(s)] += current_[std::size_t(s)];
-    frame_total_ += std::chrono::duration<double, std::milli>(Clock::now() - frame_start_).count();
+    frame_total_ += std::chrono::duration<double, std::milli>(Clock::now() - frame_start_).count() - set_aside_ms_;
     ++frames_;
 }
 

@@ -29,6 +29,8 @@ class FrameProfile {
     // `counted`: this frame is part of the averages (frames after the warm-up frame).
     void begin_frame(bool counted);
     void add(HostStage stage, double ms) { current_[std::size_t(stage)] += ms; }
+    // Wall time of this frame that is not the frame's work (a screenshot written): left out.
+    void set_aside(double ms) { set_aside_ms_ += ms; }
     void end_frame();
 
     long long frames() const { return frames_; }
@@ -43,7 +45,7 @@ class FrameProfile {
   private:
     using Clock = std::chrono::steady_clock;
     std::array<double, kHostStageCount> current_{}, total_{};
-    double frame_total_ = 0;
+    double frame_total_ = 0, set_aside_ms_ = 0;
     long long frames_ = 0;
     bool counted_ = false;
     Clock::time_point frame_start_{};

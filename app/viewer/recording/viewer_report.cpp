@@ -33,6 +33,9 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
                                   : (std::to_string(t.steps) + " steps").c_str());
     else
         std::printf("  (one frame: nothing to time; the first frame is warm-up, use --frames 2 or more)\n");
+    if (t.screenshot_seconds > 0)
+        std::printf("  screenshots: %.0f ms to read back and write, left out of the frame times\n",
+                    1e3 * t.screenshot_seconds);
     const char* timed_by = sim.cuda() ? "force pass, CUDA events" : "wall clock";
     if (ms_step > 0 && sim.backend().gravity().gravity == Gravity::Tree)  // N^2 / step: what the direct sum would need
         std::printf("  step: %.3f ms (%s), %.3e interactions/s computed by the tree, %.3e N^2/s (the direct-sum "
@@ -141,7 +144,7 @@ int Viewer::finish() {
     const bool complete = frame_limit_ > 0 && frame_ >= frame_limit_;
     if (frame_limit_ > 0 && (complete || record_run_)) {
         totals_.frames = std::max<long long>(frame_ - 1, 0);
-        totals_.seconds = loop_seconds;
+        totals_.seconds = loop_seconds - totals_.screenshot_seconds;
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu,
                      renderer_.last_sprite_drawing());
         print_looks(params_.render, sim_.size());
