@@ -95,8 +95,8 @@ struct CudaBackend::Impl {
         double width = 1;        // the share of the pass's work this GPU computed
         bool pending = false;    // recorded, elapsed time not read yet
     };
-    // Passes the host may queue ahead of the GPU and still have timed: the viewer keeps two frames
-    // in flight, and a pass whose events were recorded again before they were read has no figure.
+    // Passes the host may queue ahead of the GPU and have every one timed (the viewer keeps two
+    // frames in flight); further ahead, passes are timed as slots come free.
     static constexpr int kTimedPasses = 4;
 
     int device = 0;
@@ -198,11 +198,15 @@ struct CudaBackend::Impl {
     }
 
     void force(const float4* positions, float4* kick_vel, double softening, double dt) {
-        harvest();  // the slot about to be recorded again keeps no unread figure that has completed
+        harvest();
+        // Every slot still running: the host is that many passes ahead, and this pass goes untimed
+        // (recording its events again would leave no figure at all while the host stays ahead).
         const int k = (latest + 1) % kTimedPasses;
-        TimedPass& t = timing[k];
-        t.width = bounds[std::size_t(rank()) + 1] - bounds[std::size_t(rank())];
-        t.start.record(stream.get());
+        TimedPass* t = timing[k].pending ? nullptr : &timing[k];
+        if (t != nullptr) {
+            t->width = bounds[std::size_t(rank()) + 1] - bounds[std::size_t(rank())];
+            t->start.record(stream.get());
+        }
         cuda::ForceArgs args;
         args.pos = positions;
         args.n = static_cast<int>(n);
@@ -237,16 +241,18 @@ struct CudaBackend::Impl {
                                          stream.get(), symmetric_tile_masses.get(),
                                          cuda::symmetric_tile_share(v, args.n, share_begin, share_end));
         }
-        t.mid.record(stream.get());
+        if (t != nullptr) t->mid.record(stream.get());
         work.evaluations += n;
         work.passes += 1;
         if (ranks() > 1) {
             sum_over_ranks();
             if (kick_vel != nullptr) cuda::launch_kick(kick_vel, acc.get(), args.n, args.half_dt, stream.get());
         }
-        t.stop.record(stream.get());
-        t.pending = true;
-        latest = k;
+        if (t != nullptr) {
+            t->stop.record(stream.get());
+            t->pending = true;
+            latest = k;
+        }
     }
 
     // Makes acc whole on every GPU: the every-pair kernel's i-slices are gathered (each body's sum
