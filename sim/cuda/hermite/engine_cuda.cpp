@@ -291,15 +291,21 @@ private:
         const bool slot_ids = v.far_tiles && other_ids_ == 0;
         auto kernel_id = [&](int id) { return !slot_ids ? id : id >= 0 && std::size_t(id) < nj ? int(slot(std::size_t(id))) : -3; };
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-        // The GPUs of this evaluation, each with its range of the slots.
+        // The GPUs of this evaluation, each with its range of the slots: whole tiles where nj allows, so
+        // that each GPU's tiles, and the kernel's loop for each warp and tile, are one GPU's.
         const std::size_t used =
             gpus_.size() > 1 && nj >= gpus_.size() && double(ni) * double(nj) >= config_.several_gpus_from ? gpus_.size() : 1;
         launched_.gpus = used;
         if (used > 1) ++spread_evaluations_;
+        const std::size_t tile = std::size_t(v.block);
+        auto range_start = [&](std::size_t g) {
+            const std::size_t at = nj * g / used;
+            return g == used ? nj : nj >= used * tile ? at / tile * tile : at;
+        };
         for (std::size_t g = 0; g < used; ++g) {
             Gpu& gpu = *gpus_[g];
             const ScopedDevice on(gpu.device);
-            gpu.first = nj * g / used, gpu.count = nj * (g + 1) / used - gpu.first;
+            gpu.first = range_start(g), gpu.count = range_start(g + 1) - gpu.first;
             gpu.split = config_.j_split > 0 ? config_.j_split
                                             : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
             ensure_i(gpu, std::size_t(ni_pad), std::size_t(gpu.split));
