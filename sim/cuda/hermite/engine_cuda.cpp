@@ -287,8 +287,11 @@ private:
         // In Morton order a tile's ids are scattered, and the self test would run on every tile that is
         // not far: where every id is its address, the kernel sees slots instead (an i-body gets the slot
         // of its own j-particle; an id beyond nj gets -3, which no j-particle has). The slots are the
-        // same on every GPU.
-        const bool slot_ids = v.far_tiles && other_ids_ == 0;
+        // same on every GPU. Batches below kFarTilesFrom too, once the order is made (it stays for
+        // them): with addresses for ids every tile of the order ran the self test, with slots a warp's
+        // few dozen bodies fall in a tile's range of 128 slots on ~6-12 % of tiles at 128K. Not with the
+        // extras, whose nearest neighbour is an id (and whose loop always tests).
+        const bool slot_ids = v.precision == k::Precision::Ds && v.extras == k::kNoExtras && !v.snap && other_ids_ == 0;
         auto kernel_id = [&](int id) { return !slot_ids ? id : id >= 0 && std::size_t(id) < nj ? int(slot(std::size_t(id))) : -3; };
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
         // The GPUs of this evaluation, each with its range of the slots: whole tiles where nj allows, so
