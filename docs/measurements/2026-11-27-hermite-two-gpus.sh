@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Device run for issue 29's Hermite target ("Hermite4, 128K-star Plummer, t = 0..0.25: two GPUs >= 1.6x
+# one GPU; blocks and energy as one GPU's"), after the several-GPU engine moved to one Morton order
+# with a range of slots per GPU (docs/HERMITE.md, "Several GPUs: one order, a range of slots each";
+# docs/DISTRIBUTED.md, "Hermite and libg6"). On nvidia-h100-x2, in the repository root, with the
+# sm_90 pack (nbody, nbody_cuda_tests and, for the last step, nbody_hermite_bench) in build-pack/:
+#   bash docs/measurements/2026-11-27-hermite-two-gpus.sh
+# 1. the Hermite tests (the two-GPU ones count each GPU's far tiles and self tests against one
+#    GPU's) and the other multi-GPU tests (the page-locked buffers are now portable: every GPU's);
+# 2. Hermite4 on 128K and 512K Plummer bodies to t = 0.25, one GPU then two, each with --profile;
+# 3. the engine's compute() on 128K j-particles for blocks of 64 to 4,096 active bodies, on one GPU and
+#    on two (EngineConfig::several_gpus_from, now an estimate: 2^25 pairs, 256 active bodies at 128K).
+# The limits add up to 450 s.
+source docs/measurements/device-runs/unpack-pk.sh
+SHOW="blocks,|energy error|profile:|  [a-z]|GPU [0-9]|engine cuda|PASSED|FAILED|Failure|error"
+nvidia-smi --query-gpu=name --format=csv,noheader
+nproc
+step tests 150 $D/nbody_cuda_tests --gtest_filter='Hermite*:TwoGpus.*:ForceShares.*'
+grep -E "warp-tiles|on one GPU, .* on two" $L/tests.log | cut -c1-400
+S="--integrator hermite4 --scene $PWD/scenes/plummer.toml --t-end 0.25 --backend cuda --profile"
+step h128k-1gpu 30 $D/nbody run $S --bodies 128K
+step h128k-2gpu 30 $D/nbody run $S --bodies 128K --gpus 2
+step h512k-1gpu 100 $D/nbody run $S --bodies 512K
+step h512k-2gpu 100 $D/nbody run $S --bodies 512K --gpus 2
+for r in h128k-1gpu h128k-2gpu h512k-1gpu h512k-2gpu; do echo "=== $r"; sed -n '/^profile:/,$p' $L/$r.log; done
+if [ -x $D/nbody_hermite_bench ]; then
+  step threshold 40 bash -c "for a in 64 256 1024 4096; do $D/nbody_hermite_bench engine 131072 20 \$a; \
+    HERMITE_BENCH_GPUS=2 HERMITE_BENCH_SEVERAL_FROM=0 $D/nbody_hermite_bench engine 131072 20 \$a; done"
+  cat $L/threshold.log
+fi
+tar czf $OUT/logs.tgz -C $OUT logs; rm -rf $L
+echo "end at $((SECONDS-t0)) s"
