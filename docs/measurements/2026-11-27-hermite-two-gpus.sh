@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device run for issue 29's Hermite target ("Hermite4, 128K-star Plummer, t = 0..0.25: two GPUs >= 1.6x
 # one GPU; blocks and energy as one GPU's"), after the several-GPU engine moved to one Morton order
-# with a range of slots per GPU (docs/HERMITE.md, "Several GPUs: one order, a range of slots each";
+# with a range of slots per GPU (docs/HERMITE.md, "Several GPUs: one Morton order, a range of slots each";
 # docs/DISTRIBUTED.md, "Hermite and libg6"). On nvidia-h100-x2, in the repository root, with the
 # sm_90 pack (nbody, nbody_cuda_tests and, for the last step, nbody_hermite_bench) in build-pack/:
 #   bash docs/measurements/2026-11-27-hermite-two-gpus.sh
