@@ -17,6 +17,7 @@
 #include "../../sim/cuda/hermite/engine_cuda.hpp"
 #include "../../sim/cuda/hermite/hermite_kernels.hpp"
 #include "nbody/sim/diagnostics.hpp"
+#include "nbody/sim/hermite/energy.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/ic/plummer.hpp"
@@ -583,6 +584,21 @@ TEST(HermiteCuda, PotentialEnergyOnTheGpuMatchesTheHostSum) {
     EXPECT_LT(std::abs(gpu - host), 1e-12 * std::abs(host)) << "host " << host << " gpu " << gpu;
     EXPECT_TRUE(potential_on_gpu(kGpuPotentialFrom));
     EXPECT_FALSE(potential_on_gpu(kGpuPotentialFrom - 1));
+}
+
+// A cuda Hermite run's energy from kGpuPotentialFrom bodies (hermite_energy_on_gpu): the potential of
+// double positions on the GPU is the host's double sum (HermiteIntegrator::energy) to rounding, not
+// the float positions' (each position moved by ~1e-9, which float cannot hold, to tell them apart).
+TEST(HermiteCuda, RunEnergyOnTheGpuMatchesTheHostsDoubleSum) {
+    REQUIRE_GPU();
+    auto [m, x, v] = plummer_start(20000, 5);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] += Vec3d{1e-9 * double(k % 7), -1e-9 * double(k % 5), 1e-9 * double(k % 3)};
+    const double host = *total_energy(m, x, std::vector<Vec3d>(x.size()), 0.01);  // v = 0: the potential alone
+    const std::optional<double> gpu = potential_energy_on_gpu_or_stop(m, x, 0.01, {});
+    ASSERT_TRUE(gpu.has_value());
+    EXPECT_LT(std::abs(*gpu - host), 1e-13 * std::abs(host)) << "host " << host << " gpu " << *gpu;
+    EXPECT_FALSE(potential_energy_on_gpu_or_stop(m, x, 0.01, [] { return true; }).has_value());
+    EXPECT_TRUE(hermite_energy_on_gpu("cuda", 524288));
 }
 
 // ---- the j-particles split over two GPUs (engine_cuda.cpp: every GPU holds every j-particle and
