@@ -16,6 +16,7 @@
 
 #include "nbody/sim/atomic_file.hpp"
 #include "nbody/sim/csv.hpp"
+#include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/io/hermite_snapshot.hpp"
 #include "nbody/sim/io/run_output.hpp"
@@ -145,6 +146,21 @@ void report_progress(const HermiteIntegrator& h, double t_start, double t_end, d
 
 // --block, --unroll, --bodies-per-thread and --j-split on top of the engine's defaults; the cuda
 // engine checks the shape when it is made and lists the supported ones.
+// The run's energy (before and after it; nothing where `stop` said so): HermiteIntegrator::energy on
+// the host, or with the potential on the GPU in fp64 where hermite_energy_on_gpu says so (a cuda run
+// of kGpuPotentialFrom bodies or more), the kinetic energy summed on the host as there.
+std::optional<double> run_energy(HermiteIntegrator& h, const StopCheck& stop) {
+    const Bodies& b = h.bodies();
+    if (!hermite_energy_on_gpu(h.engine().name(), b.size())) return h.energy_or_stop(stop);
+    std::vector<Vec3d> x, v;
+    h.predicted(x, v);
+    const std::optional<double> potential = potential_energy_on_gpu_or_stop(b.mass, x, h.params().softening, stop);
+    if (!potential) return std::nullopt;
+    double kinetic = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) kinetic += 0.5 * b.mass[i] * dot(v[i], v[i]);
+    return kinetic + *potential;
+}
+
 hermite::EngineConfig engine_config(const HermiteRunOptions& o) {
     hermite::EngineConfig config;
     config.precision = o.precision;
@@ -229,7 +245,7 @@ int run_hermite(const HermiteRunOptions& o) {
     // A stop signal (main installs the handlers) that came while the system was built, or comes
     // during the O(N^2) energy, ends the run before its first block step; later ones after the
     // block step in progress. The state reached is written either way.
-    const std::optional<double> e_start = stop_requested() ? std::nullopt : h.energy_or_stop(stop_requested);
+    const std::optional<double> e_start = stop_requested() ? std::nullopt : run_energy(h, stop_requested);
     const double t_start = h.time();
     const io::RunEnergy here{e_start.value_or(0.0), t_start, io::kHermiteEnergySource};
     if (in.softening && p.softening != *in.softening) in.energy0.reset();  // another potential
@@ -272,7 +288,7 @@ int run_hermite(const HermiteRunOptions& o) {
         set_stop_messages("the run is complete and written to " + o.output + "; skipping the energy check",
                           "nothing: " + o.output + " is already written");
     }
-    const std::optional<double> e1_or_stop = h.energy_or_stop(stop_requested);
+    const std::optional<double> e1_or_stop = run_energy(h, stop_requested);
     if (!e1_or_stop) {
         std::fprintf(stderr, "nbody: interrupted by %s during the final energy sum: the run reached t = %s%s%s; the "
                      "energy error was not computed\n",

@@ -25,12 +25,14 @@ struct DeviceMemory {
     static void release(void* p) noexcept { CUDA_CHECK_LOG(cudaFree(p)); }
 };
 // Page-locked host memory: what cudaMemcpyAsync needs to copy without the driver's own staging
-// copy and to return before the copy is done.
+// copy and to return before the copy is done. Portable: page-locked for every GPU's context, not only
+// the current one's, so that one buffer can feed copies to several GPUs (the Hermite engine stages a
+// block once for all of its GPUs).
 struct PinnedMemory {
     static constexpr bool kHostVisible = true;
     static void* allocate(std::size_t bytes) {
         void* p = nullptr;
-        CUDA_CHECK(cudaMallocHost(&p, bytes));
+        CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocPortable));
         return p;
     }
     static void release(void* p) noexcept { CUDA_CHECK_LOG(cudaFreeHost(p)); }

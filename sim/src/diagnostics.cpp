@@ -72,20 +72,22 @@ bool potential_on_gpu(std::size_t n) { return n >= kGpuPotentialFrom && hermite:
 namespace {
 
 // Every body is both a j-particle (the source, at t = 0, so the prediction is the identity) and an
-// i-particle with the same id, which the engine skips: pot_i = -sum_{j != i} m_j / r_ij.
-std::optional<double> potential_on_gpu_or_stop(const State& state, double softening, const StopCheck& stop) {
+// i-particle with the same id, which the engine skips: pot_i = -sum_{j != i} m_j / r_ij. `mass(i)`
+// and `position(i)` (a Vec3d) give body i of n.
+template <class Mass, class Position>
+std::optional<double> potential_on_gpu_or_stop(std::size_t n, const Mass& mass, const Position& position, double softening,
+                                               const StopCheck& stop) {
     std::string why_not;
     if (!hermite::cuda_engine_usable(&why_not)) throw std::runtime_error("potential on the GPU: " + why_not);
     hermite::EngineConfig config;
     config.precision = "fp64";
     const auto engine = hermite::make_force_engine(hermite::EngineKind::Cuda, config);
-    const std::size_t n = state.size();
     engine->reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         hermite::JParticle j;
         j.id = int(i);
-        j.mass = state.pos_mass[i].w;
-        j.x = {state.pos_mass[i].x, state.pos_mass[i].y, state.pos_mass[i].z};
+        j.mass = mass(i);
+        j.x = position(i);
         engine->set_j(i, j);
     }
     // i-particles in chunks: bounded host memory, each chunk a full-GPU launch.
@@ -99,14 +101,23 @@ std::optional<double> potential_on_gpu_or_stop(const State& state, double soften
         in.resize(count);
         out.resize(count);
         for (std::size_t k = 0; k < count; ++k) {
-            const Vec4f& p = state.pos_mass[begin + k];
             in[k].id = int(begin + k);
-            in[k].x = {p.x, p.y, p.z};
+            in[k].x = position(begin + k);
         }
         engine->compute(0.0, n, in, softening * softening, out);
-        for (std::size_t k = 0; k < count; ++k) total += double(state.pos_mass[begin + k].w) * out[k].pot;
+        for (std::size_t k = 0; k < count; ++k) total += mass(begin + k) * out[k].pot;
     }
     return 0.5 * total;
+}
+
+std::optional<double> potential_on_gpu_or_stop(const State& state, double softening, const StopCheck& stop) {
+    return potential_on_gpu_or_stop(
+        state.size(), [&](std::size_t i) { return double(state.pos_mass[i].w); },
+        [&](std::size_t i) {
+            const Vec4f& p = state.pos_mass[i];
+            return Vec3d{p.x, p.y, p.z};
+        },
+        softening, stop);
 }
 
 }  // namespace
@@ -114,6 +125,15 @@ std::optional<double> potential_on_gpu_or_stop(const State& state, double soften
 double potential_energy_on_gpu(const State& state, double softening) {
     return *potential_on_gpu_or_stop(state, softening, {});
 }
+
+std::optional<double> potential_energy_on_gpu_or_stop(const std::vector<double>& mass, const std::vector<Vec3d>& x,
+                                                      double softening, const StopCheck& stop) {
+    if (x.size() != mass.size()) throw std::invalid_argument("potential on the GPU: array sizes differ");
+    return potential_on_gpu_or_stop(
+        mass.size(), [&](std::size_t i) { return mass[i]; }, [&](std::size_t i) { return x[i]; }, softening, stop);
+}
+
+bool hermite_energy_on_gpu(std::string_view engine, std::size_t n) { return engine == "cuda" && n >= kGpuPotentialFrom; }
 
 std::optional<double> potential_energy_or_stop(const State& state, double softening, const StopCheck& stop) {
     return potential_on_gpu(state.size()) ? potential_on_gpu_or_stop(state, softening, stop)

@@ -6,14 +6,18 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
+#include <span>
 #include <string>
 
 #include <cuda_runtime_api.h>
 
 #include "../../sim/cuda/cuda_raii.hpp"
+#include "../../sim/cuda/hermite/engine_cuda.hpp"
 #include "../../sim/cuda/hermite/hermite_kernels.hpp"
 #include "nbody/sim/diagnostics.hpp"
+#include "nbody/sim/hermite/energy.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/ic/plummer.hpp"
@@ -57,6 +61,17 @@ Scenario make_setup(std::size_t n, std::size_t ni, double t, std::uint64_t seed,
     return s;
 }
 
+// n j-particles of a Plummer sphere all at time t (their predictions are their positions, so that the
+// engine's Morton order of their last positions is the batch's own), every one of them an i-particle.
+Scenario make_settled_setup(std::size_t n, double t, std::uint64_t seed) {
+    Scenario s = make_setup(n, 0, t, seed);
+    for (JParticle& p : s.j) {
+        p.t = t;
+        s.i.push_back({.id = p.id, .x = p.x, .v = p.v});
+    }
+    return s;
+}
+
 std::vector<IForce> run(ForceEngine& e, const Scenario& s, double t, double eps2, bool neighbours = false) {
     for (std::size_t k = 0; k < s.j.size(); ++k) e.set_j(k, s.j[k]);
     std::vector<IForce> out(s.i.size());
@@ -75,6 +90,24 @@ Errors compare(const std::vector<IForce>& a, const std::vector<IForce>& ref) {
         e.pot = std::max(e.pot, std::abs(a[k].pot - ref[k].pot) / std::abs(ref[k].pot));
     }
     return e;
+}
+
+// The same evaluation (no neighbour lists) on two engines: `first`'s forces and `second`'s, and the
+// largest relative differences of the second's from the first's, which must stay below the bounds.
+struct OnBoth {
+    std::vector<IForce> first, second;
+    Errors differences;
+};
+OnBoth compute_on_both(ForceEngine& first, ForceEngine& second, double t, std::size_t nj, std::span<const IParticle> in,
+                       const Errors& bounds) {
+    OnBoth r{std::vector<IForce>(in.size()), std::vector<IForce>(in.size()), {}};
+    first.compute(t, nj, in, 1e-4, r.first, false);
+    second.compute(t, nj, in, 1e-4, r.second, false);
+    r.differences = compare(r.second, r.first);
+    EXPECT_LT(r.differences.acc, bounds.acc);
+    EXPECT_LT(r.differences.jerk, bounds.jerk);
+    EXPECT_LT(r.differences.pot, bounds.pot);
+    return r;
 }
 
 TEST(HermiteCuda, ForceJerkPotentialMatchTheCpuReference) {
@@ -170,6 +203,7 @@ TEST(HermiteCuda, SpatialOrderOfALargeBatchKeepsTheCallersOrder) {
     for (const JParticle& p : s.j) s.i.push_back({.id = p.id, .x = predict_position(p, t - p.t), .v = predict_velocity(p, t - p.t)});
     auto cpu = make_force_engine(EngineKind::Cpu);
     auto gpu = make_force_engine(EngineKind::Cuda);
+    gpu->want_nearest(false);  // as the integrator's block steps: the variant with far tiles and the order
     // A result in the wrong place is off by O(1); float sums that cancel reach a few 1e-6 of the total.
     auto check = [&](const char* what, std::size_t nj) {
         SCOPED_TRACE(what);
@@ -211,6 +245,47 @@ TEST(HermiteCuda, FarTilesTakeFourTimesTheSplitWithinTwoTilesPerBlock) {
     EXPECT_EQ(k::choose_j_split(262144, 262144, 128, 132, 4, true), 20);
     EXPECT_EQ(k::choose_j_split(1048576, 1048576, 128, 132, 4, true), 8);
     EXPECT_EQ(k::choose_j_split(32768, 4096, 128, 132, 4, true), 4096 / (2 * 128));  // the cap
+}
+
+// The sum of the tile counts of one GPU's kernel, and of its far tiles (both far loops).
+unsigned long long tiles(const CudaEngine::TileLoops& l) { return l[0] + l[1] + l[2] + l[3] + l[4]; }
+unsigned long long far_tiles(const CudaEngine::TileLoops& l) { return l[3] + l[4]; }
+std::string tile_counts(const CudaEngine::TileLoops& l) {
+    return "self " + std::to_string(l[0]) + ", any " + std::to_string(l[1]) + ", one " + std::to_string(l[2]) +
+           ", far-any " + std::to_string(l[3]) + ", far-one " + std::to_string(l[4]);
+}
+
+// The engine's fast path, counted by its kernel (CudaEngine::tile_loops): a batch of every one of
+// 40,000 bodies puts the j-memory in Morton order and takes far tiles, the self test only on each
+// warp's own tile; a batch of 2,000 bodies spread over the sphere, against that order, takes the self
+// test only on the tiles whose slots hold one of a warp's bodies (the kernel sees slots for ids: with
+// the addresses every tile of the order spans nearly every address and ran it). The results match the
+// cpu engine.
+TEST(HermiteCuda, LargeBatchesTakeFarTilesAndEveryBatchTheSelfTestOnlyWhereItCanFire) {
+    REQUIRE_GPU();
+    const double t = 0.5;
+    const Scenario s = make_settled_setup(40000, t, 13);
+    auto gpu = make_cuda_engine({});
+    gpu->want_nearest(false);  // as the integrator's block steps
+    auto cpu = make_force_engine(EngineKind::Cpu);
+    for (std::size_t k = 0; k < s.j.size(); ++k) gpu->set_j(k, s.j[k]), cpu->set_j(k, s.j[k]);
+    gpu->count_tile_loops(true);
+    std::vector<IForce> all(s.i.size());
+    gpu->compute(t, s.j.size(), s.i, 1e-4, all, false);
+    const CudaEngine::TileLoops large = gpu->tile_loops().front();
+    std::printf("40,000 of 40,000 active: warp-tiles %s\n", tile_counts(large).c_str());
+    EXPECT_GT(far_tiles(large), tiles(large) / 5) << tile_counts(large);
+    EXPECT_LT(large[0], tiles(large) / 20) << tile_counts(large);
+
+    std::vector<IParticle> some;
+    for (std::size_t k = 0; k < s.i.size(); k += 20) some.push_back(s.i[k]);
+    gpu->count_tile_loops(true);
+    compute_on_both(*cpu, *gpu, t, s.j.size(), some, {.acc = 2e-6, .jerk = 1e-4, .pot = 2e-6});
+    const CudaEngine::TileLoops mid = gpu->tile_loops().front();
+    std::printf("2,000 of 40,000 active, Morton order: warp-tiles %s\n", tile_counts(mid).c_str());
+    EXPECT_EQ(far_tiles(mid), 0u) << "far tiles below kFarTilesFrom";
+    EXPECT_GT(tiles(mid), 0u);
+    EXPECT_LT(mid[0], tiles(mid) / 2) << tile_counts(mid);
 }
 
 TEST(HermiteCuda, UnsupportedVariantListsTheSupportedOnes) {
@@ -511,7 +586,23 @@ TEST(HermiteCuda, PotentialEnergyOnTheGpuMatchesTheHostSum) {
     EXPECT_FALSE(potential_on_gpu(kGpuPotentialFrom - 1));
 }
 
-// ---- the j-particles split over two GPUs (engine_multi_gpu.cpp) ------------------------------------
+// A cuda Hermite run's energy from kGpuPotentialFrom bodies (hermite_energy_on_gpu): the potential of
+// double positions on the GPU is the host's double sum (HermiteIntegrator::energy's) to rounding (each
+// position moved by ~1e-9, which a float cannot hold: the positions go up as doubles).
+TEST(HermiteCuda, RunEnergyOnTheGpuMatchesTheHostsDoubleSum) {
+    REQUIRE_GPU();
+    auto [m, x, v] = plummer_start(20000, 5);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] += Vec3d{1e-9 * double(k % 7), -1e-9 * double(k % 5), 1e-9 * double(k % 3)};
+    const double host = *total_energy(m, x, std::vector<Vec3d>(x.size()), 0.01);  // v = 0: the potential alone
+    const std::optional<double> gpu = potential_energy_on_gpu_or_stop(m, x, 0.01, {});
+    ASSERT_TRUE(gpu.has_value());
+    EXPECT_LT(std::abs(*gpu - host), 1e-12 * std::abs(host)) << "host " << host << " gpu " << *gpu;
+    EXPECT_FALSE(potential_energy_on_gpu_or_stop(m, x, 0.01, [] { return true; }).has_value());
+    EXPECT_TRUE(hermite_energy_on_gpu("cuda", 524288));
+}
+
+// ---- the j-particles split over two GPUs (engine_cuda.cpp: every GPU holds every j-particle and
+// computes over its own range of the slots) ------------------------------------------------------------
 
 #define REQUIRE_TWO_GPUS()                                                                           \
     do {                                                                                             \
@@ -530,7 +621,7 @@ TEST(HermiteTwoGpus, PartialForcesAddUpToOneGpusAndTheNearestNeighbourIsTheSame)
     const double t = 0.5;
     const Scenario s = make_setup(3001, 400, t, 21, 0.05);  // an odd nj: the GPUs hold 1501 and 1500
     auto one = make_force_engine(EngineKind::Cuda, {.precision = "fp64"});
-    auto two = make_force_engine(EngineKind::Cuda, {.precision = "fp64", .devices = {0, 1}});
+    auto two = make_force_engine(EngineKind::Cuda, {.precision = "fp64", .devices = {0, 1}, .several_gpus_from = 0});
     one->want_nearest(true);
     two->want_nearest(true);
     const auto ref = run(*one, s, t, 1e-6, true);
@@ -550,41 +641,152 @@ TEST(HermiteTwoGpus, PartialForcesAddUpToOneGpusAndTheNearestNeighbourIsTheSame)
 
 TEST(HermiteTwoGpus, NearestNeighbourTiesKeepTheLowestIdWhateverGpuHoldsIt) {
     REQUIRE_TWO_GPUS();
-    // An i-particle at the origin and four j-particles at the same distance: ids 7 and 4 on GPU 1
-    // (odd addresses), 2 and 6 on GPU 0. The lowest id, 2, wins on one GPU and on two.
-    std::vector<JParticle> js(4);
+    // An i-particle at the origin and four j-particles at the same distance; the first GPU computes
+    // over slots 0 and 1, the second over 2 and 3. The lowest id, 2, wins on one GPU and on two,
+    // whether the second GPU holds it (ids 6 7 2 4) or the first (2 7 6 4), whichever GPU is first.
     const Vec3d at[4] = {{1, 0, 0}, {0, 1, 0}, {-1, 0, 0}, {0, -1, 0}};
-    const int ids[4] = {6, 7, 2, 4};
-    for (std::size_t k = 0; k < 4; ++k) js[k] = {.id = ids[k], .t = 0, .mass = 1e-3, .x = at[k]};
     const std::vector<IParticle> in{{.id = 100, .x = {0, 0, 0}, .v = {0, 0, 0}}};
-    for (const std::vector<int>& devices : {std::vector<int>{}, std::vector<int>{0, 1}, std::vector<int>{1, 0}}) {
-        auto e = make_force_engine(EngineKind::Cuda, {.precision = "fp64", .devices = devices});
-        e->want_nearest(true);
-        for (std::size_t k = 0; k < js.size(); ++k) e->set_j(k, js[k]);
-        std::vector<IForce> out(1);
-        e->compute(0, js.size(), in, 1e-4, out);
-        EXPECT_EQ(out[0].nearest, 2) << devices.size() << " GPUs";
-    }
+    for (const std::array<int, 4> ids : {std::array{6, 7, 2, 4}, std::array{2, 7, 6, 4}})
+        for (const std::vector<int>& devices : {std::vector<int>{}, std::vector<int>{0, 1}, std::vector<int>{1, 0}}) {
+            auto e = make_force_engine(EngineKind::Cuda, {.precision = "fp64", .devices = devices, .several_gpus_from = 0});
+            e->want_nearest(true);
+            for (std::size_t k = 0; k < 4; ++k) e->set_j(k, {.id = ids[k], .t = 0, .mass = 1e-3, .x = at[k]});
+            std::vector<IForce> out(1);
+            e->compute(0, 4, in, 1e-4, out);
+            EXPECT_EQ(out[0].nearest, 2) << devices.size() << " GPUs, id 2 at address " << (ids[0] == 2 ? 0 : 2);
+        }
 }
 
-TEST(HermiteTwoGpus, IntegratorTakesOneGpusBlocksAndKeepsItsEnergy) {
-    REQUIRE_TWO_GPUS();
-    const auto [m, x, v] = plummer_start(4096, 8);
+// The integrator on an n-body Plummer sphere to t = 0.125, on one GPU's engine and on two GPUs': the
+// partial sums round differently, which may move a body across a level boundary now and then, so the
+// blocks agree within 1 % and dE/E within 10 %. The integrators own the engines and free them when
+// this returns: `while_engines_live` is where a caller reads an engine's counts (run 108's segfault:
+// HermiteTwoGpus.IntegratorWithFarTiles... read them through a reference after the return).
+struct OneAndTwoGpus {
+    unsigned long long blocks_one = 0, blocks_two = 0;
+    double de_one = 0, de_two = 0;
+};
+OneAndTwoGpus integrate_on_one_and_two_gpus(std::size_t n, std::uint64_t seed, std::unique_ptr<ForceEngine> one_gpu,
+                                            std::unique_ptr<ForceEngine> two_gpus,
+                                            const std::function<void(const OneAndTwoGpus&)>& while_engines_live = {}) {
+    const auto [m, x, v] = plummer_start(n, seed);
     HermiteParams p;
     p.softening = 0.01;
-    HermiteIntegrator one(make_force_engine(EngineKind::Cuda), p),
-        two(make_force_engine(EngineKind::Cuda, {.devices = {0, 1}}), p);
+    HermiteIntegrator one(std::move(one_gpu), p), two(std::move(two_gpus), p);
     one.start(m, x, v, 0);
     two.start(m, x, v, 0);
     const double e0 = one.energy();
     one.evolve(0.125);
     two.evolve(0.125);
-    // The partial sums round differently, which may move a body across a level boundary now and then.
-    EXPECT_NEAR(double(two.stats().blocks), double(one.stats().blocks), 0.01 * double(one.stats().blocks));
-    const double de_one = (one.energy() - e0) / e0, de_two = (two.energy() - e0) / e0;
-    EXPECT_NEAR(de_two, de_one, 0.1 * std::abs(de_one) + 1e-10) << "one GPU " << de_one << ", two " << de_two;
-    std::printf("4096 bodies to t = 0.125: blocks %llu on one GPU, %llu on two; dE/E %.3e and %.3e\n",
-                (unsigned long long)one.stats().blocks, (unsigned long long)two.stats().blocks, de_one, de_two);
+    const OneAndTwoGpus r{one.stats().blocks, two.stats().blocks, (one.energy() - e0) / e0, (two.energy() - e0) / e0};
+    EXPECT_NEAR(double(r.blocks_two), double(r.blocks_one), 0.01 * double(r.blocks_one));
+    EXPECT_NEAR(r.de_two, r.de_one, 0.1 * std::abs(r.de_one) + 1e-10) << "one GPU " << r.de_one << ", two " << r.de_two;
+    std::printf("%zu bodies to t = 0.125: blocks %llu on one GPU, %llu on two; dE/E %.3e and %.3e\n", n, r.blocks_one,
+                r.blocks_two, r.de_one, r.de_two);
+    if (while_engines_live) while_engines_live(r);
+    return r;
+}
+
+TEST(HermiteTwoGpus, IntegratorTakesOneGpusBlocksAndKeepsItsEnergy) {
+    REQUIRE_TWO_GPUS();
+    // Every block on both GPUs (by default a 4,096-body run's blocks, below 2^25 pairs, take the first alone).
+    integrate_on_one_and_two_gpus(4096, 8, make_force_engine(EngineKind::Cuda),
+                                  make_force_engine(EngineKind::Cuda, {.devices = {0, 1}, .several_gpus_from = 0}));
+}
+
+// The fast path of large batches on each GPU of two as on one: every GPU's range of the slots starts
+// at a whole tile, so each warp meets one GPU's tiles and the two GPUs' warp-tiles add up to one GPU's,
+// loop by loop: far tiles, and the self test only on the tiles that hold a warp's own bodies. Split by
+// address (a % 2, before 2026-11-27) a GPU's ids were not its slots: every near tile ran the self test,
+// and half of a batch had no place in the GPU's order. The results are one GPU's but for the order of
+// the double sums (the tiles' float sums are the same).
+// Two GPUs against one with the same tiles: the double sums over tiles and splits group differently,
+// the tiles' float sums are the same (a tile in another loop would differ by ~1e-7).
+constexpr Errors kSameTiles{.acc = 1e-9, .jerk = 1e-7, .pot = 1e-9};
+
+TEST(HermiteTwoGpus, LargeBatchesTakeOneGpusFastPathOnEachGpu) {
+    REQUIRE_TWO_GPUS();
+    const double t = 0.5;
+    const Scenario s = make_settled_setup(40000, t, 31);
+    auto one = make_cuda_engine({});
+    auto two = make_cuda_engine({.devices = {0, 1}});
+    one->want_nearest(false);  // as the integrator's block steps
+    two->want_nearest(false);
+    for (std::size_t k = 0; k < s.j.size(); ++k) one->set_j(k, s.j[k]), two->set_j(k, s.j[k]);
+    auto check = [&](const char* what, const std::vector<IParticle>& batch) {
+        SCOPED_TRACE(what);
+        one->count_tile_loops(true), two->count_tile_loops(true);
+        const Errors e = compute_on_both(*one, *two, t, s.j.size(), batch, kSameTiles).differences;
+        const CudaEngine::TileLoops o = one->tile_loops().front();
+        const std::vector<CudaEngine::TileLoops> p = two->tile_loops();
+        ASSERT_EQ(p.size(), 2u);
+        std::printf("%s: one GPU %s; two GPUs %s | %s; max difference acc %.1e jerk %.1e pot %.1e\n", what,
+                    tile_counts(o).c_str(), tile_counts(p[0]).c_str(), tile_counts(p[1]).c_str(), e.acc, e.jerk, e.pot);
+        for (std::size_t l = 0; l < o.size(); ++l) EXPECT_EQ(p[0][l] + p[1][l], o[l]) << "loop " << l;
+        for (const CudaEngine::TileLoops& gpu : p) {
+            EXPECT_GT(far_tiles(gpu), tiles(gpu) / 5) << tile_counts(gpu);
+            EXPECT_GT(gpu[0], 0u) << tile_counts(gpu);  // each GPU holds some of the batch's own bodies
+            EXPECT_LT(gpu[0], tiles(gpu) / 20) << tile_counts(gpu);
+        }
+    };
+    check("40,000 of 40,000 active", s.i);
+    check("33,000 of 40,000 active", std::vector<IParticle>(s.i.begin(), s.i.begin() + 33000));
+    EXPECT_EQ(two->spread_evaluations(), 2u);
+}
+
+// An evaluation below EngineConfig::several_gpus_from pairs runs on the first GPU alone: the same
+// kernels over the same j-memory as one GPU, so the same results to the bit; from it on, on both.
+TEST(HermiteTwoGpus, SmallEvaluationsRunOnTheFirstGpuAlone) {
+    REQUIRE_TWO_GPUS();
+    EXPECT_EQ(EngineConfig{}.several_gpus_from, kSeveralGpusFromPairs);
+    const double t = 0.5;
+    const Scenario s = make_setup(8192, 400, t, 41);
+    auto one = make_cuda_engine({});
+    auto two = make_cuda_engine({.devices = {0, 1}, .several_gpus_from = 1e6});
+    one->want_nearest(false);
+    two->want_nearest(false);
+    for (std::size_t k = 0; k < s.j.size(); ++k) one->set_j(k, s.j[k]), two->set_j(k, s.j[k]);
+    one->count_tile_loops(true), two->count_tile_loops(true);
+    const std::vector<IParticle> few(s.i.begin(), s.i.begin() + 100);  // 819,200 pairs
+    const OnBoth small = compute_on_both(*one, *two, t, s.j.size(), few, kSameTiles);
+    const std::vector<IForce>& a = small.first;
+    const std::vector<IForce>& b = small.second;
+    for (std::size_t k = 0; k < few.size(); ++k) {
+        EXPECT_EQ(b[k].acc.x, a[k].acc.x) << k;
+        EXPECT_EQ(b[k].acc.y, a[k].acc.y) << k;
+        EXPECT_EQ(b[k].acc.z, a[k].acc.z) << k;
+        EXPECT_EQ(b[k].jerk.x, a[k].jerk.x) << k;
+        EXPECT_EQ(b[k].pot, a[k].pot) << k;
+    }
+    EXPECT_EQ(two->spread_evaluations(), 0u);
+    EXPECT_GT(tiles(two->tile_loops()[0]), 0u);
+    EXPECT_EQ(tiles(two->tile_loops()[1]), 0u) << "the second GPU computed a small evaluation";
+    compute_on_both(*one, *two, t, s.j.size(), s.i, kSameTiles);  // 3,276,800 pairs: on both
+    EXPECT_EQ(two->spread_evaluations(), 1u);
+    EXPECT_GT(tiles(two->tile_loops()[1]), 0u);
+}
+
+// The integrator on two GPUs with the engine's defaults, 40,000 Plummer bodies to t = 0.125: its
+// largest blocks (every body at t = 0.125, the levels of steps 1/64 and shorter at each 1/64) take the
+// far tiles on both GPUs, its small blocks run on the first alone; one GPU's blocks and energy.
+TEST(HermiteTwoGpus, IntegratorWithFarTilesTakesOneGpusBlocksAndKeepsItsEnergy) {
+    REQUIRE_TWO_GPUS();
+    std::unique_ptr<CudaEngine> two_engine = make_cuda_engine({.devices = {0, 1}});
+    CudaEngine& two_gpus = *two_engine;  // owned by the integrator: read in the callback, not after
+    two_gpus.count_tile_loops(true);
+    std::size_t spread = 0;
+    std::vector<CudaEngine::TileLoops> loops;
+    const OneAndTwoGpus r = integrate_on_one_and_two_gpus(40000, 9, make_cuda_engine({}), std::move(two_engine),
+                                                          [&](const OneAndTwoGpus&) {
+                                                              spread = two_gpus.spread_evaluations();
+                                                              loops = two_gpus.tile_loops();
+                                                          });
+    ASSERT_EQ(loops.size(), 2u);
+    std::printf("  %zu of the %llu blocks on both GPUs; warp-tiles %s | %s\n", spread, r.blocks_two,
+                tile_counts(loops[0]).c_str(), tile_counts(loops[1]).c_str());
+    EXPECT_GT(spread, 0u);
+    EXPECT_LT(spread, std::size_t(r.blocks_two)) << "no block on the first GPU alone";
+    for (const CudaEngine::TileLoops& gpu : loops) EXPECT_GT(far_tiles(gpu), 0u) << tile_counts(gpu);
 }
 
 TEST(HermiteTwoGpus, DeviceSpecsAreCheckedWithTheReason) {

@@ -36,5 +36,18 @@ TEST(Diagnostics, PlummerSphereIsNearVirialEquilibrium) {
     EXPECT_LT(norm(d.momentum), 1e-5);
 }
 
+// A Hermite run's energy (before and after it, N^2 pairs) goes to the GPU on a cuda run from
+// kGpuPotentialFrom bodies: on the host a 512K run sat silent for the whole 100 s limit of device
+// run 108 before its first block (2.7e11 pair terms on at most 16 threads), and a 16M run would take
+// hours; the cpu engine's runs and small runs keep the host's sum.
+TEST(Diagnostics, HermiteRunEnergyOnTheGpuForCudaRunsOfManyBodies) {
+    for (const std::size_t n : {std::size_t(524288), std::size_t(16777216), std::size_t(131072), kGpuPotentialFrom})
+        EXPECT_TRUE(hermite_energy_on_gpu("cuda", n)) << n;
+    EXPECT_FALSE(hermite_energy_on_gpu("cuda", kGpuPotentialFrom - 1));
+    EXPECT_FALSE(hermite_energy_on_gpu("cuda", 4096));
+    for (const std::size_t n : {std::size_t(524288), std::size_t(16777216), std::size_t(16)})
+        EXPECT_FALSE(hermite_energy_on_gpu("cpu", n)) << n;
+}
+
 }  // namespace
 }  // namespace nbody

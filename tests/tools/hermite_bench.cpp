@@ -8,9 +8,14 @@
 //                                                  Plummer generator's order, far tiles off, as the
 //                                                  cuda engine runs); prints the ds tile loops' mix
 //                                                  (docs/HERMITE.md, version 4)
-//   nbody_hermite_bench engine N [REPS]           the cuda engine's compute() with all N active
-//                                                  (environment HERMITE_BENCH_NEAREST=1: with the
-//                                                  nearest neighbours, as g6 and the first step)
+//   nbody_hermite_bench engine N [REPS [ACTIVE]]  the cuda engine's compute() with all N active (or
+//                                                  the first ACTIVE of them; environment
+//                                                  HERMITE_BENCH_NEAREST=1: with the nearest
+//                                                  neighbours, as g6 and the first step;
+//                                                  HERMITE_BENCH_GPUS=2|all|0,1: on those GPUs,
+//                                                  HERMITE_BENCH_SEVERAL_FROM=PAIRS: their
+//                                                  EngineConfig::several_gpus_from); prints each
+//                                                  GPU's tile loops of the first call
 //   nbody_hermite_bench plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD (ds: 1, 2, 4; 0, the
 //   default: the engine's choice per block)] [ORDER (4, the default; 6: the engine computes the snap, cuda in fp64)]
 //                                                  environment ETA_START: HermiteParams::eta_start (the first steps);
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include "../../sim/cuda/cuda_raii.hpp"
+#include "../../sim/cuda/hermite/engine_cuda.hpp"
 #include "../../sim/cuda/hermite/hermite_kernels.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/hermite/spatial_order.hpp"
@@ -196,12 +202,16 @@ private:
     std::unique_ptr<hermite::ForceEngine> e_;
 };
 
-// What `run --integrator hermite4` gets when every body is active: the cuda engine's compute() on N
-// Plummer bodies in the generator's order, wall time per call (the host's sort and copies included),
-// the first call (which also puts the j-particles in Morton order) apart.
-static int engine_bench(int n, int reps) {
+// What `run --integrator hermite4` gets when every body is active (or `active` of them, the first in
+// address order: a block of that size): the cuda engine's compute() on N Plummer bodies in the
+// generator's order, wall time per call (the host's sort and copies included), the first call (which
+// also puts the j-particles in Morton order) apart.
+static int engine_bench(int n, int reps, int active) {
     const State st = ic::make_plummer({.bodies = std::size_t(n), .seed = 1});
-    auto e = hermite::make_force_engine(hermite::EngineKind::Cuda);
+    hermite::EngineConfig config;
+    if (const char* gpus = std::getenv("HERMITE_BENCH_GPUS")) config.devices = hermite::engine_devices(gpus);
+    if (const char* from = std::getenv("HERMITE_BENCH_SEVERAL_FROM")) config.several_gpus_from = std::atof(from);
+    auto e = hermite::make_cuda_engine(config);
     // As the integrator's block steps (its first step, and g6calc_lasthalf2, also want the nearest
     // neighbour: environment HERMITE_BENCH_NEAREST=1; that variant takes no far tiles).
     e->want_nearest(std::getenv("HERMITE_BENCH_NEAREST") != nullptr);
@@ -213,16 +223,25 @@ static int engine_bench(int n, int reps) {
         e->set_j(std::size_t(i), p);
         in[std::size_t(i)] = {.id = i, .x = p.x, .v = p.v};
     }
-    std::vector<hermite::IForce> out(un);
+    if (active > 0 && active < n) in.resize(std::size_t(active));
+    const int ni = int(in.size());
+    std::vector<hermite::IForce> out(in.size());
+    e->count_tile_loops(true);
     auto t0 = std::chrono::steady_clock::now();
     e->compute(0.0, std::size_t(n), in, 0.0, out, false);
     const double first = seconds_since(t0);
+    const std::vector<hermite::CudaEngine::TileLoops> loops = e->tile_loops();
+    e->count_tile_loops(false);
     t0 = std::chrono::steady_clock::now();
     for (int r = 0; r < reps; ++r) e->compute(0.0, std::size_t(n), in, 0.0, out, false);
     const double each = seconds_since(t0) / reps;
-    std::printf("engine cuda ds%s N %d all active: first call %.3f ms, then %.3f ms per call = %.3e interactions/s\n",
-                std::getenv("HERMITE_BENCH_NEAREST") != nullptr ? " (nearest neighbours)" : "", n, first * 1e3, each * 1e3,
-                double(n) * n / each);
+    std::printf("engine cuda ds%s N %d active %d on %zu GPU(s), %s: first call %.3f ms, then %.3f ms per call = %.3e "
+                "interactions/s\n",
+                std::getenv("HERMITE_BENCH_NEAREST") != nullptr ? " (nearest neighbours)" : "", n, ni, loops.size(),
+                e->spread_evaluations() > 0 ? "on every GPU" : "on the first GPU", first * 1e3, each * 1e3,
+                double(n) * ni / each);
+    for (std::size_t g = 0; g < loops.size(); ++g)
+        std::printf("  GPU %zu's tiles: %s\n", g, tile_mix(std::vector<unsigned long long>(loops[g].begin(), loops[g].end())).c_str());
     return 0;
 }
 
@@ -291,7 +310,8 @@ static int plummer(int n, double t_end, double eta, double eps, const std::strin
 int main(int argc, char** argv) {
     try {
         const std::string mode = argc > 1 ? argv[1] : "";
-        if (mode == "engine" && argc >= 3) return engine_bench(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 5);
+        if (mode == "engine" && argc >= 3)
+            return engine_bench(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 5, argc > 4 ? std::atoi(argv[4]) : 0);
         if (mode == "kernel" && (argc == 4 || argc == 5 || argc == 8))
             return kernel_bench(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? std::atoi(argv[4]) : 5,
                                 argc == 8 ? Shape{std::atoi(argv[5]), std::atoi(argv[6]), std::atoi(argv[7])} : Shape{});
@@ -299,7 +319,7 @@ int main(int argc, char** argv) {
             return plummer(std::atoi(argv[2]), std::atof(argv[3]), std::atof(argv[4]), std::atof(argv[5]),
                            argc > 6 ? argv[6] : "cuda", argc > 7 ? argv[7] : "ds", argc > 8 ? std::atoi(argv[8]) : 0,
                            argc > 9 ? std::atoi(argv[9]) : 4);
-        std::fprintf(stderr, "usage: %s kernel N NI [REPS [BLOCK UNROLL BPT]] | engine N [REPS] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD] [ORDER (4, 6)]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s kernel N NI [REPS [BLOCK UNROLL BPT]] | engine N [REPS [ACTIVE]] | plummer N T_END ETA EPS [cpu|cuda] [ds|fp64] [BODIES_PER_THREAD] [ORDER (4, 6)]\n", argv[0]);
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "nbody_hermite_bench: %s\n", e.what());

@@ -2,6 +2,21 @@
 // corrected; per compute(): scatter the updates, predict every j-particle, force on the i-batch
 // (j-split across blocks), reduce, copy back, all queued on one stream through page-locked
 // buffers with a single wait at the end. See hermite_kernels.hpp.
+//
+// On several GPUs (EngineConfig::devices; Sapporo's multi-GPU scheme, Gaburov et al. 2009: the
+// j-particles split over the GPUs, each computing the partial forces of the whole i-batch, the host
+// adding them in double, in GPU order) the j-particles are split by slot: every GPU keeps a whole
+// copy of the j-memory in the same slots (the same Morton order for large batches) and computes over
+// its own contiguous range of them. So a batch's kernel ids are the same slots on every GPU and each
+// GPU's kernel takes the far tiles and skips the self test as one GPU's does (split by address, a % P,
+// a GPU's ids were not its slots, every near tile ran the self test and half of a large batch had no
+// place in a GPU's order: docs/DISTRIBUTED.md). The host's side is one GPU's, done once: the
+// j-updates and the i-batch are staged once in one page-locked buffer that every GPU copies up, the
+// order is made once and applied on every GPU. Every GPU receives every j-update (the bytes one GPU
+// receives), so that any GPU can compute over any range: small evaluations
+// (EngineConfig::several_gpus_from) run on the first GPU alone. The nearest neighbour is the
+// partials' smallest r^2, the lowest id on ties, so it does not depend on the split; neighbour lists
+// are merged and sorted.
 
 #include <cuda_runtime_api.h>
 
@@ -26,6 +41,7 @@ namespace k = nbody::cuda::hermite;
 using k::r4;
 using k::Real4;
 using nbody::cuda::DeviceBuffer;
+using nbody::cuda::ScopedDevice;
 
 int cuda_device_count() {
     int count = 0;
@@ -67,6 +83,31 @@ void lap(std::chrono::steady_clock::time_point& since, double& phase) {
     since = now;
 }
 
+// One GPU of the engine: a whole copy of the j-memory and the i-side buffers of its share. Made with
+// its device current (its events belong to that device); whatever touches it makes it current.
+struct Gpu {
+    explicit Gpu(int d) : device(d) { CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device)); }
+
+    int device;
+    int sm_count = 1;
+    DeviceBuffer<Real4> xm, vt, a2, j6, s24, c120, pos64, vel64, acc64;
+    DeviceBuffer<float4> hi, lo, vel;
+    // r: [acc | jerk | snap] of the i-batch, then the nearest indices (ints); r_stage its host side.
+    DeviceBuffer<Real4> r, p_acc, p_jerk, p_snap;
+    DeviceBuffer<Real4> sorted_in;  // a sorted batch's rows, then its results in the caller's order
+    DeviceBuffer<int> p_nn, nb_count, nb_ids;
+    nbody::cuda::PinnedBuffer<Real4> r_stage;
+    DeviceBuffer<unsigned char> in_dev;           // the staged [JUpdate x n | the i-batch rows], see send()
+    DeviceBuffer<unsigned long long> tile_loops;  // count_tile_loops
+    std::size_t ni_capacity = 0;                  // i-bodies (padded) the i-side buffers hold
+    bool reading_stage = false;                   // a copy from the engine's page-locked buffer may still run
+    // Of the last launch: the slots [first, first + count) this GPU computes over, and its j-split.
+    std::size_t first = 0, count = 0;
+    int split = 1;
+    nbody::cuda::Event gpu_start, gpu_stop;
+    double wait_s = 0, busy_s = 0;  // the profile
+};
+
 class CudaForceEngine final : public CudaEngine {
 public:
     explicit CudaForceEngine(const EngineConfig& c) : config_(c) {
@@ -85,22 +126,40 @@ public:
                 k::bodies_per_thread_for(c.bodies_per_thread, variant_.precision, k::kNoExtras, ni, c.block);
             k::hermite_force(variant_, {}, 0, {}, 0, 0, 1, {}, {}, nullptr);
         }
-        CUDA_CHECK(cudaGetDevice(&device_));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+        std::vector<int> devices = c.devices;
+        if (devices.empty()) {
+            devices.push_back(0);
+            CUDA_CHECK(cudaGetDevice(&devices.front()));
+        }
+        for (const int d : devices) {
+            const ScopedDevice on(d);
+            gpus_.push_back(std::make_unique<Gpu>(d));
+        }
     }
-
+    ~CudaForceEngine() override {
+        // Each GPU's memory and events released with its own device current.
+        int previous = 0;
+        CUDA_CHECK_LOG(cudaGetDevice(&previous));
+        for (auto& gpu : gpus_) {
+            CUDA_CHECK_LOG(cudaSetDevice(gpu->device));
+            gpu.reset();
+        }
+        CUDA_CHECK_LOG(cudaSetDevice(previous));
+    }
 
     std::string_view name() const override { return "cuda"; }
 
     void reserve(std::size_t n) override {
         if (n <= capacity_) return;
-        const nbody::cuda::ScopedDevice on(device_);
         flush();
         const std::size_t cap = std::max<std::size_t>(n, 1024);
-        for (DeviceBuffer<Real4>* a : j_arrays()) *a = grown(*a, cap);
-        hi_ = DeviceBuffer<float4>(cap), lo_ = DeviceBuffer<float4>(cap), vel_ = DeviceBuffer<float4>(cap);
-        if (variant_.precision == k::Precision::Fp64) pos64_ = DeviceBuffer<Real4>(cap), vel64_ = DeviceBuffer<Real4>(cap);
-        if (variant_.snap) acc64_ = DeviceBuffer<Real4>(cap);
+        for (auto& gpu : gpus_) {
+            const ScopedDevice on(gpu->device);
+            for (DeviceBuffer<Real4>* a : j_arrays(*gpu)) *a = grown(*a, cap);
+            gpu->hi = DeviceBuffer<float4>(cap), gpu->lo = DeviceBuffer<float4>(cap), gpu->vel = DeviceBuffer<float4>(cap);
+            if (variant_.precision == k::Precision::Fp64) gpu->pos64 = DeviceBuffer<Real4>(cap), gpu->vel64 = DeviceBuffer<Real4>(cap);
+            if (variant_.snap) gpu->acc64 = DeviceBuffer<Real4>(cap);
+        }
         capacity_ = cap;
     }
 
@@ -118,41 +177,29 @@ public:
 
     void set_j(std::size_t address, const JParticle& p) override {
         const int a = int(address);
-        set_j_every(std::span<const int>(&a, 1), std::span<const JParticle>(&p, 1), 1, 0);
+        set_j_batch(std::span<const int>(&a, 1), std::span<const JParticle>(&p, 1));
     }
+    // Written straight into the page-locked buffer that the next compute() copies up to every GPU, in
+    // parallel for large batches.
     void set_j_batch(std::span<const int> addresses, std::span<const JParticle> ps) override {
-        set_j_every(addresses, ps, 1, 0);
-    }
-    // Those ps[k] whose addresses[k] % stride == offset, at local address addresses[k] / stride (the
-    // multi-GPU engine's share of a batch: engine_cuda.hpp). Written straight into the page-locked
-    // buffer that the next compute() copies up, in parallel for large batches.
-    void set_j_every(std::span<const int> addresses, std::span<const JParticle> ps, std::size_t stride,
-                     std::size_t offset) override {
-        std::size_t count = 0, last = 0;
-        for (const int a : addresses)
-            if (std::size_t(a) % stride == offset) ++count, last = std::max(last, std::size_t(a) / stride);
-        if (count == 0) return;
-        if (last >= capacity_) reserve(std::max(last + 1, capacity_ + capacity_ / 2));  // on device_
+        if (addresses.empty()) return;
+        const std::size_t last = std::size_t(*std::max_element(addresses.begin(), addresses.end()));
+        if (last >= capacity_) reserve(std::max(last + 1, capacity_ + capacity_ / 2));
         if (id_is_address_.size() <= last) id_is_address_.resize(last + 1, 1);
-        k::JUpdate* const at = append_updates(count);
-        updates_since_order_ += count;
-        // Where each k goes among this engine's updates: a serial pass of a few ns a body.
-        place_in_batch_.resize(addresses.size());
-        for (std::size_t k = 0, next = 0; k < addresses.size(); ++k)
-            place_in_batch_[k] = std::size_t(addresses[k]) % stride == offset ? next++ : std::size_t(-1);
+        k::JUpdate* const at = append_updates(addresses.size());
+        updates_since_order_ += addresses.size();
         std::atomic<std::ptrdiff_t> other_ids{0};
         parallel_for(
             addresses.size(),
             [&](std::size_t begin, std::size_t end) {
                 std::ptrdiff_t others = 0;
-                for (std::size_t k = begin; k < end; ++k) {
-                    if (place_in_batch_[k] == std::size_t(-1)) continue;
-                    const std::size_t address = std::size_t(addresses[k]) / stride;
-                    const JParticle& p = ps[k];
+                for (std::size_t q = begin; q < end; ++q) {
+                    const std::size_t address = std::size_t(addresses[q]);
+                    const JParticle& p = ps[q];
                     const char is_address = p.id == int(address);
                     others += std::ptrdiff_t(!is_address) - std::ptrdiff_t(!id_is_address_[address]);
                     id_is_address_[address] = is_address;
-                    k::JUpdate& u = at[place_in_batch_[k]];
+                    k::JUpdate& u = at[q];
                     u.address = (long long)slot(address);
                     u.xm = r4(p.x.x, p.x.y, p.x.z, p.mass);
                     u.vt = r4(p.v.x, p.v.y, p.v.z, p.t);
@@ -175,13 +222,60 @@ public:
         finish(out);
     }
 
-    // compute() in two halves, so that one thread can keep several GPUs busy (engine_cuda.hpp).
-    void launch(double t, std::size_t nj, std::span<const IParticle> in, double eps2, bool want_neighbours) override {
+    std::span<const int> neighbours(std::size_t i) const override {
+        if (i >= lists_.size()) return {};
+        return lists_[i];
+    }
+    bool neighbour_overflow(std::size_t i) const override { return i < overflow_.size() && overflow_[i]; }
+    double interactions() const override { return interactions_; }
+    void want_nearest(bool on) override { extras_ = on ? k::kNearest : k::kNoExtras; }
+
+    void set_profiling(bool on) override { profiling_ = on; }
+    // One GPU: the host's phases and the GPU's in the order of a compute(). Several: the same, each
+    // GPU's wait and busy time apart, and the unpacking is the sum of the GPUs' partials.
+    std::vector<PhaseTime> profile() const override {
+        const bool several = gpus_.size() > 1;
+        auto of_gpu = [&](const Gpu& gpu, const char* what) {
+            return several ? "GPU " + std::to_string(gpu.device) + ": " + what : std::string(what);
+        };
+        std::vector<PhaseTime> out{{"spatial order, buffers", phases_[kOrder]},
+                                   {"stage (j-updates, i-batch)", phases_[kStage]},
+                                   {"queue (copies, kernels)", phases_[kQueue]}};
+        for (const auto& gpu : gpus_) out.push_back({of_gpu(*gpu, "wait for the GPU"), gpu->wait_s});
+        out.push_back({several ? "unpack and add the GPUs' results" : "unpack results", phases_[kUnpack]});
+        for (const auto& gpu : gpus_) out.push_back({of_gpu(*gpu, "GPU busy (events; in the wait)"), gpu->busy_s});
+        return out;
+    }
+
+    void count_tile_loops(bool on) override {
+        counting_tiles_ = on;
+        if (!on) return;
+        for (auto& gpu : gpus_) {
+            const ScopedDevice on_gpu(gpu->device);
+            if (gpu->tile_loops.empty()) gpu->tile_loops = DeviceBuffer<unsigned long long>(k::kDsTileLoops);
+            CUDA_CHECK(cudaMemset(gpu->tile_loops.get(), 0, gpu->tile_loops.bytes()));
+        }
+    }
+    std::vector<TileLoops> tile_loops() const override {
+        std::vector<TileLoops> out(gpus_.size(), TileLoops{});
+        for (std::size_t g = 0; g < gpus_.size(); ++g) {
+            if (gpus_[g]->tile_loops.empty()) continue;
+            const ScopedDevice on(gpus_[g]->device);
+            CUDA_CHECK(cudaMemcpy(out[g].data(), gpus_[g]->tile_loops.get(), gpus_[g]->tile_loops.bytes(), cudaMemcpyDeviceToHost));
+        }
+        return out;
+    }
+    std::size_t spread_evaluations() const override { return spread_evaluations_; }
+
+private:
+    // compute() in two halves: launch() stages the batch once and queues every GPU's copies and
+    // kernels in turn (GPU g computes while the host queues GPU g + 1's); finish() waits for each
+    // GPU and unpacks (several: adds) the results.
+    void launch(double t, std::size_t nj, std::span<const IParticle> in, double eps2, bool want_neighbours) {
         if (nj > capacity_) throw std::invalid_argument("cuda force engine: " + std::to_string(nj) + " j-particles asked for, " + std::to_string(capacity_) + " stored");
         const int ni = int(in.size());
-        launched_ = {true, std::size_t(ni), nj, want_neighbours};
+        launched_ = {true, std::size_t(ni), nj, want_neighbours, 1};
         if (ni == 0) return;
-        const nbody::cuda::ScopedDevice on(device_);
         auto since = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         k::ForceVariant v = variant_;
         v.extras = want_neighbours ? (k::kNearest | k::kNeighbours) : extras_;
@@ -192,17 +286,38 @@ public:
         const std::span<const std::uint32_t> batch_order = v.far_tiles ? sort_batch(in) : std::span<const std::uint32_t>();
         // In Morton order a tile's ids are scattered, and the self test would run on every tile that is
         // not far: where every id is its address, the kernel sees slots instead (an i-body gets the slot
-        // of its own j-particle; an id beyond nj gets -3, which no j-particle has).
-        const bool slot_ids = v.far_tiles && other_ids_ == 0;
+        // of its own j-particle; an id beyond nj gets -3, which no j-particle has). The slots are the
+        // same on every GPU. Batches below kFarTilesFrom too, once the order is made (it stays for
+        // them): with addresses for ids every tile of the order ran the self test, with slots a warp's
+        // few dozen bodies fall in a tile's range of 128 slots on ~6-12 % of tiles at 128K. Not with the
+        // extras, whose nearest neighbour is an id (and whose loop always tests).
+        const bool slot_ids = v.precision == k::Precision::Ds && v.extras == k::kNoExtras && !v.snap && other_ids_ == 0;
         auto kernel_id = [&](int id) { return !slot_ids ? id : id >= 0 && std::size_t(id) < nj ? int(slot(std::size_t(id))) : -3; };
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-        const int split = config_.j_split > 0 ? config_.j_split : k::choose_j_split(ni, int(nj), v.block, sm_count_, v.bodies_per_thread, v.far_tiles);
-        ensure_i(std::size_t(ni_pad), std::size_t(split));
-        if (profiling_) lap(since, phases_[kOrder]), gpu_start_.record(nullptr);
+        // The GPUs of this evaluation, each with its range of the slots: whole tiles where nj allows, so
+        // that each GPU's tiles, and the kernel's loop for each warp and tile, are one GPU's.
+        const std::size_t used =
+            gpus_.size() > 1 && nj >= gpus_.size() && double(ni) * double(nj) >= config_.several_gpus_from ? gpus_.size() : 1;
+        launched_.gpus = used;
+        if (used > 1) ++spread_evaluations_;
+        const std::size_t tile = std::size_t(v.block);
+        auto range_start = [&](std::size_t g) {
+            const std::size_t at = nj * g / used;
+            return g == used ? nj : nj >= used * tile ? at / tile * tile : at;
+        };
+        for (std::size_t g = 0; g < used; ++g) {
+            Gpu& gpu = *gpus_[g];
+            const ScopedDevice on(gpu.device);
+            gpu.first = range_start(g), gpu.count = range_start(g + 1) - gpu.first;
+            gpu.split = config_.j_split > 0 ? config_.j_split
+                                            : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
+            ensure_i(gpu, std::size_t(ni_pad), std::size_t(gpu.split));
+        }
+        if (profiling_) lap(since, phases_[kOrder]);
 
-        // One stream, one wait: the corrected j-particles and the i-batch [x(ni) | v(ni) (| a(ni))] go
-        // up in one copy from page-locked memory, the results come back in one copy ([acc(ni) |
-        // jerk(ni) (| snap(ni))] and the nearest indices); the host waits once, at the end (a few
+        // One stream per GPU, one wait: the corrected j-particles and the i-batch [x(ni) | v(ni) (|
+        // a(ni))] go up in one copy from page-locked memory, the results come back in one copy ([acc(ni)
+        // | jerk(ni) (| snap(ni))] and the nearest indices); the host waits once, at the end (a few
         // hundred active bodies take tens of microseconds on the GPU, so each copy's latency counted
         // as much as the kernel: device runs 21 and 39, docs/HERMITE.md).
         const std::size_t rows = i_rows();
@@ -210,7 +325,7 @@ public:
         // gathered on the GPU; its results are scattered back there, so that the host reads and writes
         // the caller's bodies in order (sorting on the host would visit 256K-1M bodies at random).
         const std::size_t batch_bytes = sizeof(Real4) * rows * std::size_t(ni) + (v.far_tiles ? sizeof(int) * std::size_t(ni) : 0);
-        Real4* ixv = reinterpret_cast<Real4*>(upload(batch_bytes, [&](unsigned char* at) {
+        const std::size_t batch_at = stage(batch_bytes, [&](unsigned char* at) {
             Real4* staged = reinterpret_cast<Real4*>(at);
             std::copy(batch_order.begin(), batch_order.end(), reinterpret_cast<int*>(staged + rows * std::size_t(ni)));
             parallel_for(
@@ -224,105 +339,127 @@ public:
                     }
                 },
                 host_threads_from());
-            if (profiling_) lap(since, phases_[kStage]);
-        }));
-        const int* const sorted_from = v.far_tiles ? reinterpret_cast<const int*>(ixv + rows * std::size_t(ni)) : nullptr;
-        if (v.far_tiles) {
-            for (std::size_t r = 0; r < rows; ++r)
-                k::gather_real4(sorted_in_.get() + r * std::size_t(ni), ixv + r * std::size_t(ni), sorted_from, ni, nullptr);
-            ixv = sorted_in_.get();
+        });
+        if (profiling_) lap(since, phases_[kStage]);
+        for (std::size_t g = 0; g < gpus_.size(); ++g) {
+            Gpu& gpu = *gpus_[g];
+            const ScopedDevice on(gpu.device);
+            if (g >= used) {  // the j-updates only: every GPU keeps every j-particle
+                send(gpu, false);
+                continue;
+            }
+            if (profiling_) gpu.gpu_start.record(nullptr);
+            Real4* ixv = reinterpret_cast<Real4*>(send(gpu, true) + batch_at);
+            const int* const sorted_from = v.far_tiles ? reinterpret_cast<const int*>(ixv + rows * std::size_t(ni)) : nullptr;
+            if (v.far_tiles) {
+                for (std::size_t r = 0; r < rows; ++r)
+                    k::gather_real4(gpu.sorted_in.get() + r * std::size_t(ni), ixv + r * std::size_t(ni), sorted_from, ni, nullptr);
+                ixv = gpu.sorted_in.get();
+            }
+            const k::IBatch batch{ixv, ixv + ni, v.snap ? ixv + 2 * ni : nullptr};
+            const k::Predicted pred{gpu.hi.get(), gpu.lo.get(), gpu.vel.get(), gpu.pos64.get(), gpu.vel64.get(), gpu.acc64.get()};
+            k::predict_j(j_memory(gpu), int(gpu.first + gpu.count), t, variant_.precision, pred, nullptr, slot_ids, int(gpu.first));
+            k::NeighbourLists lists{gpu.nb_count.get(), gpu.nb_ids.get(), config_.max_neighbours};
+            if (want_neighbours) CUDA_CHECK(cudaMemsetAsync(gpu.nb_count.get(), 0, sizeof(int) * std::size_t(ni), nullptr));
+            k::Partials part{gpu.p_acc.get(), gpu.p_jerk.get(), gpu.p_nn.get(), v.snap ? gpu.p_snap.get() : nullptr};
+            if (counting_tiles_) part.tile_loops = gpu.tile_loops.get();
+            k::hermite_force(v, from_slot(pred, gpu.first), int(gpu.count), batch, ni, eps2, gpu.split, part, lists, nullptr);
+            // The nearest indices follow the rows in r, so that one copy brings everything back.
+            int* const nearest = reinterpret_cast<int*>(gpu.r.get() + rows * std::size_t(ni));
+            k::reduce_partials(part, ni, ni_pad, gpu.split,
+                               {gpu.r.get(), gpu.r.get() + ni, nearest, v.snap ? gpu.r.get() + 2 * ni : nullptr}, nullptr);
+            if (v.far_tiles) {  // back to the caller's order (no nearest neighbours without extras: all -1)
+                for (std::size_t r = 0; r < rows; ++r)
+                    k::scatter_real4(gpu.sorted_in.get() + r * std::size_t(ni), gpu.r.get() + r * std::size_t(ni), sorted_from, ni, nullptr);
+                CUDA_CHECK(cudaMemcpyAsync(gpu.r.get(), gpu.sorted_in.get(), sizeof(Real4) * rows * std::size_t(ni),
+                                           cudaMemcpyDeviceToDevice, nullptr));
+            }
+            CUDA_CHECK(cudaMemcpyAsync(gpu.r_stage.get(), gpu.r.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
+                                       cudaMemcpyDeviceToHost, nullptr));
+            if (profiling_) gpu.gpu_stop.record(nullptr);
         }
-        const k::IBatch batch{ixv, ixv + ni, v.snap ? ixv + 2 * ni : nullptr};
-        k::Predicted pred{hi_.get(), lo_.get(), vel_.get(), pos64_.get(), vel64_.get(), acc64_.get()};
-        k::predict_j(j_memory(), int(nj), t, variant_.precision, pred, nullptr, slot_ids);
-        k::NeighbourLists lists{nb_count_.get(), nb_ids_.get(), config_.max_neighbours};
-        if (want_neighbours) CUDA_CHECK(cudaMemsetAsync(nb_count_.get(), 0, sizeof(int) * std::size_t(ni), nullptr));
-        k::Partials part{p_acc_.get(), p_jerk_.get(), p_nn_.get(), v.snap ? p_snap_.get() : nullptr};
-        k::hermite_force(v, pred, int(nj), batch, ni, eps2, split, part, lists, nullptr);
-        // The nearest indices follow the rows in r_, so that one copy brings everything back.
-        int* const nearest = reinterpret_cast<int*>(r_.get() + rows * std::size_t(ni));
-        k::reduce_partials(part, ni, ni_pad, split,
-                           {r_.get(), r_.get() + ni, nearest, v.snap ? r_.get() + 2 * ni : nullptr}, nullptr);
-        if (v.far_tiles) {  // back to the caller's order (no nearest neighbours without extras: all -1)
-            for (std::size_t r = 0; r < rows; ++r)
-                k::scatter_real4(sorted_in_.get() + r * std::size_t(ni), r_.get() + r * std::size_t(ni), sorted_from, ni, nullptr);
-            CUDA_CHECK(cudaMemcpyAsync(r_.get(), sorted_in_.get(), sizeof(Real4) * rows * std::size_t(ni), cudaMemcpyDeviceToDevice, nullptr));
-        }
-        CUDA_CHECK(cudaMemcpyAsync(r_stage_.get(), r_.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
-                                   cudaMemcpyDeviceToHost, nullptr));
-        if (profiling_) gpu_stop_.record(nullptr), lap(since, phases_[kQueue]);
+        if (profiling_) lap(since, phases_[kQueue]);
     }
 
-    void finish(std::span<IForce> out) override {
+    void finish(std::span<IForce> out) {
         if (!launched_.pending) throw std::logic_error("cuda force engine: finish() without launch()");
         launched_.pending = false;
         if (out.size() != launched_.ni) throw std::invalid_argument("cuda force engine: output size differs from input");
-        const int ni = int(launched_.ni);
+        const std::size_t ni = launched_.ni, used = launched_.gpus;
         const bool want_neighbours = launched_.neighbours;
-        lists_.assign(want_neighbours ? std::size_t(ni) : 0, {});
-        overflow_.assign(want_neighbours ? std::size_t(ni) : 0, 0);
+        lists_.assign(want_neighbours ? ni : 0, {});
+        overflow_.assign(want_neighbours ? ni : 0, 0);
         if (ni == 0) return;
-        const nbody::cuda::ScopedDevice on(device_);
         auto since = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         const std::size_t rows = i_rows();
-        CUDA_CHECK(cudaStreamSynchronize(nullptr));
-        if (profiling_) lap(since, phases_[kWait]), phases_[kGpu] += 1e-3 * nbody::cuda::elapsed_ms(gpu_start_, gpu_stop_);
-        const int* const nearest_back = reinterpret_cast<const int*>(r_stage_.get() + rows * std::size_t(ni));
-        updates_in_flight_ = false;
+        for (std::size_t g = 0; g < used; ++g) {
+            Gpu& gpu = *gpus_[g];
+            const ScopedDevice on(gpu.device);
+            CUDA_CHECK(cudaStreamSynchronize(nullptr));
+            gpu.reading_stage = false;
+            if (profiling_) lap(since, gpu.wait_s), gpu.busy_s += 1e-3 * nbody::cuda::elapsed_ms(gpu.gpu_start, gpu.gpu_stop);
+        }
+        // Each body's results added over the GPUs in GPU order, in double; the nearest neighbour the
+        // smallest r^2 over them, the lowest id on ties (one GPU: its results as they are).
         parallel_for(
-            std::size_t(ni),
+            ni,
             [&](std::size_t begin, std::size_t end) {
                 for (std::size_t i = begin; i < end; ++i) {
+                    const Real4* const first = gpus_[0]->r_stage.get();
+                    Real4 a = first[i], jn = first[ni + i], s = variant_.snap ? first[2 * ni + i] : r4(0, 0, 0, 0);
+                    int nearest = reinterpret_cast<const int*>(first + rows * ni)[i];
+                    double nearest_r2 = jn.w;
+                    for (std::size_t g = 1; g < used; ++g) {
+                        const Real4* const part = gpus_[g]->r_stage.get();
+                        const Real4 ag = part[i], jg = part[ni + i];
+                        a.x += ag.x, a.y += ag.y, a.z += ag.z, a.w += ag.w;
+                        jn.x += jg.x, jn.y += jg.y, jn.z += jg.z;
+                        if (variant_.snap) {
+                            const Real4 sg = part[2 * ni + i];
+                            s.x += sg.x, s.y += sg.y, s.z += sg.z;
+                        }
+                        const int ng = reinterpret_cast<const int*>(part + rows * ni)[i];
+                        if (ng >= 0 && (nearest < 0 || jg.w < nearest_r2 || (jg.w == nearest_r2 && ng < nearest)))
+                            nearest = ng, nearest_r2 = jg.w;
+                    }
                     IForce& f = out[i];
-                    const Real4 a = r_stage_[i], jn = r_stage_[std::size_t(ni) + i];
                     f.acc = {a.x, a.y, a.z};
                     f.pot = a.w;
                     f.jerk = {jn.x, jn.y, jn.z};
-                    f.nearest = nearest_back[i];
-                    f.nearest_r2 = f.nearest >= 0 ? jn.w : 0.0;
-                    if (variant_.snap) {
-                        const Real4 s = r_stage_[2 * std::size_t(ni) + i];
-                        f.snap = {s.x, s.y, s.z};
-                    }
+                    f.nearest = nearest;
+                    f.nearest_r2 = nearest >= 0 ? nearest_r2 : 0.0;
+                    if (variant_.snap) f.snap = {s.x, s.y, s.z};
                 }
             },
             host_threads_from());
-        if (want_neighbours) {
-            std::vector<int> counts(static_cast<std::size_t>(ni), 0);
-            std::vector<int> ids(static_cast<std::size_t>(ni) * static_cast<std::size_t>(config_.max_neighbours), 0);
-            CUDA_CHECK(cudaMemcpy(counts.data(), nb_count_.get(), sizeof(int) * counts.size(), cudaMemcpyDeviceToHost));
-            CUDA_CHECK(cudaMemcpy(ids.data(), nb_ids_.get(), sizeof(int) * ids.size(), cudaMemcpyDeviceToHost));
-            for (int i = 0; i < ni; ++i) {
-                const int c = std::min(counts[std::size_t(i)], config_.max_neighbours);
-                overflow_[std::size_t(i)] = counts[std::size_t(i)] > config_.max_neighbours;
-                auto begin = ids.begin() + std::ptrdiff_t(i) * config_.max_neighbours;
-                lists_[std::size_t(i)].assign(begin, begin + c);
-                std::sort(lists_[std::size_t(i)].begin(), lists_[std::size_t(i)].end());  // atomics fill in any order
-            }
-        }
+        if (want_neighbours) collect_neighbours(ni, used);
         interactions_ += double(ni) * double(launched_.nj);
         if (profiling_) lap(since, phases_[kUnpack]);
     }
 
-    std::span<const int> neighbours(std::size_t i) const override {
-        if (i >= lists_.size()) return {};
-        return lists_[i];
+    // Each GPU's lists of the last evaluation, merged and sorted (the atomics fill them in any order),
+    // cut at max_neighbours.
+    void collect_neighbours(std::size_t ni, std::size_t used) {
+        const std::size_t capacity = std::size_t(config_.max_neighbours);
+        std::vector<int> counts(ni, 0), ids(ni * capacity, 0);
+        for (std::size_t g = 0; g < used; ++g) {
+            const Gpu& gpu = *gpus_[g];
+            const ScopedDevice on(gpu.device);
+            CUDA_CHECK(cudaMemcpy(counts.data(), gpu.nb_count.get(), sizeof(int) * counts.size(), cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(ids.data(), gpu.nb_ids.get(), sizeof(int) * ids.size(), cudaMemcpyDeviceToHost));
+            for (std::size_t i = 0; i < ni; ++i) {
+                const std::size_t c = std::min(std::size_t(counts[i]), capacity);
+                overflow_[i] |= std::size_t(counts[i]) > capacity;
+                const auto begin = ids.begin() + std::ptrdiff_t(i * capacity);
+                lists_[i].insert(lists_[i].end(), begin, begin + std::ptrdiff_t(c));
+            }
+        }
+        for (std::size_t i = 0; i < ni; ++i) {
+            std::sort(lists_[i].begin(), lists_[i].end());
+            if (lists_[i].size() > capacity) lists_[i].resize(capacity), overflow_[i] = 1;
+        }
     }
-    bool neighbour_overflow(std::size_t i) const override { return i < overflow_.size() && overflow_[i]; }
-    double interactions() const override { return interactions_; }
-    void want_nearest(bool on) override { extras_ = on ? k::kNearest : k::kNoExtras; }
 
-    void set_profiling(bool on) override { profiling_ = on; }
-    std::vector<PhaseTime> profile() const override {
-        static const char* const names[kPhases] = {
-            "spatial order, buffers", "stage (j-updates, i-batch)", "queue (copies, kernels)",
-            "wait for the GPU", "unpack results", "GPU busy (events; in the wait)"};
-        std::vector<PhaseTime> out;
-        for (int p = 0; p < kPhases; ++p) out.push_back({names[p], phases_[p]});
-        return out;
-    }
-
-private:
     std::size_t slot(std::size_t address) const { return address < slot_of_.size() ? slot_of_[address] : address; }
 
     // The kernel reads slots 0 .. nj-1, so the order maps the first nj addresses onto them (a compute
@@ -334,8 +471,8 @@ private:
     }
 
     // Moves the j-particles to Morton order of their last positions (spatial; read back from the
-    // j-memory, positions at each body's own time) or back to their addresses, on the GPU; the updates
-    // still queued carry the old slots, so they go first.
+    // first GPU's j-memory, which every GPU's equals: positions at each body's own time) or back to
+    // their addresses, on every GPU; the updates still queued carry the old slots, so they go first.
     void reorder(std::size_t nj, bool spatial) {
         flush();
         const std::size_t n = std::max(nj, ordered_nj_);
@@ -343,7 +480,10 @@ private:
         std::iota(next.begin(), next.end(), 0u);
         if (spatial) {
             std::vector<Real4> by_slot(n);
-            CUDA_CHECK(cudaMemcpy(by_slot.data(), xm_.get(), sizeof(Real4) * n, cudaMemcpyDeviceToHost));
+            {
+                const ScopedDevice on(gpus_.front()->device);
+                CUDA_CHECK(cudaMemcpy(by_slot.data(), gpus_.front()->xm.get(), sizeof(Real4) * n, cudaMemcpyDeviceToHost));
+            }
             std::vector<Point> position(nj);
             for (std::size_t a = 0; a < nj; ++a) {
                 const Real4& x = by_slot[slot(a)];
@@ -354,12 +494,15 @@ private:
         }
         std::vector<int> source(n);  // new slot -> the slot its j-particle is in now
         for (std::size_t a = 0; a < n; ++a) source[next[a]] = int(slot(a));
-        DeviceBuffer<int> source_dev(n);
-        DeviceBuffer<Real4> scratch(n);
-        CUDA_CHECK(cudaMemcpy(source_dev.get(), source.data(), source_dev.bytes(), cudaMemcpyHostToDevice));
-        k::permute_j(j_memory(), source_dev.get(), int(n), scratch.get(), nullptr);
-        CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the buffers above go out of scope
-        updates_in_flight_ = false;
+        for (auto& gpu : gpus_) {
+            const ScopedDevice on(gpu->device);
+            DeviceBuffer<int> source_dev(n);
+            DeviceBuffer<Real4> scratch(n);
+            CUDA_CHECK(cudaMemcpy(source_dev.get(), source.data(), source_dev.bytes(), cudaMemcpyHostToDevice));
+            k::permute_j(j_memory(*gpu), source_dev.get(), int(n), scratch.get(), nullptr);
+            CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the buffers above go out of scope
+            gpu->reading_stage = false;
+        }
         if (spatial) {
             address_of_.resize(nj);
             for (std::size_t a = 0; a < nj; ++a) address_of_[next[a]] = std::uint32_t(a);
@@ -377,79 +520,104 @@ private:
     std::span<const std::uint32_t> sort_batch(std::span<const IParticle> in) {
         const std::size_t slots = slot_of_.size();
         bool every_address_in_order = in.size() == address_of_.size();
-        for (std::size_t k = 0; k < in.size() && every_address_in_order; ++k) every_address_in_order = in[k].id == int(k);
+        for (std::size_t q = 0; q < in.size() && every_address_in_order; ++q) every_address_in_order = in[q].id == int(q);
         if (every_address_in_order) return address_of_;  // every body active, as the integrator lists them
         place_.assign(slots, -1);
         i_order_.clear();
         std::vector<std::uint32_t> rest;
-        for (std::size_t k = 0; k < in.size(); ++k) {
-            const int id = in[k].id;
+        for (std::size_t q = 0; q < in.size(); ++q) {
+            const int id = in[q].id;
             if (id >= 0 && std::size_t(id) < slots && place_[slot_of_[std::size_t(id)]] < 0)
-                place_[slot_of_[std::size_t(id)]] = int(k);
+                place_[slot_of_[std::size_t(id)]] = int(q);
             else
-                rest.push_back(std::uint32_t(k));
+                rest.push_back(std::uint32_t(q));
         }
-        for (int k : place_)
-            if (k >= 0) i_order_.push_back(std::uint32_t(k));
+        for (int q : place_)
+            if (q >= 0) i_order_.push_back(std::uint32_t(q));
         i_order_.insert(i_order_.end(), rest.begin(), rest.end());
         return i_order_;
     }
 
-    // Room for `count` more j-updates at the start of the page-locked buffer, after those queued;
-    // waits first where a copy from the buffer may still run (no compute() has waited since the last
-    // upload).
-    k::JUpdate* append_updates(std::size_t count) {
-        if (updates_in_flight_) {
-            const nbody::cuda::ScopedDevice on(device_);  // the caller's thread may have another GPU current
+    // Waits for every GPU whose copy from the page-locked buffer may still run (no wait since it was
+    // queued), so that the buffer can be written.
+    void wait_for_stage_readers() {
+        for (auto& gpu : gpus_) {
+            if (!gpu->reading_stage) continue;
+            const ScopedDevice on(gpu->device);  // the caller's thread may have another GPU current
             CUDA_CHECK(cudaStreamSynchronize(nullptr));
-            updates_in_flight_ = false;
+            gpu->reading_stage = false;
         }
+    }
+    // Room for `count` more j-updates at the start of the page-locked buffer, after those queued.
+    k::JUpdate* append_updates(std::size_t count) {
+        wait_for_stage_readers();
         stage_room((pending_ + count) * sizeof(k::JUpdate));
         k::JUpdate* const at = reinterpret_cast<k::JUpdate*>(in_stage_.get()) + pending_;
         pending_ += count;
         return at;
     }
-    // The page-locked buffer (and its device twin) at least `bytes` long, the queued updates kept.
+    // The page-locked buffer at least `bytes` long, the queued updates kept (each GPU's device twin
+    // grows in send()).
     void stage_room(std::size_t bytes) {
         if (in_stage_.size() >= bytes) return;
-        const nbody::cuda::ScopedDevice on(device_);
         nbody::cuda::PinnedBuffer<unsigned char> grown(bytes * 2);
         std::copy_n(in_stage_.get(), pending_ * sizeof(k::JUpdate), grown.get());
         in_stage_ = std::move(grown);
-        in_dev_ = DeviceBuffer<unsigned char>(bytes * 2);
     }
 
-    // The queued j-updates (set_j wrote them into the page-locked buffer) and `batch_bytes` that
-    // `fill_batch` writes after them go up in one copy, without waiting; the updates are scattered
-    // into the j-memory. Returns the device address of the batch.
+    // The queued j-updates, then `batch_bytes` that `fill_batch` writes after them, staged once for
+    // every GPU (send() copies them up). Returns where the batch starts.
     template <class FillBatch>
-    unsigned char* upload(std::size_t batch_bytes, const FillBatch& fill_batch) {
-        if (updates_in_flight_) CUDA_CHECK(cudaStreamSynchronize(nullptr)), updates_in_flight_ = false;
-        const std::size_t updates = pending_;
-        const std::size_t update_bytes = (updates * sizeof(k::JUpdate) + sizeof(Real4) - 1) / sizeof(Real4) * sizeof(Real4);
+    std::size_t stage(std::size_t batch_bytes, const FillBatch& fill_batch) {
+        wait_for_stage_readers();
+        const std::size_t update_bytes = (pending_ * sizeof(k::JUpdate) + sizeof(Real4) - 1) / sizeof(Real4) * sizeof(Real4);
         stage_room(update_bytes + batch_bytes);
         fill_batch(in_stage_.get() + update_bytes);
-        CUDA_CHECK(cudaMemcpyAsync(in_dev_.get(), in_stage_.get(), update_bytes + batch_bytes, cudaMemcpyHostToDevice,
-                                   nullptr));
-        updates_in_flight_ = true;
-        k::scatter_j(j_memory(), reinterpret_cast<const k::JUpdate*>(in_dev_.get()), int(updates), nullptr);
+        staged_ = {pending_, update_bytes, update_bytes + batch_bytes};
         pending_ = 0;
-        return in_dev_.get() + update_bytes;
+        return update_bytes;
     }
+    // On `gpu` (current): the staged updates, and the batch after them where `with_batch`, copied up
+    // in one copy without waiting; the updates scattered into its j-memory. Returns the device address
+    // of the staged bytes.
+    unsigned char* send(Gpu& gpu, bool with_batch) {
+        const std::size_t bytes = with_batch ? staged_.bytes : staged_.update_bytes;
+        if (gpu.in_dev.size() < bytes) gpu.in_dev = DeviceBuffer<unsigned char>(in_stage_.size());
+        if (bytes == 0) return gpu.in_dev.get();
+        CUDA_CHECK(cudaMemcpyAsync(gpu.in_dev.get(), in_stage_.get(), bytes, cudaMemcpyHostToDevice, nullptr));
+        gpu.reading_stage = true;
+        k::scatter_j(j_memory(gpu), reinterpret_cast<const k::JUpdate*>(gpu.in_dev.get()), int(staged_.updates), nullptr);
+        return gpu.in_dev.get();
+    }
+    // The queued j-updates into every GPU's j-memory now.
     void flush() {
-        if (pending_ > 0) upload(0, [](unsigned char*) {});
+        if (pending_ == 0) return;
+        stage(0, [](unsigned char*) {});
+        for (auto& gpu : gpus_) {
+            const ScopedDevice on(gpu->device);
+            send(*gpu, false);
+        }
     }
+
     // The j-memory arrays (snap/24 and crackle/120 only for the 6th order), as the kernels see them.
-    std::vector<DeviceBuffer<Real4>*> j_arrays() {
-        std::vector<DeviceBuffer<Real4>*> a{&xm_, &vt_, &a2_, &j6_};
-        if (variant_.snap) a.insert(a.end(), {&s24_, &c120_});
+    std::vector<DeviceBuffer<Real4>*> j_arrays(Gpu& gpu) const {
+        std::vector<DeviceBuffer<Real4>*> a{&gpu.xm, &gpu.vt, &gpu.a2, &gpu.j6};
+        if (variant_.snap) a.insert(a.end(), {&gpu.s24, &gpu.c120});
         return a;
     }
-    k::JMemory j_memory() {
-        return {xm_.get(), vt_.get(), a2_.get(), j6_.get(), variant_.snap ? s24_.get() : nullptr,
-                variant_.snap ? c120_.get() : nullptr};
+    k::JMemory j_memory(Gpu& gpu) const {
+        return {gpu.xm.get(), gpu.vt.get(), gpu.a2.get(), gpu.j6.get(), variant_.snap ? gpu.s24.get() : nullptr,
+                variant_.snap ? gpu.c120.get() : nullptr};
     }
-    // `old` copied into a zeroed buffer of `cap` elements.
+    // The predicted j-particles from slot `first` on: a GPU's share as the force kernel reads it.
+    static k::Predicted from_slot(k::Predicted p, std::size_t first) {
+        for (float4** a : {&p.hi, &p.lo, &p.vel})
+            if (*a != nullptr) *a += first;
+        for (Real4** a : {&p.pos64, &p.vel64, &p.acc64})
+            if (*a != nullptr) *a += first;
+        return p;
+    }
+    // `old` copied into a zeroed buffer of `cap` elements (on the current device).
     static DeviceBuffer<Real4> grown(const DeviceBuffer<Real4>& old, std::size_t cap) {
         DeviceBuffer<Real4> b(cap);
         CUDA_CHECK(cudaMemset(b.get(), 0, b.bytes()));
@@ -459,45 +627,36 @@ private:
     // Rows of the i-side buffers per i-body: x and v in, acc and jerk out; the 6th order's third row
     // is the predicted a in and the snap out.
     std::size_t i_rows() const { return variant_.snap ? 3 : 2; }
-    void ensure_i(std::size_t ni_pad, std::size_t split) {
-        if (ni_capacity_ < ni_pad) {
+    // `gpu`'s i-side buffers for ni_pad bodies and a j-split of `split` (its device current).
+    void ensure_i(Gpu& gpu, std::size_t ni_pad, std::size_t split) {
+        if (gpu.ni_capacity < ni_pad) {
             const std::size_t rows = i_rows();
-            // r_: the rows, then the nearest indices (ni ints: ni / 8 more Real4, rounded up).
+            // r: the rows, then the nearest indices (ni ints: ni / 8 more Real4, rounded up).
             const std::size_t r_size = rows * ni_pad + (ni_pad * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
-            r_ = DeviceBuffer<Real4>(r_size), r_stage_ = nbody::cuda::PinnedBuffer<Real4>(r_size);
-            nb_count_ = DeviceBuffer<int>(ni_pad);
-            sorted_in_ = DeviceBuffer<Real4>(rows * ni_pad);
-            nb_ids_ = DeviceBuffer<int>(ni_pad * std::size_t(config_.max_neighbours));
-            ni_capacity_ = ni_pad;
+            gpu.r = DeviceBuffer<Real4>(r_size), gpu.r_stage = nbody::cuda::PinnedBuffer<Real4>(r_size);
+            gpu.nb_count = DeviceBuffer<int>(ni_pad);
+            gpu.sorted_in = DeviceBuffer<Real4>(rows * ni_pad);
+            gpu.nb_ids = DeviceBuffer<int>(ni_pad * std::size_t(config_.max_neighbours));
+            gpu.ni_capacity = ni_pad;
         }
-        if (p_acc_.size() < ni_pad * split) {
-            p_acc_ = DeviceBuffer<Real4>(ni_pad * split), p_jerk_ = DeviceBuffer<Real4>(ni_pad * split);
-            p_nn_ = DeviceBuffer<int>(ni_pad * split);
-            if (variant_.snap) p_snap_ = DeviceBuffer<Real4>(ni_pad * split);
+        if (gpu.p_acc.size() < ni_pad * split) {
+            gpu.p_acc = DeviceBuffer<Real4>(ni_pad * split), gpu.p_jerk = DeviceBuffer<Real4>(ni_pad * split);
+            gpu.p_nn = DeviceBuffer<int>(ni_pad * split);
+            if (variant_.snap) gpu.p_snap = DeviceBuffer<Real4>(ni_pad * split);
         }
     }
 
     EngineConfig config_;
     k::ForceVariant variant_;
     int extras_ = k::kNearest;
-    int sm_count_ = 1;
-    // The GPU of this engine's memory: reserve() and compute() make it current for their calls,
-    // whatever device the caller's thread has (engine_multi_gpu.cpp drives one engine per GPU).
-    int device_ = 0;
-    std::size_t capacity_ = 0;
-    DeviceBuffer<Real4> xm_, vt_, a2_, j6_, s24_, c120_, pos64_, vel64_, acc64_;
-    DeviceBuffer<float4> hi_, lo_, vel_;
-    bool updates_in_flight_ = false;  // in_stage_ may still be read by an asynchronous copy
-    std::size_t pending_ = 0;         // j-updates queued at the start of in_stage_
-    std::vector<std::size_t> place_in_batch_;  // set_j_every: k -> its place among this engine's updates
-    // r_: [acc | jerk | snap] of the i-batch, then the nearest indices (ints); r_stage_ its host side.
-    DeviceBuffer<Real4> r_, p_acc_, p_jerk_, p_snap_;
-    DeviceBuffer<Real4> sorted_in_;  // a sorted batch's rows on the GPU, then its results in the caller's order
-    DeviceBuffer<int> p_nn_, nb_count_, nb_ids_;
-    nbody::cuda::PinnedBuffer<Real4> r_stage_;
-    DeviceBuffer<unsigned char> in_dev_;  // [JUpdate x pending | the i-batch rows], see upload()
+    std::vector<std::unique_ptr<Gpu>> gpus_;  // gpus_[g] on config_.devices[g] (or the current GPU)
+    std::size_t capacity_ = 0;                // j-particles every GPU holds room for
+    std::size_t pending_ = 0;                 // j-updates queued at the start of in_stage_
+    // The page-locked buffer of every GPU's copies up: [JUpdate x pending | the i-batch rows].
     nbody::cuda::PinnedBuffer<unsigned char> in_stage_;
-    std::size_t ni_capacity_ = 0;  // i-bodies (padded) the i-side buffers hold
+    struct Staged {
+        std::size_t updates = 0, update_bytes = 0, bytes = 0;
+    } staged_;  // what stage() last put in in_stage_
     // The j-particles in Morton order (kFarTilesFrom): slot_of_[address] for the first ordered_nj_
     // addresses, the address itself beyond them and while slot_of_ is empty; address_of_ its inverse;
     // i_order_ a sorted batch that is not every address in order (place -> body).
@@ -509,17 +668,19 @@ private:
     std::vector<std::vector<int>> lists_;
     std::vector<char> overflow_;
     double interactions_ = 0;
-    // The profile (set_profiling): host seconds by phase of compute(), and the GPU's time between two
-    // events around its work.
-    enum { kOrder, kStage, kQueue, kWait, kUnpack, kGpu, kPhases };
+    std::size_t spread_evaluations_ = 0;
+    bool counting_tiles_ = false;
+    // The profile (set_profiling): host seconds by phase of compute() (each GPU's wait and busy time
+    // in its Gpu).
+    enum { kOrder, kStage, kQueue, kUnpack, kPhases };
     bool profiling_ = false;
     double phases_[kPhases] = {};
     struct Launched {
         bool pending = false;  // launch() queued work that finish() has not collected
         std::size_t ni = 0, nj = 0;
         bool neighbours = false;
+        std::size_t gpus = 1;  // the GPUs it runs on: the first `gpus`
     } launched_;
-    nbody::cuda::Event gpu_start_, gpu_stop_;
 };
 
 }  // namespace

@@ -1,33 +1,33 @@
 #pragma once
-// The one-GPU cuda engine as the multi-GPU engine drives it (engine_multi_gpu.cpp): a ForceEngine
-// that also takes its share of a batch of j-particles from the whole batch (each GPU's share goes
-// into its own page-locked buffer, the batch is not copied apart), and whose compute() comes in two
-// halves, so that one thread keeps every GPU busy.
+// The cuda engine as tests and benchmarks see it beyond ForceEngine: what its kernels did, GPU by
+// GPU (engine_cuda.cpp; make_force_engine gives the same engine as a ForceEngine).
 
+#include <array>
 #include <cstddef>
 #include <memory>
-#include <span>
+#include <vector>
 
+#include "hermite_kernels.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 
 namespace nbody::hermite {
 
 class CudaEngine : public ForceEngine {
 public:
-    // Stores ps[k] at local address addresses[k] / stride for every k with addresses[k] % stride ==
-    // offset (distinct addresses); set_j_batch is (1, 0).
-    virtual void set_j_every(std::span<const int> addresses, std::span<const JParticle> ps, std::size_t stride,
-                             std::size_t offset) = 0;
-    // compute() in two halves: launch() stages the batch (and the queued j-updates) and queues the
-    // copies and kernels without waiting; finish() waits for them and writes `out` (in.size() long).
-    // One thread launches on every GPU, then finishes on each: each GPU computes while the host
-    // stages the next one's batch, and no GPU thread has to be woken per evaluation. `in` must stay
-    // valid until finish().
-    virtual void launch(double t, std::size_t nj, std::span<const IParticle> in, double eps2, bool neighbours) = 0;
-    virtual void finish(std::span<IForce> out) = 0;
+    // Warp-tiles of the ds kernel without extras by loop, as Partials::tile_loops counts them: [0] self
+    // test, [1] any mass, [2] one mass, [3] far apart, any mass, [4] far apart, one mass.
+    using TileLoops = std::array<unsigned long long, nbody::cuda::hermite::kDsTileLoops>;
+    // On: from now on every GPU's kernel counts its tiles (from zero); off: no counting (the default;
+    // an atomic add per warp-tile).
+    virtual void count_tile_loops(bool on) = 0;
+    // The counts since count_tile_loops(true), one entry per GPU in EngineConfig::devices' order.
+    virtual std::vector<TileLoops> tile_loops() const = 0;
+    // Force evaluations so far that ran on every GPU; the others ran on the first GPU alone
+    // (EngineConfig::several_gpus_from).
+    virtual std::size_t spread_evaluations() const = 0;
 };
 
-// On the current GPU (engine_cuda.cpp).
+// On EngineConfig::devices (empty: the current GPU).
 std::unique_ptr<CudaEngine> make_cuda_engine(const EngineConfig& config);
 
 }  // namespace nbody::hermite

@@ -53,8 +53,8 @@ __device__ void predict_to_crackle(const JMemory& j, int k, double t, const Pred
 }
 
 // The same expression as nbody::hermite::predict_position / predict_velocity (host).
-__global__ void predict_kernel(JMemory j, int nj, double t, Precision precision, Predicted out, bool slot_ids) {
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void predict_kernel(JMemory j, int first, int nj, double t, Precision precision, Predicted out, bool slot_ids) {
+    const int k = first + int(blockIdx.x * blockDim.x + threadIdx.x);
     if (k >= nj) return;
     if (j.s24 != nullptr) return predict_to_crackle(j, k, t, out);
     const Real4 xm = j.xm[k], vt = j.vt[k], a2 = j.a2[k], j6 = j.j6[k];
@@ -648,9 +648,9 @@ void permute_j(const JMemory& j, const int* source, int n, Real4* scratch, cudaS
 }
 
 void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream,
-               bool slot_ids) {
-    if (nj <= 0) return;
-    predict_kernel<<<unsigned((nj + 255) / 256), 256, 0, stream>>>(j, nj, t, precision, out, slot_ids);
+               bool slot_ids, int first) {
+    if (nj - first <= 0) return;
+    predict_kernel<<<unsigned((nj - first + 255) / 256), 256, 0, stream>>>(j, first, nj, t, precision, out, slot_ids);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -125,8 +125,10 @@ void scatter_real4(Real4* to, const Real4* from, const int* index, int n, cudaSt
 // With j.s24 set, to the crackle term, and out.acc64 gets the predicted accelerations (fp64 only).
 // slot_ids (ds): each j-particle's id for the force kernel is its slot, not a2.w; the engine's Morton
 // order uses it where ids are addresses, so that a tile's ids stay a range for the self test.
+// first > 0: slots [first, nj) only (a GPU's share of the slots on several GPUs), still at their own
+// slots in `out` and with their own slots as ids.
 void predict_j(const JMemory& j, int nj, double t, Precision precision, const Predicted& out, cudaStream_t stream,
-               bool slot_ids = false);
+               bool slot_ids = false, int first = 0);
 
 // j_split blocks share each i-block's j-range; partials must hold j_split * ni_pad entries where
 // ni_pad = ni rounded up to the block size. Throws std::invalid_argument listing the supported

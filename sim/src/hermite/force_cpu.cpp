@@ -12,8 +12,8 @@ namespace nbody::hermite {
 
 #ifdef NBODY_HERMITE_CUDA
 // sim/cuda/hermite/engine_cuda.cpp
+// On config.devices (several: the j-particles split over them), or the current GPU.
 std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config);
-std::unique_ptr<ForceEngine> make_multi_gpu_force_engine(const EngineConfig& config);
 bool cuda_engine_available(std::string* why_not);
 int cuda_device_count();
 #else
@@ -203,18 +203,15 @@ std::unique_ptr<ForceEngine> make_force_engine(EngineKind kind, const EngineConf
 #ifdef NBODY_HERMITE_CUDA
     const std::string on_gpus =
         config.devices.size() > 1 ? ", j-particles split over " + std::to_string(config.devices.size()) + " GPUs" : "";
-    const auto make = [](const EngineConfig& c) {
-        return c.devices.size() > 1 ? make_multi_gpu_force_engine(c) : make_cuda_force_engine(c);
-    };
     if (gpu && needs_snap) {  // the snap kernel is fp64: the 6th order is for accuracies float forces cannot give
         EngineConfig fp64 = config;
         fp64.precision = "fp64";
         if (why) *why = "Hermite force engine: cuda, fp64 (the 6th order's snap kernel is double)" + on_gpus;
-        return make(fp64);
+        return make_cuda_force_engine(fp64);
     }
     if (gpu) {
         if (why) *why = "Hermite force engine: cuda" + on_gpus;
-        return make(config);
+        return make_cuda_force_engine(config);
     }
     if (config.devices.size() > 1)
         throw std::invalid_argument("the Hermite engine splits the j-particles over several GPUs on the cuda engine only");

@@ -3,6 +3,8 @@
 
 #include <functional>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "nbody/sim/state.hpp"
 #include "nbody/sim/types.hpp"
@@ -46,5 +48,18 @@ double potential_energy_on_host(const State& state, double softening);
 double potential_energy_on_gpu(const State& state, double softening);
 // Either of them, nothing when `stop` said so part-way.
 std::optional<double> potential_energy_or_stop(const State& state, double softening, const StopCheck& stop);
+
+// The potential energy of bodies at double positions (a Hermite run's state) on the GPU, with the
+// Hermite engine's fp64 kernel in double throughout; nothing when `stop` said so part-way. Throws
+// std::runtime_error when no GPU is usable.
+std::optional<double> potential_energy_on_gpu_or_stop(const std::vector<double>& mass, const std::vector<Vec3d>& x,
+                                                      double softening, const StopCheck& stop);
+// Where `nbody run --integrator hermite4|hermite6` sums the potential of its energy before and after
+// the run: on the GPU (potential_energy_on_gpu_or_stop) where the run's force engine is "cuda" and
+// it has kGpuPotentialFrom bodies or more, else on the host (HermiteIntegrator::energy). On the host
+// the N^2 sum is the run's longest silence at large N: at 512K bodies, 2.7e11 pair terms on at most
+// 16 threads took ~35 s on a four-H100 machine (run 95) and longer than the 100 s limit before any
+// block on a two-H100 one (run 108, which looked like a hang), twice a run.
+bool hermite_energy_on_gpu(std::string_view engine, std::size_t n);
 
 }  // namespace nbody

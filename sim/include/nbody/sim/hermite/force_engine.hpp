@@ -83,6 +83,17 @@ enum class EngineKind { Cpu, Cuda, Auto };
 // Parses "cpu", "cuda" or "auto"; throws std::invalid_argument listing them.
 EngineKind parse_engine_kind(std::string_view text);
 
+// On several GPUs (EngineConfig::devices), a force evaluation of fewer pairs than this (active
+// bodies x j-particles) runs on the first GPU alone: a GPU more costs the host ~40 us a block to queue
+// its copies and kernels and to add its results (run 98's profile: "queue" 40-48 us a block per GPU),
+// and saves half the kernel's time, ~ni nj / 0.4e12 s / 2 for a small block (runs 41-42: 0.35-0.6e12
+// interactions/s below 1,024 active bodies), so two GPUs pay from about 2 x 40e-6 x 0.4e12 = 3.2e7
+// pairs: 256 active bodies of 128K, 2,048 of 16K. An estimate, not yet measured. To measure it (two
+// GPUs): `nbody_hermite_bench engine N REPS ACTIVE` with HERMITE_BENCH_GPUS=1, then 2 with
+// HERMITE_BENCH_SEVERAL_FROM=0, ACTIVE from 64 to 8,192 at N = 128K and 512K: the threshold is the
+// smallest ACTIVE x N where two GPUs' compute() is the faster (docs/measurements/2026-11-27-hermite-two-gpus.sh).
+inline constexpr double kSeveralGpusFromPairs = 33554432.0;  // 2^25
+
 // Run-time variant of the CUDA engine's kernels (ignored by the cpu engine).
 struct EngineConfig {
     std::string precision = "ds";  // ds (double-single positions, Sapporo eq. 3) | fp64
@@ -93,9 +104,13 @@ struct EngineConfig {
     int j_split = 0;               // blocks sharing one i-block's j-range (0: chosen to fill the GPU)
     int max_neighbours = 256;      // per i-particle, as Sapporo's default
     // Two or more: the cuda engine splits the j-particles over these GPUs, each computing partial
-    // forces that the host adds in double (Sapporo's multi-GPU scheme; engine_multi_gpu.cpp).
-    // Empty or one: the current GPU.
+    // forces that the host adds in double (Sapporo's multi-GPU scheme): every GPU holds every
+    // j-particle, in one Morton order, and computes over its own range of the slots
+    // (sim/cuda/hermite/engine_cuda.cpp). One: that GPU. Empty: the current GPU.
     std::vector<int> devices;
+    // With several devices: evaluations of fewer pairs than this run on the first GPU alone (0: every
+    // evaluation on every GPU, as the tests want).
+    double several_gpus_from = kSeveralGpusFromPairs;
 };
 
 class ForceEngine {
