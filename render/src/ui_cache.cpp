@@ -47,15 +47,24 @@ bool UiRedrawPolicy::redraw(bool changed, bool input, Clock::time_point now) {
 }
 
 void CachedPicture::begin_redraw(int width, int height) {
-    target_.ensure(width, height, GL_RGBA8);
+    const bool new_texture = target_.ensure(width, height, GL_RGBA8);
     glBindFramebuffer(GL_FRAMEBUFFER, target_.framebuffer());
     glViewport(0, 0, target_.width(), target_.height());
-    // A clear obeys the scissor box and the colour mask: left from other drawing, they would keep
-    // part of the old picture.
-    glDisable(GL_SCISSOR_TEST);
-    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);  // a clear obeys the colour mask
+    // Outside the old picture's area the texture is transparent already: clearing that area only
+    // spares writing the whole frame's pixels on every redraw.
     const float transparent[4] = {0, 0, 0, 0};
-    glClearNamedFramebufferfv(target_.framebuffer(), GL_COLOR, 0, transparent);
+    if (new_texture) {
+        glDisable(GL_SCISSOR_TEST);
+        glClearNamedFramebufferfv(target_.framebuffer(), GL_COLOR, 0, transparent);
+        return;
+    }
+    glEnable(GL_SCISSOR_TEST);
+    for (const PixelRect& r : area_) {
+        glScissor(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
+        glClearNamedFramebufferfv(target_.framebuffer(), GL_COLOR, 0, transparent);
+    }
+    glDisable(GL_SCISSOR_TEST);
 }
 
 void CachedPicture::end_redraw(std::vector<PixelRect> area) {
