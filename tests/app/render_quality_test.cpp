@@ -103,7 +103,7 @@ TEST(RenderQuality, PanelsAreCachedInASoftwareWindowOnly) {
     // The Rendering panel's note says so, and how to turn it off.
     const std::string note = render_scale_note(kLlvmpipe, kSoftwareRenderScale, true, true);
     EXPECT_NE(note.find("50%"), std::string::npos) << note;
-    EXPECT_NE(note.find("panels are drawn again only when they change"), std::string::npos) << note;
+    EXPECT_NE(note.find("panels are redrawn only when they change"), std::string::npos) << note;
     EXPECT_NE(note.find("--ui-cache off"), std::string::npos) << note;
     EXPECT_EQ(render_scale_note(kLlvmpipe, kSoftwareRenderScale, true, false).find("panels"), std::string::npos);
     EXPECT_EQ(render_scale_note("NVIDIA H100 80GB HBM3/PCIe/SSE2", 1.0f, false, true).find("The panels"), 0u)

@@ -52,8 +52,8 @@ std::string render_scale_note(std::string_view gl_renderer, float scale, bool co
         : smaller ? cpu + drawn + ", for the frame rate (--render-scale 1: full size)."
                   : cpu + "full size, each frame slower (--render-scale 0.5 draws a quarter of the pixels).";
     if (!panels_cached) return frame;
-    const std::string panels = "The panels are drawn again only when they change, their numbers 4 times a second "
-                               "(--ui-cache off: every frame).";
+    const std::string panels = "The panels are redrawn only when they change (numbers 4 times a second; "
+                               "--ui-cache off: every frame).";
     return frame.empty() ? panels : frame + " " + panels;
 }
 
