@@ -4,10 +4,13 @@
 
 layout(location = 0) in ivec4 a_rect;  // x0, y0, x1, y1 in framebuffer pixels
 
-uniform vec2 u_size;  // the framebuffer's size in pixels
+uniform vec2 u_size;  // the framebuffer's size in pixels, the picture's too
+
+out vec2 v_uv;
 
 void main() {
     vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
     vec2 p = mix(vec2(a_rect.xy), vec2(a_rect.zw), corner);
-    gl_Position = vec4(p / u_size * 2.0 - 1.0, 0.0, 1.0);
+    v_uv = p / u_size;
+    gl_Position = vec4(v_uv * 2.0 - 1.0, 0.0, 1.0);
 }

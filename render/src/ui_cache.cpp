@@ -55,6 +55,8 @@ void CachedPicture::begin_redraw(int width, int height) {
     // spares writing the whole frame's pixels on every redraw.
     const float transparent[4] = {0, 0, 0, 0};
     if (new_texture) {
+        glTextureParameteri(target_.texture(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);  // one texel a pixel
+        glTextureParameteri(target_.texture(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         glDisable(GL_SCISSOR_TEST);
         glClearNamedFramebufferfv(target_.framebuffer(), GL_COLOR, 0, transparent);
         return;
