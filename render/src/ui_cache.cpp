@@ -71,6 +71,12 @@ void CachedPicture::begin_redraw(int width, int height) {
 
 void CachedPicture::end_redraw(std::vector<PixelRect> area) {
     area_ = std::move(area);
+    rects_ = create_buffer_storage(area_.size() * sizeof(PixelRect), area_.data(), 0);
+    NBODY_GL_CHECK_STATE("keeping the panels' picture");
+}
+
+void PictureBlender::blend(const CachedPicture& picture, GLuint framebuffer) {
+    if (picture.area().empty()) return;
     if (!program_) program_ = ShaderProgram::load({"ui_composite.vert", "ui_composite.frag"});
     if (!vao_) {
         vao_ = create_vertex_array();
@@ -79,15 +85,9 @@ void CachedPicture::end_redraw(std::vector<PixelRect> area) {
         glVertexArrayAttribBinding(vao_.id(), 0, 0);
         glVertexArrayBindingDivisor(vao_.id(), 0, 1);  // one rectangle per instance
     }
-    rects_ = create_buffer_storage(area_.size() * sizeof(PixelRect), area_.data(), 0);
-    glVertexArrayVertexBuffer(vao_.id(), 0, rects_.id(), 0, sizeof(PixelRect));
-    NBODY_GL_CHECK_STATE("keeping the panels' picture");
-}
-
-void CachedPicture::composite(GLuint framebuffer) const {
-    if (area_.empty()) return;
+    glVertexArrayVertexBuffer(vao_.id(), 0, picture.area_buffer(), 0, sizeof(PixelRect));
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-    glViewport(0, 0, width(), height());
+    glViewport(0, 0, picture.width(), picture.height());
     glDisable(GL_SCISSOR_TEST);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_STENCIL_TEST);
@@ -95,11 +95,11 @@ void CachedPicture::composite(GLuint framebuffer) const {
     glEnable(GL_BLEND);
     glBlendEquation(GL_FUNC_ADD);
     glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);  // premultiplied "over"
-    program_.set("u_size", glm::vec2(float(width()), float(height())));
-    glBindTextureUnit(0, target_.texture());
+    program_.set("u_size", glm::vec2(float(picture.width()), float(picture.height())));
+    glBindTextureUnit(0, picture.texture());
     glBindVertexArray(vao_.id());
     program_.use();
-    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(area_.size()));
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(picture.area().size()));
     glBindVertexArray(0);
     glUseProgram(0);
     glBindTextureUnit(0, 0);

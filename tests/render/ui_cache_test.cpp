@@ -1,7 +1,7 @@
 // The panels kept as a picture (issue 33, render/ui_cache.hpp): on a software renderer the panels
 // are drawn into a texture only when they change and blended over each frame from it. The frame
 // must look as it does with the panels drawn directly, change when the panels do (at once after
-// input, a few times a second without), and be blended only where the panels are.
+// input, a few times a second without, a frame later), and be blended only where the panels are.
 
 #include <gtest/gtest.h>
 
@@ -166,6 +166,10 @@ TEST(UiCache, TheFrameChangesWithThePanelsAtTheRefreshRateAndAtOnceAfterInput) {
     EXPECT_EQ(compare(first, held, 0).pixels, 0) << "redrawn before the refresh was due";
     EXPECT_EQ(ui->panel_redraws(), 1);
     std::this_thread::sleep_for(std::chrono::milliseconds(520));
+    // The refresh is drawn in this frame and shown from the next: the frame does not wait for it.
+    const Image queued = frame_with_panels(*ui, 101);
+    EXPECT_EQ(ui->panel_redraws(), 2);
+    EXPECT_EQ(compare(first, queued, 0).pixels, 0) << "a refresh without input shown in the frame that drew it";
     const Image refreshed = frame_with_panels(*ui, 101);
     EXPECT_EQ(ui->panel_redraws(), 2);
     EXPECT_GT(compare(first, refreshed, 8).pixels, 10) << "the new step number is not in the frame";

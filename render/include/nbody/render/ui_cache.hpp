@@ -52,28 +52,38 @@ class UiRedrawPolicy {
 
 // A picture drawn into a transparent texture with "over" blending that keeps alpha
 // (GL_ONE, GL_ONE_MINUS_SRC_ALPHA for alpha, as Dear ImGui's GL backend does), which makes its
-// colour premultiplied: blended over a frame with GL_ONE, GL_ONE_MINUS_SRC_ALPHA it gives that
-// frame what drawing the same triangles onto it directly gives, within 8-bit rounding.
+// colour premultiplied: blended over a frame with GL_ONE, GL_ONE_MINUS_SRC_ALPHA (PictureBlender)
+// it gives that frame what drawing the same triangles onto it directly gives, within 8-bit rounding.
 class CachedPicture {
   public:
     // Binds a cleared (transparent) `width` x `height` target and sets the viewport to it.
     void begin_redraw(int width, int height);
     // What was drawn since begin_redraw covers `area` (covered_tiles); nothing outside it is blended.
     void end_redraw(std::vector<PixelRect> area);
-    // Blends the picture over `framebuffer` (of the size it was drawn at); leaves blending off and
-    // no program, vertex array or texture bound.
-    void composite(GLuint framebuffer) const;
 
     int width() const { return target_.width(); }
     int height() const { return target_.height(); }
+    GLuint texture() const { return target_.texture(); }
+    GLuint area_buffer() const { return rects_.id(); }  // `area` as ivec4s
     const std::vector<PixelRect>& area() const { return area_; }
 
   private:
     RenderTarget target_;
-    ShaderProgram program_;
-    GlVertexArray vao_;
     GlBuffer rects_;
     std::vector<PixelRect> area_;
+};
+
+// Blends cached pictures over frames: one program (compiled at the first picture: ~60 ms on
+// llvmpipe) for all of them.
+class PictureBlender {
+  public:
+    // Blends `picture` over `framebuffer` (of the size it was drawn at); leaves blending off and no
+    // program, vertex array or texture bound.
+    void blend(const CachedPicture& picture, GLuint framebuffer);
+
+  private:
+    ShaderProgram program_;
+    GlVertexArray vao_;
 };
 
 }  // namespace nbody::render
