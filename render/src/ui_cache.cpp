@@ -47,26 +47,19 @@ bool UiRedrawPolicy::redraw(bool changed, bool input, Clock::time_point now) {
 }
 
 void CachedPicture::begin_redraw(int width, int height) {
-    const bool new_texture = target_.ensure(width, height, GL_RGBA8);
-    glBindFramebuffer(GL_FRAMEBUFFER, target_.framebuffer());
-    glViewport(0, 0, target_.width(), target_.height());
-    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);  // a clear obeys the colour mask
-    // Outside the old picture's area the texture is transparent already: clearing that area only
-    // spares writing the whole frame's pixels on every redraw.
-    const float transparent[4] = {0, 0, 0, 0};
-    if (new_texture) {
+    if (target_.ensure(width, height, GL_RGBA8)) {
         glTextureParameteri(target_.texture(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);  // one texel a pixel
         glTextureParameteri(target_.texture(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glDisable(GL_SCISSOR_TEST);
-        glClearNamedFramebufferfv(target_.framebuffer(), GL_COLOR, 0, transparent);
-        return;
     }
-    glEnable(GL_SCISSOR_TEST);
-    for (const PixelRect& r : area_) {
-        glScissor(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
-        glClearNamedFramebufferfv(target_.framebuffer(), GL_COLOR, 0, transparent);
-    }
+    glBindFramebuffer(GL_FRAMEBUFFER, target_.framebuffer());
+    glViewport(0, 0, target_.width(), target_.height());
+    // A clear obeys the scissor box and the colour mask. One clear of the whole picture: clearing
+    // only the old picture's area took a drawn rectangle per square run on llvmpipe (Mesa clears
+    // a part of a target by drawing it), several milliseconds a redraw.
     glDisable(GL_SCISSOR_TEST);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    const float transparent[4] = {0, 0, 0, 0};
+    glClearNamedFramebufferfv(target_.framebuffer(), GL_COLOR, 0, transparent);
 }
 
 void CachedPicture::end_redraw(std::vector<PixelRect> area) {
