@@ -68,16 +68,18 @@ void CachedPicture::end_redraw(std::vector<PixelRect> area) {
     NBODY_GL_CHECK_STATE("keeping the panels' picture");
 }
 
+void PictureBlender::create() {
+    program_ = ShaderProgram::load({"ui_composite.vert", "ui_composite.frag"});
+    vao_ = create_vertex_array();
+    glEnableVertexArrayAttrib(vao_.id(), 0);
+    glVertexArrayAttribIFormat(vao_.id(), 0, 4, GL_INT, 0);
+    glVertexArrayAttribBinding(vao_.id(), 0, 0);
+    glVertexArrayBindingDivisor(vao_.id(), 0, 1);  // one rectangle per instance
+}
+
 void PictureBlender::blend(const CachedPicture& picture, GLuint framebuffer) {
     if (picture.area().empty()) return;
-    if (!program_) program_ = ShaderProgram::load({"ui_composite.vert", "ui_composite.frag"});
-    if (!vao_) {
-        vao_ = create_vertex_array();
-        glEnableVertexArrayAttrib(vao_.id(), 0);
-        glVertexArrayAttribIFormat(vao_.id(), 0, 4, GL_INT, 0);
-        glVertexArrayAttribBinding(vao_.id(), 0, 0);
-        glVertexArrayBindingDivisor(vao_.id(), 0, 1);  // one rectangle per instance
-    }
+    if (!program_) create();
     glVertexArrayVertexBuffer(vao_.id(), 0, picture.area_buffer(), 0, sizeof(PixelRect));
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
     glViewport(0, 0, picture.width(), picture.height());

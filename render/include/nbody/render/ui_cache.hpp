@@ -82,6 +82,8 @@ class PictureBlender {
     void blend(const CachedPicture& picture, GLuint framebuffer);
 
   private:
+    void create();
+
     ShaderProgram program_;
     GlVertexArray vao_;
 };
