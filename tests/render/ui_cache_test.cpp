@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -74,6 +75,8 @@ void fill_background(const RenderTarget& target) {
     glDisable(GL_SCISSOR_TEST);
 }
 
+ImVec2 reset_button_centre;  // where build_panels put its button, in display coordinates
+
 // Two panels placed and sized by the test, with text, widgets, a plot and rounded, translucent
 // backgrounds, `counter` in one line: what the viewer's panels are made of.
 void build_panels(int counter) {
@@ -86,6 +89,8 @@ void build_panels(int counter) {
     static bool paused = false;
     ImGui::Checkbox("Paused", &paused);
     ImGui::Button("Reset (R)");
+    reset_button_centre = ImVec2((ImGui::GetItemRectMin().x + ImGui::GetItemRectMax().x) / 2,
+                                 (ImGui::GetItemRectMin().y + ImGui::GetItemRectMax().y) / 2);
     const float values[] = {0.1f, 0.5f, 0.3f, 0.9f, 0.7f, 0.2f};
     ImGui::PlotLines("energy", values, IM_ARRAYSIZE(values), 0, nullptr, 0.0f, 1.0f, ImVec2(0, 40));
     ImGui::End();
@@ -182,6 +187,26 @@ TEST(UiCache, TheFrameChangesWithThePanelsAtTheRefreshRateAndAtOnceAfterInput) {
     // And it is what drawing "step 102" directly gives.
     ui->cache_panels(false);
     EXPECT_EQ(compare(frame_with_panels(*ui, 102), pressed, 3).pixels, 0);
+}
+
+// The mouse over a panel is input: a button lit up under it shows at once. Over the scene (a camera
+// drag) it is not: the panels' numbers keep their refresh rate.
+TEST(UiCache, TheMouseOverAPanelIsAnsweredAtOnceOverTheSceneNot) {
+    REQUIRE_EGL();
+    auto ui = settled_ui();
+    ui->cache_panels(true, {/*refresh_s=*/1e9, /*after_input_s=*/0.0});
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(kW / 2.0f, kH - 20.0f);  // between and below the panels
+    const Image first = frame_with_panels(*ui, 5);
+    io.MousePos = ImVec2(kW / 2.0f + 30.0f, kH - 40.0f);
+    const Image dragged = frame_with_panels(*ui, 6);
+    EXPECT_EQ(ui->panel_redraws(), 1) << "redrawn for a mouse move over the scene";
+    EXPECT_EQ(compare(first, dragged, 0).pixels, 0);
+    io.MousePos = reset_button_centre;
+    const Image hovered = frame_with_panels(*ui, 6);
+    EXPECT_EQ(ui->panel_redraws(), 2);
+    EXPECT_GT(compare(dragged, hovered, 8).pixels, 50) << "the step number and the lit button are not shown";
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
 }
 
 // The picture is blended over the squares the panels touch, not the whole frame: at 1280x720 on
