@@ -168,8 +168,8 @@ Viewer::Viewer(const ViewOptions& o)
     params_.cache_panels = choose_ui_cache(surface_->gl_info().renderer, o.ui_cache, window);
     if (render_scale.automatic || (params_.cache_panels && !o.ui_cache))
         std::cerr << "nbody: "
-                  << render_scale_note(surface_->gl_info().renderer, render_scale.scale, render_scale.coarse_glow,
-                                       params_.cache_panels && !o.no_ui)
+                  << render_scale_note(surface_->gl_info().renderer, render_scale.scale,
+                                       render_scale.coarse_glow, params_.cache_panels && !o.no_ui)
                   << "\n";
     apply_scene_trails(params_.render.trails, o.trails.value_or(scene_.trails));
     params_.show_open_dialog = o.open_dialog && !o.no_ui;

@@ -9,10 +9,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -122,7 +122,8 @@ void apply_style(float scale) {
 // numbers: refreshed with the others, not every frame of a drag.
 bool input_for_panels(const ImGuiIO& io, bool mouse_was_over_ui) {
     for (int k = 0; k < IM_ARRAYSIZE(io.KeysDown); ++k)
-        if (io.KeysDownDuration[k] == 0.0f || (io.KeysDownDurationPrev[k] >= 0.0f && !io.KeysDown[k])) return true;
+        if (io.KeysDownDuration[k] == 0.0f || (io.KeysDownDurationPrev[k] >= 0.0f && !io.KeysDown[k]))
+            return true;
     if (io.InputQueueCharacters.Size > 0) return true;
     if (!io.WantCaptureMouse && !mouse_was_over_ui) return false;
     if (io.MouseDelta.x != 0.0f || io.MouseDelta.y != 0.0f || io.MouseWheel != 0.0f || io.MouseWheelH != 0.0f)
@@ -135,7 +136,8 @@ bool input_for_panels(const ImGuiIO& io, bool mouse_was_over_ui) {
 // Everything imgui_impl_opengl3 reads from `data` (and the framebuffer's size), as bytes into
 // `out`: equal bytes draw equal pixels. Compared whole, not hashed: ~200 kB a frame, which a
 // memcmp reads in microseconds, and no two different UIs can compare equal.
-void draw_data_bytes(const ImDrawData& data, int framebuffer_w, int framebuffer_h, std::vector<unsigned char>& out) {
+void draw_data_bytes(const ImDrawData& data, int framebuffer_w, int framebuffer_h,
+                     std::vector<unsigned char>& out) {
     out.clear();
     const auto add = [&](const void* p, std::size_t n) {
         out.insert(out.end(), static_cast<const unsigned char*>(p), static_cast<const unsigned char*>(p) + n);
@@ -187,7 +189,8 @@ std::vector<PixelRect> triangle_bounds(const ImDrawData& data, int framebuffer_h
                 const ImVec2 a = corner(0), b = corner(1), c = corner(2);
                 float x0 = std::min({a.x, b.x, c.x}), y0 = std::min({a.y, b.y, c.y});
                 float x1 = std::max({a.x, b.x, c.x}), y1 = std::max({a.y, b.y, c.y});
-                x0 = std::max(x0, clip.x), y0 = std::max(y0, clip.y), x1 = std::min(x1, clip.z), y1 = std::min(y1, clip.w);
+                x0 = std::max(x0, clip.x), x1 = std::min(x1, clip.z);
+                y0 = std::max(y0, clip.y), y1 = std::min(y1, clip.w);
                 if (x0 < x1 && y0 < y1) out.push_back(to_pixels(x0, y0, x1, y1));
             }
         }
@@ -308,9 +311,12 @@ void ImGuiLayer::draw_layers(unsigned int framebuffer, int framebuffer_w, int fr
     for (const unsigned layer : {kBackground, kWindows, kForeground}) {
         if ((layers & layer) == 0) continue;
         std::vector<ImDrawList*> lists;
-        const ImDrawData part = subset_of(*ImGui::GetDrawData(), [&](const ImDrawList* l) {
-            return layer == (l == background ? kBackground : l == foreground ? kForeground : kWindows);
-        }, lists);
+        const ImDrawData part = subset_of(
+            *ImGui::GetDrawData(),
+            [&](const ImDrawList* l) {
+                return layer == (l == background ? kBackground : l == foreground ? kForeground : kWindows);
+            },
+            lists);
         if (layer == kWindows && cache_) {
             draw_panels_cached(part, framebuffer, framebuffer_w, framebuffer_h);
             continue;
@@ -336,8 +342,11 @@ struct ImGuiLayer::PanelCache {
 };
 
 void ImGuiLayer::cache_panels(bool on, UiCacheTiming timing) {
-    if (!on) cache_.reset();
-    else if (!cache_) cache_ = std::make_unique<PanelCache>(timing);
+    if (!on) {
+        cache_.reset();
+        return;
+    }
+    if (!cache_) cache_ = std::make_unique<PanelCache>(timing);
 }
 
 long long ImGuiLayer::panel_redraws() const { return cache_ ? cache_->redraws : 0; }
@@ -349,7 +358,8 @@ namespace {
 void redraw_picture(CachedPicture& picture, const ImDrawData& panels, int framebuffer_w, int framebuffer_h) {
     picture.begin_redraw(framebuffer_w, framebuffer_h);
     render(panels);
-    picture.end_redraw(covered_tiles(triangle_bounds(panels, framebuffer_h), framebuffer_w, framebuffer_h, kCoverTile));
+    picture.end_redraw(
+        covered_tiles(triangle_bounds(panels, framebuffer_h), framebuffer_w, framebuffer_h, kCoverTile));
 }
 }  // namespace
 
@@ -364,7 +374,8 @@ void ImGuiLayer::draw_panels_cached(const ImDrawData& panels, unsigned int frame
     draw_data_bytes(panels, framebuffer_w, framebuffer_h, c.now);
     // A picture of another size cannot be blended over this frame: a resize is redrawn at once, as
     // input is; a change without input may show a frame later.
-    const bool resized = c.shown_picture.width() != framebuffer_w || c.shown_picture.height() != framebuffer_h;
+    const bool resized =
+        c.shown_picture.width() != framebuffer_w || c.shown_picture.height() != framebuffer_h;
     const bool at_once = input_ || resized;
     if (c.policy.redraw(c.now != c.shown, at_once, std::chrono::steady_clock::now())) {
         redraw_picture(at_once ? c.shown_picture : c.next_picture, panels, framebuffer_w, framebuffer_h);

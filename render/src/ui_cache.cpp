@@ -22,14 +22,17 @@ std::vector<PixelRect> covered_tiles(const std::vector<PixelRect>& shapes, int w
     std::vector<PixelRect> runs;
     for (int row = 0; row < rows; ++row)
         for (int column = 0; column < columns;) {
-            const auto at = [&](int c) { return covered[std::size_t(row) * std::size_t(columns) + std::size_t(c)]; };
+            const auto at = [&](int c) {
+                return covered[std::size_t(row) * std::size_t(columns) + std::size_t(c)];
+            };
             if (!at(column)) {
                 ++column;
                 continue;
             }
             const int first = column;
             while (column < columns && at(column)) ++column;
-            runs.push_back({first * tile, row * tile, std::min(column * tile, width), std::min((row + 1) * tile, height)});
+            runs.push_back({first * tile, row * tile, std::min(column * tile, width),
+                            std::min((row + 1) * tile, height)});
         }
     return runs;
 }
@@ -38,11 +41,14 @@ bool UiRedrawPolicy::redraw(bool changed, bool input, Clock::time_point now) {
     const auto since = [&](Clock::time_point t) { return std::chrono::duration<double>(now - t).count(); };
     if (input) last_input_ = now;
     had_input_ |= input;
+    ++frames_since_drawn_;
     const bool answers_input = had_input_ && since(last_input_) <= timing_.after_input_s;
-    const bool due = since(last_drawn_) >= timing_.refresh_s;
+    const bool due =
+        since(last_drawn_) >= timing_.refresh_s && frames_since_drawn_ >= timing_.refresh_frames;
     if (drawn_ && !(changed && (answers_input || due))) return false;
     drawn_ = true;
     last_drawn_ = now;
+    frames_since_drawn_ = 0;
     return true;
 }
 

@@ -105,7 +105,8 @@ TEST(RenderQuality, PanelsAreCachedInASoftwareWindowOnly) {
     EXPECT_NE(note.find("50%"), std::string::npos) << note;
     EXPECT_NE(note.find("panels are redrawn only when they change"), std::string::npos) << note;
     EXPECT_NE(note.find("--ui-cache off"), std::string::npos) << note;
-    EXPECT_EQ(render_scale_note(kLlvmpipe, kSoftwareRenderScale, true, false).find("panels"), std::string::npos);
+    EXPECT_EQ(render_scale_note(kLlvmpipe, kSoftwareRenderScale, true, false).find("panels"),
+              std::string::npos);
     EXPECT_EQ(render_scale_note("NVIDIA H100 80GB HBM3/PCIe/SSE2", 1.0f, false, true).find("The panels"), 0u)
         << "asked for on a GPU: the note is the panels' line alone";
 }

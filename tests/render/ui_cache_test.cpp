@@ -3,8 +3,9 @@
 // must look as it does with the panels drawn directly, change when the panels do (at once after
 // input, a few times a second without, a frame later), and be blended only where the panels are.
 
-#include <gtest/gtest.h>
+#include "nbody/render/ui_cache.hpp"
 
+#include <gtest/gtest.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -18,7 +19,6 @@
 
 #include "nbody/render/frame_capture.hpp"
 #include "nbody/render/imgui_layer.hpp"
-#include "nbody/render/ui_cache.hpp"
 #include "shared_egl_context.hpp"
 #include "test_support.hpp"
 
@@ -42,7 +42,7 @@ TEST(UiCache, CoveredTilesAreRunsAlongEachRowOfTiles) {
 }
 
 TEST(UiCache, ChangesAreShownAtOnceAfterInputAndAtTheRefreshRateWithout) {
-    UiRedrawPolicy policy({/*refresh_s=*/0.25, /*after_input_s=*/0.25});
+    UiRedrawPolicy policy({/*refresh_s=*/0.25, /*refresh_frames=*/1, /*after_input_s=*/0.25});
     const Clock::time_point t0 = Clock::now();
     const auto at = [&](double s) { return t0 + std::chrono::microseconds(long(s * 1e6)); };
     EXPECT_TRUE(policy.redraw(false, false, at(0))) << "the first picture is drawn";
@@ -58,6 +58,20 @@ TEST(UiCache, ChangesAreShownAtOnceAfterInputAndAtTheRefreshRateWithout) {
     EXPECT_TRUE(policy.redraw(true, false, at(1.82))) << "a request acted on a frame after its key";
     EXPECT_TRUE(policy.redraw(true, false, at(2.04)));
     EXPECT_FALSE(policy.redraw(true, false, at(2.10))) << "0.3 s after the input: back to the refresh rate";
+}
+
+// At 10 frames/s a refresh every 0.25 s would redraw every third frame, each costing more than
+// the frame saves: refreshes keep a number of frames apart too. Input is answered at once still.
+TEST(UiCache, SlowFramesAreRefreshedAFewFramesApart) {
+    UiRedrawPolicy policy({/*refresh_s=*/0.25, /*refresh_frames=*/8, /*after_input_s=*/0.0});
+    const Clock::time_point t0 = Clock::now();
+    const auto at = [&](double s) { return t0 + std::chrono::microseconds(long(s * 1e6)); };
+    ASSERT_TRUE(policy.redraw(false, false, at(0)));
+    int redraws = 0;
+    for (int frame = 1; frame <= 80; ++frame)
+        redraws += policy.redraw(true, false, at(0.1 * frame));  // 10 frames/s
+    EXPECT_EQ(redraws, 10) << "8 s of changes at 10 frames/s: a refresh every 8 frames";
+    EXPECT_TRUE(policy.redraw(true, true, at(8.15))) << "a key, a frame after a refresh";
 }
 
 // --- The picture against the panels drawn directly, headless EGL (Mesa llvmpipe here) ---
@@ -97,7 +111,8 @@ void build_panels(int counter) {
     ImGui::SetNextWindowPos(ImVec2(kW - 230, 40), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(210, 120), ImGuiCond_Always);
     ImGui::Begin("Rendering");
-    ImGui::TextWrapped("llvmpipe draws on the CPU (no GPU): the frame is drawn at 50%% of the window's size.");
+    ImGui::TextWrapped(
+        "llvmpipe draws on the CPU (no GPU): the frame is drawn at 50%% of the window's size.");
     ImGui::End();
 }
 
@@ -124,7 +139,7 @@ std::unique_ptr<ImGuiLayer> settled_ui() {
 }
 
 struct Difference {
-    int max = 0;          // the largest difference of a channel
+    int max = 0;           // the largest difference of a channel
     long long pixels = 0;  // pixels that differ by more than `tolerance` in a channel
 };
 
@@ -133,7 +148,8 @@ Difference compare(const Image& a, const Image& b, int tolerance) {
     for (int y = 0; y < a.height; ++y)
         for (int x = 0; x < a.width; ++x) {
             int worst = 0;
-            for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(int(a.pixel(x, y)[c]) - int(b.pixel(x, y)[c])));
+            for (int c = 0; c < 3; ++c)
+                worst = std::max(worst, std::abs(int(a.pixel(x, y)[c]) - int(b.pixel(x, y)[c])));
             d.max = std::max(d.max, worst);
             d.pixels += worst > tolerance;
         }
@@ -164,7 +180,7 @@ TEST(UiCache, ThePictureBlendedOverTheFrameLooksLikeThePanelsDrawnDirectly) {
 TEST(UiCache, TheFrameChangesWithThePanelsAtTheRefreshRateAndAtOnceAfterInput) {
     REQUIRE_EGL();
     auto ui = settled_ui();
-    ui->cache_panels(true, {/*refresh_s=*/0.5, /*after_input_s=*/0.0});
+    ui->cache_panels(true, {/*refresh_s=*/0.5, /*refresh_frames=*/1, /*after_input_s=*/0.0});
     const Image first = frame_with_panels(*ui, 100);
     // Changed, no input, the refresh not due: the picture of "step 100" stays.
     const Image held = frame_with_panels(*ui, 101);
@@ -174,7 +190,8 @@ TEST(UiCache, TheFrameChangesWithThePanelsAtTheRefreshRateAndAtOnceAfterInput) {
     // The refresh is drawn in this frame and shown from the next: the frame does not wait for it.
     const Image queued = frame_with_panels(*ui, 101);
     EXPECT_EQ(ui->panel_redraws(), 2);
-    EXPECT_EQ(compare(first, queued, 0).pixels, 0) << "a refresh without input shown in the frame that drew it";
+    EXPECT_EQ(compare(first, queued, 0).pixels, 0)
+        << "a refresh without input shown in the frame that drew it";
     const Image refreshed = frame_with_panels(*ui, 101);
     EXPECT_EQ(ui->panel_redraws(), 2);
     EXPECT_GT(compare(first, refreshed, 8).pixels, 10) << "the new step number is not in the frame";
@@ -194,7 +211,7 @@ TEST(UiCache, TheFrameChangesWithThePanelsAtTheRefreshRateAndAtOnceAfterInput) {
 TEST(UiCache, TheMouseOverAPanelIsAnsweredAtOnceOverTheSceneNot) {
     REQUIRE_EGL();
     auto ui = settled_ui();
-    ui->cache_panels(true, {/*refresh_s=*/1e9, /*after_input_s=*/0.0});
+    ui->cache_panels(true, {/*refresh_s=*/1e9, /*refresh_frames=*/1, /*after_input_s=*/0.0});
     ImGuiIO& io = ImGui::GetIO();
     io.MousePos = ImVec2(kW / 2.0f, kH - 20.0f);  // between and below the panels
     const Image first = frame_with_panels(*ui, 5);
@@ -222,8 +239,9 @@ TEST(UiCache, ThePictureIsBlendedOnlyWhereThePanelsAre) {
     const Image bare = read_framebuffer(screen.framebuffer(), kW, kH);
     const std::vector<PixelRect> area = ui->panel_area();
     const auto inside = [&](int x, int gl_y) {
-        return std::any_of(area.begin(), area.end(),
-                           [&](const PixelRect& r) { return x >= r.x0 && x < r.x1 && gl_y >= r.y0 && gl_y < r.y1; });
+        return std::any_of(area.begin(), area.end(), [&](const PixelRect& r) {
+            return x >= r.x0 && x < r.x1 && gl_y >= r.y0 && gl_y < r.y1;
+        });
     };
     long long panel_pixels = 0, outside = 0;
     for (int y = 0; y < kH; ++y)
@@ -234,8 +252,9 @@ TEST(UiCache, ThePictureIsBlendedOnlyWhereThePanelsAre) {
         }
     long long covered = 0;
     for (const PixelRect& r : area) covered += (long long)(r.x1 - r.x0) * (r.y1 - r.y0);
-    std::printf("panels: %lld pixels; the picture blended over %lld (%.0f%% of the frame) in %zu rectangles\n",
-                panel_pixels, covered, 100.0 * double(covered) / (kW * kH), area.size());
+    std::printf(
+        "panels: %lld pixels; the picture blended over %lld (%.0f%% of the frame) in %zu rectangles\n",
+        panel_pixels, covered, 100.0 * double(covered) / (kW * kH), area.size());
     EXPECT_EQ(outside, 0) << "pixels of the panels outside the area blended";
     EXPECT_GE(covered, panel_pixels);
     // 8-pixel squares round a panel of 200 pixels up by a sixth at most.
@@ -248,7 +267,8 @@ TEST(UiCache, TheViewerKeepsThePanelsAsAPictureWhereAsked) {
     const std::string base = "timeout 300 '" + test::nbody_executable() +
                              "' view --headless --backend cpu --bodies 512 --size 480x270 --frames 12 ";
     const auto automatic = test::run_command(base);
-    if (automatic.exit_code != 0 && automatic.output.find("cannot create a headless OpenGL") != std::string::npos)
+    if (automatic.exit_code != 0 &&
+        automatic.output.find("cannot create a headless OpenGL") != std::string::npos)
         GTEST_SKIP() << "no headless EGL: " << automatic.output;
     ASSERT_EQ(automatic.exit_code, 0) << automatic.output;
     EXPECT_EQ(automatic.output.find("kept as a picture"), std::string::npos) << automatic.output;
@@ -258,9 +278,10 @@ TEST(UiCache, TheViewerKeepsThePanelsAsAPictureWhereAsked) {
     long long redraws = -1, frames = -1;
     const std::size_t at = on.output.find("panels: kept as a picture, drawn into it ");
     ASSERT_NE(at, std::string::npos) << on.output;
-    ASSERT_EQ(std::sscanf(on.output.c_str() + at, "panels: kept as a picture, drawn into it %lld times in %lld frames",
-                          &redraws, &frames),
-              2)
+    ASSERT_EQ(
+        std::sscanf(on.output.c_str() + at,
+                    "panels: kept as a picture, drawn into it %lld times in %lld frames", &redraws, &frames),
+        2)
         << on.output;
     EXPECT_EQ(frames, 12);
     EXPECT_GE(redraws, 1);

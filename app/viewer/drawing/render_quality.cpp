@@ -41,19 +41,24 @@ RenderScaleChoice choose_render_scale(std::string_view gl_renderer, std::optiona
     return {kSoftwareRenderScale, true, true};
 }
 
-std::string render_scale_note(std::string_view gl_renderer, float scale, bool coarse_glow, bool panels_cached) {
+std::string render_scale_note(std::string_view gl_renderer, float scale, bool coarse_glow,
+                              bool panels_cached) {
     const bool smaller = scale < 1.0f;
     const std::string drawn = "the frame is drawn at " + percent(scale) +
                               " of the window's size and enlarged" +
                               (coarse_glow ? ", the glow coarser" : "");
     const std::string cpu = renderer_name(gl_renderer) + " draws on the CPU (no GPU): ";
-    const std::string frame =
-        !render::is_software_renderer(gl_renderer) ? (smaller ? "Render scale: " + drawn + "." : std::string())
-        : smaller ? cpu + drawn + ", for the frame rate (--render-scale 1: full size)."
-                  : cpu + "full size, each frame slower (--render-scale 0.5 draws a quarter of the pixels).";
+    std::string frame;
+    if (!render::is_software_renderer(gl_renderer))
+        frame = smaller ? "Render scale: " + drawn + "." : "";
+    else if (smaller)
+        frame = cpu + drawn + ", for the frame rate (--render-scale 1: full size).";
+    else
+        frame = cpu + "full size, each frame slower (--render-scale 0.5 draws a quarter of the pixels).";
     if (!panels_cached) return frame;
-    const std::string panels = "The panels are redrawn only when they change (numbers 4 times a second; "
-                               "--ui-cache off: every frame).";
+    const std::string panels =
+        "The panels are redrawn only when they change (numbers at most 4 times a second; "
+        "--ui-cache off: every frame).";
     return frame.empty() ? panels : frame + " " + panels;
 }
 

@@ -51,7 +51,8 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, bool&
     }
     // A software renderer's frame is drawn smaller (render_quality.hpp): said first, where a panel
     // that scrolls at 720 lines still shows it.
-    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale, r.coarse_glow, cache_panels);
+    if (const std::string note =
+            render_scale_note(ctx.gl.renderer, r.render_scale, r.coarse_glow, cache_panels);
         !note.empty()) {
         wrapped(ImVec4(0.95f, 0.80f, 0.45f, 1.0f), note);
         ImGui::Separator();
@@ -130,10 +131,10 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, bool&
         "(Mesa llvmpipe), where every pixel of every pass costs CPU time. --render-scale sets it at start.");
     ImGui::Checkbox("Panels kept as a picture", &cache_panels);
     tooltip(
-        "The panels are drawn into a picture only when they change (at once after a key, a click or the mouse "
-        "over a panel; numbers that change every frame 4 times a second) and the picture is blended over each "
-        "frame. On by default on a software renderer, where drawing the panels every frame costs a quarter of "
-        "it; --ui-cache sets it at start.");
+        "The panels are drawn into a picture only when they change (at once after a key, a click or the "
+        "mouse over a panel; numbers that change every frame at most 4 times a second) and the picture is "
+        "blended over each frame. On by default on a software renderer, where drawing the panels every "
+        "frame costs a quarter of it; --ui-cache sets it at start.");
     ImGui::PopItemWidth();
 
     ImGui::Separator();

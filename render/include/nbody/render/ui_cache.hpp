@@ -28,8 +28,12 @@ std::vector<PixelRect> covered_tiles(const std::vector<PixelRect>& shapes, int w
 
 // When the picture is drawn again.
 struct UiCacheTiming {
-    // Changes without input (a frame rate, a step count, a spinner) are shown this often.
+    // Changes without input (a frame rate, a step count, a spinner) are shown this often, and at
+    // least refresh_frames frames apart: a redraw costs llvmpipe more than drawing the panels
+    // directly (a clear and the blend on top), so at 10 frames/s four a second would cost more
+    // than the cache saves.
     double refresh_s = 0.25;
+    int refresh_frames = 8;
     // Changes this soon after input are shown at once: a key's effect may reach the panels a frame
     // or two after it (a request acted on in the next frame).
     double after_input_s = 0.25;
@@ -39,8 +43,9 @@ class UiRedrawPolicy {
   public:
     using Clock = std::chrono::steady_clock;
     explicit UiRedrawPolicy(UiCacheTiming timing = {}) : timing_(timing) {}
-    // Whether a picture of a UI that `changed` (since the picture was drawn) is drawn again now;
-    // `input`: this frame brought input the UI may answer. A first picture is always drawn.
+    // Called once a frame: whether a picture of a UI that `changed` (since the picture was drawn)
+    // is drawn again now; `input`: this frame brought input the UI may answer. A first picture is
+    // always drawn.
     bool redraw(bool changed, bool input, Clock::time_point now);
 
   private:
@@ -48,6 +53,7 @@ class UiRedrawPolicy {
     bool drawn_ = false;
     Clock::time_point last_drawn_{}, last_input_{};
     bool had_input_ = false;
+    int frames_since_drawn_ = 0;
 };
 
 // A picture drawn into a transparent texture with "over" blending that keeps alpha
