@@ -56,9 +56,7 @@ std::string render_scale_note(std::string_view gl_renderer, float scale, bool co
     else
         frame = cpu + "full size, each frame slower (--render-scale 0.5 draws a quarter of the pixels).";
     if (!panels_cached) return frame;
-    const std::string panels =
-        "The panels are redrawn only when they change (numbers at most 4 times a second; "
-        "--ui-cache off: every frame).";
+    const std::string panels = "The panels are redrawn only when they change (--ui-cache off: every frame).";
     return frame.empty() ? panels : frame + " " + panels;
 }
 
