@@ -200,6 +200,14 @@ void add_view_command(CLI::App& app, int& exit_code) {
                     "GPU), where every pixel costs CPU time, with a coarser glow; 1 on a GPU, for headless frames "
                     "and for `nbody record`")
         ->capture_default_str();
+    auto ui_cache = std::make_shared<std::string>("auto");
+    cmd->add_option("--ui-cache", *ui_cache,
+                    "on: keep the panels as a picture, drawn again only when they change (at once after a "
+                    "key, click or mouse move over a panel; their numbers at most 4 times a second) and "
+                    "blended over each frame. off: draw them every frame. auto: on in a window on a software "
+                    "renderer (Mesa llvmpipe), where drawing them costs CPU time every frame; off on a GPU, "
+                    "for headless frames and for `nbody record`")
+        ->capture_default_str();
     add_trail_option(*cmd, *options);
     cmd->add_option("--select", options->select,
                     "Select body I at start (as a click on it does): its data in the Selected body panel, "
@@ -223,8 +231,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
         "line).");
 
     const auto gpus = add_gpus_option(*cmd);
-    cmd->callback([cmd, options, backend, size, bodies, no_vsync, render_scale, colour, overwrite, pick, gpus,
-                   &exit_code]() {
+    cmd->callback([cmd, options, backend, size, bodies, no_vsync, render_scale, ui_cache, colour, overwrite,
+                   pick, gpus, &exit_code]() {
         ViewOptions o = *options;
         o.gpus = check_gpus_request(*gpus);
         o.gravity_given = cmd->count("--gravity") > 0;
@@ -234,6 +242,11 @@ void add_view_command(CLI::App& app, int& exit_code) {
             o.render_scale = parse_render_scale(*render_scale);
         } catch (const std::invalid_argument& e) {
             throw CLI::ValidationError("--render-scale", e.what());
+        }
+        try {
+            o.ui_cache = parse_ui_cache(*ui_cache);
+        } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError("--ui-cache", e.what());
         }
         if (!colour->empty()) o.colour = parse_colour_option(*colour, "--colour");
         o.backend = parse_backend_kind(*backend);

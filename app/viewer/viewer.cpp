@@ -158,14 +158,18 @@ Viewer::Viewer(const ViewOptions& o)
     params_.render.hide_halo = !o.show_halo;
     params_.render.sprites = o.sprites;
     choose_looks(params_.render, o);
-    // A window on a software renderer draws a smaller frame and enlarges it (render_quality.hpp).
+    // A window on a software renderer draws a smaller frame and enlarges it, and keeps the panels
+    // as a picture (render_quality.hpp).
+    const bool window = !o.headless && !o.record;
     const RenderScaleChoice render_scale =
-        choose_render_scale(surface_->gl_info().renderer, o.render_scale, !o.headless && !o.record);
+        choose_render_scale(surface_->gl_info().renderer, o.render_scale, window);
     params_.render.render_scale = render_scale.scale;
     params_.render.coarse_glow = render_scale.coarse_glow;
-    if (render_scale.automatic)
+    params_.cache_panels = choose_ui_cache(surface_->gl_info().renderer, o.ui_cache, window);
+    if (render_scale.automatic || (params_.cache_panels && !o.ui_cache))
         std::cerr << "nbody: "
-                  << render_scale_note(surface_->gl_info().renderer, render_scale.scale, render_scale.coarse_glow)
+                  << render_scale_note(surface_->gl_info().renderer, render_scale.scale,
+                                       render_scale.coarse_glow, params_.cache_panels && !o.no_ui)
                   << "\n";
     apply_scene_trails(params_.render.trails, o.trails.value_or(scene_.trails));
     params_.show_open_dialog = o.open_dialog && !o.no_ui;

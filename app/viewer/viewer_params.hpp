@@ -106,6 +106,8 @@ struct ViewerParams {
     RecordingParams recording;
     EncounterParams encounter;  // the Encounter panel (viewer_encounter.hpp)
     bool show_ui = true;
+    // The panels kept as a picture, drawn again when they change (--ui-cache; render/ui_cache.hpp).
+    bool cache_panels = false;
     bool show_help = false;
     bool show_debug = false;
     std::optional<std::size_t> selected;  // the body the Selected body panel shows (a click or --select)

@@ -5,12 +5,14 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -114,6 +116,88 @@ void apply_style(float scale) {
     style.ScaleAllSizes(scale);
 }
 
+// Whether this frame brought input the panels may answer: a key pressed or released, a character,
+// or the mouse moved, pressed, released or wheeled over a panel (or just off one, whose hover
+// look goes). Over the scene's view the mouse moves the camera, which the panels show only as
+// numbers: refreshed with the others, not every frame of a drag.
+bool input_for_panels(const ImGuiIO& io, bool mouse_was_over_ui) {
+    for (int k = 0; k < IM_ARRAYSIZE(io.KeysDown); ++k)
+        if (io.KeysDownDuration[k] == 0.0f || (io.KeysDownDurationPrev[k] >= 0.0f && !io.KeysDown[k]))
+            return true;
+    if (io.InputQueueCharacters.Size > 0) return true;
+    if (!io.WantCaptureMouse && !mouse_was_over_ui) return false;
+    if (io.MouseDelta.x != 0.0f || io.MouseDelta.y != 0.0f || io.MouseWheel != 0.0f || io.MouseWheelH != 0.0f)
+        return true;
+    for (int b = 0; b < IM_ARRAYSIZE(io.MouseDown); ++b)
+        if (io.MouseClicked[b] || io.MouseReleased[b]) return true;
+    return false;
+}
+
+// Everything imgui_impl_opengl3 reads from `data` (and the framebuffer's size), as bytes into
+// `out`: equal bytes draw equal pixels. Compared whole, not hashed: ~200 kB a frame, which a
+// memcmp reads in microseconds, and no two different UIs can compare equal.
+void draw_data_bytes(const ImDrawData& data, int framebuffer_w, int framebuffer_h,
+                     std::vector<unsigned char>& out) {
+    out.clear();
+    const auto add = [&](const void* p, std::size_t n) {
+        out.insert(out.end(), static_cast<const unsigned char*>(p), static_cast<const unsigned char*>(p) + n);
+    };
+    const auto value = [&](const auto& v) { add(&v, sizeof v); };
+    for (const float f : {data.DisplayPos.x, data.DisplayPos.y, data.DisplaySize.x, data.DisplaySize.y,
+                          data.FramebufferScale.x, data.FramebufferScale.y})
+        value(f);
+    value(framebuffer_w);
+    value(framebuffer_h);
+    for (int i = 0; i < data.CmdListsCount; ++i) {
+        const ImDrawList& list = *data.CmdLists[i];
+        value(list.VtxBuffer.Size);
+        add(list.VtxBuffer.Data, std::size_t(list.VtxBuffer.Size) * sizeof(ImDrawVert));
+        value(list.IdxBuffer.Size);
+        add(list.IdxBuffer.Data, std::size_t(list.IdxBuffer.Size) * sizeof(ImDrawIdx));
+        value(list.CmdBuffer.Size);
+        for (const ImDrawCmd& cmd : list.CmdBuffer) {
+            value(cmd.ClipRect);
+            value(cmd.TextureId);
+            value(cmd.VtxOffset);
+            value(cmd.IdxOffset);
+            value(cmd.ElemCount);
+            value(cmd.UserCallback);
+            value(cmd.UserCallbackData);
+        }
+    }
+}
+
+// The framebuffer rectangle (GL's origin, a pixel wider each way for the rasteriser's rounding)
+// of each triangle of `data` within its clip rectangle: where drawing `data` can touch pixels.
+std::vector<PixelRect> triangle_bounds(const ImDrawData& data, int framebuffer_h) {
+    std::vector<PixelRect> out;
+    const ImVec2 origin = data.DisplayPos, scale = data.FramebufferScale;
+    const auto to_pixels = [&](float x0, float y0, float x1, float y1) {
+        return PixelRect{int(std::floor((x0 - origin.x) * scale.x)) - 1,
+                         framebuffer_h - int(std::ceil((y1 - origin.y) * scale.y)) - 1,
+                         int(std::ceil((x1 - origin.x) * scale.x)) + 1,
+                         framebuffer_h - int(std::floor((y0 - origin.y) * scale.y)) + 1};
+    };
+    for (int i = 0; i < data.CmdListsCount; ++i) {
+        const ImDrawList& list = *data.CmdLists[i];
+        for (const ImDrawCmd& cmd : list.CmdBuffer) {
+            const ImVec4 clip = cmd.ClipRect;
+            for (unsigned t = cmd.IdxOffset; t + 2 < cmd.IdxOffset + cmd.ElemCount; t += 3) {
+                const auto corner = [&](unsigned k) {
+                    return list.VtxBuffer[int(cmd.VtxOffset + list.IdxBuffer[int(t + k)])].pos;
+                };
+                const ImVec2 a = corner(0), b = corner(1), c = corner(2);
+                float x0 = std::min({a.x, b.x, c.x}), y0 = std::min({a.y, b.y, c.y});
+                float x1 = std::max({a.x, b.x, c.x}), y1 = std::max({a.y, b.y, c.y});
+                x0 = std::max(x0, clip.x), x1 = std::min(x1, clip.z);
+                y0 = std::max(y0, clip.y), y1 = std::min(y1, clip.w);
+                if (x0 < x1 && y0 < y1) out.push_back(to_pixels(x0, y0, x1, y1));
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale) : glfw_(window != nullptr) {
@@ -158,6 +242,7 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale) : glfw_(window !
 }
 
 ImGuiLayer::~ImGuiLayer() {
+    cache_.reset();  // its GL objects before the backend goes
     ImGui_ImplOpenGL3_Shutdown();
     if (glfw_) ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
@@ -174,16 +259,18 @@ void ImGuiLayer::begin_frame(int framebuffer_w, int framebuffer_h, float dt) {
         io.DeltaTime = dt > 0 ? dt : 1.0f / 60.0f;
     }
     ImGui::NewFrame();
+    const ImGuiIO& io = ImGui::GetIO();
+    input_ = input_for_panels(io, mouse_over_ui_);
+    mouse_over_ui_ = io.WantCaptureMouse;
 }
 
 void ImGuiLayer::discard_frame() { ImGui::EndFrame(); }
 
 namespace {
 // `data` restricted to the draw lists for which `keep` is true (a shallow copy: the lists
-// themselves stay ImGui's, valid until the next NewFrame).
+// themselves stay ImGui's, valid until the next NewFrame), kept in `lists`.
 template <class Keep>
-void render_subset(const ImDrawData& data, Keep keep) {
-    std::vector<ImDrawList*> lists;
+ImDrawData subset_of(const ImDrawData& data, Keep keep, std::vector<ImDrawList*>& lists) {
     ImDrawData subset = data;
     subset.TotalIdxCount = subset.TotalVtxCount = 0;
     for (int i = 0; i < data.CmdListsCount; ++i) {
@@ -194,8 +281,17 @@ void render_subset(const ImDrawData& data, Keep keep) {
     }
     subset.CmdLists = lists.data();
     subset.CmdListsCount = int(lists.size());
-    if (subset.CmdListsCount > 0) ImGui_ImplOpenGL3_RenderDrawData(&subset);
+    return subset;
 }
+
+void render(const ImDrawData& data) {
+    if (data.CmdListsCount > 0) ImGui_ImplOpenGL3_RenderDrawData(const_cast<ImDrawData*>(&data));
+}
+
+// Squares of the frame the cached panels are blended over. Blending costs llvmpipe about as much
+// per pixel as drawing the panels' background did: 8-pixel squares add a tenth to the panels' own
+// pixels (16-pixel ones a fifth), in a few dozen rectangles.
+constexpr int kCoverTile = 8;
 }  // namespace
 
 void ImGuiLayer::finish_frame() {
@@ -208,15 +304,86 @@ void ImGuiLayer::draw_layers(unsigned int framebuffer, int framebuffer_w, int fr
     if (layers == 0) return;
     if (drawn_ > (layers & -layers))  // a layer above the lowest asked for is already drawn
         throw std::logic_error("ImGuiLayer::draw_layers: a layer asked for after one drawn over it");
-    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-    glViewport(0, 0, framebuffer_w, framebuffer_h);
     const ImDrawList* background = ImGui::GetBackgroundDrawList();
     const ImDrawList* foreground = ImGui::GetForegroundDrawList();
-    render_subset(*ImGui::GetDrawData(), [&](const ImDrawList* l) {
-        const unsigned layer = l == background ? kBackground : l == foreground ? kForeground : kWindows;
-        return (layers & layer) != 0;
-    });
+    // ImGui lists the background first and the foreground last: drawn layer by layer, in that
+    // order, they overlap as they do drawn in one go.
+    for (const unsigned layer : {kBackground, kWindows, kForeground}) {
+        if ((layers & layer) == 0) continue;
+        std::vector<ImDrawList*> lists;
+        const ImDrawData part = subset_of(
+            *ImGui::GetDrawData(),
+            [&](const ImDrawList* l) {
+                return layer == (l == background ? kBackground : l == foreground ? kForeground : kWindows);
+            },
+            lists);
+        if (layer == kWindows && cache_) {
+            draw_panels_cached(part, framebuffer, framebuffer_w, framebuffer_h);
+            continue;
+        }
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+        glViewport(0, 0, framebuffer_w, framebuffer_h);
+        render(part);
+    }
     drawn_ |= layers;
+}
+
+struct ImGuiLayer::PanelCache {
+    explicit PanelCache(UiCacheTiming timing) : policy(timing) {}
+    UiRedrawPolicy policy;
+    // The picture blended over the frames, and the one a refresh without input is drawn into. That
+    // one is shown from the next frame on, once llvmpipe has drawn it with the frame it was queued
+    // in: blended at once, the frame waited for it (a redraw cost 18 ms of a 30 ms frame).
+    CachedPicture shown_picture, next_picture;
+    PictureBlender blender;
+    std::vector<unsigned char> shown, next, now;  // draw_data_bytes of the pictures' panels, of this frame's
+    bool next_ready = false;
+    long long redraws = 0;
+};
+
+void ImGuiLayer::cache_panels(bool on, UiCacheTiming timing) {
+    if (!on) {
+        cache_.reset();
+        return;
+    }
+    if (!cache_) cache_ = std::make_unique<PanelCache>(timing);
+}
+
+long long ImGuiLayer::panel_redraws() const { return cache_ ? cache_->redraws : 0; }
+std::vector<PixelRect> ImGuiLayer::panel_area() const {
+    return cache_ ? cache_->shown_picture.area() : std::vector<PixelRect>();
+}
+
+namespace {
+void redraw_picture(CachedPicture& picture, const ImDrawData& panels, int framebuffer_w, int framebuffer_h) {
+    picture.begin_redraw(framebuffer_w, framebuffer_h);
+    render(panels);
+    picture.end_redraw(
+        covered_tiles(triangle_bounds(panels, framebuffer_h), framebuffer_w, framebuffer_h, kCoverTile));
+}
+}  // namespace
+
+void ImGuiLayer::draw_panels_cached(const ImDrawData& panels, unsigned int framebuffer, int framebuffer_w,
+                                    int framebuffer_h) {
+    PanelCache& c = *cache_;
+    if (c.next_ready) {
+        std::swap(c.shown_picture, c.next_picture);
+        std::swap(c.shown, c.next);
+        c.next_ready = false;
+    }
+    draw_data_bytes(panels, framebuffer_w, framebuffer_h, c.now);
+    // A picture of another size cannot be blended over this frame: a resize is redrawn at once, as
+    // input is; a change without input may show a frame later.
+    const bool resized =
+        c.shown_picture.width() != framebuffer_w || c.shown_picture.height() != framebuffer_h;
+    const bool at_once = input_ || resized;
+    if (c.policy.redraw(c.now != c.shown, at_once, std::chrono::steady_clock::now())) {
+        redraw_picture(at_once ? c.shown_picture : c.next_picture, panels, framebuffer_w, framebuffer_h);
+        std::swap(at_once ? c.shown : c.next, c.now);
+        c.next_ready = !at_once;
+        ++c.redraws;
+    }
+    c.blender.blend(c.shown_picture, framebuffer);
 }
 
 bool ImGuiLayer::wants_mouse() const { return ImGui::GetIO().WantCaptureMouse; }

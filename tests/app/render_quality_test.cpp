@@ -1,5 +1,6 @@
 // The render scale chosen from the GL renderer (issue 33): a window on a software renderer draws a
 // smaller frame; a GPU, headless frames and recordings keep the full size; --render-scale wins.
+// The same for the panels kept as a picture (--ui-cache).
 
 #include "render_quality.hpp"
 
@@ -85,6 +86,41 @@ TEST(RenderQuality, TheOptionsTextIsAutoOrAFraction) {
             ADD_FAILURE() << "'" << bad << "' was taken";
         } catch (const std::invalid_argument& e) {
             EXPECT_NE(std::string(e.what()).find("0.25 to 1"), std::string::npos) << e.what();
+        }
+    }
+}
+
+// The panels as a picture: in a software window only; on a GPU the panels are drawn as before.
+TEST(RenderQuality, PanelsAreCachedInASoftwareWindowOnly) {
+    EXPECT_TRUE(choose_ui_cache(kLlvmpipe, std::nullopt, true));
+    EXPECT_TRUE(choose_ui_cache("softpipe", std::nullopt, true));
+    EXPECT_FALSE(choose_ui_cache(kLlvmpipe, std::nullopt, false)) << "headless frames and recordings";
+    for (const char* gpu : {"NVIDIA H100 80GB HBM3/PCIe/SSE2", "Mesa Intel(R) UHD Graphics 620 (KBL GT2)"})
+        for (bool window : {true, false}) EXPECT_FALSE(choose_ui_cache(gpu, std::nullopt, window)) << gpu;
+    // The option wins either way.
+    EXPECT_FALSE(choose_ui_cache(kLlvmpipe, false, true));
+    EXPECT_TRUE(choose_ui_cache("NVIDIA H100 80GB HBM3/PCIe/SSE2", true, false));
+    // The Rendering panel's note says so, and how to turn it off.
+    const std::string note = render_scale_note(kLlvmpipe, kSoftwareRenderScale, true, true);
+    EXPECT_NE(note.find("50%"), std::string::npos) << note;
+    EXPECT_NE(note.find("panels are redrawn only when they change"), std::string::npos) << note;
+    EXPECT_NE(note.find("--ui-cache off"), std::string::npos) << note;
+    EXPECT_EQ(render_scale_note(kLlvmpipe, kSoftwareRenderScale, true, false).find("panels"),
+              std::string::npos);
+    EXPECT_EQ(render_scale_note("NVIDIA H100 80GB HBM3/PCIe/SSE2", 1.0f, false, true).find("The panels"), 0u)
+        << "asked for on a GPU: the note is the panels' line alone";
+}
+
+TEST(RenderQuality, TheUiCacheOptionIsAutoOnOrOff) {
+    EXPECT_EQ(parse_ui_cache("auto"), std::nullopt);
+    EXPECT_EQ(parse_ui_cache("On"), true);
+    EXPECT_EQ(parse_ui_cache("off"), false);
+    for (const char* bad : {"", "yes", "1", "onn"}) {
+        try {
+            parse_ui_cache(bad);
+            ADD_FAILURE() << "'" << bad << "' was taken";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("auto, on or off"), std::string::npos) << e.what();
         }
     }
 }

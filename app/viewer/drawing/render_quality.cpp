@@ -41,15 +41,23 @@ RenderScaleChoice choose_render_scale(std::string_view gl_renderer, std::optiona
     return {kSoftwareRenderScale, true, true};
 }
 
-std::string render_scale_note(std::string_view gl_renderer, float scale, bool coarse_glow) {
+std::string render_scale_note(std::string_view gl_renderer, float scale, bool coarse_glow,
+                              bool panels_cached) {
     const bool smaller = scale < 1.0f;
     const std::string drawn = "the frame is drawn at " + percent(scale) +
                               " of the window's size and enlarged" +
                               (coarse_glow ? ", the glow coarser" : "");
-    if (!render::is_software_renderer(gl_renderer)) return smaller ? "Render scale: " + drawn + "." : std::string();
     const std::string cpu = renderer_name(gl_renderer) + " draws on the CPU (no GPU): ";
-    return smaller ? cpu + drawn + ", for the frame rate (--render-scale 1: full size)."
-                   : cpu + "full size, each frame slower (--render-scale 0.5 draws a quarter of the pixels).";
+    std::string frame;
+    if (!render::is_software_renderer(gl_renderer))
+        frame = smaller ? "Render scale: " + drawn + "." : "";
+    else if (smaller)
+        frame = cpu + drawn + ", for the frame rate (--render-scale 1: full size).";
+    else
+        frame = cpu + "full size, each frame slower (--render-scale 0.5 draws a quarter of the pixels).";
+    if (!panels_cached) return frame;
+    const std::string panels = "The panels are redrawn only when they change (--ui-cache off: every frame).";
+    return frame.empty() ? panels : frame + " " + panels;
 }
 
 std::optional<float> parse_render_scale(const std::string& text) {
@@ -62,6 +70,18 @@ std::optional<float> parse_render_scale(const std::string& text) {
                                     "' is not a render scale: auto, or a fraction of the window from " +
                                     range + " (0.5: half its width and height)");
     return scale;
+}
+
+bool choose_ui_cache(std::string_view gl_renderer, std::optional<bool> asked, bool window) {
+    if (asked) return *asked;
+    return window && render::is_software_renderer(gl_renderer);
+}
+
+std::optional<bool> parse_ui_cache(const std::string& text) {
+    const std::string t = lower(text);
+    if (t == "auto") return std::nullopt;
+    if (t == "on" || t == "off") return t == "on";
+    throw std::invalid_argument("'" + text + "' is not a --ui-cache choice: auto, on or off");
 }
 
 }  // namespace nbody::app

@@ -67,6 +67,8 @@ void Viewer::draw(const render::DrawTarget& target, bool capture_frame, double d
     // A saved frame holds the particles, the annotations when asked (legend, scale bar, time),
     // and the panels only when a recording asks for them; the rest is drawn after it is taken.
     const bool ui_in_frame = recorder_ && recorder_->settings().include_ui;
+    // A recorded frame with the panels holds this frame's numbers, not those of up to 1/4 s ago.
+    if (ui_built) ui_->cache_panels(params_.cache_panels && !ui_in_frame);
     draw_ui_layers((params_.recording.annotate ? Layer::kBackground : 0u) | (ui_in_frame ? Layer::kBackground | Layer::kWindows : 0u));
     capture(target, capture_frame);
     const bool final_shot = o_.screenshot && is_final_frame();  // --screenshot

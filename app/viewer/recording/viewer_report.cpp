@@ -148,6 +148,9 @@ int Viewer::finish() {
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu,
                      renderer_.last_sprite_drawing());
         print_looks(params_.render, sim_.size());
+        if (ui_ && ui_->panels_cached())
+            std::printf("  panels: kept as a picture, drawn into it %lld times in %lld frames (--ui-cache)\n",
+                        ui_->panel_redraws(), frame_);
         if (sim_.gravity().gravity == Gravity::Tree) print_tree_report();
         if (const std::string shares = sim_.gpu_shares_text(); !shares.empty())
             std::printf("  gpus: %s\n", shares.c_str());

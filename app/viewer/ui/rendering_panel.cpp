@@ -42,8 +42,8 @@ void looks_auto_button(render::RenderSettings& r, std::size_t bodies) {
 
 }  // namespace
 
-void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Requests& requests,
-                          const PanelContext& ctx, bool* open, float* bottom) {
+void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, bool& cache_panels,
+                          Requests& requests, const PanelContext& ctx, bool* open, float* bottom) {
     if (!ImGui::Begin("Rendering", open, kPanelFlags)) {
         report_extent(bottom, nullptr);
         ImGui::End();
@@ -51,7 +51,8 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
     }
     // A software renderer's frame is drawn smaller (render_quality.hpp): said first, where a panel
     // that scrolls at 720 lines still shows it.
-    if (const std::string note = render_scale_note(ctx.gl.renderer, r.render_scale, r.coarse_glow);
+    if (const std::string note =
+            render_scale_note(ctx.gl.renderer, r.render_scale, r.coarse_glow, cache_panels);
         !note.empty()) {
         wrapped(ImVec4(0.95f, 0.80f, 0.45f, 1.0f), note);
         ImGui::Separator();
@@ -128,6 +129,12 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, Reque
         "The particles, glow and tone mapping are drawn at this fraction of the window's width and height, "
         "then enlarged onto it; the panels stay sharp. 1 on a GPU; 0.5 by default on a software renderer "
         "(Mesa llvmpipe), where every pixel of every pass costs CPU time. --render-scale sets it at start.");
+    ImGui::Checkbox("Panels kept as a picture", &cache_panels);
+    tooltip(
+        "The panels are drawn into a picture only when they change (at once after a key, a click or the "
+        "mouse over a panel; numbers that change every frame at most 4 times a second) and the picture is "
+        "blended over each frame. On by default on a software renderer, where drawing the panels every "
+        "frame costs a quarter of it; --ui-cache sets it at start.");
     ImGui::PopItemWidth();
 
     ImGui::Separator();

@@ -95,7 +95,8 @@ std::vector<Slot> open_panels(ViewerParams& params, PanelVisibility& visible, Re
         slots.push_back({"Simulation", Column::Left, [&] { draw_simulation_panel(params.sim, requests, ctx, &visible.simulation); }});
     if (visible.rendering)
         slots.push_back({"Rendering", Column::Right, [&] {
-                             draw_rendering_panel(params.render, params.camera, requests, ctx, &visible.rendering);
+                             draw_rendering_panel(params.render, params.camera, params.cache_panels, requests,
+                                                  ctx, &visible.rendering);
                          }});
     // Recording is collapsed at first, being used less than the others.
     if (visible.recording)

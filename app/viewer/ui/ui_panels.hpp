@@ -87,8 +87,9 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
 void draw_simulation_panel(SimulationParams& sim, Requests& requests, const PanelContext& ctx, bool* open,
                            float* height = nullptr);
 // `bottom`, when given, receives the panel's lower edge (for placing the next panel under it).
-void draw_rendering_panel(render::RenderSettings& render, CameraParams& camera, Requests& requests,
-                          const PanelContext& ctx, bool* open, float* bottom = nullptr);
+// `cache_panels`: ViewerParams::cache_panels.
+void draw_rendering_panel(render::RenderSettings& render, CameraParams& camera, bool& cache_panels,
+                          Requests& requests, const PanelContext& ctx, bool* open, float* bottom = nullptr);
 void draw_debug_panel(const PanelContext& ctx, bool* open);
 void draw_recording_panel(RecordingParams& recording, Requests& requests, const PanelContext& ctx,
                           bool* open);

@@ -4,7 +4,13 @@
 // supplies the display size and time step itself. Drawing goes through imgui_impl_opengl3 in
 // both cases.
 
+#include <memory>
+#include <vector>
+
+#include "nbody/render/ui_cache.hpp"
+
 struct GLFWwindow;
+struct ImDrawData;
 
 namespace nbody::render {
 
@@ -12,7 +18,7 @@ class ImGuiLayer {
   public:
     // `window` null: headless. `content_scale`: the display's UI scale (2 on most HiDPI).
     ImGuiLayer(GLFWwindow* window, float content_scale);
-    ~ImGuiLayer();
+    ~ImGuiLayer();  // out of line: PanelCache is complete there
     ImGuiLayer(const ImGuiLayer&) = delete;
     ImGuiLayer& operator=(const ImGuiLayer&) = delete;
 
@@ -42,9 +48,27 @@ class ImGuiLayer {
     bool wants_mouse() const;
     bool wants_keyboard() const;
 
+    // On: the panels (kWindows) are kept as a picture, drawn again when they change (at once after
+    // input, else at most every timing.refresh_s) and blended over each frame (ui_cache.hpp): for
+    // a software renderer. Off (the default): drawn every frame. Turning it on again keeps the
+    // picture and its timing.
+    void cache_panels(bool on, UiCacheTiming timing = {});
+    bool panels_cached() const { return cache_ != nullptr; }
+    // How many times the cached panels were drawn into their picture, and where it is blended
+    // over the frame (empty when not cached).
+    long long panel_redraws() const;
+    std::vector<PixelRect> panel_area() const;
+
   private:
+    struct PanelCache;
+    void draw_panels_cached(const ImDrawData& panels, unsigned int framebuffer, int framebuffer_w,
+                            int framebuffer_h);
+
     bool glfw_ = false;
     unsigned drawn_ = kAllLayers;  // layers of the finished frame already drawn
+    std::unique_ptr<PanelCache> cache_;
+    bool input_ = false;          // this frame brought input the panels may answer
+    bool mouse_over_ui_ = false;  // the previous frame's WantCaptureMouse
 };
 
 }  // namespace nbody::render
