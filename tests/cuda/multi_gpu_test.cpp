@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -231,17 +232,24 @@ TEST(TwoGpus, SharesCoverTheWorkAndFollowTheMeasuredTimes) {
     for (const auto& share : shares) EXPECT_GT(share.ms, 0.0) << "GPU " << share.device;
 }
 
+// The tree code on GPUs 0 and 1, a Plummer sphere of `bodies` loaded.
+std::unique_ptr<CudaBackend> tree_on_two_gpus(std::size_t bodies, std::uint64_t seed) {
+    auto backend = std::make_unique<CudaBackend>(0);
+    GravityConfig tree;
+    tree.gravity = Gravity::Tree;
+    backend->set_gravity(tree);
+    backend->use_gpus({0, 1});
+    backend->load(test::plummer_sphere(bodies, seed));
+    return backend;
+}
+
 // The rebalancing's exchange of share times must not make a step call wait for the GPUs: the
 // viewer keeps frames in flight, and a call that waited for its own step drained them (device run
 // 107: a host all-gather every 16th call cost the 1M viewer on two GPUs 1.3 ms a frame).
 TEST(TwoGpus, NoStepCallWaitsForItsStep) {
     REQUIRE_TWO_GPUS();
-    CudaBackend backend(0);
-    GravityConfig tree;
-    tree.gravity = Gravity::Tree;
-    backend.set_gravity(tree);
-    backend.use_gpus({0, 1});
-    backend.load(test::plummer_sphere(std::size_t(1) << 22, 29));
+    const std::unique_ptr<CudaBackend> two = tree_on_two_gpus(std::size_t(1) << 22, 29);
+    CudaBackend& backend = *two;
     const StepParams params{1.0 / 64, 0.05};
     const double step_ms = backend.time_steps_ms(params, 2) / 2;  // builds what the steps keep, too
     double slowest_ms = 0;
@@ -264,12 +272,8 @@ TEST(TwoGpus, NoStepCallWaitsForItsStep) {
 // read as the current cut's, they drove the first GPU's share to 11 %).
 TEST(TwoGpus, TheDrawingGpuGetsLessOfThePassByItsOtherWork) {
     REQUIRE_TWO_GPUS();
-    CudaBackend backend(0);
-    GravityConfig tree;
-    tree.gravity = Gravity::Tree;
-    backend.set_gravity(tree);
-    backend.use_gpus({0, 1});
-    backend.load(test::plummer_sphere(std::size_t(1) << 20, 31));
+    const std::unique_ptr<CudaBackend> two = tree_on_two_gpus(std::size_t(1) << 20, 31);
+    CudaBackend& backend = *two;
     const StepParams params{1.0 / 64, 0.05};
     backend.time_steps_ms(params, 2);
     const double pass_ms = backend.gpu_shares()[0].ms;  // the tree's build and half its walk
