@@ -156,15 +156,21 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::BeginDisabled(energy.busy());
     if (ImGui::Button(energy.busy() ? "Computing..." : "Compute energy")) requests.compute_energy = true;
     ImGui::EndDisabled();
-    tooltip(
-        "O(N^2) in double on the host, on a worker thread. On the CUDA paths it copies the "
-        "state from the device once (shown in the Debug panel's byte count for that frame).");
+    // The sum the monitor makes (EnergyMonitor::start, choose_energy_source): a tree run's potential
+    // comes from a tree walk on the host, a direct run's from every pair.
+    const bool tree_energy = ctx.sim.gravity().gravity == Gravity::Tree;
+    tooltip(tree_energy ? "The potential from a tree walk (the run's theta) on the host, O(N log N), in double, on a "
+                          "worker thread: the energy error is the integrator's plus the tree's. On the CUDA paths "
+                          "it copies the state from the device once (the Debug panel's byte count for that frame)."
+                        : "O(N^2) in double on the host, on a worker thread. On the CUDA paths it copies the "
+                          "state from the device once (shown in the Debug panel's byte count for that frame).");
     ImGui::SameLine();
     ImGui::BeginDisabled(!small);
     ImGui::Checkbox("every 3 s", &sim.auto_energy);
     ImGui::EndDisabled();
-    const std::string why_not = "Only for N <= " + std::to_string(ctx.energy_auto_max_n) +
-                                " here: the host sum is O(N^2) and would compete with the simulation.";
+    const std::string why_not = "Only for N <= " + std::to_string(ctx.energy_auto_max_n) + " here: the host sum (" +
+                                (tree_energy ? "a tree walk over all N" : "O(N^2)") +
+                                ") would compete with the simulation and the window for the cores.";
     tooltip(small ? "Recompute the energy every few seconds." : why_not.c_str());
 
     report_extent(nullptr, height);
