@@ -72,6 +72,13 @@ int fp32_lanes_per_sm(int major, int minor) {
 constexpr long long kRebalanceEvery = 16;
 constexpr long long kRebalanceLag = 8;
 
+// Block time steps walk the due bodies' groups on one GPU (tree/block_steps.hpp); the one message
+// wherever several GPUs meet them (set_time_steps, use_gpus, join_ranks, a step).
+std::string block_steps_on_gpus_refusal(int gpus) {
+    return "block time steps run on one GPU (this backend would share its force passes among " +
+           std::to_string(gpus) + " GPUs); use --timesteps shared, or one GPU";
+}
+
 // The first of n items of the share that starts at fraction f: shares [f_r, f_r+1) cover each once.
 std::size_t index_at(std::size_t n, double f) {
     return f >= 1 ? n : std::min(n, static_cast<std::size_t>(std::floor(double(n) * f)));
@@ -396,9 +403,7 @@ struct CudaBackend::Impl {
     // What block steps cannot run with: the CPU backends' reasons, then several GPUs.
     void check_block_steps(double softening) const {
         check_block_steps_can_run(gravity.gravity, softening);
-        if (ranks() > 1)
-            throw std::invalid_argument("block time steps run on one GPU (this backend shares its force passes "
-                                        "among " + std::to_string(ranks()) + "); use --timesteps shared or one GPU");
+        if (ranks() > 1) throw std::invalid_argument(block_steps_on_gpus_refusal(ranks()));
     }
 
     // One block step of dt_max = p.dt (tree/block_steps.hpp); acc holds a(pos[cur]) on entry and on
@@ -798,8 +803,7 @@ void CudaBackend::set_time_steps(const TimeStepConfig& config) {
     if (std::string reason = check_time_step_config(config); !reason.empty())
         throw std::invalid_argument("time steps refused: " + reason);
     if (config.mode == TimeSteps::Block && impl_->ranks() > 1)
-        throw std::invalid_argument("time steps refused: block time steps run on one GPU (this backend shares its "
-                                    "force passes among " + std::to_string(impl_->ranks()) + ")");
+        throw std::invalid_argument("time steps refused: " + block_steps_on_gpus_refusal(impl_->ranks()));
     impl_->time_steps = config;
 }
 
@@ -1012,7 +1016,7 @@ void CudaBackend::use_gpus(const std::vector<int>& devices) {
     if (m.n != 0 || m.comm) throw std::logic_error("CudaBackend::use_gpus() is called once, before load()");
     if (devices.size() < 2) return;
     if (m.time_steps.mode == TimeSteps::Block)
-        throw std::invalid_argument("block time steps run on one GPU; use --timesteps shared with several");
+        throw std::invalid_argument(block_steps_on_gpus_refusal(int(devices.size())));
     if (devices.front() != m.device)
         throw std::invalid_argument("the GPUs to step on must start with this backend's GPU " +
                                     std::to_string(m.device));
@@ -1037,7 +1041,7 @@ void CudaBackend::use_gpus(const std::vector<int>& devices) {
 void CudaBackend::join_ranks(std::unique_ptr<comm::DeviceCommunicator> comm) {
     if (impl_->n != 0 || impl_->comm) throw std::logic_error("CudaBackend::join_ranks() is called once, before load()");
     if (impl_->time_steps.mode == TimeSteps::Block && comm->size() > 1)
-        throw std::invalid_argument("block time steps run on one GPU; use --timesteps shared with several");
+        throw std::invalid_argument(block_steps_on_gpus_refusal(comm->size()));
     if (std::string reason = check_config_for_gpus(impl_->config, comm->size()); !reason.empty())
         throw std::invalid_argument(reason);
     attach_rank(std::move(comm));

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@
 #include "../../sim/cuda/tree/gpu_tree.hpp"
 #include "nbody/sim/comm/nccl_communicator.hpp"
 #include "nbody/sim/cuda_backend.hpp"
+#include "nbody/sim/time_steps.hpp"
 #include "nbody/sim/state.hpp"
 #include "require_gpu.hpp"
 #include "test_support.hpp"
@@ -292,6 +294,30 @@ TEST(TwoGpus, TheDrawingGpuGetsLessOfThePassByItsOtherWork) {
     // GPU's share plus its other work 17 % longer than the second's.
     EXPECT_NEAR(shares[0].ms + other_ms, shares[1].ms, 0.1 * shares[1].ms) << CudaBackend::describe(shares);
     EXPECT_THROW(backend.set_other_work_ms(-1.0), std::invalid_argument);
+}
+
+// Block steps walk on one GPU: asked for on two, before or after the GPUs, one message says so.
+TEST(TwoGpus, BlockTimeStepsAreRefusedWithOneMessage) {
+    REQUIRE_TWO_GPUS();
+    const std::string expected = "block time steps run on one GPU (this backend would share its force passes among 2 GPUs)";
+    const TimeStepConfig block{TimeSteps::Block, 0.1, kDefaultMaxLevel};
+    const auto message = [](const std::function<void()>& call) {
+        try {
+            call();
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("(not refused)");
+    };
+    CudaBackend after(0);
+    after.use_gpus({0, 1});
+    EXPECT_NE(message([&] { after.set_time_steps(block); }).find(expected), std::string::npos);
+    CudaBackend before(0);
+    GravityConfig tree;
+    tree.gravity = Gravity::Tree;
+    before.set_gravity(tree);
+    before.set_time_steps(block);
+    EXPECT_NE(message([&] { before.use_gpus({0, 1}); }).find(expected), std::string::npos);
 }
 
 TEST(TwoGpus, InteropStepEndsOnTheFirstGpuAsOneGpuWould) {
