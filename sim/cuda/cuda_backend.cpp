@@ -22,6 +22,7 @@
 #include "force_kernel.hpp"
 #include "gpu_workers.hpp"
 #include "precision_state.hpp"
+#include "share_start.cuh"
 #include "symmetric_kernel.hpp"
 #include "tree/block_steps.hpp"
 #include "tree/gpu_tree.hpp"
@@ -79,10 +80,6 @@ std::string block_steps_on_gpus_refusal(int gpus) {
            std::to_string(gpus) + " GPUs); use --timesteps shared, or one GPU";
 }
 
-// The first of n items of the share that starts at fraction f: shares [f_r, f_r+1) cover each once.
-std::size_t index_at(std::size_t n, double f) {
-    return f >= 1 ? n : std::min(n, static_cast<std::size_t>(std::floor(double(n) * f)));
-}
 
 void validate_params(const StepParams& p) {
     if (!(p.dt > 0) || !std::isfinite(p.dt))
@@ -172,8 +169,8 @@ struct CudaBackend::Impl {
 
     int ranks() const { return comm ? comm->size() : 1; }
     int rank() const { return comm ? comm->rank() : 0; }
-    std::size_t slice_begin(int r) const { return index_at(n, bounds[std::size_t(r)]); }
-    std::size_t slice_count(int r) const { return index_at(n, bounds[std::size_t(r) + 1]) - slice_begin(r); }
+    std::size_t slice_begin(int r) const { return cuda::share_start(n, bounds[std::size_t(r)]); }
+    std::size_t slice_count(int r) const { return cuda::share_start(n, bounds[std::size_t(r) + 1]) - slice_begin(r); }
 
     void use_device() const { CUDA_CHECK(cudaSetDevice(device)); }
 

@@ -37,6 +37,7 @@
 #include "cuda_check.hpp"
 #include "cuda_raii.hpp"
 #include "force_kernel.hpp"
+#include "share_start.cuh"
 #include "symmetric_kernel.hpp"
 #include "triangular_map.hpp"
 
@@ -443,10 +444,7 @@ SymmetricTiles symmetric_tile_share(const SymmetricVariant& v, int n, double beg
         throw std::invalid_argument("symmetric tile share [" + std::to_string(begin) + ", " + std::to_string(end) +
                                     ") is not within [0, 1]");
     const std::uint64_t tiles = symmetric_geometry(v, n).tiles;
-    const auto at = [tiles](double f) {
-        return f >= 1 ? tiles : std::min(tiles, static_cast<std::uint64_t>(std::floor(double(tiles) * f)));
-    };
-    return {at(begin), at(end) - at(begin)};
+    return {share_start(tiles, begin), share_start(tiles, end) - share_start(tiles, begin)};
 }
 
 void launch_symmetric_force(const SymmetricVariant& v, const float4* pos, int n, float eps2, float4* acc,

@@ -36,6 +36,7 @@
 #include "../cuda_check.hpp"
 #include "../force_interaction.cuh"
 #include "../leapfrog_step.cuh"
+#include "../share_start.cuh"
 #include "nbody/sim/tree/multipole.hpp"
 
 namespace nbody::cuda {
@@ -324,11 +325,6 @@ struct WalkParams {
     double share_begin, share_end;
 };
 
-// The first group of the share that starts at fraction f of `groups`: shares [f_r, f_r+1) over the
-// ranks cover each group once.
-__device__ __forceinline__ int group_at(int groups, double f) {
-    return f >= 1.0 ? groups : min(groups, static_cast<int>(floor(double(groups) * f)));
-}
 
 // What one pass's walks did, summed over groups (the cost model of docs/TREE.md).
 enum WalkStat { kBodyTerms, kCellTerms, kNodesTested, kGroups, kWalkStats };
@@ -432,7 +428,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
     const unsigned lower = (1u << lane) - 1u;
     int deepest = 0;
     const int groups = __ldg(p.group_count);
-    const int share_first = group_at(groups, p.share_begin), share_end = group_at(groups, p.share_end);
+    const int share_first = share_start(groups, p.share_begin), share_end = share_start(groups, p.share_end);
 
     for (;;) {
         int g = 0;
