@@ -80,7 +80,6 @@ std::string block_steps_on_gpus_refusal(int gpus) {
            std::to_string(gpus) + " GPUs); use --timesteps shared, or one GPU";
 }
 
-
 void validate_params(const StepParams& p) {
     if (!(p.dt > 0) || !std::isfinite(p.dt))
         throw std::invalid_argument("time step dt must be a finite number > 0 (got " + std::to_string(p.dt) + ")");
@@ -296,7 +295,7 @@ struct CudaBackend::Impl {
     }
 
     // This GPU's time for its share of the newest timed pass (the tree: its build, which is every
-    // GPU's, and its share of the walk), and that share's width. Never blocks.
+    // GPU's, and its share of the walk); last_share_width is that share's width. Never blocks.
     double share_ms() {
         harvest();
         return last_share_ms;

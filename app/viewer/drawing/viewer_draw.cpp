@@ -178,22 +178,21 @@ void Viewer::draw_open_dialog() {
 
 void Viewer::save_screenshot(const render::DrawTarget& target, bool final_shot) {
     const std::string path = final_shot ? *o_.screenshot : timestamped_png_name();
-    const Clock::time_point asked = Clock::now();
+    glFinish();  // the frame drawn (the frame's own work): what follows is the readback and the file alone
+    const Clock::time_point start = Clock::now();
+    // Left out of the frame times: not a frame's work.
     const auto set_aside = [&] {
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - asked).count();
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         profile_.set_aside(ms);
         if (frame_ >= 1) totals_.screenshot_seconds += ms / 1e3;  // frame 0 is not timed
+        return ms;
     };
     try {
-        glFinish();  // the frame drawn: what follows times the readback and the file alone
-        const Clock::time_point start = Clock::now();
         render::write_png(path, render::read_framebuffer(target.framebuffer, target.width, target.height));
-        set_aside();
+        const double ms = set_aside();
         say("saved " + path, false);
         // For scripts/measure-viewer-latency.py: a key's latency is the time to this line less this.
-        std::cerr << "nbody: the screenshot took "
-                  << int(std::chrono::duration<double, std::milli>(Clock::now() - start).count())
-                  << " ms to read back and write\n";
+        std::cerr << "nbody: the screenshot took " << int(ms) << " ms to read back and write\n";
     } catch (const std::exception& e) {
         set_aside();
         if (final_shot) throw;  // the run was asked for this file: its absence is a failure
