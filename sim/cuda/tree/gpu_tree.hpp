@@ -114,6 +114,8 @@ private:
     void pass(const float4* pos, int n, float eps2, const TreeParams& params, int unroll, float4* acc, float4* vel,
               float half_dt, float* phi, cudaStream_t stream, const unsigned char* active = nullptr,
               int n_active = 0);
+    // The nodes' moments, boxes and opening radii, bottom-up (gpu_tree.cu says how).
+    void moments(int n, float theta, int* scratch, cudaStream_t stream);
     // force_active(): the active bodies copied behind the sorted ones and their groups listed.
     void select_active(const unsigned char* active, int n_active, int n, int* order, cudaStream_t stream);
     void read_flags(bool wait);
@@ -131,7 +133,7 @@ private:
     DeviceBuffer<float4> quad_;    // all nodes: qxx, qyy, qzz, qxy
     DeviceBuffer<float4> quad2_;   // all nodes: qxz, qyz, open_r2, unused
     DeviceBuffer<float4> cube_;    // all nodes: centre and half side of the cube the criterion uses
-    DeviceBuffer<float4> box_lo_, box_hi_;  // all nodes: bounding box of their bodies
+    DeviceBuffer<float4> box_lo_, box_hi_;  // internal nodes: bounding box of their bodies
     DeviceBuffer<unsigned char> group_flags_;  // sorted bodies: 1 where a group starts
     DeviceBuffer<int> group_start_;  // groups' first sorted body, in order
     DeviceBuffer<int> group_count_;  // [0]: number of groups
@@ -150,7 +152,7 @@ private:
     bool active_room_ = false;
     DeviceBuffer<int> active_flag_, active_rank_, active_candidates_, active_group_start_;
     DeviceBuffer<int> active_group_count_;
-    DeviceBuffer<unsigned> counters_;  // [0]: next group; [1]: error bits
+    DeviceBuffer<unsigned> counters_;  // [0]: next group; [1]: error bits; [2]: deepest stack; [3]: moments' list
     int walk_warps_ = 0;
     WalkShare share_;  // of the force pass being queued
     std::size_t cub_bytes_ = 0;
