@@ -453,18 +453,59 @@ void Viewer::set_sampling_intervals(int trail_points) {
 // The energy snapshot doubles as the viewer's NaN/Inf guard (every few seconds): a state that went
 // non-finite pauses the simulation with a notice; the window, the UI and R (reset) go on.
 void Viewer::start_energy() {
+    if (energy_on_gpu()) return start_energy_on_gpu();
     // Hermite's state is double: its error is summed from it (one energy line, issue 33); the
     // monitor still gives E, the virial ratio and the momentum.
     if (ViewerHermite* h = sim_.hermite()) h->measure_energy();
     State now = sim_.snapshot();
-    if (const auto body = first_non_finite(now)) {
-        params_.sim.paused = true;
-        say("the simulation became non-finite (NaN/Inf, first at body " + std::to_string(*body) +
-                "): paused. R resets; a smaller dt or a larger softening avoids it",
-            true);
-        return;
-    }
+    if (paused_for_non_finite(now)) return;
     energy_.start(std::move(now), params_.sim.step.softening, sim_.backend().gravity());
+}
+
+bool Viewer::paused_for_non_finite(const State& state) {
+    const auto body = first_non_finite(state);
+    if (!body) return false;
+    params_.sim.paused = true;
+    say("the simulation became non-finite (NaN/Inf, first at body " + std::to_string(*body) +
+            "): paused. R resets; a smaller dt or a larger softening avoids it",
+        true);
+    return true;
+}
+
+bool Viewer::energy_on_gpu() const {
+    return sim_.cuda() != nullptr && sim_.hermite() == nullptr && sim_.backend().gravity().gravity == Gravity::Tree;
+}
+
+// The backend stores the state and sums the potential between two steps, on the simulation's thread
+// (or at once in the frame loop); the monitor sums the rest on a worker when that is done. One sum at
+// a time: while it waits for its turn, further requests are dropped.
+void Viewer::start_energy_on_gpu() {
+    if (gpu_energy_queued_) return;
+    if (!sim_.beside()) (void)sim_.snapshot();  // interop: hands the newest positions to the backend
+    struct Summed {
+        State state;
+        double potential = 0;
+        GravityConfig gravity;
+    };
+    auto summed = std::make_shared<Summed>();
+    const double softening = params_.sim.step.softening;
+    gpu_energy_queued_ = true;
+    sim_.between_steps(
+        [summed, softening](Backend& backend) {
+            backend.store(summed->state);
+            summed->gravity = backend.gravity();
+            const std::optional<double> potential = backend.tree_potential_energy(softening);
+            if (!potential) throw std::logic_error("the backend gave no tree potential");
+            summed->potential = *potential;
+            return std::string();
+        },
+        [this, summed, softening, generation = energy_.generation()](const SimulationThread::Outcome& outcome) {
+            gpu_energy_queued_ = false;
+            if (!outcome.error.empty()) return say("energy sum on the GPU failed: " + outcome.error, true);
+            if (paused_for_non_finite(summed->state)) return;
+            energy_.start_known(std::move(summed->state), softening, summed->gravity, summed->potential, generation);
+        },
+        "summing the energy (the GPU tree's potential)");
 }
 
 // The energy line's first value from the start (issue 33): both sums run on workers from the
@@ -472,6 +513,7 @@ void Viewer::start_energy() {
 // first period (a Hermite run of thousands of bodies read "not computed yet" for 4 s and more).
 void Viewer::start_first_energy_sums() {
     if (!params_.sim.auto_energy || scene_.state.size() > auto_energy_max_n()) return;
+    if (energy_on_gpu()) return start_energy_on_gpu();
     if (ViewerHermite* h = sim_.hermite()) h->measure_energy();  // after a snapshot's E0 was taken
     energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
 }
@@ -500,7 +542,10 @@ CameraSpec Viewer::framed_camera(const Scene& scene) const {
                               t.height > 0 ? double(t.width) / t.height : 16.0 / 9.0);
 }
 
-std::size_t Viewer::auto_energy_max_n() const { return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN; }
+std::size_t Viewer::auto_energy_max_n() const {
+    if (energy_on_gpu()) return kGpuTreeAutoEnergyMaxN;
+    return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN;
+}
 
 void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
     // Everything that can refuse `next` runs before the running system is touched: the checks of

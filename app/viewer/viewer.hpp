@@ -108,11 +108,18 @@ class Viewer {
     // --- helpers -------------------------------------------------------------------------
     void say(const std::string& text, bool is_error);  // a toast, or an error notice
     void start_energy();
+    // The energy sum's NaN/Inf guard: a state that went non-finite pauses the run with a notice.
+    bool paused_for_non_finite(const State& state);
     // The simulation steps beside the frame loop at its own pace (a window run until closed), not
     // exactly each frame's steps (a scripted run's frames wait for theirs).
     bool free_running() const { return sim_.beside() && !exact_frames_; }
     void start_first_energy_sums();         // of a system just loaded: at once, on workers
-    std::size_t auto_energy_max_n() const;  // kAutoEnergyMaxN, or kHostAutoEnergyMaxN on the CPU
+    // A cuda tree run takes its potential from the GPU tree's walk, between two steps (issue 33):
+    // O(N log N) on the GPU instead of a host tree walk over all N.
+    bool energy_on_gpu() const;
+    void start_energy_on_gpu();
+    // kAutoEnergyMaxN, kGpuTreeAutoEnergyMaxN for a cuda tree run, or kHostAutoEnergyMaxN on the CPU
+    std::size_t auto_energy_max_n() const;
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
     void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
     // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on
@@ -198,6 +205,7 @@ class Viewer {
     GalaxyTrack galaxy_track_;  // the followed galaxy, refreshed a few times a second  // model time the fixed playback speed owes (less than one step)
     PerfStats perf_;
     EnergyMonitor energy_;
+    bool gpu_energy_queued_ = false;  // start_energy_on_gpu's sum waits for its turn between steps
     PanelVisibility visible_;
     std::optional<render::BodySample> selected_sample_;  // params_.selected as read this frame
     OpenDialog open_dialog_;  // Ctrl+O
@@ -270,5 +278,9 @@ inline constexpr std::size_t kAutoEnergyMaxN = 65536;
 // On a host backend the sum competes with the simulation itself for the same cores: at 65,536
 // bodies it took longer than the first tree step on two cores (docs/VIEWER.md, issue 33).
 inline constexpr std::size_t kHostAutoEnergyMaxN = 16384;
+// A cuda tree run sums its potential with the GPU tree (at most two steps' time: the test
+// GpuTreePotential.TheEnergyOfATreeRunCostsAtMostTwoSteps), every 3 s: up to 4M bodies (a ~25 ms
+// step on an H100) that is under 2 % of the GPU's time.
+inline constexpr std::size_t kGpuTreeAutoEnergyMaxN = 4194304;
 
 }  // namespace nbody::app

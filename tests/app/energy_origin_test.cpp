@@ -52,6 +52,27 @@ TEST(EnergyOrigin, SnapshotsE0IsTheMonitorsBaseline) {
     }
 }
 
+// A potential summed elsewhere (the GPU tree's, between two steps) gives the same diagnostics as
+// the monitor's own sum with that potential; one asked for before a reset (another system) is dropped.
+TEST(EnergyOrigin, APotentialSummedElsewhereIsTakenUnlessASystemCameBetween) {
+    const Scene scene = load_scene(test::source_dir() + "/scenes/plummer.toml", 128);
+    const double softening = scene.params.softening;
+    // Not the monitor's own sum, so that taking it is seen.
+    const double potential = 1.5 * compute_diagnostics(scene.state, softening).potential;
+    EnergyMonitor monitor;
+    const unsigned before_reset = monitor.generation();
+    monitor.reset();
+    monitor.start_known(scene.state, softening, GravityConfig{}, potential, before_reset);
+    EXPECT_FALSE(monitor.busy());  // dropped: it belongs to the system before the reset
+    monitor.start_known(scene.state, softening, GravityConfig{}, potential, monitor.generation());
+    wait_for(monitor);
+    ASSERT_TRUE(monitor.latest());
+    const Diagnostics expected = diagnostics_with_potential(scene.state, potential);
+    EXPECT_EQ(monitor.latest()->potential, expected.potential);
+    EXPECT_EQ(monitor.latest()->total, expected.total);
+    EXPECT_EQ(monitor.latest()->kinetic, expected.kinetic);
+}
+
 TEST(EnergyOrigin, HermiteRunKeepsAndTakesTheRunsE0) {
     const Scene scene = load_scene(test::source_dir() + "/scenes/few-body/figure-eight.toml");
     HermiteSettings s;

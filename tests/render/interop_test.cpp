@@ -246,6 +246,25 @@ TEST(CudaGlInterop, FramesKeepComingWhileSlowStepsRunBeside) {
     EXPECT_LT(steps, 4 * 119) << "every frame waited for its four steps\n" << r.output;
 }
 
+// A cuda tree run above the host sum's limit (65,536 bodies) takes its energy line from the GPU
+// tree's potential, summed between two steps (issue 33): a value, in the frame loop and beside it.
+TEST(CudaGlInterop, TreeRunsEnergyComesFromTheGpuTreeAboveTheHostLimit) {
+    std::string why;
+    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    for (const char* beside : {"", "NBODY_SIM_THREAD=1 "}) {
+        const auto r = test::run_command(std::string(beside) + "timeout 120 '" + test::nbody_executable() +
+                                         "' view --headless --backend cuda --size 640x360 --gravity tree "
+                                         "--frames 120 --bodies 131072 --scene '" +
+                                         test::source_dir() + "/scenes/milky-way-andromeda.toml'");
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const std::size_t line = r.output.find("energy line: ");
+        ASSERT_NE(line, std::string::npos) << r.output;
+        const std::string text = r.output.substr(line, r.output.find('\n', line) - line);
+        EXPECT_EQ(text.find("not computed yet"), std::string::npos) << beside << text;
+        EXPECT_NE(text.find("(tree)"), std::string::npos) << beside << text;
+    }
+}
+
 #else
 
 TEST(CudaGlInterop, NotBuilt) { GTEST_SKIP() << "this build has no CUDA (NBODY_HAVE_CUDA is off)"; }

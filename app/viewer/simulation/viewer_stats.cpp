@@ -72,15 +72,27 @@ void EnergyMonitor::reset(std::optional<io::RunEnergy> carried, double softening
     baseline_softening_ = -1;
     latest_softening_ = -2;
     momentum_error_ = 0;
+    ++generation_;
 }
 
 void EnergyMonitor::start(State state, double softening, const GravityConfig& gravity) {
+    launch(std::move(state), softening, gravity, std::nullopt);
+}
+
+void EnergyMonitor::start_known(State state, double softening, const GravityConfig& gravity, double potential,
+                                unsigned generation) {
+    if (generation == generation_) launch(std::move(state), softening, gravity, potential);
+}
+
+void EnergyMonitor::launch(State state, double softening, const GravityConfig& gravity,
+                           std::optional<double> potential) {
     if (job_.valid()) return;
     started_ = std::chrono::steady_clock::now();
-    job_ = std::async(std::launch::async, [s = std::move(state), softening, gravity, started = started_]() {
+    job_ = std::async(std::launch::async, [s = std::move(state), softening, gravity, potential, started = started_]() {
         Result r;
         r.started = started;
-        r.d = compute_diagnostics(s, softening, gravity, choose_energy_source(std::nullopt, gravity));
+        r.d = potential ? diagnostics_with_potential(s, *potential)
+                        : compute_diagnostics(s, softening, gravity, choose_energy_source(std::nullopt, gravity));
         r.time = s.time;
         r.softening = softening;
         r.gravity = gravity;

@@ -90,6 +90,14 @@ class EnergyMonitor {
     // tree gravity the potential comes from the CPU tree's walk with its parameters
     // (energy_source.hpp), else from every pair.
     void start(State state, double softening, const GravityConfig& gravity = {});
+    // The same with the potential summed elsewhere (the cuda backend's tree walk, between two steps):
+    // kinetic energy, momentum and the virial ratio are summed here on a worker. Dropped when
+    // `generation` is not the monitor's any more (a reset came while the potential was being summed)
+    // or a computation is running.
+    void start_known(State state, double softening, const GravityConfig& gravity, double potential,
+                     unsigned generation);
+    // Changes at every reset(): a sum asked for before it belongs to another system.
+    unsigned generation() const { return generation_; }
     // Collects a finished computation; call once per frame.
     void poll();
     // Seconds since the last start() (for "every few seconds").
@@ -111,6 +119,7 @@ class EnergyMonitor {
     double momentum_error() const { return momentum_error_; }
 
   private:
+    void launch(State state, double softening, const GravityConfig& gravity, std::optional<double> potential);
     void take_carried_baseline();
     struct Result {
         Diagnostics d;
@@ -124,6 +133,7 @@ class EnergyMonitor {
     std::optional<io::RunEnergy> carried_;
     double carried_softening_ = 0;
     double momentum_error_ = 0;
+    unsigned generation_ = 0;
     GravityConfig baseline_gravity_, latest_gravity_;  // a tree's potential is the baseline of that tree only
     std::chrono::steady_clock::time_point started_{}, latest_started_{};
 };

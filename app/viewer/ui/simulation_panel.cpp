@@ -156,21 +156,30 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     ImGui::BeginDisabled(energy.busy());
     if (ImGui::Button(energy.busy() ? "Computing..." : "Compute energy")) requests.compute_energy = true;
     ImGui::EndDisabled();
-    // The sum the monitor makes (EnergyMonitor::start, choose_energy_source): a tree run's potential
-    // comes from a tree walk on the host, a direct run's from every pair.
+    // The sum the monitor makes (EnergyMonitor::start, choose_energy_source; Viewer::energy_on_gpu):
+    // a tree run's potential comes from a tree walk, on the GPU for a cuda run, else on the host; a
+    // direct run's from every pair.
     const bool tree_energy = ctx.sim.gravity().gravity == Gravity::Tree;
-    tooltip(tree_energy ? "The potential from a tree walk (the run's theta) on the host, O(N log N), in double, on a "
-                          "worker thread: the energy error is the integrator's plus the tree's. On the CUDA paths "
-                          "it copies the state from the device once (the Debug panel's byte count for that frame)."
-                        : "O(N^2) in double on the host, on a worker thread. On the CUDA paths it copies the "
-                          "state from the device once (shown in the Debug panel's byte count for that frame).");
+    const bool gpu_tree_energy = tree_energy && ctx.sim.cuda() != nullptr && ctx.sim.hermite() == nullptr;
+    tooltip(gpu_tree_energy
+                ? "The potential from the GPU tree's walk (the run's theta), O(N log N), summed in double on the "
+                  "GPU between two steps (at most two steps' time); the energy error is the integrator's plus the "
+                  "tree's. The kinetic energy comes from one copy of the state to the host."
+            : tree_energy
+                ? "The potential from a tree walk (the run's theta) on the host, O(N log N), in double, on a "
+                  "worker thread: the energy error is the integrator's plus the tree's. On the CUDA paths "
+                  "it copies the state from the device once (the Debug panel's byte count for that frame)."
+                : "O(N^2) in double on the host, on a worker thread. On the CUDA paths it copies the "
+                  "state from the device once (shown in the Debug panel's byte count for that frame).");
     ImGui::SameLine();
     ImGui::BeginDisabled(!small);
     ImGui::Checkbox("every 3 s", &sim.auto_energy);
     ImGui::EndDisabled();
-    const std::string why_not = "Only for N <= " + std::to_string(ctx.energy_auto_max_n) + " here: the host sum (" +
-                                (tree_energy ? "a tree walk over all N" : "O(N^2)") +
-                                ") would compete with the simulation and the window for the cores.";
+    const std::string why_not =
+        "Only for N <= " + std::to_string(ctx.energy_auto_max_n) + " here: " +
+        (gpu_tree_energy ? std::string("the GPU tree's potential every 3 s would take more than 2 % of the GPU's time.")
+                         : std::string("the host sum (") + (tree_energy ? "a tree walk over all N" : "O(N^2)") +
+                               ") would compete with the simulation and the window for the cores.");
     tooltip(small ? "Recompute the energy every few seconds." : why_not.c_str());
 
     report_extent(nullptr, height);
