@@ -28,15 +28,18 @@ void add_colour_option(CLI::App& cmd, std::string& colour) {
 void add_sprites_option(CLI::App& cmd, ViewOptions& options) {
     static const std::map<std::string, render::SpriteDrawing> names{{"auto", render::SpriteDrawing::Auto},
                                                                      {"points", render::SpriteDrawing::Points},
-                                                                     {"compute", render::SpriteDrawing::Compute}};
+                                                                     {"compute", render::SpriteDrawing::Compute},
+                                                                     {"cuda", render::SpriteDrawing::Cuda}};
     cmd.add_option_function<std::string>(
            "--sprites", [&options](const std::string& name) { options.sprites = names.at(name); },
            "How particles are drawn: points (GL point sprites) | compute (a compute pass adds their light into a "
            "few size layers that are blurred; the same picture at a fraction of the cost on GPUs with little "
-           "raster hardware, such as the H100) | auto (compute from 65,536 bodies on a GPU, points on a software "
-           "renderer)")
-        ->check(CLI::IsMember({"auto", "points", "compute"}))
-        ->type_name("auto|points|compute")
+           "raster hardware, such as the H100) | cuda (compute's light sums added by CUDA kernels in the "
+           "simulation's context, beside its steps; needs --backend cuda with CUDA-GL interop) | auto (compute "
+           "from 65,536 bodies on a GPU, cuda there when the cuda backend steps beside the frame loop through "
+           "interop, points on a software renderer)")
+        ->check(CLI::IsMember({"auto", "points", "compute", "cuda"}))
+        ->type_name("auto|points|compute|cuda")
         ->default_str("auto");
 }
 

@@ -94,7 +94,10 @@ class Viewer {
     void print_tree_report();
     // --- hermite4/6 (viewer_hermite_step.cpp) ------------------------------------------------
     void integrator_from_scene();   // a scene's [scene] integrator keys into the panel's params
-    void start_integrator_from_options();  // at start: the scene's, then --integrator, --eta, ...
+    void start_integrator_from_options();
+    // --sprites cuda needs the cuda backend with interop (an error otherwise); auto picks the CUDA
+    // deposit where the cuda backend steps beside the frame loop through interop.
+    void choose_cuda_sprites(const ViewOptions& o);  // at start: the scene's, then --integrator, --eta, ...
     HermiteSettings hermite_settings() const;  // of the panel's parameters
     HermiteSettings hermite_settings(const SimulationParams& s) const;
     bool start_hermite_run();       // from the current state; on failure: paused, the error shown
