@@ -103,6 +103,8 @@ class ParticleRenderer {
     void set_auto_speed_scale(float speed) { auto_speed_scale_ = speed; }
     // How the last draw() drew its sprites (never Auto).
     SpriteDrawing last_sprite_drawing() const { return last_sprite_drawing_; }
+    // The compute path's passes and sums (tests compare the two deposits' sums).
+    const ParticleSplatter& splatter() const { return splatter_; }
     // SpriteDrawing::Auto picks the CUDA deposit (the viewer: the cuda backend steps beside the
     // frame loop through interop).
     void prefer_cuda_sprites(bool prefer) { cuda_preferred_ = prefer; }
