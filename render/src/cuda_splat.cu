@@ -18,7 +18,13 @@ namespace {
 
 using sprite::SplatUniforms;
 
-constexpr int kBlock = 256;
+// 128 threads held to 64 registers (__launch_bounds__ below: 8 blocks an SM), 8,192 registers a
+// block: beside a tree walk with one block per SM left free (WalkRoom::Kind::Block, 16,384
+// registers; gpu_tree.cu's walk_blocks has the arithmetic) at least two blocks fit on every SM,
+// three at the 40 registers ptxas gives it on sm_90. The sums are integers, so the block size
+// changes no bit of them.
+constexpr int kBlock = 128;
+constexpr int kMinBlocksPerSm = 8;
 
 __device__ void add_light(const SplatUniforms& u, std::uint32_t* light, std::uint32_t* saturated, int plane, int x,
                           int y, float amount, std::uint32_t dither) {
@@ -48,7 +54,7 @@ __device__ void add_to_layer(const SplatUniforms& u, std::uint32_t* light, std::
     }
 }
 
-__global__ void __launch_bounds__(kBlock) deposit_kernel(const SplatDepositArgs a) {
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm) deposit_kernel(const SplatDepositArgs a) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.bodies) return;
     const sprite::Sprite s = sprite::particle_sprite(a.sprite, a.positions[i], a.previous[i], a.labels[i], i);

@@ -25,8 +25,13 @@ void keep_registered(CudaGlRegistration& registration, unsigned& registered_id, 
 }  // namespace
 
 CudaSplatDeposit::CudaSplatDeposit() {
+    // The highest priority: where the deposit's blocks and the simulation's wait for an SM
+    // together, the deposit's go first (the frame waits for them, the step does not). It
+    // preempts no running block: beside the persistent tree walk it needs room (WalkRoom).
+    int least = 0, greatest = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     cudaStream_t stream = nullptr;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
     stream_ = stream;
 }
 

@@ -53,7 +53,7 @@ class CudaSplatDeposit {
     // (Re)registers the splatter's three buffers when their GL names change (a resize).
     void register_splatter(const ParticleSplatter& splatter);
 
-    void* stream_ = nullptr;  // a cudaStream_t, non-blocking
+    void* stream_ = nullptr;  // a cudaStream_t, non-blocking, of the highest priority
     CudaGlRegistration light_, saturated_, large_;
     unsigned light_id_ = 0, saturated_id_ = 0, large_id_ = 0;
     sprite::F3* colour_table_ = nullptr;  // device memory, sprite::kColourTable texels
