@@ -15,6 +15,8 @@ void add_trail_option(CLI::App& cmd, ViewOptions& options);
 void add_colour_option(CLI::App& cmd, std::string& colour);
 // --sprites auto|points|compute|cuda on `cmd`, into options.sprites.
 void add_sprites_option(CLI::App& cmd, ViewOptions& options);
+// --walk-room none|block|slices:N on `cmd`, into options.walk_room.
+void add_walk_room_option(CLI::App& cmd, ViewOptions& options);
 // --point-size, --exposure and --glow on `cmd`, into `options` (none given: chosen from N).
 void add_looks_options(CLI::App& cmd, ViewOptions& options);
 // --annotate-size PX on `cmd`, into `size` (0 when not given: 1/40 of the frame's height).

@@ -366,9 +366,6 @@ bool Viewer::stop_now() {
     return true;
 }
 
-// After a stop or a quit, everything asked for is written by now. Work still running (a long step, a scene
-// being built, an energy sum) would be joined by the destructors, holding the exit for as long as
-// it takes (minutes, for a step at large N): the process ends here instead, without waiting.
 void Viewer::choose_cuda_sprites(const ViewOptions& o) {
     const bool interop = sim_.cuda() && sim_.path() == TransferPath::Interop;
     // Beside the loop GL's compute passes and the steps' kernels come from two contexts, which
@@ -389,6 +386,9 @@ void Viewer::choose_cuda_sprites(const ViewOptions& o) {
 #endif
 }
 
+// After a stop or a quit, everything asked for is written by now. Work still running (a long step, a scene
+// being built, an energy sum) would be joined by the destructors, holding the exit for as long as
+// it takes (minutes, for a step at large N): the process ends here instead, without waiting.
 void Viewer::end_without_waiting(int status, std::string unfinished) {
     const auto running = [](const auto& f) {
         return f.valid() && f.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
@@ -435,6 +435,7 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
     }
     gpu_timer_.end_frame();
     share_the_drawing_gpu();
+    make_room_for_cuda_sprites();
     profile_.end_frame();
     if (frame_ > 0) perf_.add_frame(dt_frame);  // frame 0 has no previous frame to time from
     if (capture_frame && o_.orbit_deg_per_frame != 0) camera_.turn(o_.orbit_deg_per_frame);

@@ -113,8 +113,24 @@ void print_looks(const render::RenderSettings& r, std::size_t bodies) {
 
 // Under --gravity tree a scripted run also says what the tree cost and what theta bought: the
 // same figures as the Kernel panel (viewer_gravity.hpp).
+std::string Viewer::walk_room_text() const {
+    switch (walk_room_.kind) {
+        case WalkRoom::Kind::Block:
+            return "block: the walk one resident block per SM short, room for the CUDA sprites' deposit on every SM";
+        case WalkRoom::Kind::Slices:
+            return walk_room_name(walk_room_) + ": each walk queued as " + std::to_string(walk_room_.slices) +
+                   " launches, the CUDA sprites' deposit scheduled between them";
+        case WalkRoom::Kind::None: break;
+    }
+    if (o_.walk_room.kind == WalkRoom::Kind::None) return "none";
+    return "none (" + walk_room_name(o_.walk_room) + " is for CUDA sprites drawn beside the steps; this run: sprites by " +
+           render::sprite_drawing_name(renderer_.last_sprite_drawing()) +
+           (sim_.beside() ? ", steps beside the frame loop)" : ", steps in the frame loop)");
+}
+
 void Viewer::print_tree_report() {
     std::printf("  gravity: %s; tree: %s\n", sim_.gravity().to_string().c_str(), tree_timing_text(sim_).c_str());
+    if (sim_.cuda() != nullptr) std::printf("  tree walk room (--walk-room): %s\n", walk_room_text().c_str());
     estimate_force_error(sim_, params_.sim.step.softening, [](const SimulationThread::Outcome& o) {
         if (o.error.empty())
             std::printf("  force error against the direct sum, %s\n", o.text.c_str());
