@@ -1,6 +1,12 @@
 // One particle's sprite: its width on screen and its light. Shared by the two ways particles
 // are drawn (particles.vert: GL points; splat.comp: a compute pass), so they cannot drift apart.
 // Included after `#version`; the includer names the particle's data.
+//
+// render/include/nbody/render/sprite_arithmetic.hpp is the C++ copy the CUDA deposit
+// (`--sprites cuda`) runs; it says why there are two. Both are written operation for operation
+// alike, on `precise` values here (no multiply fused into an add, nothing reordered; mix() and
+// matrix products written out, divisions as a * (1.0 / b)), so that they round alike and the
+// deposits' integer sums agree to the bit. Change one, change the other.
 
 uniform mat4 u_view;
 uniform mat4 u_projection;
@@ -34,39 +40,58 @@ uint hash(uint x) {
     return x;
 }
 
+// a (1 - t) + b t as written (mix() leaves the compiler the form).
+vec3 lerp(vec3 a, vec3 b, float t) {
+    precise vec3 r = a * (1.0 - t) + b * t;
+    return r;
+}
+
+// m v, summed column by column in this order (a matrix product leaves the order open).
+vec4 transform(mat4 m, vec4 v) {
+    precise vec4 r = m[0] * v.x + m[1] * v.y + m[2] * v.z + m[3] * v.w;
+    return r;
+}
+
 // Stars are not all alike: each particle gets a fixed brightness and a shift toward red or
 // blue, which turns a flat tint into something that reads as a stellar population. Mean
 // brightness stays 1, so exposure means the same at any variety.
 vec3 variation(uint index) {
     uint h = hash(index);
-    float u1 = float(h & 0xffffu) / 65535.0;
-    float u2 = float(h >> 16) / 65535.0;
-    float brightness = 0.45 + 1.65 * u1 * u1;          // mean 1.0, a few bright ones
-    vec3 tint = mix(vec3(1.25, 0.92, 0.72), vec3(0.78, 0.92, 1.25), u2);
-    return mix(vec3(1.0), brightness * tint, u_variety);
+    precise float u1 = float(h & 0xffffu) * (1.0 / 65535.0);
+    precise float u2 = float(h >> 16) * (1.0 / 65535.0);
+    precise float brightness = 0.45 + 1.65 * u1 * u1;          // mean 1.0, a few bright ones
+    precise vec3 tint = lerp(vec3(1.25, 0.92, 0.72), vec3(0.78, 0.92, 1.25), u2);
+    precise vec3 r = lerp(vec3(1.0), tint * brightness, u_variety);
+    return r;
 }
 
-// Mode 4 (stellar_colours.hpp): the table spans 0.08 to 100 solar masses in log mass.
+// Mode 4 (stellar_colours.hpp): the table spans 0.08 to 100 solar masses in log mass:
+// ln(m / 0.08) / ln(1250) = log2(m / 0.08) / log2(1250).
 float stellar_mass(float mass) { return max(mass * u_solar_masses_per_unit, 1e-30); }
 float stellar_table_position(float mass) {
-    return clamp(log(stellar_mass(mass) / 0.08) / log(100.0 / 0.08), 0.0, 1.0);
+    precise float t = log2(stellar_mass(mass) * (1.0 / 0.08)) * (1.0 / 10.2877124);
+    return clamp(t, 0.0, 1.0);
 }
 // Mirrors stellar_size_factor(): width as M^(1/3), 0.6 to 3 times a solar-mass star's.
-float stellar_size(float mass) { return clamp(pow(stellar_mass(mass), 1.0 / 3.0), 0.6, 3.0); }
+float stellar_size(float mass) {
+    precise float s = exp2(log2(stellar_mass(mass)) * (1.0 / 3.0));
+    return clamp(s, 0.6, 3.0);
+}
 
 vec3 particle_colour(vec4 position, vec4 previous, uint galaxy, uint component) {
     if (u_colour_mode == 4) return textureLod(u_colour_map, vec2(stellar_table_position(position.w), 0.5), 0.0).rgb;
     if (u_colour_mode == 2 && u_inv_dt > 0.0) {
         // Leapfrog drifts x by v(t + dt/2) dt, so displacement over time is the drift speed.
-        float speed = length(position.xyz - previous.xyz) * u_inv_dt;
-        float t = clamp(speed * u_inv_speed_scale, 0.0, 1.0);
+        precise float speed = length(position.xyz - previous.xyz) * u_inv_dt;
+        precise float t = clamp(speed * u_inv_speed_scale, 0.0, 1.0);
         // Start the map above its darkest end so that slow particles stay visible.
-        return textureLod(u_colour_map, vec2(0.12 + 0.88 * t, 0.5), 0.0).rgb;
+        precise float at = 0.12 + 0.88 * t;
+        return textureLod(u_colour_map, vec2(at, 0.5), 0.0).rgb;
     }
     if (u_colour_mode == 0) {
         vec3 c = u_galaxy_colours[galaxy & 7u];
         // Bulges are old, redder-white stars: lift them toward warm white within the galaxy's hue.
-        return component == kBulge ? mix(c, vec3(1.0, 0.85, 0.65), 0.45) : c;
+        return component == kBulge ? lerp(c, vec3(1.0, 0.85, 0.65), 0.45) : c;
     }
     if (u_colour_mode == 1) return u_component_colours[min(component, 4u)];
     return u_plain_colour;
@@ -83,21 +108,25 @@ Sprite particle_sprite(vec4 position, vec4 previous, uint label, uint index) {
     Sprite s;
     uint galaxy = label & 0xffffu;
     uint component = label >> 16;
-    vec4 eye = u_view * vec4(position.xyz, 1.0);
-    s.clip = u_projection * eye;
+    precise vec4 eye = transform(u_view, vec4(position.xyz, 1.0));
+    precise vec4 clip = transform(u_projection, eye);
+    s.clip = clip;
     s.visible = !(u_hide_halo != 0 && component == kHalo);
-    float dist = max(-eye.z, 1e-6);
-    float star = u_colour_mode == 4 ? stellar_size(position.w) : 1.0;
-    float size = star * (u_reference_distance > 0.0 ? u_point_size * u_reference_distance / dist : u_point_size);
+    precise float dist = max(-eye.z, 1e-6);
+    precise float star = u_colour_mode == 4 ? stellar_size(position.w) : 1.0;
+    precise float size =
+        star * (u_reference_distance > 0.0 ? u_point_size * u_reference_distance * (1.0 / dist) : u_point_size);
     s.width = clamp(size, u_min_size, kMaxSpritePixels);
     // A sprite drawn wider than it should be keeps its total light: dim by the area ratio.
     // One nearer than the target grows, but its light only in proportion to its width, not
     // its area: a halo particle passing the camera is a soft haze, not a bright blob.
-    float dim = size < s.width ? (size * size) / (s.width * s.width) : u_point_size / max(s.width, u_point_size);
+    precise float dim = size < s.width ? size * size * (1.0 / (s.width * s.width))
+                                       : u_point_size * (1.0 / max(s.width, u_point_size));
     float halo = component == kHalo ? u_halo_brightness : 1.0;
-    vec3 colour = particle_colour(position, previous, galaxy, component);
-    if (u_colour_mode != 2 && u_colour_mode != 4) colour *= variation(index);  // data: left as it is
-    s.light = colour * (u_intensity * dim * halo * star * star);  // a heavy star: wider and brighter
+    precise vec3 colour = particle_colour(position, previous, galaxy, component);
+    if (u_colour_mode != 2 && u_colour_mode != 4) colour = colour * variation(index);  // data: left as it is
+    precise vec3 light = colour * (u_intensity * dim * halo * star * star);  // a heavy star: wider and brighter
+    s.light = light;
     return s;
 }
 

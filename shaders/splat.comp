@@ -23,7 +23,7 @@ layout(std430, binding = 5) buffer Large {
 uniform int u_bodies;
 uniform ivec2 u_size;           // pixels
 uniform int u_layers;           // size layers; plane of (layer, channel) = layer * 3 + channel
-uniform float u_layer0_width;   // width of layer 0; layer k is twice layer k - 1
+uniform float u_layer0_inv_width;  // 1 / the width of layer 0 (layer k is twice layer k - 1)
 uniform float u_units;          // fixed-point units per unit of light
 uniform uint u_large_capacity;
 
@@ -31,11 +31,13 @@ uniform uint u_large_capacity;
 // over a disk of the sprite's width, in pixels): 0.7268 (width / 2)^2.
 const float kProfileArea = 0.181694;
 
+// The arithmetic is written as sprite_arithmetic.hpp's (the CUDA deposit's) is, on precise
+// values: particle_sprite.glsl says why.
 void add_light(int plane, ivec2 pixel, float amount, uint dither) {
     if (amount <= 0.0 || any(lessThan(pixel, ivec2(0))) || any(greaterThanEqual(pixel, u_size))) return;
     // Rounding by a fixed per-particle dither keeps the sum unbiased for light finer than one
     // unit (a faint haze of many particles) while every frame stays reproducible.
-    float units = min(amount * u_units + float(dither & 0xffffu) / 65536.0, 4.0e9);
+    precise float units = min(amount * u_units + float(dither & 0xffffu) * (1.0 / 65536.0), 4.0e9);
     uint add = uint(units);
     if (add == 0u) return;
     uint at = uint(plane) * uint(u_size.x * u_size.y) + uint(pixel.y * u_size.x + pixel.x);
@@ -44,16 +46,17 @@ void add_light(int plane, ivec2 pixel, float amount, uint dither) {
 }
 
 void add_to_layer(int layer, vec2 centre, vec3 total, float share, uint dither) {
-    vec2 corner = floor(centre - 0.5);
-    vec2 f = centre - 0.5 - corner;
+    precise vec2 corner = floor(centre - 0.5);
+    precise vec2 f = centre - 0.5 - corner;
     ivec2 p = ivec2(corner);
-    vec4 w = vec4((1.0 - f.x) * (1.0 - f.y), f.x * (1.0 - f.y), (1.0 - f.x) * f.y, f.x * f.y) * share;
+    precise vec4 w = vec4((1.0 - f.x) * (1.0 - f.y), f.x * (1.0 - f.y), (1.0 - f.x) * f.y, f.x * f.y) * share;
     for (int c = 0; c < 3; ++c) {
         int plane = layer * 3 + c;
-        add_light(plane, p, total[c] * w.x, dither);
-        add_light(plane, p + ivec2(1, 0), total[c] * w.y, dither >> 4);
-        add_light(plane, p + ivec2(0, 1), total[c] * w.z, dither >> 8);
-        add_light(plane, p + ivec2(1, 1), total[c] * w.w, dither >> 12);
+        precise vec4 amount = total[c] * w;
+        add_light(plane, p, amount.x, dither);
+        add_light(plane, p + ivec2(1, 0), amount.y, dither >> 4);
+        add_light(plane, p + ivec2(0, 1), amount.z, dither >> 8);
+        add_light(plane, p + ivec2(1, 1), amount.w, dither >> 12);
     }
 }
 
@@ -63,11 +66,11 @@ void main() {
     if (i >= uint(u_bodies)) return;
     Sprite s = particle_sprite(positions[i], previous[i], labels[i], i);
     if (!s.visible || s.clip.w <= 0.0) return;
-    vec3 ndc = s.clip.xyz / s.clip.w;
+    precise vec3 ndc = s.clip.xyz * (1.0 / s.clip.w);
     if (any(greaterThan(abs(ndc), vec3(1.0)))) return;  // GL drops a point whose centre is outside
-    vec2 centre = (ndc.xy * 0.5 + 0.5) * vec2(u_size);  // pixel centres at +0.5, as GL's
-    float level = log2(s.width / u_layer0_width);
-    vec3 total = s.light * (kProfileArea * s.width * s.width);
+    precise vec2 centre = (ndc.xy * 0.5 + 0.5) * vec2(u_size);  // pixel centres at +0.5, as GL's
+    precise float level = log2(s.width * u_layer0_inv_width);
+    precise vec3 total = s.light * (kProfileArea * s.width * s.width);
     uint dither = hash(i ^ 0x9e3779b9u);
     if (level > float(u_layers - 1) + 1e-4) {
         uint slot = atomicAdd(large_count, 1u);
@@ -78,7 +81,8 @@ void main() {
         level = float(u_layers - 1);  // the list is full: the widest layer is the nearest look
     }
     int below = clamp(int(floor(level)), 0, u_layers - 1);
-    float up = clamp(level - float(below), 0.0, 1.0);
-    add_to_layer(below, centre, total, 1.0 - up, dither);
+    precise float up = clamp(level - float(below), 0.0, 1.0);
+    precise float stay = 1.0 - up;
+    add_to_layer(below, centre, total, stay, dither);
     if (up > 0.0 && below + 1 < u_layers) add_to_layer(below + 1, centre, total, up, dither >> 16);
 }

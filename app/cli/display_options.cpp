@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <regex>
+#include <stdexcept>
 
 #include "nbody/render/trail_renderer.hpp"
 #include "run_options.hpp"
@@ -28,16 +29,43 @@ void add_colour_option(CLI::App& cmd, std::string& colour) {
 void add_sprites_option(CLI::App& cmd, ViewOptions& options) {
     static const std::map<std::string, render::SpriteDrawing> names{{"auto", render::SpriteDrawing::Auto},
                                                                      {"points", render::SpriteDrawing::Points},
-                                                                     {"compute", render::SpriteDrawing::Compute}};
+                                                                     {"compute", render::SpriteDrawing::Compute},
+                                                                     {"cuda", render::SpriteDrawing::Cuda}};
     cmd.add_option_function<std::string>(
            "--sprites", [&options](const std::string& name) { options.sprites = names.at(name); },
            "How particles are drawn: points (GL point sprites) | compute (a compute pass adds their light into a "
            "few size layers that are blurred; the same picture at a fraction of the cost on GPUs with little "
-           "raster hardware, such as the H100) | auto (compute from 65,536 bodies on a GPU, points on a software "
-           "renderer)")
-        ->check(CLI::IsMember({"auto", "points", "compute"}))
-        ->type_name("auto|points|compute")
+           "raster hardware, such as the H100) | cuda (compute's light sums added by CUDA kernels in the "
+           "simulation's context, beside its steps; needs --backend cuda with CUDA-GL interop) | auto (compute "
+           "from 65,536 bodies on a GPU, cuda there when the cuda backend steps beside the frame loop through "
+           "interop, points on a software renderer)")
+        ->check(CLI::IsMember({"auto", "points", "compute", "cuda"}))
+        ->type_name("auto|points|compute|cuda")
         ->default_str("auto");
+}
+
+void add_walk_room_option(CLI::App& cmd, ViewOptions& options) {
+    cmd.add_option_function<std::string>(
+           "--walk-room", [&options](const std::string& text) { options.walk_room = parse_walk_room(text); },
+           "With --sprites cuda beside the steps (the simulation on its own thread) and --gravity tree: what"
+           " the tree walk, which otherwise fills every SM for its whole length, leaves to the sprites' "
+           "deposit. block: one resident walk block per SM fewer, so the deposit's blocks always find room "
+           "(the walk runs with fewer warps: a fifth fewer on an H100) | slices:N (N 2 to 64): each walk "
+           "queued as N launches over a share of its groups, the deposit's blocks scheduled between them (a "
+           "frame may wait up to one slice) | none: the whole GPU to the walk. The deposit's stream has the "
+           "highest priority in every case. Other drawings and steps in the frame loop leave the walk as it "
+           "is. The same forces bit for bit")
+        ->check([](const std::string& text) -> std::string {
+            std::string why;
+            try {
+                (void)parse_walk_room(text);
+            } catch (const std::invalid_argument& e) {
+                why = e.what();
+            }
+            return why;
+        })
+        ->type_name("none|block|slices:N")
+        ->default_str(walk_room_name(options.walk_room));
 }
 
 void add_looks_options(CLI::App& cmd, ViewOptions& options) {

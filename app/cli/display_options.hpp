@@ -13,8 +13,10 @@ namespace nbody::app {
 void add_trail_option(CLI::App& cmd, ViewOptions& options);
 // --colour NAME on `cmd`, into `colour` (parse_colour_option reads it).
 void add_colour_option(CLI::App& cmd, std::string& colour);
-// --sprites auto|points|compute on `cmd`, into options.sprites.
+// --sprites auto|points|compute|cuda on `cmd`, into options.sprites.
 void add_sprites_option(CLI::App& cmd, ViewOptions& options);
+// --walk-room none|block|slices:N on `cmd`, into options.walk_room.
+void add_walk_room_option(CLI::App& cmd, ViewOptions& options);
 // --point-size, --exposure and --glow on `cmd`, into `options` (none given: chosen from N).
 void add_looks_options(CLI::App& cmd, ViewOptions& options);
 // --annotate-size PX on `cmd`, into `size` (0 when not given: 1/40 of the frame's height).

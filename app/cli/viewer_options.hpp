@@ -11,6 +11,7 @@
 #include "nbody/render/camera_path.hpp"
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/tree/walk_room.hpp"
 #include "integrator_options.hpp"
 #include "recorder.hpp"
 #include "run_options.hpp"
@@ -40,6 +41,9 @@ struct ViewOptions {
     std::optional<std::string> save_snapshot;  // --save-snapshot: the state at the end, as the Save button writes it
     std::optional<render::ColourMode> colour;  // none: by galaxy, or by component for one galaxy
     render::SpriteDrawing sprites = render::SpriteDrawing::Auto;  // --sprites
+    // --walk-room: what the tree walk leaves of the GPU to the CUDA sprites' deposit drawn beside
+    // the steps (a walk in the frame loop, or sprites drawn by GL, get none).
+    WalkRoom walk_room{WalkRoom::Kind::Block, 1};
     // --point-size, --exposure, --glow; none: chosen from N (render/sprite_looks.hpp)
     std::optional<float> point_size, exposure, glow;
     bool encounter = false;  // open the Encounter panel at start (--encounter)

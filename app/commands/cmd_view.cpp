@@ -184,6 +184,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
     auto colour = std::make_shared<std::string>();
     add_colour_option(*cmd, *colour);
     add_sprites_option(*cmd, *options);
+    add_walk_room_option(*cmd, *options);
     add_looks_options(*cmd, *options);
     cmd->add_flag("--show-halo", options->show_halo,
                   "Draw the dark-matter halo particles too (a faint haze; hidden by default, toggle in Rendering)");

@@ -212,6 +212,7 @@ Viewer::Viewer(const ViewOptions& o)
                     ? "nbody: the simulation steps on its own thread, each frame after exactly its steps\n"
                     : "nbody: the simulation steps on its own thread; the window draws its newest state\n");
     }
+    choose_cuda_sprites(o);
     sim_.set_give_up(&stop_requested);
     start_integrator_from_options();
     set_sampling_intervals(o.trails.value_or(scene_.trails));
@@ -365,6 +366,26 @@ bool Viewer::stop_now() {
     return true;
 }
 
+void Viewer::choose_cuda_sprites(const ViewOptions& o) {
+    const bool interop = sim_.cuda() && sim_.path() == TransferPath::Interop;
+    // Beside the loop GL's compute passes and the steps' kernels come from two contexts, which
+    // the GPU time-slices (device runs 97-99: at 16M on one GPU the steps/s halved); the CUDA
+    // deposit's kernels share the simulation's context and run on SMs beside the walk.
+    renderer_.prefer_cuda_sprites(interop && sim_.beside());
+    if (o.sprites != render::SpriteDrawing::Cuda || interop) return;
+#if NBODY_HAVE_CUDA
+    throw std::invalid_argument(
+        "--sprites cuda adds the sprites' light by CUDA kernels in the cuda backend's context, reading its "
+        "positions through CUDA-GL interop: it needs --backend cuda with interop (this run: backend " +
+        std::string(sim_.backend().name()) + ", positions: " + describe(sim_.path()) +
+        "); --sprites compute draws the same picture by GL");
+#else
+    throw std::invalid_argument(
+        "--sprites cuda: this build has no CUDA (configure with -DNBODY_CUDA=ON); --sprites compute draws the same "
+        "picture by GL");
+#endif
+}
+
 // After a stop or a quit, everything asked for is written by now. Work still running (a long step, a scene
 // being built, an energy sum) would be joined by the destructors, holding the exit for as long as
 // it takes (minutes, for a step at large N): the process ends here instead, without waiting.
@@ -414,6 +435,7 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
     }
     gpu_timer_.end_frame();
     share_the_drawing_gpu();
+    make_room_for_cuda_sprites();
     profile_.end_frame();
     if (frame_ > 0) perf_.add_frame(dt_frame);  // frame 0 has no previous frame to time from
     if (capture_frame && o_.orbit_deg_per_frame != 0) camera_.turn(o_.orbit_deg_per_frame);

@@ -95,6 +95,9 @@ class Viewer {
     // --- hermite4/6 (viewer_hermite_step.cpp) ------------------------------------------------
     void integrator_from_scene();   // a scene's [scene] integrator keys into the panel's params
     void start_integrator_from_options();  // at start: the scene's, then --integrator, --eta, ...
+    // --sprites cuda needs the cuda backend with interop (an error otherwise); auto picks the CUDA
+    // deposit where the cuda backend steps beside the frame loop through interop.
+    void choose_cuda_sprites(const ViewOptions& o);
     HermiteSettings hermite_settings() const;  // of the panel's parameters
     HermiteSettings hermite_settings(const SimulationParams& s) const;
     bool start_hermite_run();       // from the current state; on failure: paused, the error shown
@@ -135,6 +138,10 @@ class Viewer {
     int steps_per_frame_for(const Scene& scene) const;
     // viewer_step.cpp: the drawing's GPU time, for the force pass's shares over several GPUs.
     void share_the_drawing_gpu();
+    // viewer_step.cpp: --walk-room on the cuda backend while the CUDA sprites are drawn beside the
+    // steps, else none (every frame: the panel may switch the drawing, a new scene the backend).
+    void make_room_for_cuda_sprites();
+    std::string walk_room_text() const;  // viewer_report.cpp: the report's line on it
     // viewer_defaults.cpp: a galaxy scene in a window (or with --bodies auto) runs the tree code
     // with the N that fits this machine (machine_defaults.hpp). Returns the gravity options the run
     // applies with the kernel's (--gravity's, or the tree where the fit chose it).
@@ -250,6 +257,7 @@ class Viewer {
     Clock::time_point last_frame_start_, measure_start_;
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
     double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
+    WalkRoom walk_room_;  // what make_room_for_cuda_sprites() last gave the backend
 };
 
 // A scene's [scene] integrator keys (hermite4/6, eta, dt_max, time per frame) into `s`.

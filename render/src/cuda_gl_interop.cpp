@@ -91,9 +91,28 @@ void CudaGlRegistration::reset() noexcept {
     resource_ = nullptr;
 }
 
+CudaEvent::CudaEvent() {
+    cudaEvent_t e = nullptr;
+    NBODY_INTEROP_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    event_ = e;
+}
+
+CudaEvent::~CudaEvent() {
+    if (event_) NBODY_INTEROP_LOG(cudaEventDestroy(static_cast<cudaEvent_t>(event_)));
+}
+
+void CudaEvent::record(void* stream) {
+    NBODY_INTEROP_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(stream)));
+}
+
+void CudaEvent::wait_in(void* stream) const {
+    NBODY_INTEROP_CHECK(
+        cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event_), 0));
+}
+
 ScopedCudaMap::ScopedCudaMap(std::initializer_list<std::pair<const CudaGlRegistration*, MapHint>> buffers,
-                             void* stream)
-    : stream_(stream) {
+                             void* stream, CudaEvent* written)
+    : stream_(stream), written_(written) {
     for (const auto& [registration, hint] : buffers) {
         if (!registration || !*registration)
             throw std::logic_error("ScopedCudaMap: buffer is not registered with CUDA");
@@ -123,14 +142,17 @@ void ScopedCudaMap::unmap() {
     resources_.clear();
     pointers_.clear();
     bytes_.clear();
+    if (written_) written_->record(stream_);
     NBODY_INTEROP_CHECK(cudaGraphicsUnmapResources(static_cast<int>(resources.size()), resources.data(),
                                                    static_cast<cudaStream_t>(stream_)));
 }
 
 ScopedCudaMap::~ScopedCudaMap() {
-    if (!resources_.empty())
-        NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(),
-                                                     static_cast<cudaStream_t>(stream_)));
+    if (resources_.empty()) return;
+    if (written_) NBODY_INTEROP_LOG(cudaEventRecord(static_cast<cudaEvent_t>(written_->handle()),
+                                                    static_cast<cudaStream_t>(stream_)));
+    NBODY_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(),
+                                                 static_cast<cudaStream_t>(stream_)));
 }
 
 struct CudaStreamTimer::Pair {

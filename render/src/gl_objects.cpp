@@ -111,6 +111,15 @@ void GlFence::reset() noexcept {
     sync_ = nullptr;
 }
 
+GlBuffer create_mutable_buffer(std::size_t bytes, const void* data, GLenum usage) {
+    GlBuffer buffer = create_buffer();
+    // At least 16 bytes (GL refuses empty storage); one float4 already is, so data is never
+    // over-read.
+    NBODY_GL_CHECK(glNamedBufferData(buffer.id(), static_cast<GLsizeiptr>(std::max<std::size_t>(bytes, 16)),
+                                     bytes ? data : nullptr, usage));
+    return buffer;
+}
+
 GlBuffer create_buffer_storage(std::size_t bytes, const void* data, GLbitfield flags) {
     GlBuffer buffer = create_buffer();
     // Zero-sized storage is an error in GL; an empty system still gets a valid (tiny) buffer.

@@ -11,17 +11,6 @@ std::uint32_t pack_label(std::uint16_t galaxy, Component component) {
     return std::uint32_t(galaxy) | (std::uint32_t(static_cast<std::uint8_t>(component)) << 16);
 }
 
-namespace {
-GlBuffer make_position_buffer(std::size_t bytes, const void* data) {
-    GlBuffer buffer = create_buffer();
-    // Mutable storage with glNamedBufferData: the kind CUDA registration is proven on, and the
-    // DYNAMIC hint tells the driver it is rewritten every frame. At least 16 bytes (GL refuses
-    // empty storage); one float4 already is, so data is never over-read.
-    NBODY_GL_CHECK(glNamedBufferData(buffer.id(), static_cast<GLsizeiptr>(std::max<std::size_t>(bytes, 16)),
-                                     bytes ? data : nullptr, GL_DYNAMIC_DRAW));
-    return buffer;
-}
-}  // namespace
 
 void ParticleBuffers::load(const State& state, double dt) {
     const std::size_t n = state.size();
@@ -43,9 +32,12 @@ void ParticleBuffers::load(const State& state, double dt) {
         labels[i] = pack_label(g, c);
     }
     const std::size_t bytes = n * sizeof(Vec4f);
-    GlBuffer a = make_position_buffer(bytes, state.pos_mass.data());
-    GlBuffer b = make_position_buffer(bytes, previous.data());
-    GlBuffer l = create_buffer_storage(n * sizeof(std::uint32_t), labels.data(), 0);
+    // Mutable storage: the kind CUDA registration is proven on, and the DYNAMIC hint tells the
+    // driver the positions are rewritten every frame. The labels are registered too (the CUDA
+    // deposit reads them).
+    GlBuffer a = create_mutable_buffer(bytes, state.pos_mass.data(), GL_DYNAMIC_DRAW);
+    GlBuffer b = create_mutable_buffer(bytes, previous.data(), GL_DYNAMIC_DRAW);
+    GlBuffer l = create_mutable_buffer(n * sizeof(std::uint32_t), labels.data(), GL_STATIC_DRAW);
     positions_[0] = std::move(a);
     positions_[1] = std::move(b);
     labels_ = std::move(l);
@@ -84,8 +76,11 @@ std::string ParticleBuffers::enable_cuda_interop() {
     try {
         CudaGlRegistration a(positions_[0].id());
         CudaGlRegistration b(positions_[1].id());
+        CudaGlRegistration l(labels_.id());
+        if (!written_) written_ = std::make_unique<CudaEvent>();
         registration_[0] = std::move(a);
         registration_[1] = std::move(b);
+        labels_registration_ = std::move(l);
         return {};
     } catch (const std::exception& e) {
         return e.what();
@@ -95,16 +90,17 @@ std::string ParticleBuffers::enable_cuda_interop() {
 void ParticleBuffers::disable_cuda_interop() {
     registration_[0].reset();
     registration_[1].reset();
+    labels_registration_.reset();
 }
 
 ScopedCudaMap ParticleBuffers::map_for_step(void* stream) const {
     return ScopedCudaMap({{&registration_[current_], MapHint::ReadOnly},
                           {&registration_[1 - current_], MapHint::WriteDiscard}},
-                         stream);
+                         stream, written_.get());
 }
 
 ScopedCudaMap ParticleBuffers::map_current(void* stream) const {
-    return ScopedCudaMap({{&registration_[current_], MapHint::ReadWrite}}, stream);
+    return ScopedCudaMap({{&registration_[current_], MapHint::ReadWrite}}, stream, written_.get());
 }
 
 bool ParticleBuffers::show_published(PublishedPositions& published) {
@@ -112,13 +108,16 @@ bool ParticleBuffers::show_published(PublishedPositions& published) {
     ScopedCudaMap map({{&registration_[1 - current_], MapHint::WriteDiscard}}, published.copy_stream());
     const std::optional<double> time = published.copy_newest(map.pointer(0), map.bytes(0));
     map.unmap();
-    if (time) swap(*time);
+    if (time) {
+        swap(*time);
+        written_->record(published.copy_stream());
+    }
     return time.has_value();
 }
 
 ScopedCudaMap ParticleBuffers::map_both(void* stream) const {
     return ScopedCudaMap({{&registration_[0], MapHint::ReadWrite}, {&registration_[1], MapHint::ReadWrite}},
-                         stream);
+                         stream, written_.get());
 }
 #endif
 

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <optional>
 
+#include <glm/gtc/packing.hpp>
+#include <glm/gtc/type_ptr.hpp>
+
 #include "nbody/render/context.hpp"
 #include "nbody/render/gl_check.hpp"
 
@@ -134,6 +137,13 @@ void ParticleRenderer::update_colour_map(const RenderSettings& settings) {
     const int wanted = stars ? kStellarTable : int(settings.colour_map);
     if (colour_map_loaded_ == wanted && colour_map_) return;
     const std::vector<glm::vec3> table = stars ? stellar_colour_table(256) : colormap_table(settings.colour_map, 256);
+    // The CUDA deposit's copy holds what GL samples: the texels rounded to half precision.
+    colour_table_.resize(table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const glm::vec3 t = glm::unpackHalf4x16(glm::packHalf4x16(glm::vec4(table[i], 0.0f)));
+        colour_table_[i] = {t.x, t.y, t.z};
+    }
+    colour_table_sent_ = false;
     GlTexture texture = create_texture(GL_TEXTURE_2D);
     glTextureStorage2D(texture.id(), 1, GL_RGB16F, 256, 1);
     glTextureSubImage2D(texture.id(), 0, 0, 0, 256, 1, GL_RGB, GL_FLOAT, table.data());
@@ -146,9 +156,11 @@ void ParticleRenderer::update_colour_map(const RenderSettings& settings) {
     colour_map_loaded_ = wanted;
 }
 
-SpriteDrawing chosen_sprite_drawing(SpriteDrawing wanted, std::size_t bodies, bool software_renderer) {
+SpriteDrawing chosen_sprite_drawing(SpriteDrawing wanted, std::size_t bodies, bool software_renderer,
+                                    bool cuda_preferred) {
     if (wanted != SpriteDrawing::Auto) return wanted;
-    return bodies >= kComputeSpritesFromBodies && !software_renderer ? SpriteDrawing::Compute : SpriteDrawing::Points;
+    if (bodies < kComputeSpritesFromBodies || software_renderer) return SpriteDrawing::Points;
+    return cuda_preferred ? SpriteDrawing::Cuda : SpriteDrawing::Compute;
 }
 
 const char* sprite_drawing_name(SpriteDrawing drawing) {
@@ -156,6 +168,7 @@ const char* sprite_drawing_name(SpriteDrawing drawing) {
     case SpriteDrawing::Auto: return "auto";
     case SpriteDrawing::Points: return "points";
     case SpriteDrawing::Compute: return "compute";
+    case SpriteDrawing::Cuda: return "cuda";
     }
     return "unknown";
 }
@@ -175,28 +188,107 @@ float ParticleRenderer::sprite_intensity(const ParticleBuffers& particles, const
 
 // particle_sprite.glsl's uniforms. Exposure is applied here, on each sprite, not in the tone
 // mapper: it then also scales the glow, and the tone mapper's exposure stays 1 (see draw()).
-void ParticleRenderer::set_sprite_uniforms(const ShaderProgram& p, const ParticleBuffers& particles,
-                                           const OrbitCamera& camera, const RenderSettings& settings,
-                                           float aspect, float scale, float intensity) const {
+sprite::SpriteUniforms ParticleRenderer::sprite_uniforms(const ParticleBuffers& particles, const OrbitCamera& camera,
+                                                         const RenderSettings& settings, float aspect, float scale,
+                                                         float intensity) const {
     const double dt = particles.current_time() - particles.previous_time();
     const float speed_scale = settings.speed_scale > 0 ? settings.speed_scale : auto_speed_scale_;
-    p.set("u_view", camera.view());
-    p.set("u_projection", camera.projection(aspect));
-    p.set("u_point_size", settings.point_size * scale);
-    p.set("u_reference_distance", settings.size_with_distance ? camera.distance() : 0.0f);
-    p.set("u_min_size", kMinSpritePixels);
-    p.set("u_intensity", intensity);
-    p.set("u_colour_mode", int(settings.colour_mode));
-    p.set("u_hide_halo", int(settings.hide_halo));
-    p.set("u_halo_brightness", settings.halo_brightness);
-    p.set("u_inv_dt", dt > 0 ? float(1.0 / dt) : 0.0f);
-    p.set("u_inv_speed_scale", speed_scale > 0 ? 1.0f / speed_scale : 1.0f);
-    p.set("u_solar_masses_per_unit", settings.solar_masses_per_unit);
+    const auto f3 = [](const glm::vec3& v) { return sprite::F3{v.x, v.y, v.z}; };
+    sprite::SpriteUniforms u;
+    const glm::mat4 view = camera.view(), projection = camera.projection(aspect);
+    std::copy_n(glm::value_ptr(view), 16, u.view);
+    std::copy_n(glm::value_ptr(projection), 16, u.projection);
+    u.point_size = settings.point_size * scale;
+    u.reference_distance = settings.size_with_distance ? camera.distance() : 0.0f;
+    u.min_size = kMinSpritePixels;
+    u.intensity = intensity;
+    u.colour_mode = int(settings.colour_mode);
+    u.hide_halo = int(settings.hide_halo);
+    u.halo_brightness = settings.halo_brightness;
+    u.inv_dt = dt > 0 ? float(1.0 / dt) : 0.0f;
+    u.inv_speed_scale = speed_scale > 0 ? 1.0f / speed_scale : 1.0f;
+    u.solar_masses_per_unit = settings.solar_masses_per_unit;
+    for (std::size_t k = 0; k < kGalaxyColours.size(); ++k) u.galaxy_colours[k] = f3(kGalaxyColours[k]);
+    for (std::size_t k = 0; k < kComponentColours.size(); ++k) u.component_colours[k] = f3(kComponentColours[k]);
+    u.plain_colour = f3(kPlainColour);
+    u.variety = std::clamp(settings.variety, 0.0f, 1.0f);
+    return u;
+}
+
+namespace {
+void set_sprite_uniforms(const ShaderProgram& p, const sprite::SpriteUniforms& u) {
+    static_assert(sizeof(sprite::F3) == sizeof(glm::vec3), "colour arrays are passed to GL as they are");
+    p.set("u_view", glm::make_mat4(u.view));
+    p.set("u_projection", glm::make_mat4(u.projection));
+    p.set("u_point_size", u.point_size);
+    p.set("u_reference_distance", u.reference_distance);
+    p.set("u_min_size", u.min_size);
+    p.set("u_intensity", u.intensity);
+    p.set("u_colour_mode", u.colour_mode);
+    p.set("u_hide_halo", u.hide_halo);
+    p.set("u_halo_brightness", u.halo_brightness);
+    p.set("u_inv_dt", u.inv_dt);
+    p.set("u_inv_speed_scale", u.inv_speed_scale);
+    p.set("u_solar_masses_per_unit", u.solar_masses_per_unit);
     p.set("u_colour_map", 0);
-    p.set("u_galaxy_colours", kGalaxyColours.data(), int(kGalaxyColours.size()));
-    p.set("u_component_colours", kComponentColours.data(), int(kComponentColours.size()));
-    p.set("u_plain_colour", kPlainColour);
-    p.set("u_variety", std::clamp(settings.variety, 0.0f, 1.0f));
+    p.set("u_galaxy_colours", reinterpret_cast<const glm::vec3*>(u.galaxy_colours), 8);
+    p.set("u_component_colours", reinterpret_cast<const glm::vec3*>(u.component_colours), 5);
+    p.set("u_plain_colour", glm::vec3(u.plain_colour.x, u.plain_colour.y, u.plain_colour.z));
+    p.set("u_variety", u.variety);
+}
+}  // namespace
+
+#if NBODY_HAVE_CUDA
+CudaSplatDeposit* ParticleRenderer::cuda_deposit() {
+    if (!cuda_deposit_ && !cuda_deposit_failed_) {
+        try {
+            cuda_deposit_ = std::make_unique<CudaSplatDeposit>();
+            colour_table_sent_ = false;
+        } catch (const std::exception& e) {
+            cuda_deposit_failed_ = true;
+            cuda_refused_ = std::string("no CUDA deposit: ") + e.what();
+        }
+    }
+    return cuda_deposit_.get();
+}
+#endif
+
+bool ParticleRenderer::cuda_deposit_usable(const ParticleBuffers& particles) {
+#if NBODY_HAVE_CUDA
+    if (!cuda_deposit()) return false;  // cuda_refused_ says why
+    if (!particles.cuda_interop_enabled() || !particles.labels_registration()) {
+        cuda_refused_ = "the particles' buffers are not registered with CUDA (the CUDA deposit draws what the cuda "
+                        "backend publishes through CUDA-GL interop: --backend cuda)";
+        return false;
+    }
+    cuda_refused_.clear();
+    return true;
+#else
+    (void)particles;
+    cuda_refused_ = "this build has no CUDA (NBODY_HAVE_CUDA is off)";
+    return false;
+#endif
+}
+
+void ParticleRenderer::splat(const ParticleBuffers& particles, const sprite::SpriteUniforms& uniforms, int width,
+                             int height, bool by_cuda) {
+    set_sprite_uniforms(splatter_.splat_program(), uniforms);
+    set_sprite_uniforms(splatter_.large_program(), uniforms);
+    glBindTextureUnit(0, colour_map_.id());
+    splatter_.begin(particles.size(), width, height, kMinSpritePixels);
+#if NBODY_HAVE_CUDA
+    if (by_cuda) {
+        if (!colour_table_sent_) cuda_deposit_->set_colour_table(colour_table_);
+        colour_table_sent_ = true;
+        cuda_deposit_->deposit(particles, splatter_, uniforms);
+    } else {
+        splatter_.deposit(particles);
+    }
+#else
+    (void)by_cuda;
+    splatter_.deposit(particles);
+#endif
+    splatter_.finish(particles, accumulation_.texture(), accumulation_.format());
 }
 
 void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera& camera,
@@ -212,8 +304,13 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     // window's framebuffer is taller by its pixel scale, so that is covered too).
     const float scale = float(height) / kReferenceHeight;
     const int glow = settings.glow > 0 ? glow_levels(height) : 0;
-    last_sprite_drawing_ = chosen_sprite_drawing(settings.sprites, particles.size(), software_renderer_);
-    const bool by_compute = particles.size() > 0 && last_sprite_drawing_ == SpriteDrawing::Compute;
+    last_sprite_drawing_ = chosen_sprite_drawing(settings.sprites, particles.size(), software_renderer_, cuda_preferred_);
+    if (last_sprite_drawing_ != SpriteDrawing::Cuda)
+        cuda_refused_.clear();
+    else if (particles.size() > 0 && !cuda_deposit_usable(particles))
+        last_sprite_drawing_ = SpriteDrawing::Compute;  // the same picture; cuda_sprites_refused() says why
+    const bool by_cuda = particles.size() > 0 && last_sprite_drawing_ == SpriteDrawing::Cuda;
+    const bool by_compute = particles.size() > 0 && (by_cuda || last_sprite_drawing_ == SpriteDrawing::Compute);
     // The pyramid's finest level: 1 (half the frame), or 2 for a coarse glow (its first step reads
     // the frame with a 4x4 box: two passes and three quarters of the glow's pixels fewer).
     const int glow_first = glow > 2 && settings.coarse_glow ? 2 : 1;
@@ -242,14 +339,12 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
 
     const float aspect = float(width) / float(height);
     const float intensity = sprite_intensity(particles, camera, settings);
+    const sprite::SpriteUniforms uniforms = sprite_uniforms(particles, camera, settings, aspect, scale, intensity);
     if (by_compute) {
-        set_sprite_uniforms(splatter_.splat_program(), particles, camera, settings, aspect, scale, intensity);
-        set_sprite_uniforms(splatter_.large_program(), particles, camera, settings, aspect, scale, intensity);
-        glBindTextureUnit(0, colour_map_.id());
-        splatter_.draw(particles, width, height, accumulation_.texture(), accumulation_.format(), kMinSpritePixels);
+        splat(particles, uniforms, width, height, by_cuda);
         glEnable(GL_BLEND);  // the trails add their light over the particles'
     } else if (particles.size() > 0) {
-        set_sprite_uniforms(particles_, particles, camera, settings, aspect, scale, intensity);
+        set_sprite_uniforms(particles_, uniforms);
         glBindTextureUnit(0, colour_map_.id());
         const GLuint vao = particle_vao_.id();
         glVertexArrayVertexBuffer(vao, 0, particles.current(), 0, sizeof(Vec4f));

@@ -75,31 +75,32 @@ std::string ParticleSplatter::reload_shaders() {
 void ParticleSplatter::ensure_buffers(int width, int height, std::size_t bodies) {
     const std::size_t planes = std::size_t(kLayers + 1) * 3;
     const std::size_t plane_pixels = std::size_t(width) * std::size_t(height);
+    // Mutable storage: the CUDA deposit registers these buffers (cuda_splat_deposit.hpp).
     if (width != width_ || height != height_) {
         // Whole 16-byte quads: splat_clear.comp zeroes them as uvec4s.
         light_quads_ = planes * plane_pixels / 4;  // planes is a multiple of 4 (3 channels x 4 sets)
         saturated_quads_ = ((planes * plane_pixels + 31) / 32 + 3) / 4;
-        light_ = create_buffer_storage(light_quads_ * 16, nullptr, 0);
-        saturated_ = create_buffer_storage(saturated_quads_ * 16, nullptr, 0);
+        light_ = create_mutable_buffer(light_quads_ * 16, nullptr, GL_DYNAMIC_COPY);
+        saturated_ = create_mutable_buffer(saturated_quads_ * 16, nullptr, GL_DYNAMIC_COPY);
         width_ = width;
         height_ = height;
     }
     const std::size_t capacity = std::min(std::max<std::size_t>(bodies, 1024), kMaxLargeSprites);
     if (capacity > large_capacity_) {
-        large_list_ = create_buffer_storage((kLargeHeaderWords + capacity) * sizeof(std::uint32_t), nullptr,
-                                            GL_DYNAMIC_STORAGE_BIT);
+        large_list_ = create_mutable_buffer((kLargeHeaderWords + capacity) * sizeof(std::uint32_t), nullptr,
+                                            GL_DYNAMIC_COPY);
         large_capacity_ = capacity;
     }
     NBODY_GL_CHECK_STATE("allocating the splat buffers");
 }
 
-void ParticleSplatter::set_layer_uniforms(const ShaderProgram& program, float narrowest,
+void ParticleSplatter::set_layer_uniforms(const ShaderProgram& program,
                                           const std::vector<SplatLayerBlur>& blurs) const {
-    program.set("u_size", glm::ivec2(width_, height_));
-    program.set("u_layers", kLayers);
-    program.set("u_layer0_width", narrowest);
-    program.set("u_units", float(4294967296.0 / kCapLight));
-    program.set("u_large_capacity", unsigned(large_capacity_));
+    program.set("u_size", glm::ivec2(uniforms_.width, uniforms_.height));
+    program.set("u_layers", uniforms_.layers);
+    program.set("u_layer0_inv_width", uniforms_.layer0_inv_width);
+    program.set("u_units", uniforms_.units);
+    program.set("u_large_capacity", unsigned(uniforms_.large_capacity));
     int radius[kMaxLayers] = {};
     float weights[kMaxLayers * (kMaxRadius + 1)] = {};
     for (int k = 0; k < kLayers; ++k) {
@@ -111,23 +112,32 @@ void ParticleSplatter::set_layer_uniforms(const ShaderProgram& program, float na
     program.set("u_weights", weights, kMaxLayers * (kMaxRadius + 1));
 }
 
-void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int height, GLuint target_texture,
-                            GLenum target_format, float narrowest) {
-    ensure_buffers(width, height, particles.size());
-    const GLuint header[kLargeHeaderWords] = {0, 1, 1};
-    glNamedBufferSubData(large_list_.id(), 0, sizeof header, header);
+void ParticleSplatter::begin(std::size_t bodies, int width, int height, float narrowest) {
+    ensure_buffers(width, height, bodies);
+    uniforms_.width = width_;
+    uniforms_.height = height_;
+    uniforms_.layers = kLayers;
+    uniforms_.layer0_inv_width = 1.0f / narrowest;  // the host's correctly rounded quotient, for both deposits
+    uniforms_.units = float(4294967296.0 / kCapLight);
+    uniforms_.large_capacity = std::uint32_t(large_capacity_);
+    blurs_ = splat_layer_blurs(narrowest, kLayers);
+    for (const ShaderProgram* p : {&splat_, &large_, &resolve16_, &resolve32_}) set_layer_uniforms(*p, blurs_);
+}
+
+void ParticleSplatter::bind_buffers(const ParticleBuffers& particles) const {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, particles.current());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, particles.previous());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, particles.labels());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, light_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, saturated_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, large_list_.id());
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
 
-    const ShaderProgram& resolve = target_format == GL_RGBA32F ? resolve32_ : resolve16_;
-    const std::vector<SplatLayerBlur> blurs = splat_layer_blurs(narrowest, kLayers);
-    for (const ShaderProgram* p : std::initializer_list<const ShaderProgram*>{&splat_, &large_, &resolve})
-        set_layer_uniforms(*p, narrowest, blurs);
+void ParticleSplatter::deposit(const ParticleBuffers& particles) {
+    const GLuint header[kLargeHeaderWords] = {0, 1, 1};
+    glNamedBufferSubData(large_list_.id(), 0, sizeof header, header);
+    bind_buffers(particles);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
     clear_.set("u_light_quads", unsigned(light_quads_));
     clear_.set("u_saturated_quads", unsigned(saturated_quads_));
     clear_.use();
@@ -137,22 +147,47 @@ void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int hei
     if (particles.size() > 0) {
         splat_.use();
         dispatch_rows(groups_for(particles.size(), kGroup));
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    glUseProgram(0);
+    for (GLuint b = 0; b <= 5; ++b) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, 0);
+    NBODY_GL_CHECK_STATE("adding the particles' light");
+}
+
+void ParticleSplatter::finish(const ParticleBuffers& particles, GLuint target_texture, GLenum target_format) {
+    if (target_format != GL_RGBA32F && target_format != GL_RGBA16F)
+        throw std::invalid_argument("the splat target must be GL_RGBA16F or GL_RGBA32F");
+    bind_buffers(particles);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    if (particles.size() > 0) {
         large_.use();
         glDispatchCompute(kLargeGroups, 1, 1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
-    if (target_format != GL_RGBA32F && target_format != GL_RGBA16F)
-        throw std::invalid_argument("the splat target must be GL_RGBA16F or GL_RGBA32F");
     glBindImageTexture(0, target_texture, 0, GL_FALSE, 0, GL_WRITE_ONLY, target_format);
-    resolve.use();
-    glDispatchCompute(groups_for(std::size_t(width), kTile), groups_for(std::size_t(height), kTile), 1);
+    (target_format == GL_RGBA32F ? resolve32_ : resolve16_).use();
+    glDispatchCompute(groups_for(std::size_t(width_), kTile), groups_for(std::size_t(height_), kTile), 1);
     // The glow and the tone mapper sample the target, the trails blend into it.
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, target_format);
     glUseProgram(0);
     for (GLuint b = 0; b <= 5; ++b) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, 0);
     NBODY_GL_CHECK_STATE("splatting particles");
+}
+
+void ParticleSplatter::draw(const ParticleBuffers& particles, int width, int height, GLuint target_texture,
+                            GLenum target_format, float narrowest) {
+    begin(particles.size(), width, height, narrowest);
+    deposit(particles);
+    finish(particles, target_texture, target_format);
+}
+
+std::vector<std::uint32_t> ParticleSplatter::read_sums() const {
+    std::vector<std::uint32_t> out((light_bytes() + saturated_bytes()) / sizeof(std::uint32_t));
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    NBODY_GL_CHECK(glGetNamedBufferSubData(light_.id(), 0, GLsizeiptr(light_bytes()), out.data()));
+    NBODY_GL_CHECK(glGetNamedBufferSubData(saturated_.id(), 0, GLsizeiptr(saturated_bytes()),
+                                           out.data() + light_bytes() / sizeof(std::uint32_t)));
+    return out;
 }
 
 }  // namespace nbody::render

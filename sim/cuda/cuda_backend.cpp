@@ -1072,6 +1072,8 @@ void CudaBackend::set_other_work_ms(double ms) {
     impl_->other_work_ms.store(float(ms));
 }
 
+void CudaBackend::set_walk_room(const WalkRoom& room) { impl_->tree.set_walk_room(room); }
+
 std::vector<CudaBackend::GpuShare> CudaBackend::gpu_shares() const {
     Impl& m = *impl_;
     std::vector<GpuShare> out;

@@ -142,7 +142,8 @@ bool Viewer::build_ui(const render::DrawTarget& target, double dt_frame) {
                            component_bits_,
                            params_.selected && selected_sample_ ? std::function<void()>([this] { draw_selection(); })
                                                                 : std::function<void()>(),
-                           auto_energy_max_n()};
+                           auto_energy_max_n(),
+                           renderer_.cuda_sprites_refused()};
     // The first frame is laid out a few times unseen, so that even a one-frame headless
     // screenshot shows the panels at their settled size and place.
     for (int pass = 0; draw_all && frame_ == 0 && pass < 3; ++pass) {

@@ -69,6 +69,10 @@ std::string FrameProfile::report(const GpuTotals& gpu) const {
         std::snprintf(line, sizeof line, " cuda steps %.3f |", gpu.cuda_step_ms / double(gpu.cuda_frames));
         out += line;
     }
+    if (gpu.cuda_sprite_frames > 0) {  // the deposit's kernels; GL's particles stage then times the rest
+        std::snprintf(line, sizeof line, " cuda sprites %.3f |", gpu.cuda_sprites_ms / double(gpu.cuda_sprite_frames));
+        out += line;
+    }
     if (gpu.gl_frames > 0) {
         double gl = 0;
         for (int s = 0; s < render::kGpuStageCount; ++s) {
@@ -95,6 +99,9 @@ std::string FrameProfile::fields(const GpuTotals& gpu) const {
     }
     std::snprintf(field, sizeof field, " gpu_cuda_steps_ms=%.4f",
                   gpu.cuda_frames > 0 ? gpu.cuda_step_ms / double(gpu.cuda_frames) : 0.0);
+    out += field;
+    std::snprintf(field, sizeof field, " gpu_cuda_sprites_ms=%.4f",
+                  gpu.cuda_sprite_frames > 0 ? gpu.cuda_sprites_ms / double(gpu.cuda_sprite_frames) : 0.0);
     out += field;
     for (int s = 0; s < render::kGpuStageCount; ++s) {
         std::snprintf(field, sizeof field, " gpu_%s_ms=%.4f", render::gpu_stage_name(render::GpuStage(s)),

@@ -20,6 +20,8 @@ const char* host_stage_name(HostStage stage);
 struct GpuTotals {
     double cuda_step_ms = 0;  // sum over counted frames
     long long cuda_frames = 0;
+    double cuda_sprites_ms = 0;  // the CUDA deposit (--sprites cuda), CUDA events; sum over counted frames
+    long long cuda_sprite_frames = 0;
     std::array<double, render::kGpuStageCount> gl_ms{};
     long long gl_frames = 0;
 };

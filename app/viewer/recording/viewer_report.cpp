@@ -49,7 +49,10 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
         "energy snapshots: %zu bytes\n",
         t.bytes_to_host, t.frames ? double(t.bytes_to_host) / double(t.frames) : 0.0, t.bytes_uploaded,
         sim.snapshot_bytes());
-    std::printf("  sprites drawn by %s (--sprites)\n", render::sprite_drawing_name(sprites));
+    std::printf("  sprites drawn by %s (--sprites)%s\n", render::sprite_drawing_name(sprites),
+                sprites == render::SpriteDrawing::Cuda
+                    ? ": light added by CUDA kernels on their own stream, resolved by GL (GPU: cuda sprites)"
+                    : "");
     std::printf("%s\n", profile.report(gpu).c_str());
     std::printf(
         "fps_report frames=%lld fps=%.3f ms_per_frame=%.4f ms_per_step=%.4f interactions_per_s=%.4e "
@@ -110,8 +113,24 @@ void print_looks(const render::RenderSettings& r, std::size_t bodies) {
 
 // Under --gravity tree a scripted run also says what the tree cost and what theta bought: the
 // same figures as the Kernel panel (viewer_gravity.hpp).
+std::string Viewer::walk_room_text() const {
+    switch (walk_room_.kind) {
+        case WalkRoom::Kind::Block:
+            return "block: the walk one resident block per SM short, room for the CUDA sprites' deposit on every SM";
+        case WalkRoom::Kind::Slices:
+            return walk_room_name(walk_room_) + ": each walk queued as " + std::to_string(walk_room_.slices) +
+                   " launches, the CUDA sprites' deposit scheduled between them";
+        case WalkRoom::Kind::None: break;
+    }
+    if (o_.walk_room.kind == WalkRoom::Kind::None) return "none";
+    return "none (" + walk_room_name(o_.walk_room) + " is for CUDA sprites drawn beside the steps; this run: sprites by " +
+           render::sprite_drawing_name(renderer_.last_sprite_drawing()) +
+           (sim_.beside() ? ", steps beside the frame loop)" : ", steps in the frame loop)");
+}
+
 void Viewer::print_tree_report() {
     std::printf("  gravity: %s; tree: %s\n", sim_.gravity().to_string().c_str(), tree_timing_text(sim_).c_str());
+    if (sim_.cuda() != nullptr) std::printf("  tree walk room (--walk-room): %s\n", walk_room_text().c_str());
     estimate_force_error(sim_, params_.sim.step.softening, [](const SimulationThread::Outcome& o) {
         if (o.error.empty())
             std::printf("  force error against the direct sum, %s\n", o.text.c_str());
@@ -136,6 +155,12 @@ int Viewer::finish() {
         gpu.cuda_step_ms = t->total_ms();
         gpu.cuda_frames = t->frames_counted();
     }
+    if (render::CudaStreamTimer* t = renderer_.cuda_sprite_timer()) {
+        t->set_count_from(1);  // the first deposit is warm-up, as frame 0 is
+        t->poll(true);
+        gpu.cuda_sprites_ms = t->total_ms();
+        gpu.cuda_sprite_frames = t->frames_counted();
+    }
 #endif
     const double loop_seconds = std::chrono::duration<double>(Clock::now() - measure_start_).count();
 
@@ -147,6 +172,8 @@ int Viewer::finish() {
         totals_.seconds = loop_seconds - totals_.screenshot_seconds;
         print_report(o_.command, totals_, frame_, sim_, params_.kernel.flops_per_interaction, profile_, gpu,
                      renderer_.last_sprite_drawing());
+        if (!renderer_.cuda_sprites_refused().empty())
+            std::printf("  CUDA sprites drawn by compute: %s\n", renderer_.cuda_sprites_refused().c_str());
         print_looks(params_.render, sim_.size());
         if (ui_ && ui_->panels_cached())
             std::printf("  panels: kept as a picture, drawn into it %lld times in %lld frames (--ui-cache)\n",

@@ -106,4 +106,17 @@ void Viewer::share_the_drawing_gpu() {
 #endif
 }
 
+// The CUDA sprites' deposit beside the steps waits for SMs the persistent tree walk fills for its
+// whole length (device run 117: at 16M bodies 31 frames/s); in the frame loop it waits for the
+// step's positions anyway, and GL's drawings come from another context.
+void Viewer::make_room_for_cuda_sprites() {
+#if NBODY_HAVE_CUDA
+    CudaBackend* cuda = sim_.cuda();
+    if (cuda == nullptr) return;
+    const bool beside = sim_.beside() && renderer_.last_sprite_drawing() == render::SpriteDrawing::Cuda;
+    walk_room_ = beside ? o_.walk_room : WalkRoom{};
+    cuda->set_walk_room(walk_room_);
+#endif
+}
+
 }  // namespace nbody::app

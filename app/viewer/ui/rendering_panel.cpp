@@ -118,12 +118,16 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, bool&
     ImGui::Checkbox("32-bit float target", &r.float32_target);
     tooltip("Accumulate light in RGBA32F instead of RGBA16F: only matters for extreme exposures.");
     int sprites = int(r.sprites);
-    const char* sprite_ways[] = {"auto", "GL points", "compute"};
+    const char* sprite_ways[] = {"auto", "GL points", "compute", "CUDA"};
     if (ImGui::Combo("Sprites", &sprites, sprite_ways, IM_ARRAYSIZE(sprite_ways)))
         r.sprites = render::SpriteDrawing(sprites);
     tooltip("GL points: one point sprite per particle through the rasteriser. Compute: a compute pass adds each "
             "particle's light into a few size layers that are then blurred: the same picture at a fraction of "
-            "the cost where raster hardware is scarce (H100). Auto: compute from 65,536 bodies up.");
+            "the cost where raster hardware is scarce (H100). CUDA: the same sums added by CUDA kernels in the "
+            "simulation's own context (cuda backend with interop), so that drawing and stepping share the GPU "
+            "instead of taking turns. Auto: compute from 65,536 bodies up, CUDA when the cuda backend steps "
+            "beside the frame loop.");
+    if (!ctx.sprites_refused.empty()) ImGui::TextWrapped("CUDA sprites drawn by compute: %s", ctx.sprites_refused.c_str());
     ImGui::SliderFloat("Render scale", &r.render_scale, render::kMinRenderScale, 1.0f, "%.2f");
     tooltip(
         "The particles, glow and tone mapping are drawn at this fraction of the window's width and height, "

@@ -63,6 +63,7 @@ struct PanelContext {
     unsigned components = 0;  // component_bits of the scene: the component legend's entries
     std::function<void()> selection_panel;  // draws the Selected body panel; empty: nothing selected
     std::size_t energy_auto_max_n = 65536;  // above it the energy is summed only on request (the button)
+    std::string sprites_refused;  // why CUDA sprites were asked for and drawn by compute; empty: they were not
 };
 
 struct PanelVisibility {

@@ -757,11 +757,18 @@ int bodies_per_lane(int group_size) {
     return b <= 1 ? 1 : b <= 2 ? 2 : 4;
 }
 
-// Resident blocks of the walk instance on the current device (cached per instance).
-int walk_blocks(WalkKernel k) {
+// Resident blocks of the walk instance on the current device (cached per instance); with
+// `leave_block` (WalkRoom::Kind::Block), one per SM fewer, so that another stream's blocks find
+// room on every SM while the walk runs. What that room holds on an H100 (65,536 registers an SM):
+// the walk's 128 threads x 95 registers are allocated as 96, 12,288 registers a block, so 5 blocks
+// an SM (61,440); 4 blocks (16 of the 64 warps, 4 x 17,408 B of the 228 KB of shared memory) leave
+// 16,384 registers. The CUDA sprites' deposit (render/src/cuda_splat.cu) is held to 64 registers
+// at 128 threads by its __launch_bounds__, 8,192 registers a block: at least two of its blocks fit
+// (at its 40 registers, three). The walk then has a fifth fewer warps to hide its latency with.
+int walk_blocks(WalkKernel k, bool leave_block) {
     static std::mutex mutex;
     static WalkKernel cached_kernel = nullptr;
-    static int cached_device = -1, cached_blocks = 0;
+    static int cached_device = -1, cached_per_sm = 0, cached_sms = 0;
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     std::lock_guard lock(mutex);
@@ -769,9 +776,17 @@ int walk_blocks(WalkKernel k) {
         int per_sm = 0, sms = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kWalkBlock, 0));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        cached_kernel = k, cached_device = device, cached_blocks = std::max(1, per_sm) * sms;
+        cached_kernel = k, cached_device = device, cached_per_sm = per_sm, cached_sms = sms;
     }
-    return cached_blocks;
+    return std::max(1, cached_per_sm - (leave_block ? 1 : 0)) * cached_sms;
+}
+
+// Where slice k of `count` of `share` begins (k = count: where it ends), as a fraction of the
+// pass's groups for share_start(): the slices cover the share's groups once, the ends exactly.
+double slice_bound(const WalkShare& share, int k, int count) {
+    if (k <= 0) return share.begin;
+    if (k >= count) return share.end;
+    return share.begin + (share.end - share.begin) * k / count;
 }
 
 // CUB scratch for the key sort and the group select (one buffer serves both, in turn).
@@ -965,6 +980,12 @@ void GpuTree::force(const float4* pos, int n, float eps2, const TreeParams& para
     share_ = {};
 }
 
+void GpuTree::set_walk_room(const WalkRoom& room) {
+    if (std::string reason = check_walk_room(room); !reason.empty())
+        throw std::invalid_argument("tree walk room refused: " + reason);
+    room_.store(room);
+}
+
 void GpuTree::force_active(const float4* pos, int n, const unsigned char* active, int n_active, float eps2,
                            const TreeParams& params, int unroll, float4* acc, cudaStream_t stream) {
     if (n_active < 0 || n_active > n)
@@ -1073,7 +1094,8 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     // Every body active: the force pass itself (the same groups and lists, bit for bit).
     const bool some_active = active != nullptr && n_active < n;
     reserve(n, stream, some_active);
-    const int blocks = walk_blocks(walk);
+    const WalkRoom room = room_.load();
+    const int blocks = walk_blocks(walk, room.kind == WalkRoom::Kind::Block);
     if (stacks_.bytes() < stack_bytes(blocks)) {
         CUDA_CHECK(cudaStreamSynchronize(stream));
         stacks_ = DeviceBuffer<int>(stack_bytes(blocks) / sizeof(int));
@@ -1133,12 +1155,17 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     w.stacks = stacks_.get();
     w.counters = counters_.get();
     w.pot = phi;
-    w.share_begin = share_.begin;
-    w.share_end = share_.end;
-    CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(unsigned), stream));  // the group counter
     CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
-    walk<<<blocks, kWalkBlock, 0, stream>>>(w);
-    CUDA_CHECK_LAUNCH();
+    // WalkRoom::Kind::Slices: the share's groups by several launches in turn, each with its group
+    // counter from 0 (a group's sums do not depend on which warp or launch walks it).
+    const int slices = room.kind == WalkRoom::Kind::Slices ? room.slices : 1;
+    for (int slice = 0; slice < slices; ++slice) {
+        w.share_begin = slice_bound(share_, slice, slices);
+        w.share_end = slice_bound(share_, slice + 1, slices);
+        CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(unsigned), stream));  // the group counter
+        walk<<<blocks, kWalkBlock, 0, stream>>>(w);
+        CUDA_CHECK_LAUNCH();
+    }
     if (phi == nullptr) add_totals_kernel<<<1, 1, 0, stream>>>(stats_.get(), totals_.get());
     CUDA_CHECK_LAUNCH();
     t3_.record(stream);

@@ -12,11 +12,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 
 #include "../cuda_raii.hpp"
 #include "nbody/sim/gravity.hpp"
+#include "nbody/sim/tree/walk_room.hpp"
 
 namespace nbody::cuda {
 
@@ -80,6 +82,12 @@ public:
     // body (check_errors()) and no acceleration is written.
     void force_active(const float4* pos, int n, const unsigned char* active, int n_active, float eps2,
                       const TreeParams& params, int unroll, float4* acc, cudaStream_t stream);
+
+    // What the walks of the passes queued from now on leave of the GPU to other streams' kernels
+    // (WalkRoom; none by default): the same accelerations, bit for bit, in another launch shape.
+    // Any thread (the viewer's frame loop while a simulation thread queues the passes).
+    // std::invalid_argument for a refused slice count (check_walk_room).
+    void set_walk_room(const WalkRoom& room);
 
     // The terms of the force passes since the last reset_work() (waits for the stream), and the reset.
     TreeWork work(cudaStream_t stream);
@@ -155,6 +163,7 @@ private:
     DeviceBuffer<unsigned> counters_;  // [0]: next group; [1]: error bits; [2]: deepest stack; [3]: moments' list
     int walk_warps_ = 0;
     WalkShare share_;  // of the force pass being queued
+    std::atomic<WalkRoom> room_{WalkRoom{}};  // read once a pass (pass())
     std::size_t cub_bytes_ = 0;
     PinnedBuffer<unsigned> host_flags_;             // page-locked copy of counters_[1]
     PinnedBuffer<unsigned long long> host_stats_;  // page-locked copy of stats_

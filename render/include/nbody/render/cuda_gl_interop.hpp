@@ -64,14 +64,34 @@ class CudaGlRegistration {
     mutable MapHint hint_ = MapHint::ReadWrite;  // what registration sets (cudaGraphicsRegisterFlagsNone)
 };
 
+// A CUDA event (timing off) that marks how far a stream's work had gone when it was recorded;
+// another stream waits for that point with wait_in(). Created on the current device; waiting for
+// one never recorded waits for nothing.
+class CudaEvent {
+  public:
+    CudaEvent();
+    ~CudaEvent();
+    CudaEvent(const CudaEvent&) = delete;
+    CudaEvent& operator=(const CudaEvent&) = delete;
+
+    void record(void* stream);   // a cudaStream_t
+    void wait_in(void* stream) const;
+    void* handle() const { return event_; }  // the cudaEvent_t
+
+  private:
+    void* event_ = nullptr;  // a cudaEvent_t
+};
+
 // Maps registrations together (one cudaGraphicsMapResources call) for the lifetime of the
 // object and unmaps them in the destructor. Mapping orders the GL work already issued on
 // those buffers before later CUDA work in `stream` (a cudaStream_t; null: the legacy default
 // stream); unmapping orders the work queued in `stream` before later GL commands.
 class ScopedCudaMap {
   public:
+    // `written`, when given, is recorded on `stream` as the buffers are unmapped: where the CUDA
+    // work on them ended, for CUDA work on other streams to wait for.
     ScopedCudaMap(std::initializer_list<std::pair<const CudaGlRegistration*, MapHint>> buffers,
-                  void* stream = nullptr);
+                  void* stream = nullptr, CudaEvent* written = nullptr);
     ~ScopedCudaMap();
     ScopedCudaMap(const ScopedCudaMap&) = delete;
     ScopedCudaMap& operator=(const ScopedCudaMap&) = delete;
@@ -85,6 +105,7 @@ class ScopedCudaMap {
   private:
     std::vector<cudaGraphicsResource*> resources_;
     void* stream_ = nullptr;
+    CudaEvent* written_ = nullptr;
     std::vector<void*> pointers_;
     std::vector<std::size_t> bytes_;
 };

@@ -121,6 +121,9 @@ GlQuery create_query(GLenum target);
 // A buffer of `bytes` immutable-size storage (glNamedBufferStorage), optionally filled. The
 // dynamic-storage flag allows glNamedBufferSubData updates (the CPU path's per-frame upload).
 GlBuffer create_buffer_storage(std::size_t bytes, const void* data, GLbitfield flags);
+// A buffer of mutable storage (glNamedBufferData, at least 16 bytes), optionally filled: the kind
+// CUDA registration is proven on (the vertex buffers, the splat sums the CUDA deposit writes).
+GlBuffer create_mutable_buffer(std::size_t bytes, const void* data, GLenum usage);
 
 // A framebuffer with one 2D colour texture, reallocated when its size or format changes.
 // The texture can be sampled (the tone-mapping pass reads the float accumulation target).

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,15 @@ class ParticleBuffers {
     // GL work that read that buffer before and the GL work that draws it next (the mapping orders
     // both). Returns false, changing nothing, when nothing newer was published.
     bool show_published(PublishedPositions& published);
+    // For a drawing that maps the buffers itself (the CUDA deposit): the registrations (empty
+    // unless enable_cuda_interop succeeded), and an event recorded where CUDA's last write into a
+    // position buffer ended (the mappings above record it as they unmap; null without interop).
+    // Unmapping orders that work before later GL work, but the CUDA documentation promises
+    // nothing about a later mapping on another stream: such a drawing waits for this event.
+    const CudaGlRegistration& current_registration() const { return registration_[current_]; }
+    const CudaGlRegistration& previous_registration() const { return registration_[1 - current_]; }
+    const CudaGlRegistration& labels_registration() const { return labels_registration_; }
+    const CudaEvent* cuda_written() const { return written_.get(); }
 #endif
     int current_index() const { return current_; }
 
@@ -87,6 +97,8 @@ class ParticleBuffers {
     // Declared after the buffers: members are destroyed in reverse order, so CUDA releases
     // the registrations before GL deletes the buffers, as the CUDA documentation requires.
     CudaGlRegistration registration_[2];
+    CudaGlRegistration labels_registration_;
+    std::unique_ptr<CudaEvent> written_;  // made with the registrations (on the CUDA device)
 #endif
 };
 

@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <glm/glm.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "nbody/render/camera.hpp"
 #include "nbody/render/colormap.hpp"
+#include "nbody/render/cuda_splat_deposit.hpp"
 #include "nbody/render/gl_objects.hpp"
 #include "nbody/render/gpu_timer.hpp"
 #include "nbody/render/particle_buffers.hpp"
@@ -26,12 +28,17 @@ enum class ColourMode { Galaxy = 0, Component = 1, Speed = 2, Plain = 3, Mass = 
 
 // How sprites reach the float target: GL point sprites, or the compute pass of
 // particle_splatter.hpp (the same picture, within its layer approximation, at a cost per
-// particle that does not need raster hardware). Auto: compute from 65,536 bodies up on a GPU;
-// points on a software renderer, where the compute path's passes over every pixel of its
-// layers cost ~1 s a frame at 1280x720 (llvmpipe, 8,192 bodies: 1,020 ms against 10.6).
-enum class SpriteDrawing { Auto = 0, Points = 1, Compute = 2 };
-SpriteDrawing chosen_sprite_drawing(SpriteDrawing wanted, std::size_t bodies, bool software_renderer);
-const char* sprite_drawing_name(SpriteDrawing drawing);  // "auto", "points", "compute"
+// particle that does not need raster hardware), or that pass's deposit as CUDA kernels in the
+// simulation's CUDA context (cuda_splat_deposit.hpp: the same sums; GL resolves them). Auto:
+// compute from 65,536 bodies up on a GPU, CUDA there when `cuda_preferred` (the cuda backend
+// steps beside the frame loop through interop: GL's compute passes would be time-sliced
+// against its kernels); points on a software renderer, where the compute path's passes over
+// every pixel of its layers cost ~1 s a frame at 1280x720 (llvmpipe, 8,192 bodies: 1,020 ms
+// against 10.6).
+enum class SpriteDrawing { Auto = 0, Points = 1, Compute = 2, Cuda = 3 };
+SpriteDrawing chosen_sprite_drawing(SpriteDrawing wanted, std::size_t bodies, bool software_renderer,
+                                    bool cuda_preferred = false);
+const char* sprite_drawing_name(SpriteDrawing drawing);  // "auto", "points", "compute", "cuda"
 
 // Plain parameters: the UI edits a copy, the renderer reads it each frame.
 struct RenderSettings {
@@ -96,6 +103,20 @@ class ParticleRenderer {
     void set_auto_speed_scale(float speed) { auto_speed_scale_ = speed; }
     // How the last draw() drew its sprites (never Auto).
     SpriteDrawing last_sprite_drawing() const { return last_sprite_drawing_; }
+    // The compute path's passes and sums (tests compare the two deposits' sums).
+    const ParticleSplatter& splatter() const { return splatter_; }
+    // SpriteDrawing::Auto picks the CUDA deposit (the viewer: the cuda backend steps beside the
+    // frame loop through interop).
+    void prefer_cuda_sprites(bool prefer) { cuda_preferred_ = prefer; }
+    // Why the last frame asked for the CUDA deposit drew by compute instead (no CUDA in this
+    // build, no device, the particles' buffers not registered); empty when it did not.
+    const std::string& cuda_sprites_refused() const { return cuda_refused_; }
+#if NBODY_HAVE_CUDA
+    // GPU time of the CUDA deposit per frame (CUDA events); null before its first frame.
+    CudaStreamTimer* cuda_sprite_timer() { return cuda_deposit_ ? &cuda_deposit_->timer() : nullptr; }
+    // The CUDA deposit, made on first use; null where it cannot be (cuda_sprites_refused says why).
+    CudaSplatDeposit* cuda_deposit();
+#endif
     float auto_speed_scale() const { return auto_speed_scale_; }
 
   private:
@@ -104,9 +125,16 @@ class ParticleRenderer {
     void build_glow(int width, int height, int first, int levels);
     float sprite_intensity(const ParticleBuffers& particles, const OrbitCamera& camera,
                            const RenderSettings& settings) const;
-    void set_sprite_uniforms(const ShaderProgram& program, const ParticleBuffers& particles,
-                             const OrbitCamera& camera, const RenderSettings& settings, float aspect,
-                             float scale, float intensity) const;
+    // particle_sprite.glsl's uniforms for this frame, once: GL's programs and the CUDA deposit
+    // are given the same values.
+    sprite::SpriteUniforms sprite_uniforms(const ParticleBuffers& particles, const OrbitCamera& camera,
+                                           const RenderSettings& settings, float aspect, float scale,
+                                           float intensity) const;
+    // The sprites' light into the accumulation target by the compute passes, their deposit by
+    // CUDA when `by_cuda` (false when that cannot be done this frame).
+    void splat(const ParticleBuffers& particles, const sprite::SpriteUniforms& uniforms, int width, int height,
+               bool by_cuda);
+    bool cuda_deposit_usable(const ParticleBuffers& particles);
 
     ShaderProgram particles_;
     ShaderProgram glow_;       // one level on the way up
@@ -130,6 +158,15 @@ class ParticleRenderer {
     ParticleSplatter splatter_;
     SpriteDrawing last_sprite_drawing_ = SpriteDrawing::Points;
     bool software_renderer_ = false;  // context.hpp's is_software_renderer
+    bool cuda_preferred_ = false;
+    std::string cuda_refused_;
+    // The colour map's texels as GL holds them (half precision), for the CUDA deposit.
+    std::vector<sprite::F3> colour_table_;
+    bool colour_table_sent_ = false;
+#if NBODY_HAVE_CUDA
+    std::unique_ptr<CudaSplatDeposit> cuda_deposit_;
+    bool cuda_deposit_failed_ = false;  // its construction threw: not tried again
+#endif
 };
 
 // The hue galaxy `k` is drawn in when colouring by galaxy (linear RGB), for legends.

@@ -13,12 +13,14 @@
 // 2^k times the narrowest); sprites wider than the widest layer are drawn whole, as GL would.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "nbody/render/gl_objects.hpp"
 #include "nbody/render/particle_buffers.hpp"
 #include "nbody/render/shader.hpp"
+#include "nbody/render/sprite_arithmetic.hpp"
 
 namespace nbody::render {
 
@@ -49,21 +51,42 @@ class ParticleSplatter {
 
     // Writes (not adds) every particle's light into `target_texture`, of `width` x `height`
     // pixels and `target_format` GL_RGBA16F or GL_RGBA32F; `narrowest`: the narrowest sprite
-    // width (u_min_size), pixels.
+    // width (u_min_size), pixels. begin(), deposit() and finish() in a row.
     void draw(const ParticleBuffers& particles, int width, int height, GLuint target_texture, GLenum target_format,
               float narrowest);
+
+    // A frame in its three parts, for a deposit made elsewhere (CudaSplatDeposit): begin() sizes
+    // the sums and sets the passes' uniforms; deposit() zeroes the sums and adds every particle's
+    // light (splat_clear.comp, splat.comp); finish() draws the wide sprites whole and resolves
+    // the layers into the target (splat_large.comp, splat_resolve.comp).
+    void begin(std::size_t bodies, int width, int height, float narrowest);
+    void deposit(const ParticleBuffers& particles);
+    void finish(const ParticleBuffers& particles, GLuint target_texture, GLenum target_format);
+
+    // Of the frame begin() set up: splat.comp's uniforms, and the buffers it writes (the sums,
+    // their saturation bits, the list of wide sprites: a count, two unused words, indices).
+    const sprite::SplatUniforms& splat_uniforms() const { return uniforms_; }
+    GLuint light_buffer() const { return light_.id(); }
+    std::size_t light_bytes() const { return light_quads_ * 16; }
+    GLuint saturated_buffer() const { return saturated_.id(); }
+    std::size_t saturated_bytes() const { return saturated_quads_ * 16; }
+    GLuint large_list_buffer() const { return large_list_.id(); }
+    // The sums and the saturation bits as they are now (tests: the two deposits compared).
+    std::vector<std::uint32_t> read_sums() const;
 
   private:
     void ensure_buffers(int width, int height, std::size_t bodies);
     // The layers' uniforms of each pass, from the blurs of one frame (computed once a frame).
-    void set_layer_uniforms(const ShaderProgram& program, float narrowest,
-                            const std::vector<SplatLayerBlur>& blurs) const;
+    void set_layer_uniforms(const ShaderProgram& program, const std::vector<SplatLayerBlur>& blurs) const;
+    void bind_buffers(const ParticleBuffers& particles) const;
 
     ShaderProgram clear_, splat_, large_, resolve16_, resolve32_;
     GlBuffer light_, saturated_, large_list_;
     int width_ = 0, height_ = 0;
     std::size_t large_capacity_ = 0;
     std::size_t light_quads_ = 0, saturated_quads_ = 0;
+    sprite::SplatUniforms uniforms_;
+    std::vector<SplatLayerBlur> blurs_;
 };
 
 }  // namespace nbody::render

@@ -16,6 +16,7 @@
 
 #include "nbody/sim/backend.hpp"
 #include "nbody/sim/comm/nccl_communicator.hpp"
+#include "nbody/sim/tree/walk_room.hpp"
 
 namespace nbody {
 
@@ -212,6 +213,12 @@ public:
     // its other work ends together, so the drawing GPU gets less of the force pass. 0 by default;
     // may be called from any thread, taken at the next rebalancing.
     void set_other_work_ms(double ms);
+    // What the tree walk leaves of this backend's GPU to kernels of other streams in this process
+    // (WalkRoom: the viewer's CUDA sprites drawn beside the steps); none by default. The same
+    // accelerations bit for bit. Any thread; taken by the next force pass; this GPU only (the one
+    // that draws), not the peers of use_gpus(). std::invalid_argument for a refused slice count.
+    void set_walk_room(const WalkRoom& room);
+
     // "GPU 0: 50.2 % in 3.41 ms; GPU 1: 49.8 % in 3.40 ms; balance 1.00" (balance: the mean share
     // time over the slowest; 1 is perfect).
     static std::string describe(const std::vector<GpuShare>& shares);
