@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <numeric>
 #include <random>
 #include <span>
 #include <string>
@@ -20,6 +21,7 @@
 #include "nbody/sim/hermite/energy.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/hermite/spatial_order.hpp"
 #include "nbody/sim/ic/plummer.hpp"
 
 namespace nbody::hermite {
@@ -195,7 +197,8 @@ TEST(HermiteCuda, DefaultConfigOnALargeBatchMatchesTheCpuReference) {
 // From kFarTilesFrom (32,768) active bodies the engine keeps its j-particles in Morton order and sorts
 // the batch to match (docs/HERMITE.md, version 4). The results come back in the caller's order: every
 // body active, then updated bodies and a small batch (against the ordered j-memory), then fewer
-// j-particles (the order is made again for them) and a batch whose ids are not its addresses.
+// j-particles (the order is made again for them), a batch whose ids are not its addresses, and a small
+// batch over fewer j-particles (the order undone). The order is made on the GPU (spatial_order.cu).
 TEST(HermiteCuda, SpatialOrderOfALargeBatchKeepsTheCallersOrder) {
     REQUIRE_GPU();
     const double t = 0.5;
@@ -204,6 +207,7 @@ TEST(HermiteCuda, SpatialOrderOfALargeBatchKeepsTheCallersOrder) {
     auto cpu = make_force_engine(EngineKind::Cpu);
     auto gpu = make_force_engine(EngineKind::Cuda);
     gpu->want_nearest(false);  // as the integrator's block steps: the variant with far tiles and the order
+    gpu->set_profiling(true);
     // A result in the wrong place is off by O(1); float sums that cancel reach a few 1e-6 of the total.
     auto check = [&](const char* what, std::size_t nj) {
         SCOPED_TRACE(what);
@@ -235,6 +239,96 @@ TEST(HermiteCuda, SpatialOrderOfALargeBatchKeepsTheCallersOrder) {
     }
     for (std::size_t k = 0; k < s.i.size(); ++k) s.i[k].id = int(k) + 1000000;
     check("j-ids that are not the addresses", s.j.size());
+    s.i.assign(all.begin(), all.begin() + 1000);
+    check("1,000 active of 32,000 j-particles: back to the addresses", 32000);
+    // Made at the first large batch, again for 32,768 and 33,000 j-particles, undone for 32,000 (the
+    // profile counts them).
+    const std::vector<PhaseTime> phases = gpu->profile();
+    EXPECT_NE(std::find_if(phases.begin(), phases.end(), [](const PhaseTime& p) { return p.name == "spatial order: 4 reorders"; }),
+              phases.end());
+}
+
+// The engine's spatial order made on the GPU (spatial_order.cu) is the host's morton_order of the
+// same positions, bit for bit: whatever slots the j-particles sit in, with ties (one cell: address
+// order), non-finite coordinates and an outlier that stretches the cube; the addresses beyond those
+// sorted keep their slots.
+TEST(HermiteCuda, GpuMortonOrderIsTheHostsOfTheSamePositions) {
+    REQUIRE_GPU();
+    namespace k = nbody::cuda::hermite;
+    using nbody::cuda::DeviceBuffer;
+    const int n = 50000, sorted = 45000;
+    std::mt19937_64 rng(21);
+    std::normal_distribution<double> g(0.0, 1.0);
+    std::vector<Point> at(n);  // by address
+    for (Point& p : at) p = {g(rng), g(rng), g(rng)};
+    for (int a = 100; a < 200; ++a) at[std::size_t(a)] = at[99];
+    at[300].x = INFINITY, at[301].y = NAN, at[302].z = -INFINITY, at[303] = {40.0, -25.0, 3.0};
+    std::vector<int> slot_of(n);
+    std::iota(slot_of.begin(), slot_of.end(), 0);
+    std::shuffle(slot_of.begin(), slot_of.end(), rng);
+    std::vector<k::Real4> xm(n);
+    for (int a = 0; a < n; ++a) xm[std::size_t(slot_of[std::size_t(a)])] = k::r4(at[std::size_t(a)].x, at[std::size_t(a)].y, at[std::size_t(a)].z, 1.0);
+    DeviceBuffer<k::Real4> xm_dev(n);
+    DeviceBuffer<int> slots_dev(n), order_dev(n);
+    DeviceBuffer<unsigned char> scratch(k::morton_order_scratch_bytes(n));
+    CUDA_CHECK(cudaMemcpy(xm_dev.get(), xm.data(), xm_dev.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(slots_dev.get(), slot_of.data(), slots_dev.bytes(), cudaMemcpyHostToDevice));
+    k::morton_order_j(xm_dev.get(), slots_dev.get(), sorted, n, order_dev.get(), scratch.get(), scratch.size(), nullptr);
+    std::vector<int> order(n);
+    CUDA_CHECK(cudaMemcpy(order.data(), order_dev.get(), order_dev.bytes(), cudaMemcpyDeviceToHost));
+    const std::vector<std::uint32_t> host = morton_order(std::span<const Point>(at.data(), std::size_t(sorted)));
+    std::vector<int> want(host.begin(), host.end());
+    for (int a = sorted; a < n; ++a) want.push_back(a);
+    EXPECT_EQ(order, want);
+    // Not trivially so: the order moved most bodies, and the tied ones stayed together in address order.
+    std::size_t moved = 0;
+    for (int s = 0; s < sorted; ++s) moved += order[std::size_t(s)] != s;
+    EXPECT_GT(moved, std::size_t(sorted) / 2);
+    const auto tied = std::find(order.begin(), order.end(), 99);
+    ASSERT_LE(tied + 101, order.end());
+    for (int a = 99; a < 200; ++a) EXPECT_EQ(tied[a - 99], a);
+}
+
+// Applying an order moves every j-particle whole, all six arrays (the 6th order's too), to its new
+// slot, keeps the slots beyond the order as they are, and the slot map follows.
+TEST(HermiteCuda, ApplyingAnOrderMovesEveryJParticleWholeAndItsSlotMapFollows) {
+    REQUIRE_GPU();
+    namespace k = nbody::cuda::hermite;
+    using nbody::cuda::DeviceBuffer;
+    const int size = 5000, n = 4000;
+    std::mt19937_64 rng(22);
+    std::vector<int> slot_of(size), order(n);
+    std::iota(slot_of.begin(), slot_of.end(), 0);
+    std::shuffle(slot_of.begin(), slot_of.begin() + n, rng);  // a permutation of the first n slots
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    constexpr int kArrays = 6;
+    std::array<std::vector<k::Real4>, kArrays> rows;
+    std::array<DeviceBuffer<k::Real4>, kArrays> dev;
+    for (int r = 0; r < kArrays; ++r) {
+        for (int s = 0; s < size; ++s) rows[r].push_back(k::r4(s + 0.125 * r, -s, r, 1e-3 * s));
+        dev[r] = DeviceBuffer<k::Real4>(size);
+        CUDA_CHECK(cudaMemcpy(dev[r].get(), rows[r].data(), dev[r].bytes(), cudaMemcpyHostToDevice));
+    }
+    DeviceBuffer<int> slots_dev(size), order_dev(n), source(n);
+    DeviceBuffer<k::Real4> scratch(n);
+    CUDA_CHECK(cudaMemcpy(slots_dev.get(), slot_of.data(), slots_dev.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(order_dev.get(), order.data(), order_dev.bytes(), cudaMemcpyHostToDevice));
+    const k::JMemory j{dev[0].get(), dev[1].get(), dev[2].get(), dev[3].get(), dev[4].get(), dev[5].get()};
+    k::apply_order_j(j, order_dev.get(), slots_dev.get(), n, source.get(), scratch.get(), nullptr);
+    std::vector<int> slots_after(size);
+    CUDA_CHECK(cudaMemcpy(slots_after.data(), slots_dev.get(), slots_dev.bytes(), cudaMemcpyDeviceToHost));
+    for (int r = 0; r < kArrays; ++r) {
+        std::vector<k::Real4> got(size);
+        CUDA_CHECK(cudaMemcpy(got.data(), dev[r].get(), dev[r].bytes(), cudaMemcpyDeviceToHost));
+        for (int s = 0; s < size; ++s) {
+            const int from = s < n ? slot_of[std::size_t(order[std::size_t(s)])] : s;
+            const k::Real4 a = got[std::size_t(s)], b = rows[r][std::size_t(from)];
+            ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w) << "array " << r << ", slot " << s;
+        }
+    }
+    for (int s = 0; s < n; ++s) EXPECT_EQ(slots_after[std::size_t(order[std::size_t(s)])], s);
+    for (int a = n; a < size; ++a) EXPECT_EQ(slots_after[std::size_t(a)], a);
 }
 
 // Far and near tiles differ in cost: a batch with far tiles takes four times the automatic split

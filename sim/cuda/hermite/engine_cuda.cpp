@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,7 +32,6 @@
 #include "engine_cuda.hpp"
 #include "hermite_kernels.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
-#include "nbody/sim/hermite/spatial_order.hpp"
 
 namespace nbody::hermite {
 
@@ -72,7 +70,8 @@ namespace {
 // Batches of this many active bodies or more take the ds kernel's far tiles, with the j-particles in
 // Morton order and the batch sorted to match (docs/HERMITE.md, version 4): a warp's 64-128 bodies are
 // then close together. The order is made again once the bodies have been updated kReorderAfter times
-// over on average (a 256K order costs a few milliseconds on the host, against ~80 ms per evaluation).
+// over on average (reorder(): made on the first GPU, the host reads back 4 bytes a body; the profile's
+// "spatial order: N reorders" row times it).
 inline constexpr int kFarTilesFrom = 32768;
 inline constexpr std::size_t kReorderAfter = 4;
 
@@ -99,6 +98,12 @@ struct Gpu {
     nbody::cuda::PinnedBuffer<Real4> r_stage;
     DeviceBuffer<unsigned char> in_dev;           // the staged [JUpdate x n | the i-batch rows], see send()
     DeviceBuffer<unsigned long long> tile_loops;  // count_tile_loops
+    // The spatial order (reorder()), kept between reorders and grown when needed: address -> slot as
+    // the host's slot(), the order to apply, the slots it takes the j-particles from and a row to
+    // permute through; on the first GPU, which makes the order, its keys and CUB's scratch.
+    DeviceBuffer<int> slot_of, order, source;
+    DeviceBuffer<Real4> permute_scratch;
+    DeviceBuffer<unsigned char> order_scratch;
     std::size_t ni_capacity = 0;                  // i-bodies (padded) the i-side buffers hold
     bool reading_stage = false;                   // a copy from the engine's page-locked buffer may still run
     // Of the last launch: the slots [first, first + count) this GPU computes over, and its j-split.
@@ -238,7 +243,9 @@ public:
         auto of_gpu = [&](const Gpu& gpu, const char* what) {
             return several ? "GPU " + std::to_string(gpu.device) + ": " + what : std::string(what);
         };
-        std::vector<PhaseTime> out{{"spatial order, buffers", phases_[kOrder]},
+        std::vector<PhaseTime> out{{"spatial order: " + std::to_string(reorders_) + " reorders", phases_[kReorder]},
+                                   {"spatial order: batch sort", phases_[kBatchSort]},
+                                   {"buffers, GPU shares", phases_[kBuffers]},
                                    {"stage (j-updates, i-batch)", phases_[kStage]},
                                    {"queue (copies, kernels)", phases_[kQueue]}};
         for (const auto& gpu : gpus_) out.push_back({of_gpu(*gpu, "wait for the GPU"), gpu->wait_s});
@@ -283,7 +290,9 @@ private:
         v.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, v.precision, v.extras, ni, v.block);
         v.far_tiles = v.precision == k::Precision::Ds && v.extras == k::kNoExtras && !v.snap && ni >= kFarTilesFrom;
         keep_order(nj, v.far_tiles);
+        if (profiling_) lap(since, phases_[kReorder]);
         const std::span<const std::uint32_t> batch_order = v.far_tiles ? sort_batch(in) : std::span<const std::uint32_t>();
+        if (profiling_) lap(since, phases_[kBatchSort]);
         // In Morton order a tile's ids are scattered, and the self test would run on every tile that is
         // not far: where every id is its address, the kernel sees slots instead (an i-body gets the slot
         // of its own j-particle; an id beyond nj gets -3, which no j-particle has). The slots are the
@@ -313,7 +322,7 @@ private:
                                             : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
             ensure_i(gpu, std::size_t(ni_pad), std::size_t(gpu.split));
         }
-        if (profiling_) lap(since, phases_[kOrder]);
+        if (profiling_) lap(since, phases_[kBuffers]);
 
         // One stream per GPU, one wait: the corrected j-particles and the i-batch [x(ni) | v(ni) (|
         // a(ni))] go up in one copy from page-locked memory, the results come back in one copy ([acc(ni)
@@ -470,47 +479,62 @@ private:
         if (spatial && (!ordered || updates_since_order_ >= kReorderAfter * nj)) reorder(nj, true);
     }
 
-    // Moves the j-particles to Morton order of their last positions (spatial; read back from the
-    // first GPU's j-memory, which every GPU's equals: positions at each body's own time) or back to
-    // their addresses, on every GPU; the updates still queued carry the old slots, so they go first.
+    // Moves the j-particles to Morton order of their last positions (spatial) or back to their
+    // addresses, on every GPU; the updates still queued carry the old slots, so they go first. The
+    // first GPU makes the order from its j-memory (every GPU's equals it: positions at each body's own
+    // time) and the host reads it back, 4 bytes a body, for its slot maps: the one wait. The other
+    // GPUs get the same bytes from the host rather than from the first GPU's memory: the host has
+    // them anyway; a peer copy would spare one host-to-device copy of 4 bytes a body per GPU but need
+    // an event between the GPUs to keep the first GPU's buffer until every copy of it is done.
     void reorder(std::size_t nj, bool spatial) {
         flush();
+        ++reorders_;
         const std::size_t n = std::max(nj, ordered_nj_);
-        std::vector<std::uint32_t> next(n);  // address -> its new slot
-        std::iota(next.begin(), next.end(), 0u);
-        if (spatial) {
-            std::vector<Real4> by_slot(n);
-            {
-                const ScopedDevice on(gpus_.front()->device);
-                CUDA_CHECK(cudaMemcpy(by_slot.data(), gpus_.front()->xm.get(), sizeof(Real4) * n, cudaMemcpyDeviceToHost));
-            }
-            std::vector<Point> position(nj);
-            for (std::size_t a = 0; a < nj; ++a) {
-                const Real4& x = by_slot[slot(a)];
-                position[a] = {x.x, x.y, x.z};
-            }
-            const std::vector<std::uint32_t> order = morton_order(position);
-            for (std::size_t s = 0; s < nj; ++s) next[order[s]] = std::uint32_t(s);
+        if (n == 0) return;
+        address_of_.resize(n);  // the whole order first (slot -> address), then its spatial part
+        Gpu& first = *gpus_.front();
+        {
+            const ScopedDevice on(first.device);
+            fit_order_buffers(first, n);
+            const std::size_t scratch = k::morton_order_scratch_bytes(int(n));
+            if (first.order_scratch.size() < scratch) first.order_scratch = DeviceBuffer<unsigned char>(scratch);
+            k::morton_order_j(first.xm.get(), first.slot_of.get(), spatial ? int(nj) : 0, int(n), first.order.get(),
+                              first.order_scratch.get(), first.order_scratch.size(), nullptr);
+            CUDA_CHECK(cudaMemcpy(address_of_.data(), first.order.get(), sizeof(int) * n, cudaMemcpyDeviceToHost));
         }
-        std::vector<int> source(n);  // new slot -> the slot its j-particle is in now
-        for (std::size_t a = 0; a < n; ++a) source[next[a]] = int(slot(a));
         for (auto& gpu : gpus_) {
             const ScopedDevice on(gpu->device);
-            DeviceBuffer<int> source_dev(n);
-            DeviceBuffer<Real4> scratch(n);
-            CUDA_CHECK(cudaMemcpy(source_dev.get(), source.data(), source_dev.bytes(), cudaMemcpyHostToDevice));
-            k::permute_j(j_memory(*gpu), source_dev.get(), int(n), scratch.get(), nullptr);
-            CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the buffers above go out of scope
-            gpu->reading_stage = false;
+            fit_order_buffers(*gpu, n);
+            // From pageable memory: staged before the call returns, so address_of_ may change after it.
+            if (gpu != gpus_.front())
+                CUDA_CHECK(cudaMemcpyAsync(gpu->order.get(), address_of_.data(), sizeof(int) * n, cudaMemcpyHostToDevice, nullptr));
+            k::apply_order_j(j_memory(*gpu), gpu->order.get(), gpu->slot_of.get(), int(n), gpu->source.get(),
+                             gpu->permute_scratch.get(), nullptr);
         }
         if (spatial) {
-            address_of_.resize(nj);
-            for (std::size_t a = 0; a < nj; ++a) address_of_[next[a]] = std::uint32_t(a);
-            slot_of_ = std::move(next), ordered_nj_ = nj;
+            slot_of_.resize(n);
+            parallel_for(
+                n,
+                [&](std::size_t begin, std::size_t end) {
+                    for (std::size_t s = begin; s < end; ++s) slot_of_[address_of_[s]] = std::uint32_t(s);
+                },
+                host_threads_from());
+            address_of_.resize(nj), ordered_nj_ = nj;
         } else {
             slot_of_.clear(), address_of_.clear(), ordered_nj_ = 0;
         }
         updates_since_order_ = 0;
+    }
+    // `gpu`'s order buffers for n j-particles (its device current); the slot map keeps its entries and
+    // maps the new ones to themselves.
+    void fit_order_buffers(Gpu& gpu, std::size_t n) {
+        if (gpu.slot_of.size() >= n) return;
+        const std::size_t cap = std::max(n, capacity_);
+        DeviceBuffer<int> slots(cap);
+        if (!gpu.slot_of.empty()) CUDA_CHECK(cudaMemcpy(slots.get(), gpu.slot_of.get(), gpu.slot_of.bytes(), cudaMemcpyDeviceToDevice));
+        k::identity_slots(slots.get(), int(gpu.slot_of.size()), int(cap), nullptr);
+        gpu.slot_of = std::move(slots);
+        gpu.order = DeviceBuffer<int>(cap), gpu.source = DeviceBuffer<int>(cap), gpu.permute_scratch = DeviceBuffer<Real4>(cap);
     }
 
     // The batch by the slot of the j-particle with each body's id (the integrator's ids are its
@@ -672,9 +696,10 @@ private:
     bool counting_tiles_ = false;
     // The profile (set_profiling): host seconds by phase of compute() (each GPU's wait and busy time
     // in its Gpu).
-    enum { kOrder, kStage, kQueue, kUnpack, kPhases };
+    enum { kReorder, kBatchSort, kBuffers, kStage, kQueue, kUnpack, kPhases };
     bool profiling_ = false;
     double phases_[kPhases] = {};
+    std::size_t reorders_ = 0;  // reorder() calls, profiled or not
     struct Launched {
         bool pending = false;  // launch() queued work that finish() has not collected
         std::size_t ni = 0, nj = 0;

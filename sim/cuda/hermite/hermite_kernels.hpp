@@ -3,7 +3,8 @@
 // pointers, the only way host code reaches them.
 //
 //   scatter   writes a batch of updated j-particles (the corrected active bodies) into j-memory
-//   permute   moves the j-particles to other slots (the engine's spatial order)
+//   permute   moves the j-particles to other slots (the engine's spatial order, made on the GPU:
+//             Morton keys, CUB's radix sort, spatial_order.cu)
 //   predict   every j-particle to time t in double (x + dt (v + dt (a2 + dt j6))), stored for the
 //             force kernel as double-single positions (hi + lo floats, Sapporo eq. 3) and float
 //             velocities, or as doubles (fp64)
@@ -119,6 +120,21 @@ void scatter_j(const JMemory& j, const JUpdate* updates, int count, cudaStream_t
 // Slot k of the first n slots of every j-memory array takes what slot source[k] held (source: n device
 // ints, a permutation of 0 .. n-1); scratch holds n Real4.
 void permute_j(const JMemory& j, const int* source, int n, Real4* scratch, cudaStream_t stream);
+// The engine's spatial order (spatial_order.cu), made on the GPU from the j-memory. slot_of maps
+// address -> slot (a permutation of its first n entries). order[s] for s < sorted: the address of the
+// j-particle that goes to slot s, the addresses 0 .. sorted-1 by the Morton key of their positions
+// xm[slot_of[a]], stable: exactly nbody::hermite::morton_order of those positions (its keys, cube
+// and order of ties); order[s] = s for sorted <= s < n. Keys sorted by cub::DeviceRadixSort.
+// `scratch` holds at least morton_order_scratch_bytes(n) bytes.
+std::size_t morton_order_scratch_bytes(int n);
+void morton_order_j(const Real4* xm, const int* slot_of, int sorted, int n, int* order, void* scratch,
+                    std::size_t scratch_bytes, cudaStream_t stream);
+// Puts the first n slots of the j-memory in `order` (a permutation of 0 .. n-1, as morton_order_j
+// makes it): slot s takes address order[s]'s j-particle, and slot_of follows. source (n ints) and
+// scratch (n Real4) are work space.
+void apply_order_j(const JMemory& j, const int* order, int* slot_of, int n, int* source, Real4* scratch, cudaStream_t stream);
+// to[k] = k for from <= k < n: a slot map's entries where no order has moved a j-particle.
+void identity_slots(int* to, int from, int n, cudaStream_t stream);
 // to[k] = from[index[k]] (gather) or to[index[k]] = from[k] (scatter) for k < n: the engine's sorted batches.
 void gather_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream);
 void scatter_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream);

@@ -8,19 +8,13 @@
 #include <span>
 #include <vector>
 
+#include "nbody/sim/hermite/morton_cube.hpp"  // MortonCube, the keys (shared with the GPU)
+
 namespace nbody::hermite {
 
 struct Point {
     double x, y, z;
 };
-
-// The cube the keys are cut on: cell = (coordinate - lo) * scale, 1024 cells a side (30-bit keys:
-// cells far smaller than the 128-256 bodies of a warp or tile, even at 10^9 bodies).
-struct MortonCube {
-    double lo[3] = {0, 0, 0};
-    double scale = 0;  // 0: every body in one cell
-};
-inline constexpr int kMortonCellsPerSide = 1024;
 
 // The bounding cube of the finite coordinates (a little larger, so that none lands on the top face).
 MortonCube bounding_cube(std::span<const Point> points);
