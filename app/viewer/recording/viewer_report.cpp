@@ -123,9 +123,9 @@ std::string Viewer::walk_room_text() const {
         case WalkRoom::Kind::None: break;
     }
     if (o_.walk_room.kind == WalkRoom::Kind::None) return "none";
-    return "none (" + walk_room_name(o_.walk_room) + " is for CUDA sprites drawn beside the steps; this run: sprites by " +
-           render::sprite_drawing_name(renderer_.last_sprite_drawing()) +
-           (sim_.beside() ? ", steps beside the frame loop)" : ", steps in the frame loop)");
+    // Not whether the steps ran beside the loop: the report comes after the simulation's thread ended.
+    return "none (" + walk_room_name(o_.walk_room) + " is for CUDA sprites drawn beside the steps; this run drew them by " +
+           render::sprite_drawing_name(renderer_.last_sprite_drawing()) + ")";
 }
 
 void Viewer::print_tree_report() {

@@ -4,7 +4,7 @@
 # order, buffers" row split into "spatial order: N reorders", "spatial order: batch sort" and
 # "buffers, GPU shares". On nvidia-h100-x2 (one GPU suffices for steps 1-2), in the repository root,
 # with the sm_90 pack (nbody and nbody_cuda_tests) in build-pack/:
-#   bash docs/measurements/2026-11-28-hermite-gpu-order.sh
+#   bash docs/measurements/2026-11-27-hermite-gpu-order.sh
 # 1. the Hermite tests: the GPU's order equals the host's morton_order
 #    (HermiteCuda.GpuMortonOrderIsTheHostsOfTheSamePositions), an applied order moves every
 #    j-particle whole (HermiteCuda.ApplyingAnOrderMovesEveryJParticleWholeAndItsSlotMapFollows),
