@@ -236,5 +236,21 @@ TEST_F(MpiRun, HermiteAcrossRanksTakesTheOneProcessBlockSteps) {
     }
 }
 
+// The replicated integrators part ways (and then wait in different collectives) if one rank steps
+// another system or with another eta: refused before the first force pass, nothing written.
+TEST_F(MpiRun, HermiteRanksGivenDifferentParametersAreRefused) {
+    const std::string out = dir.file("never.csv");
+    const std::string common = " run --integrator hermite4 --backend cpu --t-end 0.125 --bodies 256 --scene " +
+                               quoted(source_dir() + "/scenes/plummer.toml") + " --out " + quoted(out);
+    const CommandResult r = run_command(mpirun(1) + " " + nbody() + common + " --eta 0.01 : -np 1 " + nbody() +
+                                        common + " --eta 0.02");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.exit_code, 124) << "the launch hung until the timeout:\n" << r.output;
+    EXPECT_NE(r.output.find("the ranks disagree on the Hermite run: rank 1 has 256 bodies"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("eta 0.02"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 }  // namespace
 }  // namespace nbody::test
