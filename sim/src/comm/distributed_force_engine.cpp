@@ -108,7 +108,7 @@ void DistributedForceEngine::set_profiling(bool on) {
 std::vector<hermite::PhaseTime> DistributedForceEngine::profile() const {
     std::vector<hermite::PhaseTime> phases = inner_->profile();
     if (profiling_ || gather_seconds_ > 0)
-        phases.push_back({"partial forces gathered from " + std::to_string(ranks_) + " ranks and added", gather_seconds_});
+        phases.push_back({"gather and add " + std::to_string(ranks_) + " ranks' sums", gather_seconds_});
     return phases;
 }
 
