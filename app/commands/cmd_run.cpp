@@ -174,7 +174,6 @@ int run(RunOptions o) {
         throw std::invalid_argument("--j-split tunes the Hermite engine (--integrator hermite4); leapfrog's kernel splits "
                                     "a body's j-range with --threads-per-body");
     if (is_hermite(integrator)) {
-        refuse_several_ranks("--integrator " + std::string(to_string(integrator)));
         if (!o.integ.integrator && !o.integ.t_end)
             throw std::invalid_argument((o.scene.empty() ? o.input : o.scene) + " asks for integrator " + to_string(integrator) +
                                         ", which runs to a model time: give --t-end T (or --integrator leapfrog for --steps)");

@@ -2,12 +2,15 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <ostream>
 #include <stdexcept>
 
 #include "nbody/sim/comm/distributed_direct_backend.hpp"
+#include "nbody/sim/comm/distributed_force_engine.hpp"
 #include "nbody/sim/comm/mpi_session.hpp"
 #include "nbody/sim/comm/nccl_communicator.hpp"
 #include "nbody/sim/cuda_backend.hpp"
@@ -110,10 +113,58 @@ void require_same_build_on_every_rank(const std::string& build) {
                                      "give every rank the same nbody executable");
 }
 
-void refuse_several_ranks(const std::string& what) {
-    if (launch_ranks() > 1)
-        throw std::invalid_argument(what + " does not run across " + std::to_string(launch_ranks()) +
-                                    " MPI ranks yet (docs/DISTRIBUTED.md): run it in one process");
+std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind kind, const hermite::EngineConfig& config,
+                                                          std::string& why, bool needs_snap, std::size_t bodies,
+                                                          const std::vector<int>& gpus) {
+    comm::Communicator& world = comm::launch_communicator();
+    if (world.size() == 1) return hermite::make_force_engine(kind, config, &why, needs_snap, bodies);
+    const std::string ranks = std::to_string(world.size()) + " MPI ranks";
+    if (!gpus.empty())
+        throw std::invalid_argument("--gpus picks the GPUs of one process; the Hermite integrator under mpirun runs on the "
+                                    "cpu engine across " + ranks + ": leave --gpus out, or run without mpirun");
+    if (kind == hermite::EngineKind::Cuda)
+        throw std::invalid_argument("--backend cuda: the Hermite integrator runs across " + ranks + " on the cpu engine "
+                                    "only (--backend cpu); for several GPUs run one process with --gpus N");
+    auto engine = std::make_unique<comm::DistributedForceEngine>(
+        hermite::make_force_engine(hermite::EngineKind::Cpu, config, nullptr, needs_snap, bodies), world);
+    why = "Hermite force engine: cpu across " + ranks + " (j-particle a on rank a % " + std::to_string(world.size()) +
+          "; the partial forces are added on every rank)";
+    return engine;
+}
+
+namespace {
+// What every rank of a Hermite run must agree on.
+struct HermiteRunFingerprint {
+    std::uint64_t bodies = 0, hash = 0;  // hash: masses, positions, velocities and time
+    double t_end = 0, eta = 0, dt_max = 0, softening = 0;
+    std::int64_t order = 0;
+};
+std::string describe_hermite_run(std::span<const std::byte> bytes) {
+    HermiteRunFingerprint f;
+    std::memcpy(&f, bytes.data(), sizeof f);
+    char text[200];
+    std::snprintf(text, sizeof text, "%llu bodies (content hash %016llx), order %lld, t_end %.17g, eta %.17g, dt_max %.17g, "
+                  "softening %.17g", (unsigned long long)f.bodies, (unsigned long long)f.hash, (long long)f.order,
+                  f.t_end, f.eta, f.dt_max, f.softening);
+    return text;
+}
+}  // namespace
+
+void require_same_hermite_run_on_every_rank(const std::vector<double>& mass, const std::vector<Vec3d>& x,
+                                            const std::vector<Vec3d>& v, double time,
+                                            const hermite::HermiteParams& params, double t_end) {
+    comm::Communicator& world = comm::launch_communicator();
+    if (world.size() == 1) return;
+    HermiteRunFingerprint f;
+    f.bodies = mass.size();
+    f.hash = comm::content_hash(mass.data(), mass.size() * sizeof(double));
+    f.hash = comm::content_hash(x.data(), x.size() * sizeof(Vec3d), f.hash);
+    f.hash = comm::content_hash(v.data(), v.size() * sizeof(Vec3d), f.hash);
+    f.hash = comm::content_hash(&time, sizeof time, f.hash);
+    f.t_end = t_end, f.eta = params.eta, f.dt_max = params.dt_max, f.softening = params.softening;
+    f.order = params.order;
+    comm::require_same_on_every_rank(world, std::as_bytes(std::span(&f, 1)), "the Hermite run", describe_hermite_run,
+                                     "every rank must read the same input with the same options");
 }
 
 std::shared_ptr<std::optional<std::string>> add_gpus_option(CLI::App& cmd) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nbody/sim/backend.hpp"
+#include "nbody/sim/hermite/integrator.hpp"
 
 namespace nbody::app {
 
@@ -39,9 +40,20 @@ void refuse_command_across_ranks(const std::string& command);
 // compile time of main.cpp) must be the same on every rank. Nothing on one rank.
 void require_same_build_on_every_rank(const std::string& build);
 
-// Throws std::invalid_argument naming `what` when launched as several ranks: for the modes that do
-// not run distributed yet (hermite, tree).
-void refuse_several_ranks(const std::string& what);
+// The force engine of `run --integrator hermite4|6` (hermite::make_force_engine's arguments). Under
+// mpirun: the cpu engine (auto takes it) split over the ranks, each holding every P-th j-particle
+// (comm/distributed_force_engine.hpp), `why` saying so; the cuda engine and --gpus are refused with
+// the reason (one rank per GPU is not built for Hermite yet: --gpus in one process splits over GPUs).
+std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind kind, const hermite::EngineConfig& config,
+                                                          std::string& why, bool needs_snap, std::size_t bodies,
+                                                          const std::vector<int>& gpus);
+
+// Under several ranks, refuses a Hermite run whose ranks loaded another system (masses, positions,
+// velocities, time) or chose other parameters or end time: the replicated integrators would part
+// ways. Nothing on one rank.
+void require_same_hermite_run_on_every_rank(const std::vector<double>& mass, const std::vector<Vec3d>& x,
+                                            const std::vector<Vec3d>& v, double time,
+                                            const hermite::HermiteParams& params, double t_end);
 
 // --gpus N|all on `cmd` (run, bench): the every-pair step over N GPUs of this process through NCCL.
 // The returned holder has the value once parsed.

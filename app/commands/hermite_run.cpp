@@ -24,6 +24,7 @@
 #include "nbody/sim/io/scene_metadata.hpp"
 #include "nbody/sim/io/snapshot.hpp"
 #include "nbody/sim/scene.hpp"
+#include "distributed_run.hpp"
 #include "integrator_options.hpp"
 #include "output_paths.hpp"
 #include "progress_line.hpp"
@@ -196,7 +197,9 @@ std::string describe_engine(const hermite::ForceEngine& engine, const std::strin
 
 Workload hermite_workload(const std::string& backend, int order) {
     Workload w;
-    w.backend = backend == "cuda" || (backend == "auto" && cuda_available()) ? "cuda" : "cpu";
+    // Under mpirun the cpu engine (make_hermite_engine), whatever --backend says.
+    const bool gpu = backend == "cuda" || (backend == "auto" && cuda_available());
+    w.backend = gpu && launch_ranks() == 1 ? "cuda" : "cpu";
     w.hermite_order = order;
     return w;
 }
@@ -229,9 +232,10 @@ int run_hermite(const HermiteRunOptions& o) {
     p.softening = o.softening ? *o.softening : in.softening.value_or(0.0);
     // Before the first force pass: it costs N^2 pairs.
     check_block_steps_to_reach(*o.t_end, in.time, hermite::floor_power_of_two(p.dt_max));
+    require_same_hermite_run_on_every_rank(in.m, in.x, in.v, in.time, p, *o.t_end);
     const hermite::EngineConfig config = engine_config(o);
     std::string why;
-    std::unique_ptr<hermite::ForceEngine> engine = hermite::make_force_engine(kind, config, &why, p.order == 6, in.m.size());
+    std::unique_ptr<hermite::ForceEngine> engine = make_hermite_engine(kind, config, why, p.order == 6, in.m.size(), o.gpus);
     std::fprintf(stderr, "%s\n", describe_engine(*engine, why, config, o).c_str());
     HermiteIntegrator h(std::move(engine), p);
     if (in.resume) {
@@ -244,8 +248,10 @@ int run_hermite(const HermiteRunOptions& o) {
         throw std::invalid_argument("--t-end " + g17(*o.t_end) + " is before the start time " + g17(h.time()));
     // A stop signal (main installs the handlers) that came while the system was built, or comes
     // during the O(N^2) energy, ends the run before its first block step; later ones after the
-    // block step in progress. The state reached is written either way.
-    const std::optional<double> e_start = stop_requested() ? std::nullopt : run_energy(h, stop_requested);
+    // block step in progress. The state reached is written either way. Under mpirun rank 0 alone
+    // reports, so only it pays for the energy, and its stop decides every rank's (rank0_decides).
+    const std::optional<double> e_start =
+        stop_requested() || !is_output_rank() ? std::nullopt : run_energy(h, stop_requested);
     const double t_start = h.time();
     const io::RunEnergy here{e_start.value_or(0.0), t_start, io::kHermiteEnergySource};
     if (in.softening && p.softening != *in.softening) in.energy0.reset();  // another potential
@@ -254,10 +260,10 @@ int run_hermite(const HermiteRunOptions& o) {
     if (o.profile) h.set_profiling(true);
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
-    int interrupted = InterruptGuard::requested();
+    int interrupted = rank0_decides(InterruptGuard::requested());
     try {
         while (!interrupted && h.advance(*o.t_end)) {
-            if ((interrupted = InterruptGuard::requested()) != 0) break;
+            if ((interrupted = rank0_decides(InterruptGuard::requested())) != 0) break;
             const auto now = std::chrono::steady_clock::now();
             if (std::chrono::duration<double>(now - last).count() >= o.progress_seconds) {
                 report_progress(h, t_start, *o.t_end, std::chrono::duration<double>(now - start).count());
@@ -283,6 +289,7 @@ int run_hermite(const HermiteRunOptions& o) {
         return stopped_exit_status(interrupted);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!is_output_rank()) return 0;  // the report is rank 0's (its output is cleared on the others)
     if (!o.output.empty()) {
         write_output(o.output, in, h, "");
         set_stop_messages("the run is complete and written to " + o.output + "; skipping the energy check",

@@ -18,18 +18,12 @@ struct SystemFingerprint {
     std::uint64_t hash = 0;  // FNV-1a over the bytes of positions, masses, velocities and time
 };
 
-std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t hash = 1469598103934665603ULL) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ULL;
-    return hash;
-}
-
 SystemFingerprint fingerprint(const State& state) {
     SystemFingerprint f;
     f.bodies = state.size();
-    f.hash = fnv1a(state.pos_mass.data(), state.pos_mass.size() * sizeof(Vec4f));
-    f.hash = fnv1a(state.velocity.data(), state.velocity.size() * sizeof(Vec4f), f.hash);
-    f.hash = fnv1a(&state.time, sizeof state.time, f.hash);
+    f.hash = content_hash(state.pos_mass.data(), state.pos_mass.size() * sizeof(Vec4f));
+    f.hash = content_hash(state.velocity.data(), state.velocity.size() * sizeof(Vec4f), f.hash);
+    f.hash = content_hash(&state.time, sizeof state.time, f.hash);
     return f;
 }
 
@@ -58,6 +52,12 @@ std::span<const std::byte> bytes_of(const T& value) {
 }
 
 }  // namespace
+
+std::uint64_t content_hash(const void* data, std::size_t bytes, std::uint64_t hash) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ULL;
+    return hash;
+}
 
 void require_same_on_every_rank(Communicator& comm, std::span<const std::byte> local, std::string_view what,
                                 std::string (*describe)(std::span<const std::byte>), std::string_view remedy) {

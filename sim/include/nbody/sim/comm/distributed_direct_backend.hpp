@@ -11,6 +11,7 @@
 // N^2 / P interactions against 3 N values gathered (12 N bytes in fp32).
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,10 @@ extern template class DistributedDirectBackend<float>;
 // The distributed form of the host backend named `backend_name` ("cpu" or "reference") over
 // `comm`; throws std::invalid_argument naming what is not distributed yet (cuda through MPI, ...).
 std::unique_ptr<Backend> make_distributed_backend(std::string_view backend_name, Communicator& comm);
+
+// FNV-1a over `bytes` bytes, continuing `hash`: a system's fingerprint for require_same_on_every_rank
+// (the ranks compare 8 bytes instead of the whole system).
+std::uint64_t content_hash(const void* data, std::size_t bytes, std::uint64_t hash = 1469598103934665603ULL);
 
 // Checks that every rank holds the same `local` bytes (an N, a system's hash, run parameters);
 // `what` names them and `describe` turns one rank's bytes into words for the message. On a

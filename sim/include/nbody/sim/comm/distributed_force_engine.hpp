@@ -1,0 +1,82 @@
+#pragma once
+// The Hermite force engine split over the ranks of a host communicator (MPI), in the j-parallel way
+// of phi-GPU and Sapporo's multi-GPU engine: every rank runs the same Hermite integrator over all N
+// bodies (replicated, deterministic), and this engine, wrapped around the rank's own engine, keeps
+// only the rank's share of the j-particles. Address a lives on rank a % P at local address a / P:
+// round robin, so the shares differ by at most one at any N and no N is needed in advance.
+// compute() runs the inner engine over the rank's addresses among [0, nj) and adds the P partial
+// forces; the nearest neighbour is the nearest of the ranks' nearest, ties to the lowest id (the cpu
+// engine's rule). JParticle ids are global, so self-exclusion and neighbour ids hold on every rank.
+//
+// Every rank must get the same bits, or the replicated integrators would choose different block
+// steps and then wait in different collectives. MPI does not promise that of MPI_Allreduce: the
+// standard only "strongly recommends" that a reduction give the same result for the same arguments
+// in the same order (MPI-3.1 §5.9.1, advice to implementors) and says nothing of every rank of an
+// all-reduce getting the same bits. So the partial forces are all-gathered (a copy: exact) and every
+// rank adds them in rank order with the same code: the same bits by construction (the ranks run one
+// build: require_same_build_on_every_rank). It costs P x ni x 12 doubles received per block where an
+// all-reduce would take ni x 12; at a few ranks that is small next to the ni x nj / P pairs.
+//
+// A force is summed in another order than on one process (each rank over every P-th j, then the
+// partials), so a P-rank run agrees with the one-process run to rounding, not bit for bit.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nbody/sim/comm/communicator.hpp"
+#include "nbody/sim/hermite/force_engine.hpp"
+
+namespace nbody::comm {
+
+class DistributedForceEngine final : public hermite::ForceEngine {
+public:
+    // `comm` must outlive the engine and work on host memory; `inner` holds this rank's share.
+    DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm);
+
+    // The inner engine's: what runs the pairs.
+    std::string_view name() const override { return inner_->name(); }
+    void reserve(std::size_t n) override;
+    void set_j(std::size_t address, const hermite::JParticle& p) override;
+    void set_j_batch(std::span<const int> addresses, std::span<const hermite::JParticle> ps) override;
+    // Of the whole system (every rank's share).
+    std::size_t j_capacity() const override { return capacity_; }
+
+    // A collective: every rank calls it with the same t, nj, in and eps2. Neighbour lists are not
+    // gathered across ranks (the integrator never asks for them): `neighbours` throws.
+    void compute(double t, std::size_t nj, std::span<const hermite::IParticle> in, double eps2,
+                 std::span<hermite::IForce> out, bool neighbours = false) override;
+    std::span<const int> neighbours(std::size_t) const override { return {}; }
+    bool neighbour_overflow(std::size_t) const override { return false; }
+
+    void want_nearest(bool on) override { inner_->want_nearest(on); }
+    void want_snap(bool on) override { inner_->want_snap(on); }
+    // Of the whole system: ni x nj per compute(), as one engine would count them.
+    double interactions() const override { return interactions_; }
+    void set_profiling(bool on) override;
+    // The inner engine's phases and the gather and sum of the partial forces.
+    std::vector<hermite::PhaseTime> profile() const override;
+
+    // How many of the addresses [0, n) this rank holds.
+    std::size_t local_count(std::size_t n) const;
+
+private:
+    // The ranks' partial forces (gathered_) added in rank order into `out`.
+    void add_partials(std::span<hermite::IForce> out) const;
+
+    std::unique_ptr<hermite::ForceEngine> inner_;
+    Communicator& comm_;
+    std::size_t rank_ = 0, ranks_ = 1;
+    std::size_t capacity_ = 0;
+    // Kept between calls so that a block step allocates nothing.
+    std::vector<int> local_addresses_;
+    std::vector<hermite::JParticle> local_ps_;
+    std::vector<hermite::IForce> partial_;
+    std::vector<double> send_, gathered_;
+    std::vector<std::size_t> counts_;
+    double interactions_ = 0;
+    bool profiling_ = false;
+    double gather_seconds_ = 0;
+};
+
+}  // namespace nbody::comm
