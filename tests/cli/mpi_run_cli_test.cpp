@@ -4,15 +4,22 @@
 // so a hang fails the test instead of stalling CI.
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "nbody/sim/csv.hpp"
+#include "nbody/sim/io/snapshot.hpp"
 #include "test_support.hpp"
 
 namespace nbody::test {
@@ -238,6 +245,46 @@ TEST_F(MpiRun, HermiteAcrossRanksTakesTheOneProcessBlockSteps) {
 
 // The replicated integrators part ways (and then wait in different collectives) if one rank steps
 // another system or with another eta: refused before the first force pass, nothing written.
+// Ctrl-C to mpirun (docs/DISTRIBUTED.md): OpenMPI passes it to the ranks as SIGTERM and exits with
+// its own status, not 130; what must hold is that the ranks stop together after the step in
+// progress and rank 0 writes the state reached whole, marked as interrupted at that step.
+TEST_F(MpiRun, CtrlCToMpirunWritesTheStateReachedWhole) {
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    const std::string log = dir.file("log.txt"), out = dir.file("o.nbsnap");
+    const pid_t pid = spawn_logged({kMpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", nbody_executable(),
+                                    "run", "--scene", source_dir() + "/scenes/plummer.toml", "--bodies", "2048",
+                                    "--steps", "100000000", "--backend", "cpu", "--out", out},
+                                   log);
+    ASSERT_GT(pid, 0);
+    const auto t0 = Clock::now();
+    while (seconds_since(t0) < 60 && read_text(log).find("ETA") == std::string::npos)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_NE(read_text(log).find("ETA"), std::string::npos) << "no progress line within 60 s:\n" << read_text(log);
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    const auto t1 = Clock::now();
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) != pid && seconds_since(t1) < 60)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const bool ended = seconds_since(t1) < 60;
+    if (!ended) ::kill(pid, SIGKILL), ::waitpid(pid, &status, 0);
+    const std::string text = read_text(log);
+    ASSERT_TRUE(ended) << "mpirun did not end within 60 s of the SIGINT:\n" << text;
+    EXPECT_LT(seconds_since(t1), 10.0) << text;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(text, m, std::regex(R"(after step (\d+) of 100000000)"))) << text;
+    const long long step = std::stoll(m[1].str());
+    const io::Snapshot snap = io::read_snapshot(out);  // throws on a file not written whole
+    ASSERT_TRUE(snap.metadata.count(io::kStatusKey));
+    EXPECT_NE(snap.metadata.at(io::kStatusKey).find("interrupted by"), std::string::npos)
+        << snap.metadata.at(io::kStatusKey);
+    EXPECT_NE(snap.metadata.at(io::kStatusKey).find("at step " + std::to_string(step) + " of 100000000"),
+              std::string::npos)
+        << snap.metadata.at(io::kStatusKey);
+    EXPECT_EQ(snap.state.size(), 2048u);
+    EXPECT_NEAR(snap.state.time, double(step) * snap.params.dt, 1e-9 * (1 + double(step)));
+}
+
 TEST_F(MpiRun, HermiteRanksGivenDifferentParametersAreRefused) {
     const std::string out = dir.file("never.csv");
     const std::string common = " run --integrator hermite4 --backend cpu --t-end 0.125 --bodies 256 --scene " +

@@ -298,17 +298,7 @@ TEST(Memory, TooManyBodiesAreRefusedWithTheNumbersBeforeAllocating) {
 // Starts `nbody args...` with stdout and stderr to `log`; returns the pid.
 pid_t spawn_nbody(std::vector<std::string> args, const std::string& log) {
     args.insert(args.begin(), test::nbody_executable());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    return rc == 0 ? pid : -1;
+    return test::spawn_logged(std::move(args), log);
 }
 
 // Waits up to `seconds` for `pid`; returns its wait status, or -1 (then it was killed).

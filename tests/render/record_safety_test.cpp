@@ -168,19 +168,6 @@ TEST(RecordLeftovers, AKilledRunsUnfinishedMp4IsRemoved) {
     EXPECT_TRUE(fs::exists(dir.file("movie.mp4")));
 }
 
-pid_t spawn(std::vector<std::string> args, const std::string& log) {
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    return rc == 0 ? pid : -1;
-}
 
 // A second Ctrl-C ends the process at once (the first one asks for a clean stop): the temporary
 // MP4 ffmpeg was writing is removed all the same. The stand-in ffmpeg opens its output at once
@@ -195,7 +182,7 @@ TEST(RecordInterrupt, ASecondCtrlCLeavesNoTemporaryMp4) {
     fs::remove(dir.file("movie.mp4"));
     ::setenv("NBODY_FFMPEG", ffmpeg.c_str(), 1);
     ::setenv("NBODY_FFPROBE", "", 1);
-    const pid_t pid = spawn({test::nbody_executable(), "record", "--backend", "cpu", "--bodies", "500", "--size", "64x48",
+    const pid_t pid = test::spawn_logged({test::nbody_executable(), "record", "--backend", "cpu", "--bodies", "500", "--size", "64x48",
                              "--frames", "100000", "--out", dir.file("frames"), "--mp4", dir.file("movie.mp4")},
                             dir.file("log.txt"));
     ::unsetenv("NBODY_FFMPEG");
@@ -231,7 +218,7 @@ TEST(RecordOverwrite, AKillLeavesTheOldSequenceAndAFinishedRunOnlyTheNew) {
     const std::string old_first = test::read_text((frames / "frame_000000.png").string());
 
     const std::string log = dir.file("log.txt");
-    const pid_t pid = spawn({test::nbody_executable(), "record", "--backend", "cpu", "--bodies", "500", "--size", "96x64",
+    const pid_t pid = test::spawn_logged({test::nbody_executable(), "record", "--backend", "cpu", "--bodies", "500", "--size", "96x64",
                              "--frames", "100000", "--overwrite", "--out", frames.string()},
                             log);
     ASSERT_GT(pid, 0);
@@ -273,7 +260,7 @@ TEST(ViewerNonFinite, PausesWithANotice) {
     r = test::run_nbody("view --headless --backend cpu --size 64x48 --frames 1 --scene '" + dir.file("two.nbsnap") + "'");
     SKIP_WITHOUT_EGL(r);
     const std::string log = dir.file("log.txt");
-    const pid_t pid = spawn({test::nbody_executable(), "view", "--headless", "--backend", "cpu", "--size", "64x48",
+    const pid_t pid = test::spawn_logged({test::nbody_executable(), "view", "--headless", "--backend", "cpu", "--size", "64x48",
                              "--frames", "100000000", "--scene", dir.file("two.nbsnap")},
                             log);
     ASSERT_GT(pid, 0);

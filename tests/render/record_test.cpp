@@ -301,16 +301,8 @@ TEST(Record, SigintLeavesACompleteSequenceAndAValidMovie) {
                                   "--out",
                                   out.string()};
     if (mp4) args.insert(args.end(), {"--mp4", movie.string()});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = -1;
-    ASSERT_EQ(::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = test::spawn_logged(std::move(args), log);
+    ASSERT_GT(pid, 0);
 
     // Let it write a few frames, then Ctrl-C.
     using Clock = std::chrono::steady_clock;

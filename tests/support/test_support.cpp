@@ -144,6 +144,20 @@ CommandResult run_command(const std::string& command_line, double timeout_s) {
     return result;
 }
 
+pid_t spawn_logged(std::vector<std::string> args, const std::string& log) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = -1;
+    const int rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    return rc == 0 ? pid : -1;
+}
+
 std::string nbody_executable() {
     const char* env = std::getenv("NBODY_EXECUTABLE");
     return env && *env ? env : NBODY_EXECUTABLE;

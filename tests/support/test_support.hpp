@@ -42,6 +42,10 @@ double command_timeout_seconds();
 // later): no test waits without bound for a child, nor for a grandchild that kept the pipe open.
 CommandResult run_command(const std::string& command_line, double timeout_s = command_timeout_seconds());
 
+// Starts `args` (args[0] an executable's path) with stdout and stderr into the file `log`, without
+// waiting: for tests that signal a running process. Returns its pid, or -1 when it could not start.
+pid_t spawn_logged(std::vector<std::string> args, const std::string& log);
+
 // Waits for child `pid` at most `timeout_s`; past that sends SIGKILL and waits 10 s more. Returns
 // the wait status, or nothing when the child could not be reaped even then (stuck in the kernel,
 // e.g. in a GPU driver call): the test fails instead of hanging.
