@@ -40,24 +40,30 @@ LocalRank local_rank() {
     return r;
 }
 
-// One GPU per rank: this rank's GPU is its local rank's, joined to the other ranks' through an NCCL
-// communicator bootstrapped over MPI. Every rank checks the same facts before the collective.
+// One GPU per rank: this rank's GPU is its local rank's among the `gpus` of its machine. `what`
+// names what runs there, for the refusals. Every rank checks the same facts, before any collective.
+int rank_gpu(int gpus, const std::string& what) {
+    const LocalRank local = local_rank();
+    if (gpus == 0)
+        throw std::invalid_argument(what + " under mpirun runs one rank per GPU, and this machine has no usable GPU: use "
+                                    "--backend cpu");
+    if (local.size > gpus)
+        throw std::invalid_argument(std::to_string(local.size) + " ranks on this machine but " + std::to_string(gpus) +
+                                    " GPU" + (gpus == 1 ? "" : "s") + ": " + what + " runs one rank per GPU (mpirun -np " +
+                                    std::to_string(gpus) + " here)");
+    return local.rank;
+}
+
+// The GPU backend of a rank, joined to the other ranks' through an NCCL communicator bootstrapped
+// over MPI.
 std::unique_ptr<Backend> rank_gpu_backend(comm::Communicator& world) {
 #ifdef NBODY_HAVE_CUDA
     if (!comm::have_nccl())
         throw std::invalid_argument("the cuda backend under mpirun needs NCCL, which this build has not (NBODY_NCCL); "
                                     "use --backend cpu under mpirun, or --gpus in one process");
-    const LocalRank local = local_rank();
-    const int gpus = comm::visible_gpu_count();
-    if (gpus == 0)
-        throw std::invalid_argument("the cuda backend under mpirun runs one rank per GPU, and this machine has no usable "
-                                    "GPU: use --backend cpu or reference");
-    if (local.size > gpus)
-        throw std::invalid_argument(std::to_string(local.size) + " ranks on this machine but " + std::to_string(gpus) +
-                                    " GPU" + (gpus == 1 ? "" : "s") + ": the cuda backend runs one rank per GPU "
-                                    "(mpirun -np " + std::to_string(gpus) + " here)");
-    auto backend = std::make_unique<CudaBackend>(local.rank);
-    backend->join_ranks(comm::make_nccl_communicator(world, local.rank));
+    const int gpu = rank_gpu(comm::visible_gpu_count(), "the cuda backend");
+    auto backend = std::make_unique<CudaBackend>(gpu);
+    backend->join_ranks(comm::make_nccl_communicator(world, gpu));
     return backend;
 #else
     throw std::invalid_argument("this build has no cuda backend to run under mpirun (" + std::to_string(world.size()) +
@@ -120,16 +126,28 @@ std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind ki
     if (world.size() == 1) return hermite::make_force_engine(kind, config, &why, needs_snap, bodies);
     const std::string ranks = std::to_string(world.size()) + " MPI ranks";
     if (!gpus.empty())
-        throw std::invalid_argument("--gpus picks the GPUs of one process; the Hermite integrator under mpirun runs on the "
-                                    "cpu engine across " + ranks + ": leave --gpus out, or run without mpirun");
-    if (kind == hermite::EngineKind::Cuda)
-        throw std::invalid_argument("--backend cuda: the Hermite integrator runs across " + ranks + " on the cpu engine "
-                                    "only (--backend cpu); for several GPUs run one process with --gpus N");
-    auto engine = std::make_unique<comm::DistributedForceEngine>(
-        hermite::make_force_engine(hermite::EngineKind::Cpu, config, nullptr, needs_snap, bodies), world);
-    why = "Hermite force engine: cpu across " + ranks + " (j-particle a on rank a % " + std::to_string(world.size()) +
-          "; the partial forces are added on every rank)";
-    return engine;
+        throw std::invalid_argument("--gpus picks the GPUs of one process; under mpirun the Hermite integrator runs on one "
+                                    "GPU per rank (--backend cuda) or on the cpu engine: leave --gpus out");
+    std::string gpu_missing;
+    const bool gpu_usable = hermite::cuda_engine_usable(&gpu_missing);
+    const bool on_gpu =
+        kind == hermite::EngineKind::Cuda ||
+        (kind == hermite::EngineKind::Auto && gpu_usable && (bodies == 0 || bodies >= hermite::kGpuFromBodies));
+    const std::string split = " (j-particle a on rank a % " + std::to_string(world.size()) +
+                              "; the partial forces are added on every rank)";
+    if (!on_gpu) {
+        why = "Hermite force engine: cpu across " + ranks + split;
+        return std::make_unique<comm::DistributedForceEngine>(
+            hermite::make_force_engine(hermite::EngineKind::Cpu, config, nullptr, needs_snap, bodies), world);
+    }
+    if (!gpu_usable) throw std::invalid_argument("--backend cuda under mpirun: " + gpu_missing + "; use --backend cpu");
+    hermite::EngineConfig on_rank = config;
+    const int gpu = rank_gpu(int(hermite::engine_devices("all").size()), "the Hermite cuda engine");
+    on_rank.devices = {gpu};
+    why = "Hermite force engine: cuda across " + ranks + ", one GPU each (GPU " + std::to_string(gpu) +
+          " of this machine on rank " + std::to_string(world.rank()) + ")" + split;
+    return std::make_unique<comm::DistributedForceEngine>(
+        hermite::make_force_engine(hermite::EngineKind::Cuda, on_rank, nullptr, needs_snap, bodies), world);
 }
 
 namespace {

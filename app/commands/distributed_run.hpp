@@ -41,9 +41,11 @@ void refuse_command_across_ranks(const std::string& command);
 void require_same_build_on_every_rank(const std::string& build);
 
 // The force engine of `run --integrator hermite4|6` (hermite::make_force_engine's arguments). Under
-// mpirun: the cpu engine (auto takes it) split over the ranks, each holding every P-th j-particle
-// (comm/distributed_force_engine.hpp), `why` saying so; the cuda engine and --gpus are refused with
-// the reason (one rank per GPU is not built for Hermite yet: --gpus in one process splits over GPUs).
+// mpirun the engine is split over the ranks, each holding every P-th j-particle
+// (comm/distributed_force_engine.hpp), `why` saying so: the cuda engine (cuda, or auto with a GPU and
+// kGpuFromBodies or more) on the rank's GPU (its local rank's, one rank per GPU), else the cpu engine.
+// --gpus, more ranks on a machine than it has GPUs and cuda without a usable GPU are refused with the
+// reason.
 std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind kind, const hermite::EngineConfig& config,
                                                           std::string& why, bool needs_snap, std::size_t bodies,
                                                           const std::vector<int>& gpus);

@@ -197,9 +197,10 @@ std::string describe_engine(const hermite::ForceEngine& engine, const std::strin
 
 Workload hermite_workload(const std::string& backend, int order) {
     Workload w;
-    // Under mpirun the cpu engine (make_hermite_engine), whatever --backend says.
+    // Under mpirun as in one process: each rank's engine holds a P-th of the j-particles
+    // (make_hermite_engine), the integrator's host arrays all of them.
     const bool gpu = backend == "cuda" || (backend == "auto" && cuda_available());
-    w.backend = gpu && launch_ranks() == 1 ? "cuda" : "cpu";
+    w.backend = gpu ? "cuda" : "cpu";
     w.hermite_order = order;
     return w;
 }
