@@ -41,6 +41,7 @@ int run_main(int argc, char** argv, nbody::comm::MpiSession& mpi, const nbody::a
     std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
     try {
         nbody::app::refuse_command_across_ranks(args.back());
+        nbody::app::choose_process_gpu();
         // Ranks of one launch must run one build: the compile time of this file tells builds apart.
         nbody::app::require_same_build_on_every_rank(std::string(NBODY_VERSION) + " built " + __DATE__ + " " + __TIME__);
         app.parse(args);

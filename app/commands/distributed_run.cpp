@@ -96,6 +96,10 @@ std::unique_ptr<Backend> make_stepping_backend(BackendKind kind, const std::vect
                                 "uses the " + std::string(backend->name()) + " backend (--backend cuda)");
 }
 
+void choose_process_gpu() {
+    if (launch_ranks() > 1) set_process_gpu(local_rank().rank);
+}
+
 void refuse_command_across_ranks(const std::string& command) {
     if (launch_ranks() > 1 && command != "run" && command.rfind("-", 0) != 0)
         throw std::invalid_argument("nbody " + command + " does not run across " + std::to_string(launch_ranks()) +
@@ -146,8 +150,12 @@ std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind ki
     on_rank.devices = {gpu};
     why = "Hermite force engine: cuda across " + ranks + ", one GPU each (GPU " + std::to_string(gpu) +
           " of this machine on rank " + std::to_string(world.rank()) + ")" + split;
+    auto engine = hermite::make_force_engine(hermite::EngineKind::Cuda, on_rank, nullptr, needs_snap, bodies);
+    if (!comm::have_nccl()) return std::make_unique<comm::DistributedForceEngine>(std::move(engine), world);
+    // The partial forces between the GPUs over NCCL rather than MPI's host path (docs/DISTRIBUTED.md).
+    why += "; the partial forces move over NCCL";
     return std::make_unique<comm::DistributedForceEngine>(
-        hermite::make_force_engine(hermite::EngineKind::Cuda, on_rank, nullptr, needs_snap, bodies), world);
+        std::move(engine), comm::host_buffers_over(comm::make_nccl_communicator(world, gpu)));
 }
 
 namespace {

@@ -31,6 +31,10 @@ bool is_output_rank();
 // ranks on a machine than it has GPUs, no NCCL.
 std::unique_ptr<Backend> make_stepping_backend(BackendKind kind, const std::vector<int>& gpus, std::ostream& notice);
 
+// Under several ranks: this rank's GPU (its local rank's) is the one the probes and memory checks
+// look at (set_process_gpu). Before any of them. Nothing on one rank.
+void choose_process_gpu();
+
 // Under several ranks only `run` steps distributed; any other command would run whole on every
 // rank (each writing its own outputs). Throws std::invalid_argument naming `command` (the first
 // argument) for those; nothing on one rank.

@@ -10,6 +10,8 @@
 namespace nbody {
 namespace {
 
+int probed_gpu = 0;
+
 std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 std::string probe() {
@@ -34,14 +36,16 @@ std::string probe() {
         }
     }
     if (count == 0) return "no CUDA device";
-    if (cudaSetDevice(0) != cudaSuccess) {
+    if (cudaSetDevice(probed_gpu % count) != cudaSuccess) {
         (void)cudaGetLastError();
-        return "CUDA device 0 cannot be used (busy, or in a prohibited compute mode)";
+        return "CUDA device " + std::to_string(probed_gpu % count) + " cannot be used (busy, or in a prohibited compute mode)";
     }
     return cuda::kernel_image_problem();
 }
 
 }  // namespace
+
+void set_probed_gpu(int local_rank) { probed_gpu = local_rank < 0 ? 0 : local_rank; }
 
 bool cuda_probe(std::string* why_not) {
     std::string why;

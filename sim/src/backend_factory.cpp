@@ -37,6 +37,14 @@ void Backend::set_gravity(const GravityConfig& config) {
                                     "the cpu, reference and cuda backends)");
 }
 
+void set_process_gpu(int local_rank) {
+#ifdef NBODY_HAVE_CUDA
+    set_probed_gpu(local_rank);
+#else
+    (void)local_rank;
+#endif
+}
+
 bool cuda_available(std::string* why_not) {
 #ifdef NBODY_HAVE_CUDA
     return cuda_probe(why_not);

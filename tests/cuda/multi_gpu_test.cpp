@@ -248,6 +248,21 @@ std::unique_ptr<CudaBackend> tree_on_two_gpus(std::size_t bodies, std::uint64_t 
 // The rebalancing's exchange of share times must not make a step call wait for the GPUs: the
 // viewer keeps frames in flight, and a call that waited for its own step drained them (device run
 // 107: a host all-gather every 16th call cost the 1M viewer on two GPUs 1.3 ms a frame).
+// Under mpirun each rank probes its own GPU (set_process_gpu), and the probe leaves that GPU current:
+// a probe of GPU 0 on rank 1 opened a context there (run 121: 518 MiB on GPU 0 held by rank 1).
+TEST(TwoGpus, TheProbeChecksTheProcessGpuAndLeavesItCurrent) {
+    REQUIRE_TWO_GPUS();
+    int current = -1;
+    set_process_gpu(1);
+    EXPECT_TRUE(cuda_available());
+    ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
+    EXPECT_EQ(current, 1);
+    set_process_gpu(0);
+    EXPECT_TRUE(cuda_available());
+    ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
+    EXPECT_EQ(current, 0);
+}
+
 TEST(TwoGpus, NoStepCallWaitsForItsStep) {
     REQUIRE_TWO_GPUS();
     const std::unique_ptr<CudaBackend> two = tree_on_two_gpus(std::size_t(1) << 22, 29);

@@ -25,6 +25,13 @@ void pack(const IForce& f, double* to) {
 
 }  // namespace
 
+DistributedForceEngine::DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner,
+                                               std::unique_ptr<Communicator> own)
+    : DistributedForceEngine(std::move(inner), own ? *own : throw std::invalid_argument(
+                                                                "the Hermite engine across ranks: no communicator")) {
+    own_comm_ = std::move(own);
+}
+
 DistributedForceEngine::DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm)
     : inner_(std::move(inner)), comm_(comm), rank_(std::size_t(comm.rank())), ranks_(std::size_t(comm.size())) {
     if (!inner_) throw std::invalid_argument("the Hermite engine across ranks: no engine to split");

@@ -110,4 +110,10 @@ std::unique_ptr<Backend> make_backend(BackendKind kind, std::ostream& notice);
 // True when this build has the CUDA backend and a device is usable; `why_not` gets the reason.
 bool cuda_available(std::string* why_not = nullptr);
 
+// The GPU this process runs on: what cuda_available() checks and the memory checks read, and the
+// current device after them. GPU 0 unless set; under mpirun each rank sets its own (the local rank's
+// modulo the GPUs seen) before any probe, so that no rank opens a context on another rank's GPU (run
+// 121: rank 1 of two held 518 MiB on GPU 0). A build without CUDA ignores it.
+void set_process_gpu(int local_rank);
+
 }  // namespace nbody

@@ -33,6 +33,8 @@ class DistributedForceEngine final : public hermite::ForceEngine {
 public:
     // `comm` must outlive the engine and work on host memory; `inner` holds this rank's share.
     DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm);
+    // The same with a communicator of the engine's own (host_buffers_over: the partial forces over NCCL).
+    DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, std::unique_ptr<Communicator> own);
 
     // The inner engine's: what runs the pairs.
     std::string_view name() const override { return inner_->name(); }
@@ -64,6 +66,7 @@ private:
     // The ranks' partial forces (gathered_) added in rank order into `out`.
     void add_partials(std::span<hermite::IForce> out) const;
 
+    std::unique_ptr<Communicator> own_comm_;  // before comm_, which may refer to it
     std::unique_ptr<hermite::ForceEngine> inner_;
     Communicator& comm_;
     std::size_t rank_ = 0, ranks_ = 1;
