@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <barrier>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -133,7 +135,16 @@ TEST(DistributedForceEngine, SplitForcesEqualTheUnsplitEnginesOnEveryRank) {
                 for (std::size_t k = n / 2; k < n; ++k) addresses.push_back(int(k));
                 engine.set_j_batch(addresses, std::span(j).subspan(n / 2));
                 EXPECT_EQ(engine.j_capacity(), n);
+                // Profiling adds a small collective before the gather (the wait for the slowest rank):
+                // the same forces, two more rows.
+                engine.set_profiling(ranks == 3);
                 engine.compute(t, nj, in, eps2, got[std::size_t(comm.rank())]);
+                if (ranks == 3) {
+                    std::vector<std::string> rows;
+                    for (const auto& phase : engine.profile()) rows.push_back(phase.name);
+                    EXPECT_NE(std::find(rows.begin(), rows.end(), "wait for the slowest of 3 ranks"), rows.end());
+                    EXPECT_NE(std::find(rows.begin(), rows.end(), "gather and add 3 ranks' sums"), rows.end());
+                }
                 EXPECT_EQ(engine.interactions(), double(in.size()) * double(nj));
                 EXPECT_THROW(engine.compute(t, nj, in, eps2, got[std::size_t(comm.rank())], true), std::invalid_argument);
             });

@@ -56,7 +56,8 @@ public:
     // Of the whole system: ni x nj per compute(), as one engine would count them.
     double interactions() const override { return interactions_; }
     void set_profiling(bool on) override;
-    // The inner engine's phases and the gather and sum of the partial forces.
+    // The inner engine's phases, the wait for the slowest rank (a small collective before the gather,
+    // made only while profiling) and the gather and sum of the partial forces.
     std::vector<hermite::PhaseTime> profile() const override;
 
     // How many of the addresses [0, n) this rank holds.
@@ -76,10 +77,11 @@ private:
     std::vector<hermite::JParticle> local_ps_;
     std::vector<hermite::IForce> partial_;
     std::vector<double> send_, gathered_;
+    std::vector<std::byte> sync_bytes_;
     std::vector<std::size_t> counts_;
     double interactions_ = 0;
     bool profiling_ = false;
-    double gather_seconds_ = 0;
+    double gather_seconds_ = 0, wait_seconds_ = 0;
 };
 
 }  // namespace nbody::comm
