@@ -123,6 +123,23 @@ void require_same_build_on_every_rank(const std::string& build) {
                                      "give every rank the same nbody executable");
 }
 
+namespace {
+constexpr std::size_t kGpuModelBytes = 96;
+std::string describe_gpu_model(std::span<const std::byte> bytes) {
+    const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return "GPU '" + text.substr(0, text.find('\0')) + "'";
+}
+// Ranks whose engines share evaluations by slot ranges run a small evaluation whole on every rank and
+// must get the same bits: the same kernel shape, whose j-split follows the SM count.
+void require_same_gpu_model_on_every_rank(comm::Communicator& world, const std::string& model) {
+    std::array<char, kGpuModelBytes> id{};
+    model.copy(id.data(), id.size() - 1);
+    comm::require_same_on_every_rank(world, std::as_bytes(std::span(id)), "the GPU model", describe_gpu_model,
+                                     "the Hermite cuda engine across ranks needs one GPU model on every rank; use "
+                                     "--backend cpu, or ranks on GPUs of one model");
+}
+}  // namespace
+
 std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind kind, const hermite::EngineConfig& config,
                                                           std::string& why, bool needs_snap, std::size_t bodies,
                                                           const std::vector<int>& gpus) {
@@ -145,17 +162,20 @@ std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind ki
             hermite::make_force_engine(hermite::EngineKind::Cpu, config, nullptr, needs_snap, bodies), world);
     }
     if (!gpu_usable) throw std::invalid_argument("--backend cuda under mpirun: " + gpu_missing + "; use --backend cpu");
-    hermite::EngineConfig on_rank = config;
     const int gpu = rank_gpu(int(hermite::engine_devices("all").size()), "the Hermite cuda engine");
+    require_same_gpu_model_on_every_rank(world, hermite::gpu_model(gpu));
+    hermite::EngineConfig on_rank = config;
     on_rank.devices = {gpu};
+    on_rank.rank = world.rank(), on_rank.ranks = world.size();
+    const comm::JShare share{comm::JShare::SlotRanges, on_rank.several_gpus_from};
     why = "Hermite force engine: cuda across " + ranks + ", one GPU each (GPU " + std::to_string(gpu) +
-          " of this machine on rank " + std::to_string(world.rank()) + ")" + split;
+          " of this machine on rank " + std::to_string(world.rank()) + "; every rank holds every j-particle and "
+          "computes its range of them, as --gpus does in one process)";
     auto engine = hermite::make_force_engine(hermite::EngineKind::Cuda, on_rank, nullptr, needs_snap, bodies);
-    if (!comm::have_nccl()) return std::make_unique<comm::DistributedForceEngine>(std::move(engine), world);
+    if (!comm::have_nccl()) return std::make_unique<comm::DistributedForceEngine>(std::move(engine), world, share);
     // The partial forces between the GPUs over NCCL rather than MPI's host path (docs/DISTRIBUTED.md).
-    why += "; the partial forces move over NCCL";
     return std::make_unique<comm::DistributedForceEngine>(
-        std::move(engine), comm::host_buffers_over(comm::make_nccl_communicator(world, gpu)));
+        std::move(engine), comm::host_buffers_over(comm::make_nccl_communicator(world, gpu)), share);
 }
 
 namespace {

@@ -279,14 +279,15 @@ TEST_F(MpiRun, CtrlCToMpirunWritesTheStateReachedWhole) {
 // The GPUs this build's Hermite cuda engine can use on this machine (0 without one).
 int hermite_gpus() { return hermite::cuda_engine_usable() ? int(hermite::engine_devices("all").size()) : 0; }
 
-// Issue 29: Hermite on one GPU per rank, each rank's cuda engine holding every other j-particle. The
-// partial forces of two GPUs add in another order than one GPU's sums, so, as for --gpus 2 in one
-// process (HermiteTwoGpus.*), the run takes the one-GPU run's block steps to 1 % and its energy error
-// to 10 %. Where the ranks outnumber the GPUs (CI has none) the launch is refused on every rank with
-// the reason, before anything is written.
+// Issue 29: Hermite on one GPU per rank. Every rank's cuda engine holds every j-particle and computes
+// its range of the slots of a spread evaluation (65,536 bodies: from 512 active bodies on), as the GPUs
+// of one process do with --gpus 2, and the partial forces are added in rank order as that process adds
+// them in GPU order: the output is the --gpus 2 run's byte for byte. Against one GPU (other sums) the
+// block steps agree to 1 % and the energy error to 10 %. Where the ranks outnumber the GPUs (CI has
+// none) the launch is refused on every rank with the reason, before anything is written.
 TEST_F(MpiRun, HermiteOnTheCudaEngineRunsOneRankPerGpu) {
     const std::string args = " run --integrator hermite4 --backend cuda --scene " +
-                             quoted(source_dir() + "/scenes/plummer.toml") + " --bodies 4096 --t-end 0.125 --out ";
+                             quoted(source_dir() + "/scenes/plummer.toml") + " --bodies 65536 --t-end 0.0625 --out ";
     const std::string two_out = dir.file("np2.csv");
     const CommandResult two = run_command(mpirun(2) + " " + nbody() + args + quoted(two_out));
     EXPECT_NE(two.exit_code, 124) << "the launch hung until the timeout:\n" << two.output;
@@ -301,6 +302,9 @@ TEST_F(MpiRun, HermiteOnTheCudaEngineRunsOneRankPerGpu) {
     ASSERT_EQ(two.exit_code, 0) << two.output;
     EXPECT_NE(two.output.find("cuda across 2 MPI ranks, one GPU each"), std::string::npos) << two.output;
     EXPECT_EQ(count_of(two.output, "relative energy error"), 1) << two.output;  // rank 0 alone reports
+    const CommandResult gpus = run_nbody(args.substr(1) + quoted(dir.file("gpus2.csv")) + " --gpus 2");
+    ASSERT_EQ(gpus.exit_code, 0) << gpus.output;
+    EXPECT_TRUE(read_text(two_out) == read_text(dir.file("gpus2.csv"))) << "mpirun -np 2 and --gpus 2 differ";
     const CommandResult one = run_nbody(args.substr(1) + quoted(dir.file("one.csv")));
     ASSERT_EQ(one.exit_code, 0) << one.output;
     const HermiteReport expected = hermite_report(one.output), got = hermite_report(two.output);
@@ -312,7 +316,7 @@ TEST_F(MpiRun, HermiteOnTheCudaEngineRunsOneRankPerGpu) {
     };
     const double de_one = energy_error(one.output), de_two = energy_error(two.output);
     EXPECT_NEAR(de_two, de_one, 0.1 * std::abs(de_one) + 1e-10) << one.output << "\n" << two.output;
-    std::printf("4096 bodies to t = 0.125: blocks %lld on one GPU, %lld on two ranks; dE/E %.3e and %.3e\n",
+    std::printf("65536 bodies to t = 0.0625: blocks %lld on one GPU, %lld on two ranks; dE/E %.3e and %.3e\n",
                 expected.blocks, got.blocks, de_one, de_two);
 }
 

@@ -184,6 +184,42 @@ TEST(DistributedForceEngine, NearestTiesKeepTheLowestIdWhicheverRankHoldsIt) {
     EXPECT_EQ(got[1].nearest, 1);
 }
 
+// Slot ranges (the cuda engine's share under mpirun): every rank holds every j-particle; an evaluation
+// below the spread threshold runs whole on every rank and nothing is gathered; one above is gathered
+// and added. The cpu engine stands in for the cuda engine here and computes whole either way, so a
+// gathered evaluation on two ranks comes out twice the whole: what shows that it was gathered.
+TEST(DistributedForceEngine, SlotRangesGatherOnlyTheSpreadEvaluations) {
+    constexpr std::size_t n = 200;
+    const std::vector<JParticle> j = random_j(n, 11);
+    const std::vector<IParticle> in = i_of(j, 30);  // 30 x 200 = 6,000 pairs
+    auto whole = hermite::make_force_engine(hermite::EngineKind::Cpu);
+    for (std::size_t k = 0; k < n; ++k) whole->set_j(k, j[k]);
+    std::vector<IForce> expected(in.size());
+    whole->compute(0.001, n, in, 1e-4, expected);
+    for (const double spread_from : {6001.0, 6000.0}) {
+        ThreadRanks world(2);
+        std::vector<std::vector<IForce>> got(2, std::vector<IForce>(in.size()));
+        world.run([&](Communicator& comm) {
+            DistributedForceEngine engine(hermite::make_force_engine(hermite::EngineKind::Cpu), comm,
+                                          {JShare::SlotRanges, spread_from});
+            EXPECT_EQ(engine.local_count(n), n);
+            for (std::size_t k = 0; k < n / 2; ++k) engine.set_j(k, j[k]);
+            std::vector<int> addresses;
+            for (std::size_t k = n / 2; k < n; ++k) addresses.push_back(int(k));
+            engine.set_j_batch(addresses, std::span(j).subspan(n / 2));
+            engine.compute(0.001, n, in, 1e-4, got[std::size_t(comm.rank())]);
+        });
+        const double times = spread_from > 6000 ? 1.0 : 2.0;
+        for (int r = 0; r < 2; ++r)
+            for (std::size_t i = 0; i < in.size(); ++i) {
+                const IForce& g = got[std::size_t(r)][i];
+                EXPECT_EQ(g.acc.x, times * expected[i].acc.x) << "spread from " << spread_from << ", rank " << r;
+                EXPECT_EQ(g.pot, times * expected[i].pot) << "spread from " << spread_from << ", rank " << r;
+                EXPECT_EQ(g.nearest, expected[i].nearest);
+            }
+    }
+}
+
 TEST(DistributedForceEngine, ReplicatedIntegratorsTakeTheOneProcessBlockSteps) {
     const State st = ic::make_plummer({.bodies = 128, .seed = 3});
     std::vector<double> m;

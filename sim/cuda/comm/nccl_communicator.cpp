@@ -164,6 +164,7 @@ public:
         // The buffer goes before the communicator, on its GPU.
         const DeviceScope on(device_->device());
         staged_.reset();
+        pinned_.reset();
     }
 
     int rank() const override { return device_->rank(); }
@@ -221,19 +222,32 @@ private:
         if (staged_.size() < bytes) staged_ = cuda::DeviceBuffer<std::byte>(bytes);
         return staged_.get();
     }
+    // Through page-locked memory both ways: copies from pageable memory ran at a few GB/s on the GPU
+    // machines (run 123: 0.9 ms a block for ~2.6 MB up and down).
+    std::byte* pinned(std::size_t bytes) {
+        if (pinned_.size() < bytes) pinned_ = cuda::PinnedBuffer<std::byte>(std::max(bytes, pinned_.size() * 3 / 2));
+        return pinned_.get();
+    }
     void up(std::byte* to, const void* from, std::size_t bytes) {
+        if (bytes == 0) return;
         const DeviceScope on(device_->device());
-        if (bytes > 0) CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream()));
+        std::byte* at = pinned(bytes);
+        CUDA_CHECK(cudaStreamSynchronize(stream()));  // an earlier copy may still read the page-locked bytes
+        std::memcpy(at, from, bytes);
+        CUDA_CHECK(cudaMemcpyAsync(to, at, bytes, cudaMemcpyHostToDevice, stream()));
     }
     // After the collective queued on the same stream; returns once the bytes are on the host.
     void down(void* to, const std::byte* from, std::size_t bytes) {
         const DeviceScope on(device_->device());
-        if (bytes > 0) CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream()));
+        std::byte* at = bytes > 0 ? pinned(bytes) : nullptr;
+        if (bytes > 0) CUDA_CHECK(cudaMemcpyAsync(at, from, bytes, cudaMemcpyDeviceToHost, stream()));
         CUDA_CHECK(cudaStreamSynchronize(stream()));
+        if (bytes > 0) std::memcpy(to, at, bytes);
     }
 
     std::unique_ptr<DeviceCommunicator> device_;
     cuda::DeviceBuffer<std::byte> staged_;
+    cuda::PinnedBuffer<std::byte> pinned_;
 };
 
 }  // namespace

@@ -50,6 +50,13 @@ int cuda_device_count() {
     return count;
 }
 
+std::string cuda_device_model(int device) {
+    cudaDeviceProp p{};
+    CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+    return std::string(p.name) + ", " + std::to_string(p.multiProcessorCount) + " SMs, sm_" + std::to_string(p.major) +
+           std::to_string(p.minor);
+}
+
 bool cuda_engine_available(std::string* why_not) {
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
@@ -131,6 +138,10 @@ public:
                 k::bodies_per_thread_for(c.bodies_per_thread, variant_.precision, k::kNoExtras, ni, c.block);
             k::hermite_force(variant_, {}, 0, {}, 0, 0, 1, {}, {}, nullptr);
         }
+        if (c.ranks > 1 && (c.devices.size() > 1 || c.rank < 0 || c.rank >= c.ranks))
+            throw std::invalid_argument("cuda force engine: rank " + std::to_string(c.rank) + " of " +
+                                        std::to_string(c.ranks) + " on " + std::to_string(c.devices.size()) +
+                                        " GPUs (a rank's engine runs on one GPU)");
         std::vector<int> devices = c.devices;
         if (devices.empty()) {
             devices.push_back(0);
@@ -305,19 +316,23 @@ private:
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
         // The GPUs of this evaluation, each with its range of the slots: whole tiles where nj allows, so
         // that each GPU's tiles, and the kernel's loop for each warp and tile, are one GPU's.
-        const std::size_t used =
-            gpus_.size() > 1 && nj >= gpus_.size() && double(ni) * double(nj) >= config_.several_gpus_from ? gpus_.size() : 1;
-        launched_.gpus = used;
+        // Under mpirun the sharers are the ranks, of which this process is one, on its one GPU.
+        const bool ranked = config_.ranks > 1;
+        const std::size_t sharers = ranked ? std::size_t(config_.ranks) : gpus_.size();
+        const std::size_t used = spread_evaluation(sharers, std::size_t(ni), nj, config_.several_gpus_from) ? sharers : 1;
+        const std::size_t local = ranked ? 1 : used;  // this process's GPUs that compute
+        auto share = [&](std::size_t g) { return ranked && used > 1 ? std::size_t(config_.rank) : g; };
+        launched_.gpus = local;
         if (used > 1) ++spread_evaluations_;
         const std::size_t tile = std::size_t(v.block);
-        auto range_start = [&](std::size_t g) {
-            const std::size_t at = nj * g / used;
-            return g == used ? nj : nj >= used * tile ? at / tile * tile : at;
+        auto range_start = [&](std::size_t s) {
+            const std::size_t at = nj * s / used;
+            return s == used ? nj : nj >= used * tile ? at / tile * tile : at;
         };
-        for (std::size_t g = 0; g < used; ++g) {
+        for (std::size_t g = 0; g < local; ++g) {
             Gpu& gpu = *gpus_[g];
             const ScopedDevice on(gpu.device);
-            gpu.first = range_start(g), gpu.count = range_start(g + 1) - gpu.first;
+            gpu.first = range_start(share(g)), gpu.count = range_start(share(g) + 1) - gpu.first;
             gpu.split = config_.j_split > 0 ? config_.j_split
                                             : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
             ensure_i(gpu, std::size_t(ni_pad), std::size_t(gpu.split));
@@ -353,7 +368,7 @@ private:
         for (std::size_t g = 0; g < gpus_.size(); ++g) {
             Gpu& gpu = *gpus_[g];
             const ScopedDevice on(gpu.device);
-            if (g >= used) {  // the j-updates only: every GPU keeps every j-particle
+            if (g >= local) {  // the j-updates only: every GPU keeps every j-particle
                 send(gpu, false);
                 continue;
             }

@@ -26,14 +26,17 @@ void pack(const IForce& f, double* to) {
 }  // namespace
 
 DistributedForceEngine::DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner,
-                                               std::unique_ptr<Communicator> own)
-    : DistributedForceEngine(std::move(inner), own ? *own : throw std::invalid_argument(
-                                                                "the Hermite engine across ranks: no communicator")) {
+                                               std::unique_ptr<Communicator> own, JShare share)
+    : DistributedForceEngine(std::move(inner),
+                             own ? *own : throw std::invalid_argument("the Hermite engine across ranks: no communicator"),
+                             share) {
     own_comm_ = std::move(own);
 }
 
-DistributedForceEngine::DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm)
-    : inner_(std::move(inner)), comm_(comm), rank_(std::size_t(comm.rank())), ranks_(std::size_t(comm.size())) {
+DistributedForceEngine::DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm,
+                                               JShare share)
+    : inner_(std::move(inner)), comm_(comm), rank_(std::size_t(comm.rank())), ranks_(std::size_t(comm.size())),
+      share_(share) {
     if (!inner_) throw std::invalid_argument("the Hermite engine across ranks: no engine to split");
     if (comm.memory() != MemorySpace::Host)
         throw std::invalid_argument("the Hermite engine across ranks needs a host-memory communicator, not " +
@@ -41,6 +44,7 @@ DistributedForceEngine::DistributedForceEngine(std::unique_ptr<hermite::ForceEng
 }
 
 std::size_t DistributedForceEngine::local_count(std::size_t n) const {
+    if (share_.kind == JShare::SlotRanges) return n;
     return n > rank_ ? (n - rank_ - 1) / ranks_ + 1 : 0;
 }
 
@@ -51,17 +55,21 @@ void DistributedForceEngine::reserve(std::size_t n) {
 
 void DistributedForceEngine::set_j(std::size_t address, const hermite::JParticle& p) {
     capacity_ = std::max(capacity_, address + 1);
-    if (address % ranks_ == rank_) inner_->set_j(address / ranks_, p);
+    if (holds(address)) inner_->set_j(local_address(address), p);
 }
 
 void DistributedForceEngine::set_j_batch(std::span<const int> addresses, std::span<const hermite::JParticle> ps) {
+    if (share_.kind == JShare::SlotRanges) {  // every rank holds every j-particle at its address
+        for (const int address : addresses) capacity_ = std::max(capacity_, std::size_t(address) + 1);
+        return inner_->set_j_batch(addresses, ps);
+    }
     local_addresses_.clear();
     local_ps_.clear();
     for (std::size_t k = 0; k < addresses.size(); ++k) {
         const auto address = std::size_t(addresses[k]);
         capacity_ = std::max(capacity_, address + 1);
-        if (address % ranks_ != rank_) continue;
-        local_addresses_.push_back(int(address / ranks_));
+        if (!holds(address)) continue;
+        local_addresses_.push_back(int(local_address(address)));
         local_ps_.push_back(ps[k]);
     }
     inner_->set_j_batch(local_addresses_, local_ps_);
@@ -74,6 +82,11 @@ void DistributedForceEngine::compute(double t, std::size_t nj, std::span<const h
                                     " MPI ranks does not gather neighbour lists; run in one process for them");
     if (out.size() != in.size()) throw std::invalid_argument("force engine: output size differs from input");
     partial_.resize(in.size());
+    if (share_.kind == JShare::SlotRanges && !hermite::spread_evaluation(ranks_, in.size(), nj, share_.spread_from)) {
+        inner_->compute(t, nj, in, eps2, out);  // whole on every rank: nothing to gather
+        interactions_ += double(in.size()) * double(nj);
+        return;
+    }
     inner_->compute(t, local_count(nj), in, eps2, partial_);
     auto began = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     if (profiling_) {

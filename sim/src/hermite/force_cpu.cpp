@@ -16,13 +16,17 @@ namespace nbody::hermite {
 std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config);
 bool cuda_engine_available(std::string* why_not);
 int cuda_device_count();
+std::string cuda_device_model(int device);
 #else
 static bool cuda_engine_available(std::string* why_not) {
     if (why_not) *why_not = "built without CUDA";
     return false;
 }
 static int cuda_device_count() { return 0; }
+static std::string cuda_device_model(int) { return {}; }
 #endif
+
+std::string gpu_model(int device) { return cuda_device_model(device); }
 
 namespace {
 

@@ -19,6 +19,15 @@
 //
 // A force is summed in another order than on one process (each rank over every P-th j, then the
 // partials), so a P-rank run agrees with the one-process run to rounding, not bit for bit.
+//
+// The cuda engine shares otherwise (JShare::SlotRanges), as it does over the GPUs of one process: every
+// rank's engine holds every j-particle in one Morton order (the same on every rank: the same bodies,
+// the same build and GPU model) and a spread evaluation (hermite::spread_evaluation) computes only the
+// rank's range of the slots, whose partial forces are gathered and added in rank order; a smaller one
+// runs whole on every rank, with nothing to gather. Round robin split the order's tiles (each rank's
+// tile spans twice the space: fewer far tiles) and paid a gather on every block: 512K Plummer bodies
+// on two ranks took 22.4 s against 13.6 s with --gpus 2 (run 122). With slot ranges the P-rank run is
+// the --gpus P run of one process bit for bit (the same ranges, the same additions in the same order).
 
 #include <memory>
 #include <string>
@@ -29,12 +38,23 @@
 
 namespace nbody::comm {
 
+// How the ranks share the j-particles.
+struct JShare {
+    enum Kind {
+        RoundRobin,  // address a on rank a % P alone: any engine; every evaluation gathered
+        SlotRanges,  // every j-particle on every rank, each computing its range of the slots: the cuda
+                     // engine made with EngineConfig::rank/ranks (and this spread_from)
+    } kind = RoundRobin;
+    double spread_from = hermite::kSeveralGpusFromPairs;  // SlotRanges: EngineConfig::several_gpus_from
+};
+
 class DistributedForceEngine final : public hermite::ForceEngine {
 public:
     // `comm` must outlive the engine and work on host memory; `inner` holds this rank's share.
-    DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm);
+    DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm, JShare share = {});
     // The same with a communicator of the engine's own (host_buffers_over: the partial forces over NCCL).
-    DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, std::unique_ptr<Communicator> own);
+    DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, std::unique_ptr<Communicator> own,
+                           JShare share = {});
 
     // The inner engine's: what runs the pairs.
     std::string_view name() const override { return inner_->name(); }
@@ -62,6 +82,11 @@ public:
 
     // How many of the addresses [0, n) this rank holds.
     std::size_t local_count(std::size_t n) const;
+    // Whether this rank holds `address`, and where in its engine.
+    bool holds(std::size_t address) const { return share_.kind == JShare::SlotRanges || address % ranks_ == rank_; }
+    std::size_t local_address(std::size_t address) const {
+        return share_.kind == JShare::SlotRanges ? address : address / ranks_;
+    }
 
 private:
     // The ranks' partial forces (gathered_) added in rank order into `out`.
@@ -71,6 +96,7 @@ private:
     std::unique_ptr<hermite::ForceEngine> inner_;
     Communicator& comm_;
     std::size_t rank_ = 0, ranks_ = 1;
+    JShare share_;
     std::size_t capacity_ = 0;
     // Kept between calls so that a block step allocates nothing.
     std::vector<int> local_addresses_;

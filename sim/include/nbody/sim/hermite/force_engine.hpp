@@ -94,6 +94,13 @@ EngineKind parse_engine_kind(std::string_view text);
 // smallest ACTIVE x N where two GPUs' compute() is the faster (docs/measurements/2026-11-27-hermite-two-gpus.sh).
 inline constexpr double kSeveralGpusFromPairs = 33554432.0;  // 2^25
 
+// Whether an evaluation of `ni` active bodies on `nj` j-particles is spread over `sharers` GPUs or
+// ranks, each over its range of the slots, rather than run whole by one (the first GPU; under mpirun
+// every rank): the one rule of the cuda engine and of comm::DistributedForceEngine.
+inline bool spread_evaluation(std::size_t sharers, std::size_t ni, std::size_t nj, double from_pairs) {
+    return sharers > 1 && nj >= sharers && double(ni) * double(nj) >= from_pairs;
+}
+
 // Run-time variant of the CUDA engine's kernels (ignored by the cpu engine).
 struct EngineConfig {
     std::string precision = "ds";  // ds (double-single positions, Sapporo eq. 3) | fp64
@@ -111,6 +118,11 @@ struct EngineConfig {
     // With several devices: evaluations of fewer pairs than this run on the first GPU alone (0: every
     // evaluation on every GPU, as the tests want).
     double several_gpus_from = kSeveralGpusFromPairs;
+    // Under mpirun (comm::DistributedForceEngine, JShare::SlotRanges): this engine, on one GPU, is
+    // rank `rank` of `ranks` processes whose engines all hold every j-particle in the same order; a
+    // spread evaluation computes only this rank's range of the slots (the range GPU `rank` of `ranks`
+    // in one process computes), any other the whole. 1: alone.
+    int rank = 0, ranks = 1;
 };
 
 class ForceEngine {
@@ -170,6 +182,10 @@ bool cuda_engine_usable(std::string* why_not = nullptr);
 // The GPUs a spec names for EngineConfig::devices: "all", a count N (the first N) or a list
 // "0,2". Throws std::invalid_argument naming the spec and what this machine has.
 std::vector<int> engine_devices(const std::string& spec);
+
+// "NVIDIA H100 80GB HBM3, 132 SMs, sm_90": what must be the same on every rank whose engines share
+// evaluations by slot ranges (the kernel's j-split follows the SM count). Empty in a build without CUDA.
+std::string gpu_model(int device);
 
 // Below this many bodies `Auto` takes the cpu engine: a GPU's per-step latency costs more than a
 // small system's whole force pass. Device run 30 (H200, 16 CPU cores, Plummer to t = 1): even at
