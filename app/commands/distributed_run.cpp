@@ -171,11 +171,14 @@ std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind ki
     why = "Hermite force engine: cuda across " + ranks + ", one GPU each (GPU " + std::to_string(gpu) +
           " of this machine on rank " + std::to_string(world.rank()) + "; every rank holds every j-particle and "
           "computes its range of them, as --gpus does in one process)";
-    auto engine = hermite::make_force_engine(hermite::EngineKind::Cuda, on_rank, nullptr, needs_snap, bodies);
-    if (!comm::have_nccl()) return std::make_unique<comm::DistributedForceEngine>(std::move(engine), world, share);
-    // The partial forces between the GPUs over NCCL rather than MPI's host path (docs/DISTRIBUTED.md).
+    if (comm::have_nccl()) {
+        // The ranks' partial forces meet on the GPUs, over NCCL, and come down once: through the host
+        // and MPI they took ~1 ms a block at 128K and 4 ms at 512K (runs 123-124, docs/DISTRIBUTED.md).
+        if (needs_snap) on_rank.precision = "fp64";  // the snap kernel's, as make_force_engine takes it
+        return hermite::make_cuda_engine_across_ranks(on_rank, comm::make_nccl_communicator(world, gpu));
+    }
     return std::make_unique<comm::DistributedForceEngine>(
-        std::move(engine), comm::host_buffers_over(comm::make_nccl_communicator(world, gpu)), share);
+        hermite::make_force_engine(hermite::EngineKind::Cuda, on_rank, nullptr, needs_snap, bodies), world, share);
 }
 
 namespace {

@@ -31,6 +31,7 @@
 #include "../cuda_raii.hpp"
 #include "engine_cuda.hpp"
 #include "hermite_kernels.hpp"
+#include "nbody/sim/comm/nccl_communicator.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 
 namespace nbody::hermite {
@@ -156,6 +157,11 @@ public:
         // Each GPU's memory and events released with its own device current.
         int previous = 0;
         CUDA_CHECK_LOG(cudaGetDevice(&previous));
+        if (ranks_) {  // on the rank's GPU, before the communicator (which waits for its stream)
+            CUDA_CHECK_LOG(cudaSetDevice(gpus_.front()->device));
+            ranks_gathered_.reset(), ranks_stage_.reset();
+            ranks_.reset();
+        }
         for (auto& gpu : gpus_) {
             CUDA_CHECK_LOG(cudaSetDevice(gpu->device));
             gpu.reset();
@@ -164,6 +170,17 @@ public:
     }
 
     std::string_view name() const override { return "cuda"; }
+
+    void join_ranks(std::unique_ptr<comm::DeviceCommunicator> ranks) {
+        if (!ranks || config_.ranks < 2 || ranks->size() != config_.ranks || ranks->rank() != config_.rank ||
+            ranks->device() != gpus_.front()->device)
+            throw std::invalid_argument("cuda force engine: the communicator does not match rank " +
+                                        std::to_string(config_.rank) + " of " + std::to_string(config_.ranks) +
+                                        " on GPU " + std::to_string(gpus_.front()->device));
+        const ScopedDevice on(gpus_.front()->device);
+        computed_ = nbody::cuda::Event(cudaEventDisableTiming), gathered_ = nbody::cuda::Event(cudaEventDisableTiming);
+        ranks_ = std::move(ranks);
+    }
 
     void reserve(std::size_t n) override {
         if (n <= capacity_) return;
@@ -323,6 +340,8 @@ private:
         const std::size_t local = ranked ? 1 : used;  // this process's GPUs that compute
         auto share = [&](std::size_t g) { return ranked && used > 1 ? std::size_t(config_.rank) : g; };
         launched_.gpus = local;
+        launched_.gathered = ranked && used > 1;
+        if (ranked && !ranks_) throw std::logic_error("cuda force engine: rank " + std::to_string(config_.rank) + " without join_ranks()");
         if (used > 1) ++spread_evaluations_;
         const std::size_t tile = std::size_t(v.block);
         auto range_start = [&](std::size_t s) {
@@ -398,8 +417,11 @@ private:
                 CUDA_CHECK(cudaMemcpyAsync(gpu.r.get(), gpu.sorted_in.get(), sizeof(Real4) * rows * std::size_t(ni),
                                            cudaMemcpyDeviceToDevice, nullptr));
             }
-            CUDA_CHECK(cudaMemcpyAsync(gpu.r_stage.get(), gpu.r.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
-                                       cudaMemcpyDeviceToHost, nullptr));
+            if (ranked && used > 1)
+                gather_ranks(gpu, std::size_t(ni));
+            else
+                CUDA_CHECK(cudaMemcpyAsync(gpu.r_stage.get(), gpu.r.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
+                                           cudaMemcpyDeviceToHost, nullptr));
             if (profiling_) gpu.gpu_stop.record(nullptr);
         }
         if (profiling_) lap(since, phases_[kQueue]);
@@ -423,18 +445,23 @@ private:
             gpu.reading_stage = false;
             if (profiling_) lap(since, gpu.wait_s), gpu.busy_s += 1e-3 * nbody::cuda::elapsed_ms(gpu.gpu_start, gpu.gpu_stop);
         }
-        // Each body's results added over the GPUs in GPU order, in double; the nearest neighbour the
-        // smallest r^2 over them, the lowest id on ties (one GPU: its results as they are).
+        // Each body's results added over the GPUs (or ranks) in their order, in double; the nearest
+        // neighbour the smallest r^2 over them, the lowest id on ties (one: its results as they are).
+        std::vector<const Real4*> parts;
+        if (launched_.gathered)
+            for (int r = 0; r < config_.ranks; ++r) parts.push_back(ranks_stage_.get() + std::size_t(r) * launched_.block);
+        else
+            for (std::size_t g = 0; g < used; ++g) parts.push_back(gpus_[g]->r_stage.get());
         parallel_for(
             ni,
             [&](std::size_t begin, std::size_t end) {
                 for (std::size_t i = begin; i < end; ++i) {
-                    const Real4* const first = gpus_[0]->r_stage.get();
+                    const Real4* const first = parts[0];
                     Real4 a = first[i], jn = first[ni + i], s = variant_.snap ? first[2 * ni + i] : r4(0, 0, 0, 0);
                     int nearest = reinterpret_cast<const int*>(first + rows * ni)[i];
                     double nearest_r2 = jn.w;
-                    for (std::size_t g = 1; g < used; ++g) {
-                        const Real4* const part = gpus_[g]->r_stage.get();
+                    for (std::size_t g = 1; g < parts.size(); ++g) {
+                        const Real4* const part = parts[g];
                         const Real4 ag = part[i], jg = part[ni + i];
                         a.x += ag.x, a.y += ag.y, a.z += ag.z, a.w += ag.w;
                         jn.x += jg.x, jn.y += jg.y, jn.z += jg.z;
@@ -663,6 +690,26 @@ private:
         if (old.size() > 0) CUDA_CHECK(cudaMemcpy(b.get(), old.get(), old.bytes(), cudaMemcpyDeviceToDevice));
         return b;
     }
+    // This rank's results of a spread evaluation (gpu.r: rows, then the nearest indices) all-gathered
+    // with the other ranks' on the communicator's stream, between two events on the engine's, then
+    // brought down in one copy: every rank receives every rank's block, in rank order, and adds them
+    // in finish() as one process adds its GPUs'. A block is padded to whole Real4s (r has the room:
+    // ensure_i) so that every rank's rows start aligned.
+    void gather_ranks(Gpu& gpu, std::size_t ni) {
+        const std::size_t block = i_rows() * ni + (ni * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
+        const std::size_t all = block * std::size_t(config_.ranks);
+        if (ranks_gathered_.size() < all) ranks_gathered_ = DeviceBuffer<Real4>(all), ranks_stage_ = nbody::cuda::PinnedBuffer<Real4>(all);
+        launched_.block = block;
+        const auto stream = static_cast<cudaStream_t>(ranks_->stream());
+        computed_.record(nullptr);
+        CUDA_CHECK(cudaStreamWaitEvent(stream, computed_.get(), 0));
+        const std::vector<std::size_t> counts(std::size_t(config_.ranks), block * sizeof(Real4));
+        ranks_->all_gather_v(gpu.r.get(), ranks_gathered_.get(), counts, comm::DataType::Byte);
+        gathered_.record(stream);
+        CUDA_CHECK(cudaStreamWaitEvent(nullptr, gathered_.get(), 0));
+        CUDA_CHECK(cudaMemcpyAsync(ranks_stage_.get(), ranks_gathered_.get(), sizeof(Real4) * all, cudaMemcpyDeviceToHost, nullptr));
+    }
+
     // Rows of the i-side buffers per i-body: x and v in, acc and jerk out; the 6th order's third row
     // is the predicted a in and the snap out.
     std::size_t i_rows() const { return variant_.snap ? 3 : 2; }
@@ -720,7 +767,16 @@ private:
         std::size_t ni = 0, nj = 0;
         bool neighbours = false;
         std::size_t gpus = 1;  // the GPUs it runs on: the first `gpus`
+        bool gathered = false;  // across ranks: the ranks' results all-gathered into ranks_stage_
+        std::size_t block = 0;  // then: Real4s of one rank's results (rows, nearest indices, padding)
     } launched_;
+
+    // Across ranks (EngineConfig::rank/ranks, join_ranks): the ranks' results of a spread evaluation
+    // are all-gathered on the GPUs over `ranks_` and come down in one copy, rank after rank.
+    std::unique_ptr<comm::DeviceCommunicator> ranks_;
+    DeviceBuffer<Real4> ranks_gathered_;
+    nbody::cuda::PinnedBuffer<Real4> ranks_stage_;
+    nbody::cuda::Event computed_, gathered_;
 };
 
 }  // namespace
@@ -728,5 +784,12 @@ private:
 std::unique_ptr<CudaEngine> make_cuda_engine(const EngineConfig& config) { return std::make_unique<CudaForceEngine>(config); }
 
 std::unique_ptr<ForceEngine> make_cuda_force_engine(const EngineConfig& config) { return make_cuda_engine(config); }
+
+std::unique_ptr<ForceEngine> make_cuda_engine_across_ranks(const EngineConfig& config,
+                                                           std::unique_ptr<comm::DeviceCommunicator> ranks) {
+    auto engine = std::make_unique<CudaForceEngine>(config);
+    engine->join_ranks(std::move(ranks));
+    return engine;
+}
 
 }  // namespace nbody::hermite

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nbody/sim/comm/nccl_communicator.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "parallel.hpp"
 
@@ -18,6 +19,9 @@ bool cuda_engine_available(std::string* why_not);
 int cuda_device_count();
 std::string cuda_device_model(int device);
 #else
+std::unique_ptr<ForceEngine> make_cuda_engine_across_ranks(const EngineConfig&, std::unique_ptr<comm::DeviceCommunicator>) {
+    throw std::runtime_error("the cuda Hermite engine across ranks: this build has no CUDA");
+}
 static bool cuda_engine_available(std::string* why_not) {
     if (why_not) *why_not = "built without CUDA";
     return false;

@@ -20,6 +20,10 @@
 
 #include "nbody/sim/types.hpp"
 
+namespace nbody::comm {
+class DeviceCommunicator;
+}
+
 namespace nbody::hermite {
 
 // A j-particle as GRAPE-6 stores it: position, velocity and the Taylor coefficients a/2 and j/6 at
@@ -182,6 +186,15 @@ bool cuda_engine_usable(std::string* why_not = nullptr);
 // The GPUs a spec names for EngineConfig::devices: "all", a count N (the first N) or a list
 // "0,2". Throws std::invalid_argument naming the spec and what this machine has.
 std::vector<int> engine_devices(const std::string& spec);
+
+// The cuda engine as rank config.rank of config.ranks processes, on its one GPU (config.devices):
+// every rank holds every j-particle, a spread evaluation (spread_evaluation) computes the rank's range
+// of the slots, and the ranks' results are all-gathered over `ranks` (NCCL, on the rank's GPU) and
+// added in rank order, as one process adds its GPUs' (the --gpus P run bit for bit); a smaller
+// evaluation runs whole on every rank. Every rank makes it (a collective). Throws
+// std::invalid_argument when `ranks` does not match the config, std::runtime_error without CUDA.
+std::unique_ptr<ForceEngine> make_cuda_engine_across_ranks(const EngineConfig& config,
+                                                           std::unique_ptr<comm::DeviceCommunicator> ranks);
 
 // "NVIDIA H100 80GB HBM3, 132 SMs, sm_90": what must be the same on every rank whose engines share
 // evaluations by slot ranges (the kernel's j-split follows the SM count). Empty in a build without CUDA.
