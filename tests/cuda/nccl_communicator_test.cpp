@@ -11,7 +11,6 @@
 #include <mutex>
 #include <numeric>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "nbody/sim/comm/nccl_communicator.hpp"
@@ -152,66 +151,6 @@ TEST(NcclCommunicator, SumReductionsBroadcastAndMinWithIndex) {
         EXPECT_EQ(s.tie.index, 100) << "rank " << r;
         EXPECT_EQ(s.smallest.value, -1.0) << "rank " << r;
         EXPECT_EQ(s.smallest.index, 999) << "rank " << r;
-    }
-#endif
-}
-
-// host_buffers_over: the same collectives on host buffers, each staged through the rank's GPU, with
-// the same answers (Hermite's partial forces under mpirun take this path).
-TEST(NcclCommunicator, HostBuffersOverNcclGiveTheSameAnswers) {
-    REQUIRE_TWO_GPUS_AND_NCCL();
-#ifdef NBODY_HAVE_CUDA
-    struct Seen {
-        std::vector<float> uneven, even;
-        std::vector<double> sum, block;
-        std::vector<std::int64_t> broadcast;
-    };
-    const std::vector<int> devices = select_gpus("all", visible_gpus());
-    auto device_ranks = make_nccl_communicators(devices);
-    std::vector<std::unique_ptr<Communicator>> hosts;
-    for (auto& rank : device_ranks) hosts.push_back(host_buffers_over(std::move(rank)));
-    std::vector<Seen> results(hosts.size());
-    std::vector<std::jthread> threads;
-    for (auto& host : hosts)
-        threads.emplace_back([&, comm = host.get()] {
-            const int p = comm->size(), r = comm->rank();
-            EXPECT_EQ(comm->memory(), MemorySpace::Host);
-            Seen& seen = results[std::size_t(r)];
-            std::vector<std::size_t> uneven(static_cast<std::size_t>(p));
-            for (int k = 0; k < p; ++k) uneven[std::size_t(k)] = std::size_t(k) + 2;
-            std::vector<float> mine(std::size_t(r) + 2);
-            for (std::size_t k = 0; k < mine.size(); ++k) mine[k] = 100.0f * float(r) + float(k);
-            seen.uneven.assign(std::accumulate(uneven.begin(), uneven.end(), std::size_t(0)), -1.0f);
-            all_gather_v(*comm, mine.data(), seen.uneven.data(), uneven);
-            seen.even.assign(std::size_t(p) * 3, -1.0f);
-            for (int k = 0; k < 3; ++k) seen.even[std::size_t(r) * 3 + std::size_t(k)] = 10.0f * float(r) + float(k);
-            const std::vector<std::size_t> threes(std::size_t(p), 3);
-            all_gather_v(*comm, seen.even.data() + std::size_t(r) * 3, seen.even.data(), threes);  // in place
-            seen.sum = {double(r + 1), -0.5};
-            all_reduce_sum(*comm, seen.sum.data(), seen.sum.data(), 2);
-            std::vector<double> whole(std::size_t(p) * 2);
-            for (int b = 0; b < p; ++b)
-                for (int k = 0; k < 2; ++k) whole[std::size_t(b) * 2 + std::size_t(k)] = 10.0 * r + b + k;
-            seen.block = {-1.0, -1.0};
-            reduce_scatter_sum(*comm, whole.data(), seen.block.data(), 2);
-            seen.broadcast = {std::int64_t(r) * 7};
-            broadcast(*comm, seen.broadcast.data(), 1, p - 1);
-        });
-    threads.clear();
-    const int p = int(results.size());
-    std::vector<float> uneven, even;
-    for (int k = 0; k < p; ++k)
-        for (int i = 0; i < k + 2; ++i) uneven.push_back(100.0f * float(k) + float(i));
-    for (int k = 0; k < p; ++k)
-        for (int i = 0; i < 3; ++i) even.push_back(10.0f * float(k) + float(i));
-    const double rank_sum = p * (p - 1) / 2.0;
-    for (int r = 0; r < p; ++r) {
-        const Seen& s = results[std::size_t(r)];
-        EXPECT_EQ(s.uneven, uneven) << "rank " << r;
-        EXPECT_EQ(s.even, even) << "rank " << r;
-        EXPECT_EQ(s.sum, (std::vector<double>{p * (p + 1) / 2.0, -0.5 * p})) << "rank " << r;
-        EXPECT_EQ(s.block, (std::vector<double>{10.0 * rank_sum + p * r, 10.0 * rank_sum + p * (r + 1.0)})) << "rank " << r;
-        EXPECT_EQ(s.broadcast, (std::vector<std::int64_t>{std::int64_t(p - 1) * 7})) << "rank " << r;
     }
 #endif
 }

@@ -63,7 +63,6 @@ bool have_nccl() { return false; }
 int visible_gpu_count() { return 0; }
 std::vector<std::unique_ptr<DeviceCommunicator>> make_nccl_communicators(std::span<const int>) { refuse_without_nccl(); }
 std::unique_ptr<DeviceCommunicator> make_nccl_communicator(Communicator&, int) { refuse_without_nccl(); }
-std::unique_ptr<Communicator> host_buffers_over(std::unique_ptr<DeviceCommunicator>) { refuse_without_nccl(); }
 #endif
 
 }  // namespace nbody::comm

@@ -25,14 +25,6 @@ void pack(const IForce& f, double* to) {
 
 }  // namespace
 
-DistributedForceEngine::DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner,
-                                               std::unique_ptr<Communicator> own, JShare share)
-    : DistributedForceEngine(std::move(inner),
-                             own ? *own : throw std::invalid_argument("the Hermite engine across ranks: no communicator"),
-                             share) {
-    own_comm_ = std::move(own);
-}
-
 DistributedForceEngine::DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm,
                                                JShare share)
     : inner_(std::move(inner)), comm_(comm), rank_(std::size_t(comm.rank())), ranks_(std::size_t(comm.size())),

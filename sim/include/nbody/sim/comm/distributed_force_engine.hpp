@@ -28,6 +28,9 @@
 // tile spans twice the space: fewer far tiles) and paid a gather on every block: 512K Plummer bodies
 // on two ranks took 22.4 s against 13.6 s with --gpus 2 (run 122). With slot ranges the P-rank run is
 // the --gpus P run of one process bit for bit (the same ranges, the same additions in the same order).
+// That is this class's path in a build without NCCL; with NCCL the ranks' results meet on the GPUs
+// inside the cuda engine instead (hermite::make_cuda_engine_across_ranks: the host gather here cost
+// ~1 ms a block at 128K and 4 ms at 512K, runs 123-124).
 
 #include <memory>
 #include <string>
@@ -52,9 +55,6 @@ class DistributedForceEngine final : public hermite::ForceEngine {
 public:
     // `comm` must outlive the engine and work on host memory; `inner` holds this rank's share.
     DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, Communicator& comm, JShare share = {});
-    // The same with a communicator of the engine's own (host_buffers_over: the partial forces over NCCL).
-    DistributedForceEngine(std::unique_ptr<hermite::ForceEngine> inner, std::unique_ptr<Communicator> own,
-                           JShare share = {});
 
     // The inner engine's: what runs the pairs.
     std::string_view name() const override { return inner_->name(); }
@@ -92,7 +92,6 @@ private:
     // The ranks' partial forces (gathered_) added in rank order into `out`.
     void add_partials(std::span<hermite::IForce> out) const;
 
-    std::unique_ptr<Communicator> own_comm_;  // before comm_, which may refer to it
     std::unique_ptr<hermite::ForceEngine> inner_;
     Communicator& comm_;
     std::size_t rank_ = 0, ranks_ = 1;

@@ -41,12 +41,6 @@ std::vector<std::unique_ptr<DeviceCommunicator>> make_nccl_communicators(std::sp
 // device: the buffers given to this communicator must be allocated there.
 std::unique_ptr<DeviceCommunicator> make_nccl_communicator(Communicator& host, int device);
 
-// A communicator on host buffers whose collectives run on `device` (NCCL): each copies its input to
-// the rank's GPU, runs there and copies the result back before it returns. For bulk host data between
-// processes that each have a GPU, where NVLink is faster than MPI's path: Hermite's partial forces
-// under mpirun (docs/DISTRIBUTED.md).
-std::unique_ptr<Communicator> host_buffers_over(std::unique_ptr<DeviceCommunicator> device);
-
 // Runs body(rank's communicator) on one thread per communicator and waits for all. The first
 // exception thrown by any rank is rethrown here once all threads ended; a rank that throws must
 // not leave the others waiting in a collective, so bodies should check their inputs before their
