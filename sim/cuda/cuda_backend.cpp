@@ -144,7 +144,12 @@ struct CudaBackend::Impl {
     // force pass is split into shares, one per rank, made whole on every GPU by one collective.
     std::unique_ptr<comm::DeviceCommunicator> comm;  // null: one GPU
     std::vector<double> bounds{0.0, 1.0};  // rank r's share: [bounds[r], bounds[r + 1]) of the work
-    std::vector<double> rank_ms;           // every rank's share time at the last rebalancing
+    // Every rank's figures at the last rebalancing: its share's time, the width of the share that
+    // time was spent on, its other work's time (kShareFigures, below).
+    struct RankFigures {
+        double share_ms = 0, timed_width = 0, other_ms = 0;
+    };
+    std::vector<RankFigures> rank_figures;
     std::vector<std::unique_ptr<CudaBackend>> peers;  // the other GPUs of this process (on the first)
     std::unique_ptr<cuda::GpuWorkers> workers;        // a thread per peer, kept (with peers)
     Event handoff{cudaEventDisableTiming}, summed{cudaEventDisableTiming};
@@ -163,8 +168,6 @@ struct CudaBackend::Impl {
         bool posted = false;
     } share_times;
     std::atomic<float> other_work_ms{0.0f};
-    std::vector<double> rank_other_ms;  // every rank's other work at the last rebalancing
-    std::vector<double> rank_timed_width;  // the width each rank's time at the last rebalancing was spent on
 
     int ranks() const { return comm ? comm->size() : 1; }
     int rank() const { return comm ? comm->rank() : 0; }
@@ -339,13 +342,10 @@ struct CudaBackend::Impl {
     void take_gathered_share_times() {
         CUDA_CHECK(cudaEventSynchronize(share_times.ready.get()));  // done kRebalanceLag steps ago
         share_times.posted = false;
-        rank_ms.resize(std::size_t(ranks()));
-        rank_timed_width.resize(std::size_t(ranks()));
-        rank_other_ms.resize(std::size_t(ranks()));
-        for (std::size_t r = 0; r < rank_ms.size(); ++r) {
-            rank_ms[r] = share_times.host[kShareFigures * r];
-            rank_timed_width[r] = share_times.host[kShareFigures * r + 1];
-            rank_other_ms[r] = share_times.host[kShareFigures * r + 2];
+        rank_figures.resize(std::size_t(ranks()));
+        for (std::size_t r = 0; r < rank_figures.size(); ++r) {
+            const float* figures = share_times.host.get() + kShareFigures * r;
+            rank_figures[r] = {figures[0], figures[1], figures[2]};
         }
     }
 
@@ -353,19 +353,21 @@ struct CudaBackend::Impl {
     // and its other work a fixed cost: w_r = s_r (T - o_r) with the w_r adding up to 1. The cut
     // moves half the way there.
     void move_bounds() {
-        const std::size_t count = rank_ms.size();
+        const std::size_t count = rank_figures.size();
         std::vector<double> width(count), speed(count), target(count);
         double speeds = 0, delays = 0;
         for (std::size_t r = 0; r < count; ++r) {
-            if (!(rank_ms[r] > 0)) return;  // a rank without a figure yet
+            const RankFigures& f = rank_figures[r];
+            if (!(f.share_ms > 0)) return;  // a rank without a figure yet
             width[r] = bounds[r + 1] - bounds[r];
-            speed[r] = std::max(rank_timed_width[r], 1e-3) / rank_ms[r];
+            speed[r] = std::max(f.timed_width, 1e-3) / f.share_ms;
             speeds += speed[r];
-            delays += speed[r] * rank_other_ms[r];
+            delays += speed[r] * f.other_ms;
         }
         const double end_ms = (1.0 + delays) / speeds;
         double targets = 0;
-        for (std::size_t r = 0; r < count; ++r) targets += target[r] = std::max(speed[r] * (end_ms - rank_other_ms[r]), 0.02);
+        for (std::size_t r = 0; r < count; ++r)
+            targets += target[r] = std::max(speed[r] * (end_ms - rank_figures[r].other_ms), 0.02);
         double edge = 0;
         for (std::size_t r = 0; r + 1 < count; ++r) {
             edge += 0.5 * width[r] + 0.5 * target[r] / targets;
@@ -1001,9 +1003,7 @@ void CudaBackend::attach_rank(std::unique_ptr<comm::DeviceCommunicator> comm) {
     m.bounds.assign(std::size_t(ranks) + 1, 0.0);
     for (int r = 1; r < ranks; ++r) m.bounds[std::size_t(r)] = double(r) / ranks;
     m.bounds.back() = 1.0;
-    m.rank_ms.assign(std::size_t(ranks), 0.0);
-    m.rank_other_ms.assign(std::size_t(ranks), 0.0);
-    m.rank_timed_width.assign(std::size_t(ranks), 0.0);
+    m.rank_figures.assign(std::size_t(ranks), Impl::RankFigures{});
     m.acc_valid = false;
 }
 
@@ -1083,7 +1083,7 @@ std::vector<CudaBackend::GpuShare> CudaBackend::gpu_shares() const {
     if (m.comm && m.peers.empty()) {  // one rank per process: the others' times from the last rebalancing
         for (int r = 0; r < m.ranks(); ++r)
             out.push_back({r == m.rank() ? m.device : -1, r, m.bounds[std::size_t(r)], m.bounds[std::size_t(r) + 1],
-                           r == m.rank() ? m.share_ms() : m.rank_ms[std::size_t(r)]});
+                           r == m.rank() ? m.share_ms() : m.rank_figures[std::size_t(r)].share_ms});
         return out;
     }
     add(m, m.rank());
