@@ -159,7 +159,7 @@ public:
         CUDA_CHECK_LOG(cudaGetDevice(&previous));
         if (ranks_) {  // on the rank's GPU, before the communicator (which waits for its stream)
             CUDA_CHECK_LOG(cudaSetDevice(gpus_.front()->device));
-            ranks_gathered_.reset(), ranks_stage_.reset();
+            ranks_gathered_.reset();
             ranks_.reset();
         }
         for (auto& gpu : gpus_) {
@@ -340,7 +340,6 @@ private:
         const std::size_t local = ranked ? 1 : used;  // this process's GPUs that compute
         auto share = [&](std::size_t g) { return ranked && used > 1 ? std::size_t(config_.rank) : g; };
         launched_.gpus = local;
-        launched_.gathered = ranked && used > 1;
         if (ranked && !ranks_) throw std::logic_error("cuda force engine: rank " + std::to_string(config_.rank) + " without join_ranks()");
         if (used > 1) ++spread_evaluations_;
         const std::size_t tile = std::size_t(v.block);
@@ -417,11 +416,9 @@ private:
                 CUDA_CHECK(cudaMemcpyAsync(gpu.r.get(), gpu.sorted_in.get(), sizeof(Real4) * rows * std::size_t(ni),
                                            cudaMemcpyDeviceToDevice, nullptr));
             }
-            if (ranked && used > 1)
-                gather_ranks(gpu, std::size_t(ni));
-            else
-                CUDA_CHECK(cudaMemcpyAsync(gpu.r_stage.get(), gpu.r.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
-                                           cudaMemcpyDeviceToHost, nullptr));
+            if (ranked && used > 1) gather_ranks(gpu, std::size_t(ni));
+            CUDA_CHECK(cudaMemcpyAsync(gpu.r_stage.get(), gpu.r.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
+                                       cudaMemcpyDeviceToHost, nullptr));
             if (profiling_) gpu.gpu_stop.record(nullptr);
         }
         if (profiling_) lap(since, phases_[kQueue]);
@@ -445,13 +442,11 @@ private:
             gpu.reading_stage = false;
             if (profiling_) lap(since, gpu.wait_s), gpu.busy_s += 1e-3 * nbody::cuda::elapsed_ms(gpu.gpu_start, gpu.gpu_stop);
         }
-        // Each body's results added over the GPUs (or ranks) in their order, in double; the nearest
-        // neighbour the smallest r^2 over them, the lowest id on ties (one: its results as they are).
+        // Each body's results added over the GPUs in GPU order, in double; the nearest neighbour the
+        // smallest r^2 over them, the lowest id on ties (one GPU: its results as they are; across
+        // ranks the GPU has added them already, by the same rule: add_result_blocks).
         std::vector<const Real4*> parts;
-        if (launched_.gathered)
-            for (int r = 0; r < config_.ranks; ++r) parts.push_back(ranks_stage_.get() + std::size_t(r) * launched_.block);
-        else
-            for (std::size_t g = 0; g < used; ++g) parts.push_back(gpus_[g]->r_stage.get());
+        for (std::size_t g = 0; g < used; ++g) parts.push_back(gpus_[g]->r_stage.get());
         parallel_for(
             ni,
             [&](std::size_t begin, std::size_t end) {
@@ -691,15 +686,15 @@ private:
         return b;
     }
     // This rank's results of a spread evaluation (gpu.r: rows, then the nearest indices) all-gathered
-    // with the other ranks' on the communicator's stream, between two events on the engine's, then
-    // brought down in one copy: every rank receives every rank's block, in rank order, and adds them
-    // in finish() as one process adds its GPUs'. A block is padded to whole Real4s (r has the room:
-    // ensure_i) so that every rank's rows start aligned.
+    // with the other ranks' on the communicator's stream, between two events on the engine's, and
+    // added there in rank order, the bits one process gets adding its GPUs' in finish(), into gpu.r:
+    // finish() then reads one block, as for one GPU. A block is padded to whole Real4s (r has the room:
+    // ensure_i) so that every rank's rows start aligned. Adding on the host instead brought P blocks
+    // down a rank's PCIe link (four ranks: 2.28x one GPU against --gpus 4's 2.80x at 512K, run 126).
     void gather_ranks(Gpu& gpu, std::size_t ni) {
         const std::size_t block = i_rows() * ni + (ni * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
         const std::size_t all = block * std::size_t(config_.ranks);
-        if (ranks_gathered_.size() < all) ranks_gathered_ = DeviceBuffer<Real4>(all), ranks_stage_ = nbody::cuda::PinnedBuffer<Real4>(all);
-        launched_.block = block;
+        if (ranks_gathered_.size() < all) ranks_gathered_ = DeviceBuffer<Real4>(all);
         const auto stream = static_cast<cudaStream_t>(ranks_->stream());
         computed_.record(nullptr);
         CUDA_CHECK(cudaStreamWaitEvent(stream, computed_.get(), 0));
@@ -707,7 +702,7 @@ private:
         ranks_->all_gather_v(gpu.r.get(), ranks_gathered_.get(), counts, comm::DataType::Byte);
         gathered_.record(stream);
         CUDA_CHECK(cudaStreamWaitEvent(nullptr, gathered_.get(), 0));
-        CUDA_CHECK(cudaMemcpyAsync(ranks_stage_.get(), ranks_gathered_.get(), sizeof(Real4) * all, cudaMemcpyDeviceToHost, nullptr));
+        k::add_result_blocks(ranks_gathered_.get(), config_.ranks, block, int(ni), int(i_rows()), gpu.r.get(), nullptr);
     }
 
     // Rows of the i-side buffers per i-body: x and v in, acc and jerk out; the 6th order's third row
@@ -767,15 +762,12 @@ private:
         std::size_t ni = 0, nj = 0;
         bool neighbours = false;
         std::size_t gpus = 1;  // the GPUs it runs on: the first `gpus`
-        bool gathered = false;  // across ranks: the ranks' results all-gathered into ranks_stage_
-        std::size_t block = 0;  // then: Real4s of one rank's results (rows, nearest indices, padding)
     } launched_;
 
     // Across ranks (EngineConfig::rank/ranks, join_ranks): the ranks' results of a spread evaluation
-    // are all-gathered on the GPUs over `ranks_` and come down in one copy, rank after rank.
+    // are all-gathered on the GPUs over `ranks_` and added there (gather_ranks).
     std::unique_ptr<comm::DeviceCommunicator> ranks_;
     DeviceBuffer<Real4> ranks_gathered_;
-    nbody::cuda::PinnedBuffer<Real4> ranks_stage_;
     nbody::cuda::Event computed_, gathered_;
 };
 

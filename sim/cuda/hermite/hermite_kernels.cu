@@ -639,6 +639,40 @@ void scatter_real4(Real4* to, const Real4* from, const int* index, int n, cudaSt
     CUDA_CHECK_LAUNCH();
 }
 
+namespace {
+// Additions only (no product to contract into an FMA), in the order of the host's loop.
+__global__ void add_result_blocks_kernel(const Real4* blocks, int parts, std::size_t block, int ni, int rows, Real4* out) {
+    const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= ni) return;
+    const std::size_t n = std::size_t(ni);
+    Real4 a = blocks[i], jn = blocks[n + i], s = rows > 2 ? blocks[2 * n + i] : Real4{0, 0, 0, 0};
+    int nearest = reinterpret_cast<const int*>(blocks + std::size_t(rows) * n)[i];
+    double nearest_r2 = jn.w;
+    for (int p = 1; p < parts; ++p) {
+        const Real4* const part = blocks + std::size_t(p) * block;
+        const Real4 ag = part[i], jg = part[n + i];
+        a.x += ag.x, a.y += ag.y, a.z += ag.z, a.w += ag.w;
+        jn.x += jg.x, jn.y += jg.y, jn.z += jg.z;
+        if (rows > 2) {
+            const Real4 sg = part[2 * n + i];
+            s.x += sg.x, s.y += sg.y, s.z += sg.z;
+        }
+        const int ng = reinterpret_cast<const int*>(part + std::size_t(rows) * n)[i];
+        if (ng >= 0 && (nearest < 0 || jg.w < nearest_r2 || (jg.w == nearest_r2 && ng < nearest))) nearest = ng, nearest_r2 = jg.w;
+    }
+    jn.w = nearest_r2;
+    out[i] = a, out[n + i] = jn;
+    if (rows > 2) out[2 * n + i] = s;
+    reinterpret_cast<int*>(out + std::size_t(rows) * n)[i] = nearest;
+}
+}  // namespace
+
+void add_result_blocks(const Real4* blocks, int parts, std::size_t block, int ni, int rows, Real4* out, cudaStream_t stream) {
+    if (ni <= 0) return;
+    add_result_blocks_kernel<<<unsigned((ni + 255) / 256), 256, 0, stream>>>(blocks, parts, block, ni, rows, out);
+    CUDA_CHECK_LAUNCH();
+}
+
 void permute_j(const JMemory& j, const int* source, int n, Real4* scratch, cudaStream_t stream) {
     for (Real4* a : {j.xm, j.vt, j.a2, j.j6, j.s24, j.c120}) {
         if (a == nullptr || n <= 0) continue;

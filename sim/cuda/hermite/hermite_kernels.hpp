@@ -138,6 +138,12 @@ void identity_slots(int* to, int from, int n, cudaStream_t stream);
 // to[k] = from[index[k]] (gather) or to[index[k]] = from[k] (scatter) for k < n: the engine's sorted batches.
 void gather_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream);
 void scatter_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream);
+// `parts` blocks of results (each `block` Real4s from `blocks`: rows of ni bodies, acc (w: potential),
+// jerk (w: the nearest's r^2) and, with rows 3, snap, then ni nearest indices) added in block order into
+// one block at `out`, in double with the host engine's rule for the nearest (the smallest r^2, the
+// lowest id on ties): the ranks' results of one evaluation under mpirun, with the bits the host gets
+// adding several GPUs' (engine_cuda.cpp finish()).
+void add_result_blocks(const Real4* blocks, int parts, std::size_t block, int ni, int rows, Real4* out, cudaStream_t stream);
 // With j.s24 set, to the crackle term, and out.acc64 gets the predicted accelerations (fp64 only).
 // slot_ids (ds): each j-particle's id for the force kernel is its slot, not a2.w; the engine's Morton
 // order uses it where ids are addresses, so that a tile's ids stay a range for the self test.
