@@ -410,7 +410,9 @@ TEST(ViewerRecording, WindowFramesHaveThePanelsButNotTheRecIndicator) {
             const std::uint8_t* a = recorded.pixel(x, y);
             const std::uint8_t* b = screen.pixel(x, y);
             if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2]) continue;
-            if (std::abs(x - w / 2) < 140 && y < 60) {
+            // The indicator is centred, 280 px wide at most, or 370 px with "encoder behind:
+            // simulation waiting", which a loaded machine shows (a CI run: x 137..502, y 29..57).
+            if (std::abs(x - w / 2) < 200 && y < 60) {
                 ++inside;
                 continue;
             }
@@ -418,8 +420,6 @@ TEST(ViewerRecording, WindowFramesHaveThePanelsButNotTheRecIndicator) {
             x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
         }
     EXPECT_GT(inside, 50) << "the screen shows no REC indicator";
-    // Once, in a CI run on a machine loaded by two other builds, 2,498 pixels differed (passed alone
-    // 4 times of 4): the box says which part of the frame to look at next time.
     EXPECT_EQ(outside, 0) << "the recorded frame differs from the screen elsewhere than the indicator, within x "
                           << x0 << ".." << x1 << ", y " << y0 << ".." << y1 << "\n"
                           << r.output;
