@@ -6,6 +6,7 @@
 // step it happened, keeping the last finite state.
 
 #include <algorithm>
+#include <vector>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -139,6 +140,38 @@ void announce_stop_plan(const std::string& output) {
         set_stop_messages("stopping after the steps in progress; the state reached will be written to " + output,
                           output + " is not written");
 }
+
+// The step calls' times per step: the first call (one step, with whatever starts lazily: kernels
+// loaded, a communicator's connections) apart from the rest, whose fastest and slowest tell a run that
+// was slow throughout from one that stalled once (docs/DISTRIBUTED.md: mpirun runs 10-50 % slower now
+// and then, not diagnosed).
+class StepCallTimes {
+public:
+    void add(long long first_step, long long steps, double seconds) {
+        calls_.push_back({first_step, steps, seconds / double(steps)});
+    }
+    // "" for fewer than two calls.
+    std::string describe() const {
+        if (calls_.size() < 2) return {};
+        const auto slower = [](const Call& a, const Call& b) { return a.per_step < b.per_step; };
+        const auto [fastest, slowest] = std::minmax_element(calls_.begin() + 1, calls_.end(), slower);
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      "time per step by step call: the first %.3f ms (%lld step%s), then %.3f to %.3f ms over %zu "
+                      "calls (the slowest: steps %lld-%lld)",
+                      1e3 * calls_.front().per_step, calls_.front().steps, calls_.front().steps == 1 ? "" : "s",
+                      1e3 * fastest->per_step, 1e3 * slowest->per_step, calls_.size() - 1, slowest->first + 1,
+                      slowest->first + slowest->steps);
+        return text;
+    }
+
+private:
+    struct Call {
+        long long first = 0, steps = 0;
+        double per_step = 0;
+    };
+    std::vector<Call> calls_;
+};
 
 int run(RunOptions o) {
     // Before any work, for both integrators: the output can be written (and is not the input,
@@ -293,6 +326,7 @@ int run(RunOptions o) {
     auto last_checkpoint = start;
     long long batch = 1;  // grows to about batch_seconds of work: short enough to stop quickly
     int interrupted = 0;
+    StepCallTimes call_times;
     while (guarded.step() < o.steps) {
         if ((interrupted = rank0_decides(InterruptGuard::requested())) != 0) break;
         const long long count = std::min(batch, o.steps - guarded.step());
@@ -301,6 +335,7 @@ int run(RunOptions o) {
         const auto now = std::chrono::steady_clock::now();
         const double took = std::chrono::duration<double>(now - t0).count();
         const double per_step = took / double(count);
+        call_times.add(guarded.step() - count, count, took);
         batch = rank0_decides(
             std::clamp<long long>(per_step > 0 ? static_cast<long long>(o.batch_seconds / per_step) : batch * 2, 1,
                                   std::min<long long>(batch * 4, std::numeric_limits<int>::max())));
@@ -377,6 +412,7 @@ int run(RunOptions o) {
                 n * n * double(o.steps) / seconds);
     if (const std::string work = describe_force_work(*backend, done); !work.empty())
         std::printf("%s\n", work.c_str());
+    if (const std::string calls = call_times.describe(); !calls.empty()) std::printf("%s\n", calls.c_str());
     std::printf("relative energy error: %.3e%s  (E0 = %.9g, E = %.9g; %s)\n", energy_error,
                 energy_origin_note(e0, here).c_str(), e0.energy, after.total,
                 describe_energy_source(energy_source, backend->gravity()).c_str());

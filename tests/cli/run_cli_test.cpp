@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "nbody/sim/csv.hpp"
@@ -45,6 +46,26 @@ TEST(RunCli, IntegratesAndReportsEnergyErrorAndMomentumDrift) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("relative energy error"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("momentum drift"), std::string::npos) << r.output;
+    // The step calls (1, 4, 16, ... steps): the first apart, then the fastest and the slowest, where.
+    const std::size_t at = r.output.find("time per step by step call: the first ");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    double first = -1, fastest = -1, slowest = -1;
+    int first_steps = 0, calls = 0;
+    long long from = 0, to = 0;
+    ASSERT_EQ(std::sscanf(r.output.c_str() + at,
+                          "time per step by step call: the first %lf ms (%d step), then %lf to %lf ms over %d calls "
+                          "(the slowest: steps %lld-%lld)",
+                          &first, &first_steps, &fastest, &slowest, &calls, &from, &to),
+              7)
+        << r.output.substr(at, 200);
+    EXPECT_EQ(first_steps, 1);
+    EXPECT_GT(first, 0.0);
+    EXPECT_GT(fastest, 0.0);
+    EXPECT_LE(fastest, slowest);
+    EXPECT_GE(calls, 1);
+    EXPECT_GE(from, 2);  // the first call is step 1
+    EXPECT_LE(from, to);
+    EXPECT_LE(to, 50);
     const State out = read_csv(dir.file("out.csv"));
     const State in = read_csv(dir.file("in.csv"));
     ASSERT_EQ(out.size(), 256u);
