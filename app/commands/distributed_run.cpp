@@ -107,36 +107,34 @@ void refuse_command_across_ranks(const std::string& command) {
 }
 
 namespace {
-constexpr std::size_t kBuildIdBytes = 64;
-std::string describe_build(std::span<const std::byte> bytes) {
+// A text every rank must give alike (a build, a GPU model), which names itself in the message: "the
+// ranks disagree on <what>: rank R has <text>, rank 0 has <text> (<remedy>)". Cut at 127 characters.
+constexpr std::size_t kSharedTextBytes = 128;
+std::string describe_text(std::span<const std::byte> bytes) {
     const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    return "build '" + text.substr(0, text.find('\0')) + "'";
+    return text.substr(0, text.find('\0'));
+}
+void require_same_text_on_every_rank(comm::Communicator& world, const std::string& text, std::string_view what,
+                                     std::string_view remedy) {
+    std::array<char, kSharedTextBytes> bytes{};
+    text.copy(bytes.data(), bytes.size() - 1);
+    comm::require_same_on_every_rank(world, std::as_bytes(std::span(bytes)), what, describe_text, remedy);
 }
 }  // namespace
 
 void require_same_build_on_every_rank(const std::string& build) {
     comm::Communicator& world = comm::launch_communicator();
     if (world.size() == 1) return;
-    std::array<char, kBuildIdBytes> id{};
-    build.copy(id.data(), id.size() - 1);
-    comm::require_same_on_every_rank(world, std::as_bytes(std::span(id)), "the build", describe_build,
-                                     "give every rank the same nbody executable");
+    require_same_text_on_every_rank(world, "build '" + build + "'", "the build", "give every rank the same nbody executable");
 }
 
 namespace {
-constexpr std::size_t kGpuModelBytes = 96;
-std::string describe_gpu_model(std::span<const std::byte> bytes) {
-    const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    return "GPU '" + text.substr(0, text.find('\0')) + "'";
-}
 // Ranks whose engines share evaluations by slot ranges run a small evaluation whole on every rank and
 // must get the same bits: the same kernel shape, whose j-split follows the SM count.
 void require_same_gpu_model_on_every_rank(comm::Communicator& world, const std::string& model) {
-    std::array<char, kGpuModelBytes> id{};
-    model.copy(id.data(), id.size() - 1);
-    comm::require_same_on_every_rank(world, std::as_bytes(std::span(id)), "the GPU model", describe_gpu_model,
-                                     "the Hermite cuda engine across ranks needs one GPU model on every rank; use "
-                                     "--backend cpu, or ranks on GPUs of one model");
+    require_same_text_on_every_rank(world, "GPU '" + model + "'", "the GPU model",
+                                    "the Hermite cuda engine across ranks needs one GPU model on every rank; use "
+                                    "--backend cpu, or ranks on GPUs of one model");
 }
 }  // namespace
 

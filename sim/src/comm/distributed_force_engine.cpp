@@ -73,12 +73,12 @@ void DistributedForceEngine::compute(double t, std::size_t nj, std::span<const h
         throw std::invalid_argument("the Hermite engine across " + std::to_string(ranks_) +
                                     " MPI ranks does not gather neighbour lists; run in one process for them");
     if (out.size() != in.size()) throw std::invalid_argument("force engine: output size differs from input");
-    partial_.resize(in.size());
     if (share_.kind == JShare::SlotRanges && !hermite::spread_evaluation(ranks_, in.size(), nj, share_.spread_from)) {
         inner_->compute(t, nj, in, eps2, out);  // whole on every rank: nothing to gather
         interactions_ += double(in.size()) * double(nj);
         return;
     }
+    partial_.resize(in.size());
     inner_->compute(t, local_count(nj), in, eps2, partial_);
     auto began = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     if (profiling_) {
