@@ -445,29 +445,16 @@ private:
         // Each body's results added over the GPUs in GPU order, in double; the nearest neighbour the
         // smallest r^2 over them, the lowest id on ties (one GPU: its results as they are; across
         // ranks the GPU has added them already, by the same rule: add_result_blocks).
-        std::vector<const Real4*> parts;
-        for (std::size_t g = 0; g < used; ++g) parts.push_back(gpus_[g]->r_stage.get());
         parallel_for(
             ni,
             [&](std::size_t begin, std::size_t end) {
                 for (std::size_t i = begin; i < end; ++i) {
-                    const Real4* const first = parts[0];
+                    const Real4* const first = gpus_[0]->r_stage.get();
                     Real4 a = first[i], jn = first[ni + i], s = variant_.snap ? first[2 * ni + i] : r4(0, 0, 0, 0);
                     int nearest = reinterpret_cast<const int*>(first + rows * ni)[i];
                     double nearest_r2 = jn.w;
-                    for (std::size_t g = 1; g < parts.size(); ++g) {
-                        const Real4* const part = parts[g];
-                        const Real4 ag = part[i], jg = part[ni + i];
-                        a.x += ag.x, a.y += ag.y, a.z += ag.z, a.w += ag.w;
-                        jn.x += jg.x, jn.y += jg.y, jn.z += jg.z;
-                        if (variant_.snap) {
-                            const Real4 sg = part[2 * ni + i];
-                            s.x += sg.x, s.y += sg.y, s.z += sg.z;
-                        }
-                        const int ng = reinterpret_cast<const int*>(part + rows * ni)[i];
-                        if (ng >= 0 && (nearest < 0 || jg.w < nearest_r2 || (jg.w == nearest_r2 && ng < nearest)))
-                            nearest = ng, nearest_r2 = jg.w;
-                    }
+                    for (std::size_t g = 1; g < used; ++g)
+                        k::add_result_part(a, jn, s, nearest, nearest_r2, gpus_[g]->r_stage.get(), ni, i, variant_.snap);
                     IForce& f = out[i];
                     f.acc = {a.x, a.y, a.z};
                     f.pot = a.w;

@@ -640,7 +640,6 @@ void scatter_real4(Real4* to, const Real4* from, const int* index, int n, cudaSt
 }
 
 namespace {
-// Additions only (no product to contract into an FMA), in the order of the host's loop.
 __global__ void add_result_blocks_kernel(const Real4* blocks, int parts, std::size_t block, int ni, int rows, Real4* out) {
     const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= ni) return;
@@ -648,18 +647,8 @@ __global__ void add_result_blocks_kernel(const Real4* blocks, int parts, std::si
     Real4 a = blocks[i], jn = blocks[n + i], s = rows > 2 ? blocks[2 * n + i] : Real4{0, 0, 0, 0};
     int nearest = reinterpret_cast<const int*>(blocks + std::size_t(rows) * n)[i];
     double nearest_r2 = jn.w;
-    for (int p = 1; p < parts; ++p) {
-        const Real4* const part = blocks + std::size_t(p) * block;
-        const Real4 ag = part[i], jg = part[n + i];
-        a.x += ag.x, a.y += ag.y, a.z += ag.z, a.w += ag.w;
-        jn.x += jg.x, jn.y += jg.y, jn.z += jg.z;
-        if (rows > 2) {
-            const Real4 sg = part[2 * n + i];
-            s.x += sg.x, s.y += sg.y, s.z += sg.z;
-        }
-        const int ng = reinterpret_cast<const int*>(part + std::size_t(rows) * n)[i];
-        if (ng >= 0 && (nearest < 0 || jg.w < nearest_r2 || (jg.w == nearest_r2 && ng < nearest))) nearest = ng, nearest_r2 = jg.w;
-    }
+    for (int p = 1; p < parts; ++p)
+        add_result_part(a, jn, s, nearest, nearest_r2, blocks + std::size_t(p) * block, n, std::size_t(i), rows > 2);
     jn.w = nearest_r2;
     out[i] = a, out[n + i] = jn;
     if (rows > 2) out[2 * n + i] = s;

@@ -138,6 +138,26 @@ void identity_slots(int* to, int from, int n, cudaStream_t stream);
 // to[k] = from[index[k]] (gather) or to[index[k]] = from[k] (scatter) for k < n: the engine's sorted batches.
 void gather_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream);
 void scatter_real4(Real4* to, const Real4* from, const int* index, int n, cudaStream_t stream);
+// One more part of a body's results (`part`: rows of n bodies, acc (w: potential), jerk (w: the
+// nearest's r^2), with `snap` the snap, then n nearest indices; body i) added into the running sums,
+// the nearest kept by the smallest r^2, the lowest id on ties. Additions only (nothing to contract
+// into an FMA): the one rule of the host's sum over GPUs (engine_cuda.cpp finish()) and the GPU's over
+// ranks (add_result_blocks), so both give the same bits.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline void add_result_part(Real4& a, Real4& jn, Real4& s, int& nearest, double& nearest_r2, const Real4* part,
+                            std::size_t n, std::size_t i, bool snap) {
+    const Real4 ag = part[i], jg = part[n + i];
+    a.x += ag.x, a.y += ag.y, a.z += ag.z, a.w += ag.w;
+    jn.x += jg.x, jn.y += jg.y, jn.z += jg.z;
+    if (snap) {
+        const Real4 sg = part[2 * n + i];
+        s.x += sg.x, s.y += sg.y, s.z += sg.z;
+    }
+    const int ng = reinterpret_cast<const int*>(part + (snap ? 3 : 2) * n)[i];
+    if (ng >= 0 && (nearest < 0 || jg.w < nearest_r2 || (jg.w == nearest_r2 && ng < nearest))) nearest = ng, nearest_r2 = jg.w;
+}
 // `parts` blocks of results (each `block` Real4s from `blocks`: rows of ni bodies, acc (w: potential),
 // jerk (w: the nearest's r^2) and, with rows 3, snap, then ni nearest indices) added in block order into
 // one block at `out`, in double with the host engine's rule for the nearest (the smallest r^2, the
