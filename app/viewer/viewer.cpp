@@ -503,7 +503,7 @@ bool Viewer::energy_on_gpu() const {
 // a time: while it waits for its turn, further requests are dropped.
 void Viewer::start_energy_on_gpu() {
     if (gpu_energy_queued_) return;
-    if (!sim_.beside()) (void)sim_.snapshot();  // interop: hands the newest positions to the backend
+    sim_.hand_positions_to_backend();
     struct Summed {
         State state;
         double potential = 0;

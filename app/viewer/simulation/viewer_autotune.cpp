@@ -23,7 +23,8 @@ ViewerAutotuneOutcome autotune_viewer(SimulationDriver& sim, const StepParams& p
     }
     try {
         // The tuner saves and restores the backend's state; on the interop path the newest
-        // positions are in a vertex buffer, so bring them into the backend first.
+        // positions are in a vertex buffer, so bring them into the backend first (and beside the
+        // loop, snapshot() pauses the simulation's thread: the backend is then this thread's).
         (void)sim.snapshot();
         const auto start = std::chrono::steady_clock::now();
         const AutotuneResult r = autotune(*cuda, params, [](const std::string& line) {

@@ -80,7 +80,7 @@ std::string tree_timing_text(const Backend& backend) {
 }
 
 void estimate_force_error(SimulationDriver& sim, double softening, SimulationThread::Done done) {
-    if (!sim.beside()) (void)sim.snapshot();  // interop: hands the newest positions to the backend
+    sim.hand_positions_to_backend();
     sim.between_steps([softening](Backend& backend) { return force_error_text(backend, softening); },
                       std::move(done), "estimating the force error");
 }

@@ -318,6 +318,19 @@ void SimulationDriver::step_host_sampled(int steps, const StepParams& params) {
     }
 }
 
+bool SimulationDriver::hand_positions_to_backend() {
+#if NBODY_HAVE_CUDA
+    if (hermite_ || beside_ || !cuda_ || path_ != TransferPath::Interop) return false;
+    // The newest positions are in the current vertex buffer; the velocities in the backend.
+    render::ScopedCudaMap map = buffers_.map_current(cuda_->stream());
+    cuda_->adopt_device_positions(map.pointer(0));
+    map.unmap();  // on the backend's stream: ordered after the copy
+    return true;
+#else
+    return false;
+#endif
+}
+
 State SimulationDriver::snapshot() {
     if (hermite_) return hermite_->state(host_);
 #if NBODY_HAVE_CUDA
@@ -328,13 +341,7 @@ State SimulationDriver::snapshot() {
 #endif
     if (beside_) return host_;  // the newest complete state, taken by the last advance()
 #if NBODY_HAVE_CUDA
-    if (cuda_ && path_ == TransferPath::Interop) {
-        // The newest positions are in the current vertex buffer; the velocities in the backend.
-        {
-            render::ScopedCudaMap map = buffers_.map_current(cuda_->stream());
-            cuda_->adopt_device_positions(map.pointer(0));
-            map.unmap();  // on the backend's stream: ordered after the copy
-        }
+    if (hand_positions_to_backend()) {
         State s = stored_from_cuda();
         d2h_seen_ = cuda_->bytes_copied_to_host();
         return s;

@@ -134,6 +134,10 @@ class SimulationDriver {
     // With hermite4, the Hermite state at the time on screen (no device copy).
     State snapshot();
     std::size_t snapshot_bytes() const { return snapshot_bytes_; }
+    // In the frame loop on the interop path the newest positions are in a vertex buffer: this copies
+    // them into the backend on the GPU (no host copy), for work that reads the backend (a task
+    // between steps, the auto-tune). True when it did; elsewhere the backend holds them already.
+    bool hand_positions_to_backend();
 
     const render::ParticleBuffers& buffers() const { return buffers_; }
     Backend& backend() { return *backend_; }
