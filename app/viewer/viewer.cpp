@@ -201,8 +201,8 @@ Viewer::Viewer(const ViewOptions& o)
               << ", positions: " << describe(sim_.path()) << "\n";
     // The cuda backend goes beside the loop only free-running (a window; device run 97): its
     // scripted runs keep stepping in the loop, timed by CUDA events.
-    if (const SimulationPlace place = where_the_simulation_steps(o, frame_limit_);
-        place != SimulationPlace::InTheLoop && (place == SimulationPlace::Beside || !sim_.cuda()) &&
+    const SimulationPlace place = where_the_simulation_steps(o, frame_limit_);
+    if (place != SimulationPlace::InTheLoop && (place == SimulationPlace::Beside || !sim_.cuda()) &&
         sim_.run_beside([](const Backend& backend) {
             return SimulationThread::StepNote{tree_timing_text(backend), tree_interactions(backend)};
         })) {
@@ -212,6 +212,9 @@ Viewer::Viewer(const ViewOptions& o)
                     ? "nbody: the simulation steps on its own thread, each frame after exactly its steps\n"
                     : "nbody: the simulation steps on its own thread; the window draws its newest state\n");
     }
+    // Hermite's block steps, on any backend, beside the loop free-running only: a scripted run's
+    // frames are each at exactly its model time.
+    if (place == SimulationPlace::Beside) sim_.run_hermite_beside();
     choose_cuda_sprites(o);
     sim_.set_give_up(&stop_requested);
     start_integrator_from_options();
@@ -478,7 +481,7 @@ void Viewer::start_energy() {
     if (energy_on_gpu()) return start_energy_on_gpu();
     // Hermite's state is double: its error is summed from it (one energy line, issue 33); the
     // monitor still gives E, the virial ratio and the momentum.
-    if (ViewerHermite* h = sim_.hermite()) h->measure_energy();
+    if (sim_.hermite()) sim_.measure_hermite_energy();
     State now = sim_.snapshot();
     if (paused_for_non_finite(now)) return;
     energy_.start(std::move(now), params_.sim.step.softening, sim_.backend().gravity());
@@ -536,7 +539,7 @@ void Viewer::start_energy_on_gpu() {
 void Viewer::start_first_energy_sums() {
     if (!params_.sim.auto_energy || scene_.state.size() > auto_energy_max_n()) return;
     if (energy_on_gpu()) return start_energy_on_gpu();
-    if (ViewerHermite* h = sim_.hermite()) h->measure_energy();  // after a snapshot's E0 was taken
+    if (sim_.hermite()) sim_.measure_hermite_energy();  // after a snapshot's E0 was taken
     energy_.start(scene_.state, params_.sim.step.softening, sim_.backend().gravity());
 }
 

@@ -78,6 +78,11 @@ class Viewer {
     int steps_this_frame(double dt_frame);  // steps/frame, or what the playback speed asks for
     bool step_leapfrog(const Requests& requests, double dt_frame);  // viewer_step.cpp
     bool step_hermite(const Requests& requests, double dt_frame);   // viewer_hermite_step.cpp
+    bool play_hermite_beside(const Requests& requests, double dt_frame);
+    bool step_hermite_in_loop(const Requests& requests, double dt_frame);
+    double hermite_increment(double dt_frame) const;
+    void hermite_reached_t_end();
+    void hermite_stopped(const std::exception& e);
     // Where in the frame's drawing a screenshot is taken: Image, before the panels (F, unless
     // the Rendering panel's "with panels" is ticked); Screen, as shown (and --screenshot).
     enum class ScreenshotAt { None, Image, Screen };

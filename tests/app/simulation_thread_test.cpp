@@ -15,6 +15,8 @@
 
 #include "nbody/sim/trail_sampler.hpp"
 
+#include "test_support.hpp"
+
 namespace nbody::app {
 namespace {
 
@@ -74,16 +76,7 @@ State bodies(std::size_t n) {
     return s;
 }
 
-// Polls `ready` every millisecond for at most `limit`: no test waits without bound.
-template <class Ready>
-bool wait_for(Ready ready, std::chrono::milliseconds limit = 5000ms) {
-    const auto until = Clock::now() + limit;
-    while (!ready()) {
-        if (Clock::now() > until) return false;
-        std::this_thread::sleep_for(1ms);
-    }
-    return true;
-}
+using test::wait_for;
 
 TEST(SimulationThread, FrameLoopKeepsDrawingWhileASlowStepRuns) {
     SleepyBackend backend(400ms);

@@ -1,10 +1,12 @@
 #pragma once
 // Helpers shared by the test executables.
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <thread>
 #include <vector>
 
 #include "nbody/sim/state.hpp"
@@ -68,5 +70,17 @@ double max_relative_error(const std::vector<Vec3d>& a, const std::vector<Vec3d>&
 // Every body's acceleration from the double-precision reference backend (the truth the other
 // backends are tested against), Plummer softening `softening`.
 std::vector<Vec3d> reference_accelerations(const State& state, double softening);
+
+// Polls `ready` every millisecond for at most `limit`: no test waits for another thread without
+// bound. False when it gave up.
+template <class Ready>
+bool wait_for(Ready ready, std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (!ready()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
 
 }  // namespace nbody::test

@@ -87,10 +87,12 @@ std::vector<BusyWork> Viewer::busy_work() const {
         busy.push_back({scene_build_->what, since(scene_build_->started)});
     if (const auto a = sim_.activity(); a && a->what != "step" && a->seconds > kShowAfterSeconds)
         busy.push_back({a->what, a->seconds});
-    if (const auto a = sim_.activity(); a && a->what == "step" && a->seconds > kShowRoutineAfterSeconds)
-        busy.push_back({"simulating: a step of " + std::to_string(sim_.size()) + " bodies (" +
-                            (sim_.gravity().gravity == Gravity::Tree ? "tree code" : "every pair") + ")",
-                        a->seconds});
+    if (const auto a = sim_.activity(); a && a->what == "step" && a->seconds > kShowRoutineAfterSeconds) {
+        const std::string solver = sim_.hermite() ? std::string(params_.sim.integrator_name()) + " block steps"
+                                   : sim_.gravity().gravity == Gravity::Tree ? "tree code"
+                                                                             : "every pair";
+        busy.push_back({"simulating: a step of " + std::to_string(sim_.size()) + " bodies (" + solver + ")", a->seconds});
+    }
     // The first sum of a system is waited for (the energy line has no value yet): shown as soon
     // as other long work is; later ones, every few seconds, only when they last.
     const bool first_sum = !energy_.latest();

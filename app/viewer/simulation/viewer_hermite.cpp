@@ -134,9 +134,26 @@ void ViewerHermite::positions(std::vector<Vec4f>& out) const {
 State ViewerHermite::state(const State& labels) const {
     State s = labels;
     s.resize(h_->bodies().size());
-    positions(s.pos_mass);
-    for (std::size_t i = 0; i < v_.size(); ++i) s.velocity[i] = {float(v_[i].x), float(v_[i].y), float(v_[i].z), 0.0f};
+    store(s);
+    return s;
+}
+
+void ViewerHermite::store(State& out) const {
+    positions(out.pos_mass);
+    out.velocity.resize(v_.size());
+    for (std::size_t i = 0; i < v_.size(); ++i) out.velocity[i] = {float(v_[i].x), float(v_[i].y), float(v_[i].z), 0.0f};
+    out.time = shown_;
+}
+
+HermiteSummary ViewerHermite::summary(const HermiteFrame& frame) const {
+    HermiteSummary s;
     s.time = shown_;
+    s.frame = frame;
+    s.total = h_->stats();
+    s.levels = h_->level_histogram();
+    s.dt_max = h_->params().dt_max;
+    s.bodies = h_->bodies().size();
+    if (s.bodies <= HermiteSummary::kEnergyEverySummaryMaxN) s.energy_error = energy_error();
     return s;
 }
 
@@ -150,6 +167,7 @@ void ViewerHermite::save_into(io::Snapshot& snap) const {
 }
 
 void ViewerHermite::measure_energy() {
+    const std::lock_guard lock(energy_mutex_);
     if (measuring_.valid()) return;
     const auto taken = std::chrono::steady_clock::now();
     measuring_ = std::async(std::launch::async, [m = h_->bodies().mass, x = x_, v = v_,
@@ -161,14 +179,21 @@ void ViewerHermite::measure_energy() {
 }
 
 std::optional<double> ViewerHermite::measuring_seconds() const {
+    const std::lock_guard lock(energy_mutex_);
     if (!measuring_.valid() || measuring_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
         return std::nullopt;
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_since_).count();
 }
 
 void ViewerHermite::poll_energy() {
+    const std::lock_guard lock(energy_mutex_);
     if (measuring_.valid() && measuring_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
         measured_ = measuring_.get();
+}
+
+std::optional<ViewerHermite::Measured> ViewerHermite::measured() const {
+    const std::lock_guard lock(energy_mutex_);
+    return measured_;
 }
 
 void ViewerHermite::continue_run_energy(const io::RunEnergy& e0) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,21 @@ struct HermiteFrame {
     std::uint64_t evaluations = 0;  // force evaluations: the active bodies summed over the blocks
     double seconds = 0;             // wall clock
     bool reached = true;            // the frame's target time was reached within its budget
+};
+
+// The run as the panels show it, copied after each run of block steps: the run itself may be
+// stepping on its own thread meanwhile (hermite_thread.hpp).
+struct HermiteSummary {
+    double time = 0;     // the model time on screen
+    HermiteFrame frame;  // the block steps since the previous summary taken
+    hermite::HermiteStats total;
+    std::vector<std::size_t> levels;  // bodies per block level
+    double dt_max = 0;
+    std::size_t bodies = 0;
+    // Up to this many bodies the energy error is summed with every summary (33K pairs at 256);
+    // above, on a worker thread on request (measure_energy).
+    static constexpr std::size_t kEnergyEverySummaryMaxN = 256;
+    std::optional<double> energy_error;
 };
 
 class ViewerHermite {
@@ -70,9 +86,13 @@ class ViewerHermite {
     const std::string& engine_line() const { return engine_line_; }
     const HermiteFrame& last_frame() const { return last_; }
     // Rounded to float at time(): x, y, z, m for the vertex buffer; the whole state with `labels`'
-    // galaxy and component labels (snapshots, the energy monitor, switching back to leapfrog).
+    // galaxy and component labels (snapshots, the energy monitor, switching back to leapfrog);
+    // positions, velocities and time into `out`, its labels left as they are.
     void positions(std::vector<Vec4f>& out) const;
     State state(const State& labels) const;
+    void store(State& out) const;
+    // The panels' figures now; `frame`: the block steps they report.
+    HermiteSummary summary(const HermiteFrame& frame) const;
 
     // Into `snap`: the state at time() in double, the run's parameters and, where every body is at
     // time() (a block's end), the block-step state that resumes the run exactly (`nbody run -i`,
@@ -87,7 +107,9 @@ class ViewerHermite {
     // Sums the energy error of the state on screen on a worker thread, from a copy (O(N^2) in
     // double: about a second at 16K bodies on two cores, which the frame loop must not wait for),
     // for the panel's one energy line: the monitor's floats cannot show an error below float
-    // rounding (~1e-8). poll_energy() collects it; no-op while one runs.
+    // rounding (~1e-8). poll_energy() collects it; no-op while one runs. measure_energy() reads
+    // the run: it is called where the run steps (its own thread, hermite_thread.hpp); the sum's
+    // accessors below are the frame loop's, and safe while the run steps elsewhere.
     void measure_energy();
     void poll_energy();
     // Seconds since the sum running now started; none when none runs.
@@ -96,7 +118,7 @@ class ViewerHermite {
         double error = 0, time = 0;
         std::chrono::steady_clock::time_point taken{};  // when the state summed was copied
     };
-    const std::optional<Measured>& measured() const { return measured_; }
+    std::optional<Measured> measured() const;
     // Largest distance of a body from where it started (a periodic orbit's closing error).
     double largest_displacement() const;
 
@@ -109,6 +131,7 @@ class ViewerHermite {
     std::unique_ptr<hermite::HermiteIntegrator> h_;
     double shown_ = 0;
     double e0_ = 0, t0_ = 0;  // the run's first energy and its model time
+    mutable std::mutex energy_mutex_;  // the sum below: started where the run steps, read by the frame loop
     std::optional<Measured> measured_;
     std::chrono::steady_clock::time_point measuring_since_{};
     std::future<Measured> measuring_;  // last: a running sum is waited for before the state it copied goes

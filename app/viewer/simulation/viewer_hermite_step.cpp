@@ -66,7 +66,10 @@ void Viewer::start_integrator_from_options() {
         if (stepping_frames > 0) s.time_per_frame = (*t_end - scene_.state.time) / double(stepping_frames);
     }
     s.model_time_per_second = 60.0 * s.time_per_frame;
-    if (start_hermite_run() && scene_.energy0) sim_.hermite()->continue_run_energy(*scene_.energy0);
+    if (start_hermite_run() && scene_.energy0) {
+        const auto parked = sim_.park_hermite();
+        sim_.hermite()->continue_run_energy(*scene_.energy0);
+    }
 }
 
 HermiteSettings Viewer::hermite_settings() const { return hermite_settings(params_.sim); }
@@ -113,10 +116,11 @@ void Viewer::apply_integrator() {
         if (!start_hermite_run()) return;
         say(std::string("integrator: ") + s.integrator_name() + " (block time steps, double)", false);
         if (s.auto_energy && sim_.size() <= auto_energy_max_n())
-            sim_.hermite()->measure_energy();  // its line at once
+            sim_.measure_hermite_energy();  // its line at once
         return;
     }
     try {
+        const auto parked = sim_.park_hermite();  // between two runs of block steps
         running->change(hermite_settings());
         params_.sim.integrator_error.clear();
     } catch (const std::exception& e) {
@@ -131,14 +135,58 @@ void Viewer::apply_integrator() {
     }
 }
 
+// The model time a frame asks for: the playback speed's share of the frame's wall time, or
+// time_per_frame.
+double Viewer::hermite_increment(double dt_frame) const {
+    const SimulationParams& s = params_.sim;
+    return s.fixed_rate && s.model_time_per_second > 0 ? s.model_time_per_second * std::min(dt_frame, 0.25)
+                                                       : s.time_per_frame;
+}
+
 bool Viewer::step_hermite(const Requests& requests, double dt_frame) {
+    perf_.add_steps(StepReport{}, sim_.size(), nullptr);  // the Kernel panel's rates are leapfrog's
+    if (sim_.hermite_beside() && !recorder_) return play_hermite_beside(requests, dt_frame);
+    const auto parked = sim_.park_hermite();  // a recording in a window: each frame after exactly its time
+    return step_hermite_in_loop(requests, dt_frame);
+}
+
+// Free-running in a window: the thread steps toward the time asked for while the window draws what
+// it published last. The time asked for runs at most two frames ahead of the time shown, so that a
+// dense phase plays slower instead of piling up model time to catch up.
+bool Viewer::play_hermite_beside(const Requests& requests, double dt_frame) {
+    SimulationParams& s = params_.sim;
+    const double shown = sim_.time();
+    std::optional<double> target;
+    if (s.paused) {
+        sim_.hold_hermite();
+        if (requests.single_step) sim_.step_hermite_block();
+        hermite_play_.target = shown;
+    } else {
+        const double increment = hermite_increment(dt_frame);
+        hermite_play_.target = std::min(std::max(hermite_play_.target, shown) + increment, shown + 2 * increment);
+        if (hermite_play_.t_end) hermite_play_.target = std::min(hermite_play_.target, *hermite_play_.t_end);
+        target = hermite_play_.target;
+    }
+    try {
+        const StepReport r = sim_.play_hermite_to(target);
+        profile_.add(HostStage::Upload, r.host_upload_ms);
+        if (frame_ >= 1) totals_.bytes_uploaded += r.bytes_uploaded;
+        if (hermite_play_.t_end && sim_.time() >= *hermite_play_.t_end) {
+            const auto parked = sim_.park_hermite();
+            hermite_reached_t_end();
+        }
+    } catch (const std::exception& e) {
+        hermite_stopped(e);
+    }
+    return false;
+}
+
+bool Viewer::step_hermite_in_loop(const Requests& requests, double dt_frame) {
     SimulationParams& s = params_.sim;
     ViewerHermite& h = *sim_.hermite();
-    // Model time this frame asks for: the playback speed's share of the frame's wall time, or
-    // time_per_frame. Recorded frames are always time_per_frame apart (the first shows the state
-    // the recording started from); paused, only a single step (N) moves, by one block.
-    double increment = s.fixed_rate && s.model_time_per_second > 0 ? s.model_time_per_second * std::min(dt_frame, 0.25)
-                                                                    : s.time_per_frame;
+    // Recorded frames are always time_per_frame apart (the first shows the state the recording
+    // started from); paused, only a single step (N) moves, by one block.
+    double increment = hermite_increment(dt_frame);
     bool one_block = s.paused && requests.single_step;
     if (s.paused) increment = 0;
     bool capture_frame = false;
@@ -148,7 +196,6 @@ bool Viewer::step_hermite(const Requests& requests, double dt_frame) {
         if (first_recorded_frame_) increment = 0, one_block = false;
         first_recorded_frame_ = false;
     }
-    perf_.add_steps(StepReport{}, sim_.size(), nullptr);  // the Kernel panel's rates are leapfrog's
     const bool at_end = hermite_play_.t_end && h.time() >= *hermite_play_.t_end;
     if (at_end || (!one_block && !(increment > 0))) return capture_frame;
 
@@ -163,29 +210,37 @@ bool Viewer::step_hermite(const Requests& requests, double dt_frame) {
         profile_.add(HostStage::Launch, r.host_launch_ms);
         profile_.add(HostStage::Upload, r.host_upload_ms);
         if (frame_ >= 1) totals_.bytes_uploaded += r.bytes_uploaded;
-        if (hermite_play_.t_end && h.time() >= *hermite_play_.t_end) {
-            const double t_end = *hermite_play_.t_end;
-            h.synchronise_at(t_end);  // every body exactly at t_end, in double
-            char text[96];
-            std::snprintf(text, sizeof text, "reached --t-end %.17g%s", t_end, surface_->headless() ? "" : ": paused");
-            say(text, false);
-            if (!surface_->headless()) {  // Resume goes on past it
-                s.paused = true;
-                hermite_play_.t_end.reset();
-            }
-        }
+        if (hermite_play_.t_end && h.time() >= *hermite_play_.t_end) hermite_reached_t_end();
     } catch (const std::exception& e) {
-        // Bad input (zero separation with zero softening, a step underflow, a NaN) or a failed
-        // engine: the integrator kept its last completed block, which stays on screen, paused.
-        s.paused = true;
-        hermite_play_.failed = true;
-        params_.sim.integrator_error = e.what();
-        say(std::string(s.integrator_name()) + " stopped, paused: " + e.what(), true);
+        hermite_stopped(e);
     }
     return capture_frame;
 }
 
+// Every body exactly at t_end, in double; a window pauses there (Resume goes on past it).
+void Viewer::hermite_reached_t_end() {
+    const double t_end = *hermite_play_.t_end;
+    sim_.hermite()->synchronise_at(t_end);
+    char text[96];
+    std::snprintf(text, sizeof text, "reached --t-end %.17g%s", t_end, surface_->headless() ? "" : ": paused");
+    say(text, false);
+    if (!surface_->headless()) {
+        params_.sim.paused = true;
+        hermite_play_.t_end.reset();
+    }
+}
+
+// Bad input (zero separation with zero softening, a step underflow, a NaN) or a failed engine: the
+// integrator kept its last completed block, which stays on screen, paused.
+void Viewer::hermite_stopped(const std::exception& e) {
+    params_.sim.paused = true;
+    hermite_play_.failed = true;
+    params_.sim.integrator_error = e.what();
+    say(std::string(params_.sim.integrator_name()) + " stopped, paused: " + e.what(), true);
+}
+
 void Viewer::print_hermite_report() {
+    const auto parked = sim_.park_hermite();
     ViewerHermite& h = *sim_.hermite();
     try {
         h.synchronise_at(h.time());  // the energy of the state on screen, every body at its time

@@ -69,7 +69,7 @@ void SimulationDriver::notice(const std::string& line) {
 
 void SimulationDriver::load(const State& state, double dt) {
     state.validate();
-    hermite_.reset();
+    end_hermite();
     exact_.reset();
     exact_resume_.reset();
     if (beside_)
@@ -168,6 +168,26 @@ void SimulationDriver::show_newest_beside() {
 
 void SimulationDriver::hold() {
     if (beside_) beside_->hold();
+}
+
+bool SimulationDriver::settle_beside(std::chrono::milliseconds patience) {
+    const auto until = std::chrono::steady_clock::now() + patience;
+    const auto left = [&] {
+        return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                          until - std::chrono::steady_clock::now()));
+    };
+    const bool hermite_settled = !hermite_thread_ || hermite_thread_->settle_within(left());
+    hermite_abandoned_ = !hermite_settled;
+    return (!beside_ || beside_->settle_within(left())) && hermite_settled;
+}
+
+std::optional<SimulationThread::Activity> SimulationDriver::activity() const {
+    if (hermite_thread_) {
+        const auto a = hermite_thread_->activity();
+        if (!a) return std::nullopt;
+        return SimulationThread::Activity{a->what == "block steps" ? "step" : a->what, a->seconds};
+    }
+    return beside_ ? beside_->activity() : std::nullopt;
 }
 
 void SimulationDriver::between_steps(SimulationThread::Task task, SimulationThread::Done done, std::string what) {
@@ -332,6 +352,7 @@ bool SimulationDriver::hand_positions_to_backend() {
 }
 
 State SimulationDriver::snapshot() {
+    if (hermite_thread_) return host_;  // what the thread published last, drawn: no wait for its blocks
     if (hermite_) return hermite_->state(host_);
 #if NBODY_HAVE_CUDA
     if (beside_ && published_) {
@@ -406,15 +427,96 @@ void SimulationDriver::start_hermite(const HermiteSettings& settings) {
     const State now = snapshot();
     const bool exact = exact_ && rounds_to(*exact_, now);
     const bool resumes = exact && exact_resume_ && exact_resume_order_ == settings.order;
-    hermite_ = make_viewer_hermite(settings, now, exact ? &*exact_ : nullptr, resumes ? &*exact_resume_ : nullptr, log_);
+    std::unique_ptr<ViewerHermite> run =
+        make_viewer_hermite(settings, now, exact ? &*exact_ : nullptr, resumes ? &*exact_resume_ : nullptr, log_);
+    end_hermite();
+    hermite_ = std::move(run);
+    hermite_started();
 }
 
-void SimulationDriver::adopt_hermite(std::unique_ptr<ViewerHermite> run) { hermite_ = std::move(run); }
+void SimulationDriver::adopt_hermite(std::unique_ptr<ViewerHermite> run) {
+    end_hermite();
+    hermite_ = std::move(run);
+    hermite_started();
+}
 
 void SimulationDriver::stop_hermite(double dt) {
     if (!hermite_) return;
-    const State s = hermite_->state(host_);
+    const State s = snapshot();
     load(s, dt);  // ends the Hermite run
+}
+
+void SimulationDriver::run_hermite_beside() {
+    hermite_beside_wanted_ = true;
+    if (hermite_ && !hermite_thread_) hermite_started();
+}
+
+void SimulationDriver::hermite_started() {
+    hermite_summary_ = hermite_->summary({});
+    if (!hermite_beside_wanted_ || hermite_thread_) return;
+    log_ << "nbody: " << hermite::integrator_name(hermite_->settings().order)
+         << " block steps run on their own thread; the window draws the newest state\n"
+         << std::flush;
+    hermite_thread_ = std::make_unique<HermiteThread>(
+        hermite_->time(), [this](double t, double budget_s) { return advance_hermite_sampled(t, budget_s); },
+        [this](State& state, HermiteSummary& summary, const HermiteFrame& frame) {
+            hermite_->store(state);
+            summary = hermite_->summary(frame);
+        });
+}
+
+void SimulationDriver::end_hermite() {
+    hermite_thread_.reset();  // after its run of blocks in progress
+    hermite_.reset();
+}
+
+std::optional<HermiteThread::Parked> SimulationDriver::park_hermite() {
+    if (!hermite_thread_) return std::nullopt;
+    std::optional<HermiteThread::Parked> parked(hermite_thread_->park());
+    show_hermite_published();  // on screen: the state the run holds now
+    return parked;
+}
+
+std::size_t SimulationDriver::show_hermite_published() {
+    const double before = hermite_summary_.time;
+    const HermiteThread::Taken taken = hermite_thread_->take(host_, hermite_summary_);
+    if (!taken.error.empty()) hermite_error_ = taken.error;
+    // An upload at an unchanged time would zero the speed colouring.
+    return taken.fresh && hermite_summary_.time != before ? buffers_.upload(host_.pos_mass, host_.time) : 0;
+}
+
+StepReport SimulationDriver::play_hermite_to(std::optional<double> t) {
+    if (t) hermite_thread_->play_to(*t);
+    StepReport report;
+    const auto start = std::chrono::steady_clock::now();
+    report.bytes_uploaded = show_hermite_published();
+    report.host_upload_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    report.host_launch_ms = 1e3 * hermite_summary_.frame.seconds;
+    if (!hermite_error_.empty()) throw hermite::HermiteError(std::exchange(hermite_error_, std::string()));
+    return report;
+}
+
+bool SimulationDriver::save_hermite_into(io::Snapshot& snap) {
+    if (!hermite_ || hermite_abandoned_) return false;
+    const auto parked = park_hermite();
+    snap.state = hermite_->state(host_);  // the floats of the double state saved, whatever was drawn
+    hermite_->save_into(snap);
+    return true;
+}
+
+void SimulationDriver::hold_hermite() {
+    if (hermite_thread_) hermite_thread_->hold();
+}
+
+void SimulationDriver::step_hermite_block() {
+    hermite_thread_->post([this] { hermite_->step_once(); }, "one block step");
+}
+
+void SimulationDriver::measure_hermite_energy() {
+    if (hermite_thread_)
+        hermite_thread_->post([this] { hermite_->measure_energy(); }, "copying the state for its energy sum");
+    else
+        hermite_->measure_energy();
 }
 
 StepReport SimulationDriver::advance_hermite(double t, double budget_s, bool one_block) {
@@ -432,10 +534,12 @@ StepReport SimulationDriver::advance_hermite(double t, double budget_s, bool one
         f = one_block ? hermite_->step_once() : advance_hermite_sampled(t, budget_s);
     } catch (...) {
         upload();  // the last good block, on screen
+        hermite_summary_ = hermite_->summary({});
         throw;
     }
     report.host_launch_ms = 1e3 * f.seconds;
     upload();
+    hermite_summary_ = hermite_->summary(f);
     return report;
 }
 
@@ -448,7 +552,12 @@ HermiteFrame SimulationDriver::advance_hermite_sampled(double t, double budget_s
         return std::max(1e-6, budget_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     };
     HermiteFrame total;
-    if (next_sample_time() <= hermite_->time()) observe(hermite_->state(host_));
+    // On the thread that steps the run: not host_, which the frame loop swaps the published state into.
+    const auto sample = [&] {
+        hermite_->store(hermite_sampled_);
+        observe(hermite_sampled_);
+    };
+    if (next_sample_time() <= hermite_->time()) sample();
     for (double next = next_sample_time(); next < t; next = next_sample_time()) {
         const HermiteFrame f = hermite_->advance_to(next, left());
         total.blocks += f.blocks;
@@ -458,7 +567,7 @@ HermiteFrame SimulationDriver::advance_hermite_sampled(double t, double budget_s
             total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             return total;
         }
-        observe(hermite_->state(host_));
+        sample();
     }
     const HermiteFrame f = hermite_->advance_to(t, left());
     total.blocks += f.blocks;

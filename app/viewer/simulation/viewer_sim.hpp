@@ -13,7 +13,8 @@
 // complete state without waiting for a step, and what touches the backend is posted to run
 // between steps (between_steps()).
 // With hermite4/6 (viewer_hermite.hpp) the state lives in double on the host whatever the backend,
-// and its positions are uploaded once per frame; the backend waits, to take the state back.
+// and its positions are uploaded once per frame; the backend waits, to take the state back. In a
+// window the block steps run on their own thread too (hermite_beside(), hermite_thread.hpp).
 
 #include <chrono>
 #include <cstddef>
@@ -29,6 +30,7 @@
 #include "nbody/sim/cluster_profile.hpp"
 #include "nbody/sim/scene.hpp"
 #include "nbody/sim/trail_sampler.hpp"
+#include "hermite_thread.hpp"
 #include "simulation_thread.hpp"
 #include "viewer_hermite.hpp"
 
@@ -106,11 +108,11 @@ class SimulationDriver {
     // it still runs). The simulation stays beside the loop and the state shown (snapshot(),
     // time()) stays the one drawn last, which outputs written now must match, not the backend's
     // newest (a frame cut short by the stop may have taken some of its steps).
-    bool settle_beside(std::chrono::milliseconds patience) { return !beside_ || beside_->settle_within(patience); }
+    bool settle_beside(std::chrono::milliseconds patience);
     // After a stop: a step in progress on the simulation thread, which will not be waited for,
     // gives its cores to what is left to write (SimulationThread::yield_cores).
     void yield_abandoned_step() {
-        if (const auto a = activity(); a) beside_->yield_cores();
+        if (const auto a = beside_ ? beside_->activity() : std::nullopt; a) beside_->yield_cores();
     }
     // Polled while a frame waits for its exact steps on the simulation thread (a stop signal):
     // when it says so the wait ends at once, the frame cut short (StepReport::cut_short).
@@ -120,10 +122,9 @@ class SimulationDriver {
     // Runs `task` on the backend between two steps (at once when not beside the frame loop) and
     // `done` with its outcome on this thread, in finish_tasks() (at once when not beside).
     void between_steps(SimulationThread::Task task, SimulationThread::Done done, std::string what = "");
-    // What the simulation thread is doing now and for how long (none when idle or not beside).
-    std::optional<SimulationThread::Activity> activity() const {
-        return beside_ ? beside_->activity() : std::nullopt;
-    }
+    // What the simulation thread (or the Hermite run's) is doing now and for how long (none when
+    // idle or not beside).
+    std::optional<SimulationThread::Activity> activity() const;
     void finish_tasks();
     // The running gravity solver (as published by the simulation thread when beside).
     GravityConfig gravity() const;
@@ -131,7 +132,8 @@ class SimulationDriver {
     // A host copy of the current state (positions, velocities, labels, time). On the CUDA
     // paths this copies from the device; call it rarely. Those bytes are counted in
     // snapshot_bytes(), not in the per-step StepReport.
-    // With hermite4, the Hermite state at the time on screen (no device copy).
+    // With hermite4, the Hermite state at the time on screen (no device copy); stepping on its own
+    // thread, the state it published last and the window drew.
     State snapshot();
     std::size_t snapshot_bytes() const { return snapshot_bytes_; }
     // In the frame loop on the interop path the newest positions are in a vertex buffer: this copies
@@ -144,7 +146,9 @@ class SimulationDriver {
     const Backend& backend() const { return *backend_; }
     CudaBackend* cuda() const { return cuda_; }
     TransferPath path() const { return path_; }
-    double time() const { return hermite_ ? hermite_->time() : beside_ ? host_.time : backend_->time(); }
+    double time() const {
+        return hermite_ ? hermite_summary_.time : beside_ ? host_.time : backend_->time();
+    }
     std::size_t size() const { return buffers_.size(); }
 
 #if NBODY_HAVE_CUDA
@@ -162,12 +166,39 @@ class SimulationDriver {
     void adopt_hermite(std::unique_ptr<ViewerHermite> run);
     // Back to leapfrog from Hermite's state at its time on screen (`dt`: the speed colouring's).
     void stop_hermite(double dt);
+    // While the run steps on its own thread (hermite_beside()), the frame loop calls only its
+    // energy sum's accessors and settings() and engine_line() on it; the rest under park_hermite().
     ViewerHermite* hermite() { return hermite_.get(); }
     const ViewerHermite* hermite() const { return hermite_.get(); }
+    // The run as the panels show it (the time on screen, the block steps of the last frame); null
+    // without a Hermite run.
+    const HermiteSummary* hermite_summary() const { return hermite_ ? &hermite_summary_ : nullptr; }
     // Hermite block steps to model time t (one block when `one_block`), `budget_s` of wall clock
     // at most (0: no limit), then the positions at the time reached uploaded to the buffers.
     // Throws hermite::HermiteError with the last good state kept (and still on screen).
     StepReport advance_hermite(double t, double budget_s, bool one_block = false);
+
+    // From now on Hermite runs step on their own thread (a window, free-running), the one running
+    // now too. Scripted runs keep stepping in the frame loop: their frames reach their times exactly.
+    void run_hermite_beside();
+    bool hermite_beside() const { return hermite_thread_ != nullptr; }
+    // Beside the loop: asks for model time `t` (clamped by the caller), takes the newest state the
+    // thread published into the buffers, without waiting. Throws, the last good block on screen,
+    // when a run or a job failed.
+    StepReport play_hermite_to(std::optional<double> t);
+    // No block step after those in progress (pause).
+    void hold_hermite();
+    // One block step (the N key) and, separately, the energy sum: on the thread between runs.
+    void step_hermite_block();
+    void measure_hermite_energy();
+    // The run is the caller's while the guard lives (the thread waits); nothing to wait for in
+    // the frame loop. Empty when not beside.
+    std::optional<HermiteThread::Parked> park_hermite();
+    // The run's state (its floats into snap.state), double state and block steps into `snap`
+    // (ViewerHermite::save_into); false
+    // without a Hermite run, or after a stop that left a long block running (settle_beside):
+    // the snapshot then has the floats drawn last.
+    bool save_hermite_into(io::Snapshot& snap);
 
     // Sampled by model time where the steps are taken (issue 33): after each step on the
     // simulation thread, at each sample time of a Hermite run, between runs of steps in the frame
@@ -200,6 +231,9 @@ class SimulationDriver {
     double next_sample_time() const;
     void step_host_sampled(int steps, const StepParams& params);
     HermiteFrame advance_hermite_sampled(double t, double budget_s);
+    void hermite_started();  // its summary, and its thread when beside
+    void end_hermite();      // the thread first, then the run
+    std::size_t show_hermite_published();  // the thread's newest state into the buffers: bytes uploaded
 
     std::ostream& log_;
     std::unique_ptr<Backend> backend_;
@@ -214,6 +248,12 @@ class SimulationDriver {
     TrailSampler trails_;
     ClusterHistory cluster_;
     std::unique_ptr<ViewerHermite> hermite_;  // hermite4 running; null: leapfrog
+    HermiteSummary hermite_summary_;
+    State hermite_sampled_;  // where the run steps: the state at a trail or cluster sample time
+    bool hermite_beside_wanted_ = false;
+    std::string hermite_error_;  // a run of blocks failed on the thread: thrown by the next play_hermite_to
+    bool hermite_abandoned_ = false;  // a stop left a block running: not waited for
+    std::unique_ptr<HermiteThread> hermite_thread_;  // after hermite_: stopped before the run goes
     std::optional<PreciseState> exact_;         // set_exact_start(); load() clears them
     std::optional<hermite::Bodies> exact_resume_;
     int exact_resume_order_ = 0;

@@ -16,10 +16,6 @@ namespace nbody::app {
 
 namespace {
 
-// Above this N the O(N^2) double energy sum is left to the energy monitor's worker thread: at 256
-// bodies it is 33K pairs, a small fraction of a millisecond per frame.
-constexpr std::size_t kEnergyEveryFrameMaxN = 256;
-
 // The display height from which the block-step figures start unfolded (1080p, not 720p).
 constexpr float kUnfoldedBlockStepsMinHeight = 1000.0f;
 
@@ -84,22 +80,22 @@ void draw_time_per_frame(SimulationParams& sim, const PanelContext& ctx) {
 void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) {
     if (!sim.integrator_error.empty()) wrapped(kError, "Hermite stopped: " + sim.integrator_error);
     const ViewerHermite* h = ctx.sim.hermite();
-    if (!h) return;
+    const HermiteSummary* sum = ctx.sim.hermite_summary();
+    if (!h || !sum) return;
     // Folded where the display is short (1280x720): open, they would push the snapshot controls
     // below the fold; at 1080p there is room for them.
     ImGui::SetNextItemOpen(ImGui::GetIO().DisplaySize.y >= kUnfoldedBlockStepsMinHeight, ImGuiCond_Once);
     if (!ImGui::CollapsingHeader("Block steps")) return;
-    const hermite::HermiteIntegrator& in = h->integrator();
     const UnitSystem& units = ctx.scene.units;
     if (units.time_unit_myr > 0)
-        ImGui::Text("t = %.6f (%.4g Myr)", h->time(), h->time() * units.time_unit_myr);
+        ImGui::Text("t = %.6f (%.4g Myr)", sum->time, sum->time * units.time_unit_myr);
     else
-        ImGui::Text("t = %.6f N-body time units", h->time());
+        ImGui::Text("t = %.6f N-body time units", sum->time);
     tooltip("The model time on screen: the bodies are drawn predicted to it from their last block step.");
     wrapped(kDim, h->engine_line());
 
     // Bodies per block level, from the lowest occupied level to the highest.
-    const std::vector<std::size_t> hist = in.level_histogram();
+    const std::vector<std::size_t>& hist = sum->levels;
     std::size_t lo = hist.size(), hi = 0, most = 0;
     for (std::size_t k = 0; k < hist.size(); ++k)
         if (hist[k] > 0) {
@@ -123,18 +119,18 @@ void draw_hermite_section(const SimulationParams& sim, const PanelContext& ctx) 
                 text += item;
             }
         char steps[96];
-        std::snprintf(steps, sizeof steps, "(L%zu: dt %.3g, L%zu: dt %.3g)", lo, std::ldexp(in.params().dt_max, -int(lo)),
-                      hi, std::ldexp(in.params().dt_max, -int(hi)));
+        std::snprintf(steps, sizeof steps, "(L%zu: dt %.3g, L%zu: dt %.3g)", lo, std::ldexp(sum->dt_max, -int(lo)), hi,
+                      std::ldexp(sum->dt_max, -int(hi)));
         wrapped(kDim, text + steps);
     }
 
-    const HermiteFrame& f = h->last_frame();
-    const hermite::HermiteStats& total = in.stats();
+    const HermiteFrame& f = sum->frame;
+    const hermite::HermiteStats& total = sum->total;
     ImGui::Text("This frame: %llu blocks, %llu force evaluations", (unsigned long long)f.blocks,
                 (unsigned long long)f.evaluations);
     tooltip("A force evaluation is one active body's acceleration, jerk and potential from all N bodies.");
     const double per_block = f.blocks ? double(f.evaluations) / double(f.blocks) : 0.0;
-    const double rate = f.seconds > 0 ? double(f.evaluations) * double(in.bodies().size()) / f.seconds : 0.0;
+    const double rate = f.seconds > 0 ? double(f.evaluations) * double(sum->bodies) / f.seconds : 0.0;
     char rates[128];  // wrapped, not clipped: it grows from one frame to the next
     std::snprintf(rates, sizeof rates, "%.1f active bodies per block, %.3g interactions/s%s", per_block, rate,
                   f.reached ? "" : " (frame budget reached)");
@@ -168,10 +164,10 @@ EnergyLine energy_line(const SimulationDriver& sim, const EnergyMonitor& energy,
     std::optional<double> time, age, running;
     if (const ViewerHermite* h = sim.hermite()) {
         line.hermite = true;
-        // Small N: summed every frame (33K pairs at 256); larger: on a worker, from the start on.
-        if (h->integrator().bodies().size() <= kEnergyEveryFrameMaxN)
-            line.error = h->energy_error(), time = h->time(), age = 0.0;
-        else if (const auto& m = h->measured())
+        // Small N: summed with every summary of the run; larger: on a worker, from the start on.
+        if (const HermiteSummary* sum = sim.hermite_summary(); sum && sum->energy_error)
+            line.error = sum->energy_error, time = sum->time, age = 0.0;
+        else if (const auto m = h->measured())
             line.error = m->error, time = m->time,
             age = std::chrono::duration<double>(std::chrono::steady_clock::now() - m->taken).count();
         running = h->measuring_seconds();
