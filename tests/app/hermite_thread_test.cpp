@@ -26,7 +26,7 @@ using namespace std::chrono_literals;
 
 // Blocks of `block_dt` model time, each sleeping `block_time`; body 0 sits at x = the model time.
 // Throws in the block that would pass `fails_after`. Logs what happened, in order.
-class SleepyRun {
+class SleepyRun : public test::EventLog {
   public:
     SleepyRun(std::chrono::milliseconds block_time, double block_dt = 0.125)
         : block_time_(block_time), block_dt_(block_dt) {}
@@ -64,14 +64,6 @@ class SleepyRun {
             [this](State& s, HermiteSummary& sum, const HermiteFrame& f) { publish(s, sum, f); });
     }
 
-    void log(const std::string& event) {
-        const std::lock_guard lock(log_mutex_);
-        events_.push_back(event);
-    }
-    std::vector<std::string> events() const {
-        const std::lock_guard lock(log_mutex_);
-        return events_;
-    }
     double time() const { return time_; }
 
     float marker = 0;  // set by the test while the run is parked
@@ -81,8 +73,6 @@ class SleepyRun {
     std::chrono::milliseconds block_time_;
     double block_dt_;
     std::atomic<double> time_{0};
-    mutable std::mutex log_mutex_;
-    std::vector<std::string> events_;
 };
 
 using test::wait_for;

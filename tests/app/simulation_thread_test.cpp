@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 // Moves every body +1 in x per step, sleeping `step_time` in it; logs what happened, in order.
-class SleepyBackend final : public Backend {
+class SleepyBackend final : public Backend, public test::EventLog {
   public:
     explicit SleepyBackend(std::chrono::milliseconds step_time) : step_time_(step_time) {}
     std::string_view name() const override { return "sleepy"; }
@@ -52,21 +52,11 @@ class SleepyBackend final : public Backend {
     std::vector<Vec3d> accelerations(double) override { return std::vector<Vec3d>(state_.size()); }
     double time() const override { return state_.time; }
 
-    void log(const std::string& event) {
-        const std::lock_guard lock(log_mutex_);
-        events_.push_back(event);
-    }
-    std::vector<std::string> events() const {
-        const std::lock_guard lock(log_mutex_);
-        return events_;
-    }
     std::atomic<bool> fail_next_{false};
 
   private:
     std::chrono::milliseconds step_time_;
     State state_;
-    mutable std::mutex log_mutex_;
-    std::vector<std::string> events_;
 };
 
 State bodies(std::size_t n) {

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -82,5 +83,22 @@ bool wait_for(Ready ready, std::chrono::milliseconds limit = std::chrono::millis
     }
     return true;
 }
+
+// What a fake simulation did, in order, written by its thread and read by the test's.
+class EventLog {
+  public:
+    void log(const std::string& event) {
+        const std::lock_guard lock(mutex_);
+        events_.push_back(event);
+    }
+    std::vector<std::string> events() const {
+        const std::lock_guard lock(mutex_);
+        return events_;
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    std::vector<std::string> events_;
+};
 
 }  // namespace nbody::test
