@@ -70,6 +70,7 @@ struct ViewOptions {
     std::optional<int> trails;                      // --trails N: trail points per body (0: off); none: the scene's
     std::optional<std::size_t> select;              // --select I: body I selected from the start
     std::optional<std::pair<float, float>> pick;    // --pick X,Y: a click at that pixel on the first frame
+    bool autotune = false;  // --autotune: the Kernel panel's Auto-tune from the first frame
     // The command's name in messages and the report ("view", "record").
     std::string command = "view";
 };

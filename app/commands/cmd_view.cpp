@@ -185,6 +185,10 @@ void add_view_command(CLI::App& app, int& exit_code) {
     add_colour_option(*cmd, *colour);
     add_sprites_option(*cmd, *options);
     add_walk_room_option(*cmd, *options);
+    cmd->add_flag("--autotune", options->autotune,
+                  "Auto-tune the CUDA kernel from the first frame, as the Kernel panel's Auto-tune does: about 60 "
+                  "configurations timed between two steps while the window draws, the fastest applied and cached "
+                  "for this GPU and N (the cuda backend only)");
     add_looks_options(*cmd, *options);
     cmd->add_flag("--show-halo", options->show_halo,
                   "Draw the dark-matter halo particles too (a faint haze; hidden by default, toggle in Rendering)");

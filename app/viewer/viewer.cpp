@@ -238,6 +238,7 @@ Viewer::Viewer(const ViewOptions& o)
         std::cerr << "nbody: selected " << describe_selected(*o.select, sample) << "\n";
     }
     if (o.pick) pending_.pick = glm::vec2(o.pick->first, o.pick->second);
+    pending_.autotune = o.autotune;
     params_.recording.annotate = o.annotate;
     params_.recording.annotate_size = o.annotate_size;
     if (!o.no_ui || o.annotate) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "centre_of_mass.hpp"
+#include "viewer_autotune.hpp"
 #include "machine_defaults.hpp"
 #include "viewer_camera.hpp"
 #include "nbody/render/body_picker.hpp"
@@ -185,6 +186,7 @@ class Viewer {
     // this, once per frame, when it is ready; the window shows what is being built meanwhile.
     void finish_scene_build();
     std::vector<BusyWork> busy_work() const;  // what the window says is under way (viewer_draw.cpp)
+    std::shared_ptr<AutotuneProgressText> autotune_progress_;  // while the Kernel panel's auto-tune runs
 
     // --- what the run was asked to do ---------------------------------------------------------
     const ViewOptions o_;

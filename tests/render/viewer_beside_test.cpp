@@ -144,5 +144,15 @@ TEST(ViewerBeside, KernelOptionsOnTheCpuSayTheyAreNotUsed) {
     EXPECT_EQ(r.output.find(note), r.output.rfind(note)) << "said once on stderr:\n" << r.output;
 }
 
+// The Kernel panel's Auto-tune on the CPU says what it needs instead of a CUDA error, and the
+// viewer goes on.
+TEST(ViewerBeside, AutotuneOnTheCpuSaysItNeedsTheCudaBackend) {
+    const auto r = run_viewer("", "view --headless " + kTiny + "--frames 2 --autotune --scene '" +
+                                      test::source_dir() + "/scenes/plummer.toml' --bodies 256");
+    SKIP_WITHOUT_EGL(r);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("auto-tune needs the cuda backend (this is cpu)"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace nbody

@@ -85,8 +85,10 @@ std::vector<BusyWork> Viewer::busy_work() const {
     const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     if (scene_build_ && since(scene_build_->started) > kShowAfterSeconds)
         busy.push_back({scene_build_->what, since(scene_build_->started)});
-    if (const auto a = sim_.activity(); a && a->what != "step" && a->seconds > kShowAfterSeconds)
-        busy.push_back({a->what, a->seconds});
+    if (const auto a = sim_.activity(); a && a->what != "step" && a->seconds > kShowAfterSeconds) {
+        const std::string timed = a->what == kAutotuneWhat && autotune_progress_ ? autotune_progress_->get() : "";
+        busy.push_back({timed.empty() ? a->what : a->what + ": " + timed, a->seconds});
+    }
     if (const auto a = sim_.activity(); a && a->what == "step" && a->seconds > kShowRoutineAfterSeconds) {
         const std::string solver = sim_.hermite() ? std::string(params_.sim.integrator_name()) + " block steps"
                                    : sim_.gravity().gravity == Gravity::Tree ? "tree code"

@@ -47,15 +47,19 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
             else
                 say("force error estimate failed: " + o.error, true);
         });
-    if (requests.autotune) {
-        const ViewerAutotuneOutcome r = autotune_viewer(sim_, params_.sim.step);
-        params_.kernel.autotune_ok = r.ok;
-        params_.kernel.autotune_result = r.message;
-        if (r.config) {
-            params_.kernel.edited = *r.config;
-            params_.kernel.invalid_reason.clear();
-        }
-        say(r.message, !r.ok);
+    if (requests.autotune && autotune_progress_) say("the auto-tune is running already", false);
+    if (requests.autotune && !autotune_progress_) {
+        autotune_progress_ = std::make_shared<AutotuneProgressText>();
+        start_autotune(sim_, params_.sim.step, autotune_progress_, [this](const ViewerAutotuneOutcome& r) {
+            autotune_progress_.reset();
+            params_.kernel.autotune_ok = r.ok;
+            params_.kernel.autotune_result = r.message;
+            if (r.config) {
+                params_.kernel.edited = *r.config;
+                params_.kernel.invalid_reason.clear();
+            }
+            say(r.message, !r.ok);
+        });
     }
     act_on_encounter();
     if (requests.save_snapshot) save_snapshot(requests.replace_snapshot);
