@@ -92,10 +92,11 @@ EngineKind parse_engine_kind(std::string_view text);
 // its copies and kernels and to add its results (run 98's profile: "queue" 40-48 us a block per GPU),
 // and saves half the kernel's time, ~ni nj / 0.4e12 s / 2 for a small block (runs 41-42: 0.35-0.6e12
 // interactions/s below 1,024 active bodies), so two GPUs pay from about 2 x 40e-6 x 0.4e12 = 3.2e7
-// pairs: 256 active bodies of 128K, 2,048 of 16K. An estimate, not yet measured. To measure it (two
-// GPUs): `nbody_hermite_bench engine N REPS ACTIVE` with HERMITE_BENCH_GPUS=1, then 2 with
-// HERMITE_BENCH_SEVERAL_FROM=0, ACTIVE from 64 to 8,192 at N = 128K and 512K: the threshold is the
-// smallest ACTIVE x N where two GPUs' compute() is the faster (docs/measurements/2026-11-27-hermite-two-gpus.sh).
+// pairs: 256 active bodies of 128K, 2,048 of 16K. Measured (device run 108, two H100s, 128K, one GPU
+// against two per compute() call): 0.076 / 0.085 ms at 64 active bodies, 0.097 / 0.093 at 256, 0.302 /
+// 0.208 at 1,024: the crossing is at 256 x 128K = 2^25 pairs, as estimated
+// (`nbody_hermite_bench engine 131072 20 ACTIVE`, with HERMITE_BENCH_GPUS=2 HERMITE_BENCH_SEVERAL_FROM=0
+// for two GPUs; docs/measurements/2026-11-27-hermite-two-gpus.sh).
 inline constexpr double kSeveralGpusFromPairs = 33554432.0;  // 2^25
 
 // Whether an evaluation of `ni` active bodies on `nj` j-particles is spread over `sharers` GPUs or
