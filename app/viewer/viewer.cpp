@@ -20,6 +20,7 @@
 #include "machine_defaults.hpp"
 #include "quit_guard.hpp"
 #include "render_quality.hpp"
+#include "nbody/sim/diagnostics.hpp"
 #include "viewer_autotune.hpp"
 #include "viewer_gravity.hpp"
 
@@ -570,6 +571,7 @@ CameraSpec Viewer::framed_camera(const Scene& scene) const {
 
 std::size_t Viewer::auto_energy_max_n() const {
     if (energy_on_gpu()) return kGpuTreeAutoEnergyMaxN;
+    if (sim_.cuda() && !sim_.hermite() && potential_on_gpu(sim_.size())) return kGpuDirectAutoEnergyMaxN;
     return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN;
 }
 

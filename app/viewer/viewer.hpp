@@ -297,5 +297,9 @@ inline constexpr std::size_t kHostAutoEnergyMaxN = 16384;
 // GpuTreePotential.TheEnergyOfATreeRunCostsAtMostTwoSteps), every 3 s: up to 4M bodies (a ~25 ms
 // step on an H100) that is under 2 % of the GPU's time.
 inline constexpr std::size_t kGpuTreeAutoEnergyMaxN = 4194304;
+// A cuda every-pair run from kGpuPotentialFrom bodies sums its potential on the GPU in double (the
+// Hermite engine's fp64 kernel, diagnostics.hpp), every EnergyMonitor::automatic_period(): up to 1M
+// bodies, where the first sum takes seconds (docs/VIEWER.md).
+inline constexpr std::size_t kGpuDirectAutoEnergyMaxN = 1048576;
 
 }  // namespace nbody::app

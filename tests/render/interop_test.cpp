@@ -265,6 +265,23 @@ TEST(CudaGlInterop, TreeRunsEnergyComesFromTheGpuTreeAboveTheHostLimit) {
     }
 }
 
+// A cuda every-pair run above the host sum's limit (65,536 bodies) sums its energy on the GPU in
+// double, automatically, its period stretched to 20 times a sum's length where that is longer than 3 s.
+TEST(CudaGlInterop, DirectRunsEnergyIsSummedOnTheGpuAboveTheHostLimit) {
+    std::string why;
+    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    const auto r = test::run_command("NBODY_SIM_THREAD=1 timeout 120 '" + test::nbody_executable() +
+                                     "' view --headless --backend cuda --size 640x360 --gravity direct "
+                                     "--frames 180 --bodies 131072 --scene '" +
+                                     test::source_dir() + "/scenes/plummer.toml'");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::size_t line = r.output.find("energy line: ");
+    ASSERT_NE(line, std::string::npos) << r.output;
+    const std::string text = r.output.substr(line, r.output.find('\n', line) - line);
+    EXPECT_EQ(text.find("not computed yet"), std::string::npos) << text;
+    EXPECT_EQ(text.find("(tree)"), std::string::npos) << text;
+}
+
 // The Kernel panel's Auto-tune (`--autotune`: the same request on the first frame) runs between two
 // steps on the simulation thread: the window draws its first frame at once and goes on drawing
 // while some 60 configurations are timed (in the frame loop the first frame waited for all of

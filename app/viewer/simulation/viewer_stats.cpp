@@ -105,6 +105,7 @@ void EnergyMonitor::launch(State state, double softening, const GravityConfig& g
 void EnergyMonitor::poll() {
     if (!job_.valid() || job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
     const Result r = job_.get();  // rethrows a failure of the computation to the frame loop
+    last_sum_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - r.started).count();
     latest_ = r.d;
     latest_time_ = r.time;
     latest_started_ = r.started;
@@ -140,6 +141,11 @@ std::optional<io::RunEnergy> EnergyMonitor::run_energy() const {
 
 double EnergyMonitor::latest_age_seconds() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - latest_started_).count();
+}
+
+double EnergyMonitor::automatic_period() const {
+    constexpr double kEvery = 3.0, kMostShare = 0.05;
+    return std::max(kEvery, last_sum_seconds_ / kMostShare);
 }
 
 double EnergyMonitor::seconds_since_start() const {

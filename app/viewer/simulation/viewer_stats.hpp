@@ -102,6 +102,12 @@ class EnergyMonitor {
     void poll();
     // Seconds since the last start() (for "every few seconds").
     double seconds_since_start() const;
+    // How long the last sum took (from its start to the poll that collected it); 0 before one.
+    double last_sum_seconds() const { return last_sum_seconds_; }
+    // Seconds between two automatic sums: every 3 s, or 20 times the last sum's length where that
+    // is longer, so that the sums never take more than 5 % of the machine from the simulation (a
+    // GPU's every-pair sum in double at 1M bodies takes seconds).
+    double automatic_period() const;
 
     const std::optional<Diagnostics>& latest() const { return latest_; }
     const std::optional<Diagnostics>& baseline() const { return baseline_; }
@@ -132,7 +138,7 @@ class EnergyMonitor {
     double latest_time_ = 0, baseline_softening_ = -1, latest_softening_ = -2, baseline_time_ = 0;
     std::optional<io::RunEnergy> carried_;
     double carried_softening_ = 0;
-    double momentum_error_ = 0;
+    double momentum_error_ = 0, last_sum_seconds_ = 0;
     unsigned generation_ = 0;
     GravityConfig baseline_gravity_, latest_gravity_;  // a tree's potential is the baseline of that tree only
     std::chrono::steady_clock::time_point started_{}, latest_started_{};

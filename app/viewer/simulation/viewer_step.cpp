@@ -32,7 +32,7 @@ bool Viewer::step(const Requests& requests, double dt_frame) {
     sim_.trail_sampler().set_interval(trails.enabled ? trails.interval : 0.0);
     const bool capture_frame = sim_.hermite() ? step_hermite(requests, dt_frame) : step_leapfrog(requests, dt_frame);
     if (params_.sim.auto_energy && !params_.sim.paused && sim_.size() <= auto_energy_max_n() && !energy_.busy() &&
-        energy_.seconds_since_start() > 3.0) {
+        energy_.seconds_since_start() > energy_.automatic_period()) {
         try {
             start_energy();
         } catch (const std::exception& e) {

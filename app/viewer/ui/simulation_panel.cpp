@@ -1,5 +1,6 @@
 // The Simulation panel: the scene and N, the integrator, dt and softening with their units, the
 // playback speed, pause / step / reset, the conserved quantities, snapshots.
+#include "nbody/sim/diagnostics.hpp"
 #include "ui_panels.hpp"
 #include "ui_widgets.hpp"
 
@@ -161,6 +162,8 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
     // direct run's from every pair.
     const bool tree_energy = ctx.sim.gravity().gravity == Gravity::Tree;
     const bool gpu_tree_energy = tree_energy && ctx.sim.cuda() != nullptr && ctx.sim.hermite() == nullptr;
+    const bool gpu_direct_energy =
+        !tree_energy && ctx.sim.cuda() != nullptr && ctx.sim.hermite() == nullptr && potential_on_gpu(ctx.sim.size());
     tooltip(gpu_tree_energy
                 ? "The potential from the GPU tree's walk (the run's theta), O(N log N), summed in double on the "
                   "GPU between two steps (at most two steps' time); the energy error is the integrator's plus the "
@@ -169,16 +172,23 @@ void draw_simulation_panel(SimulationParams& sim, Requests& requests, const Pane
                 ? "The potential from a tree walk (the run's theta) on the host, O(N log N), in double, on a "
                   "worker thread: the energy error is the integrator's plus the tree's. On the CUDA paths "
                   "it copies the state from the device once (the Debug panel's byte count for that frame)."
+            : gpu_direct_energy
+                ? "O(N^2) in double on the GPU (the Hermite engine's fp64 kernel) from a copy of the state, on a "
+                  "worker thread beside the steps; every 3 s, or 20 times the last sum's length where that is "
+                  "longer, so that the sums take at most 5 % of the GPU."
                 : "O(N^2) in double on the host, on a worker thread. On the CUDA paths it copies the "
                   "state from the device once (shown in the Debug panel's byte count for that frame).");
     ImGui::SameLine();
     ImGui::BeginDisabled(!small);
-    ImGui::Checkbox("every 3 s", &sim.auto_energy);
+    char every[32];
+    std::snprintf(every, sizeof every, "every %.0f s", energy.automatic_period());
+    ImGui::Checkbox(every, &sim.auto_energy);
     ImGui::EndDisabled();
     const std::string why_not =
         "Only for N <= " + std::to_string(ctx.energy_auto_max_n) + " here: " +
-        (gpu_tree_energy ? std::string("the GPU tree's potential every 3 s would take more than 2 % of the GPU's time.")
-                         : std::string("the host sum (") + (tree_energy ? "a tree walk over all N" : "O(N^2)") +
+        (gpu_tree_energy     ? std::string("the GPU tree's potential every 3 s would take more than 2 % of the GPU's time.")
+         : gpu_direct_energy ? std::string("the GPU's sum over every pair in double grows as N^2: tens of seconds beyond.")
+                             : std::string("the host sum (") + (tree_energy ? "a tree walk over all N" : "O(N^2)") +
                                ") would compete with the simulation and the window for the cores.");
     tooltip(small ? "Recompute the energy every few seconds." : why_not.c_str());
 

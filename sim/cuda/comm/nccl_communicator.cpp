@@ -6,6 +6,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -153,6 +154,14 @@ private:
 
 }  // namespace
 
+// Since NCCL 2.22 the connections between ranks are made at the first collective that needs them
+// (NCCL_RUNTIME_CONNECT=1, the default): between two processes that took 0.05-0.57 s inside the
+// first step of a 4M tree run under mpirun (device run 129: 86, 606, 551 and 35 ms against 34 ms with
+// --gpus 2, every later step alike), which made the run's time unsteady. Made at the communicator's
+// creation instead, with the start-up, unless the user chose otherwise. Set before the first NCCL
+// call: NCCL reads its environment once.
+static void connect_at_creation() { setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0); }
+
 bool have_nccl() { return true; }
 
 int visible_gpu_count() {
@@ -166,6 +175,7 @@ int visible_gpu_count() {
 
 std::vector<std::unique_ptr<DeviceCommunicator>> make_nccl_communicators(std::span<const int> devices) {
     if (devices.empty()) throw std::invalid_argument("an NCCL communicator needs at least one GPU");
+    connect_at_creation();
     std::vector<ncclComm_t> comms(devices.size(), nullptr);
     NBODY_NCCL_CHECK(ncclCommInitAll(comms.data(), int(devices.size()), devices.data()));
     std::vector<std::unique_ptr<DeviceCommunicator>> out;
@@ -187,6 +197,7 @@ std::vector<std::unique_ptr<DeviceCommunicator>> make_nccl_communicators(std::sp
 std::unique_ptr<DeviceCommunicator> make_nccl_communicator(Communicator& host, int device) {
     if (host.memory() != MemorySpace::Host)
         throw std::invalid_argument("the NCCL id goes over a host communicator, not " + std::string(host.name()));
+    connect_at_creation();
     ncclUniqueId id{};
     if (host.rank() == 0) NBODY_NCCL_CHECK(ncclGetUniqueId(&id));
     host.broadcast(&id, sizeof id, DataType::Byte, 0);
