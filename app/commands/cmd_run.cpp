@@ -322,6 +322,7 @@ int run(RunOptions o) {
 
     GuardedRun guarded(*backend, state, params);
     ProgressLine progress("step", o.steps, o.progress_seconds);
+    if (const std::string ready = wait_for_every_rank(); !ready.empty()) std::fprintf(stderr, "nbody: %s\n", ready.c_str());
     const auto start = std::chrono::steady_clock::now();
     auto last_checkpoint = start;
     long long batch = 1;  // grows to about batch_seconds of work: short enough to stop quickly

@@ -1,6 +1,7 @@
 #include "distributed_run.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -233,6 +234,25 @@ std::vector<int> check_gpus_request(const std::optional<std::string>& gpus) {
                                     "Toolkit's nccl.h and libnccl.so: NBODY_NCCL=AUTO or ON); without --gpus the run "
                                     "uses one GPU");
     return comm::select_gpus(*gpus, comm::visible_gpu_count());
+}
+
+std::string wait_for_every_rank() {
+    comm::Communicator& world = comm::launch_communicator();
+    if (world.size() == 1) return {};
+    const auto began = std::chrono::steady_clock::now();
+    const std::byte ready{};
+    (void)world.all_gather_host_bytes(std::span(&ready, 1));  // returns once every rank sent its byte
+    const double waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+    const std::vector<std::byte> all = world.all_gather_host_bytes(std::as_bytes(std::span(&waited_ms, 1)));
+    std::string text = "every rank ready to step; each waited for the others (ms, rank 0 first):";
+    for (std::size_t r = 0; r * sizeof(double) < all.size(); ++r) {
+        double ms = 0;
+        std::memcpy(&ms, all.data() + r * sizeof(double), sizeof ms);
+        char item[32];
+        std::snprintf(item, sizeof item, " %.1f", ms);
+        text += item;
+    }
+    return text;
 }
 
 long long rank0_decides(long long value) {

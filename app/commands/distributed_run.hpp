@@ -70,6 +70,11 @@ std::shared_ptr<std::optional<std::string>> add_gpus_option(CLI::App& cmd);
 // without --gpus; --gpus 1 is the one-GPU run).
 std::vector<int> check_gpus_request(const std::optional<std::string>& gpus);
 
+// Under several ranks: returns once every rank has called it, with a line saying how long each
+// waited for the others (the ranks' set-up differs: rank 0 alone sums the first energy), so that a
+// run's clock starts with every rank ready. Empty on one rank.
+std::string wait_for_every_rank();
+
 // Rank 0's value on every rank (a broadcast; the value itself on one rank).
 long long rank0_decides(long long value);
 inline bool rank0_decides(bool value) { return rank0_decides((long long)value) != 0; }

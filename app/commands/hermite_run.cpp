@@ -259,6 +259,7 @@ int run_hermite(const HermiteRunOptions& o) {
     const io::RunEnergy e0 = run_first_energy(in.energy0, here);
     if (e_start && std::isfinite(e0.energy)) in.energy0 = e0;  // the output continues the same run
     if (o.profile) h.set_profiling(true);
+    if (const std::string ready = wait_for_every_rank(); !ready.empty()) std::fprintf(stderr, "nbody: %s\n", ready.c_str());
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
     int interrupted = rank0_decides(InterruptGuard::requested());

@@ -191,8 +191,12 @@ int Viewer::finish() {
         // the first second or so on, not "not computed yet").
         if (params_.sim.auto_energy) {
             const EnergyLine line = energy_line(sim_, energy_, scene_.units, sim_.size() <= auto_energy_max_n());
-            std::printf("  energy line: %s%s%s\n", line.value.c_str(), line.when.empty() ? "" : ", ",
-                        line.when.c_str());
+            char took[64] = "";
+            if (!sim_.hermite() && energy_.last_sum_seconds() > 0)
+                std::snprintf(took, sizeof took, " (the last sum took %.2f s; one every %.0f s)", energy_.last_sum_seconds(),
+                              energy_.automatic_period());
+            std::printf("  energy line: %s%s%s%s\n", line.value.c_str(), line.when.empty() ? "" : ", ",
+                        line.when.c_str(), took);
         }
     }
     if (record_run_ && record_summary_ &&
