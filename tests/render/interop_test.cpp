@@ -285,7 +285,9 @@ TEST(CudaGlInterop, DirectRunsEnergyIsSummedOnTheGpuAboveTheHostLimit) {
 // The Kernel panel's Auto-tune (`--autotune`: the same request on the first frame) runs between two
 // steps on the simulation thread: the window draws its first frame at once and goes on drawing
 // while some 60 configurations are timed (in the frame loop the first frame waited for all of
-// them), and the tuned configuration is applied and said.
+// them: at 65,536 bodies they took 1 s on an H100 and the first frame beside them 0.05 s, device
+// run 133; 131,072 bodies take about four times as long), and the tuned configuration is applied
+// and said.
 TEST(CudaGlInterop, AutotuneRunsBesideTheWindow) {
     std::string why;
     if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
@@ -293,7 +295,7 @@ TEST(CudaGlInterop, AutotuneRunsBesideTheWindow) {
     const auto r = test::run_command("NBODY_SIM_THREAD=1 NBODY_AUTOTUNE_CACHE='" + dir.file("cache.json") +
                                      "' timeout 180 '" + test::nbody_executable() +
                                      "' view --headless --backend cuda --no-ui --size 96x54 --gravity direct "
-                                     "--autotune --frames 900 --bodies 65536 --scene '" +
+                                     "--autotune --frames 900 --bodies 131072 --scene '" +
                                      test::source_dir() + "/scenes/plummer.toml'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     if (r.output.find("path=interop") == std::string::npos)
@@ -301,7 +303,7 @@ TEST(CudaGlInterop, AutotuneRunsBesideTheWindow) {
     EXPECT_NE(r.output.find("auto-tuned in "), std::string::npos) << r.output;
     const std::size_t at = r.output.find("first frame drawn ");
     ASSERT_NE(at, std::string::npos) << r.output;
-    EXPECT_LT(std::stod(r.output.substr(at + 18)), 2.0) << "the first frame waited for the auto-tune\n" << r.output;
+    EXPECT_LT(std::stod(r.output.substr(at + 18)), 1.0) << "the first frame waited for the auto-tune\n" << r.output;
     EXPECT_TRUE(std::filesystem::exists(dir.file("cache.json"))) << r.output;
 }
 

@@ -96,13 +96,20 @@ bool Viewer::step_leapfrog(const Requests& requests, double dt_frame) {
 // On several GPUs the first one also draws: its GL time per step is the other work the force
 // pass's shares are cut around (CudaBackend::set_other_work_ms), so that it is not the one every
 // step waits for (device run 107: 1M tree, 1.6 ms of drawing beside a 4 ms step on two H100s).
+// In the frame loop a step is drawn once per steps_per_frame steps; beside it the window draws at
+// its own rate, frames/s x seconds a step frames per step (device run 133: at 16M on two H100s
+// about four, 8 ms of GL each, against one counted: the first GPU kept 40 % of the walk and the
+// window 54 frames/s).
 void Viewer::share_the_drawing_gpu() {
 #if NBODY_HAVE_CUDA
     CudaBackend* cuda = sim_.cuda();
     if (cuda == nullptr || cuda->gpu_count() < 2 || gpu_timing_ == nullptr) return;
     const auto& gl = gpu_timer_.latest_ms();
     const double frame_ms = std::accumulate(gl.begin(), gl.end(), 0.0);
-    cuda->set_other_work_ms(frame_ms / std::max(params_.sim.steps_per_frame, 1));
+    double frames_per_step = 1.0 / std::max(params_.sim.steps_per_frame, 1);
+    if (free_running() && perf_.fps() > 0 && perf_.ms_per_step() > 0)
+        frames_per_step = perf_.fps() * perf_.ms_per_step() / 1000.0;
+    cuda->set_other_work_ms(frame_ms * frames_per_step);
 #endif
 }
 
