@@ -26,8 +26,8 @@ jobs=${JOBS:-$(nproc)}
 
 # Build tools and libraries, all from Debian's archive; the Mesa EGL/GL packages let the
 # headless renderer and the tests run without a GPU, the python3 ones build and test the Python
-# module (import nbody) and its examples, Xvfb lets the windowed test run without a
-# display, ffmpeg makes MP4s.
+# module (import nbody) and its examples, Xvfb lets the windowed tests run without a
+# display (xdotool sends them keys), ffmpeg makes MP4s.
 packages=(
   cmake g++ make pkg-config
   libglfw3-dev libglew-dev libglm-dev libimgui-dev libstb-dev
@@ -36,7 +36,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   python3-dev python3-pybind11 python3-numpy python3-pytest python3-matplotlib
 )
-[ "$mode" = test ] && packages+=(xvfb xauth ffmpeg)
+[ "$mode" = test ] && packages+=(xvfb xauth xdotool ffmpeg)
 
 missing=()
 for p in "${packages[@]}"; do

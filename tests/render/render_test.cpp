@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <string>
 
@@ -378,19 +380,56 @@ TEST(ViewerExecutable, NoDisplayPointsToHeadless) {
     EXPECT_NE(r.output.find("--headless"), std::string::npos) << r.output;
 }
 
+// How a window test reaches an X server: "" where DISPLAY is set, else xvfb-run; none (skip) when
+// neither is there.
+std::optional<std::string> x_server_prefix() {
+    const char* display = std::getenv("DISPLAY");
+    if (display && *display) return std::string();
+    if (test::run_command("command -v xvfb-run >/dev/null 2>&1").exit_code != 0) return std::nullopt;
+    return std::string("xvfb-run -a -s '-screen 0 1280x720x24' ");
+}
+
 // The window path under a virtual X server: 60 frames, exit 0.
 TEST(ViewerExecutable, WindowRuns60FramesUnderXvfb) {
-    const char* display = std::getenv("DISPLAY");
-    std::string prefix;
-    if (!display || !*display) {
-        if (test::run_command("command -v xvfb-run >/dev/null 2>&1").exit_code != 0)
-            GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
-        prefix = "xvfb-run -a -s '-screen 0 1280x720x24' ";
-    }
-    const auto r = test::run_command(prefix + "'" + test::nbody_executable() +
+    const auto prefix = x_server_prefix();
+    if (!prefix) GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
+    const auto r = test::run_command(*prefix + "'" + test::nbody_executable() +
                                      "' view --frames 60 --backend cpu --bodies 1024 --size 640x360");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("fps_report frames=59"), std::string::npos) << r.output;
+}
+
+// Issue 33 item 5 through a real window, keys sent by xdotool: once the simulation has moved, Esc
+// asks instead of quitting (the viewer stays), and a second Esc quits with status 0. The star
+// cluster's hermite4 steps on its own thread meanwhile (HermiteThread), which the quit ends too.
+TEST(ViewerExecutable, EscAsksBeforeQuittingARunThatMovedAndASecondEscQuits) {
+    const auto prefix = x_server_prefix();
+    if (!prefix) GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
+    if (test::run_command("command -v xdotool >/dev/null 2>&1").exit_code != 0)
+        GTEST_SKIP() << "no xdotool (Debian: apt-get install xdotool)";
+    const test::TempDir dir;
+    const std::string script = dir.file("quit.sh");
+    {
+        std::ofstream out(script);
+        out << "cd '" << dir.path().string() << "'\n"
+            << "'" << test::nbody_executable() << "' view --backend cpu --size 640x360 --bodies 1024 --scene '"
+            << test::source_dir() << "/scenes/star-cluster-kroupa.toml' > viewer.log 2>&1 &\n"
+            << "pid=$!\n"
+            << "w=$(timeout 60 xdotool search --sync --name '^nbody' | head -1)\n"
+            << "sleep 4\n"
+            << "xdotool key --window \"$w\" Escape; sleep 2\n"
+            << "kill -0 $pid 2>/dev/null && echo 'alive after the first Esc'\n"
+            << "xdotool key --window \"$w\" Escape\n"
+            << "for i in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done\n"
+            << "kill -0 $pid 2>/dev/null && { echo 'still running 10 s after the second Esc'; kill $pid; }\n"
+            << "wait $pid; echo \"viewer exit $?\"\n"
+            << "cat viewer.log\n";
+    }
+    const auto r = test::run_command("timeout 120 " + *prefix + "sh '" + script + "'");
+    ASSERT_NE(r.output.find("hermite4 block steps run on their own thread"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("alive after the first Esc"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("still running"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("viewer exit 0"), std::string::npos) << r.output;
 }
 
 }  // namespace
