@@ -25,6 +25,13 @@ std::string time_text(double t, const UnitSystem& units) {
     return buf;
 }
 
+ImFont* annotation_font(float text_px) {
+    const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+    // Text shrunk from a face more than twice its size loses strokes; below that the UI's face.
+    const bool large = atlas->Fonts.Size > 1 && text_px >= 0.5f * kLargeAnnotationFontPx;
+    return large ? atlas->Fonts[1] : atlas->Fonts[0];
+}
+
 float annotation_text_px(float asked, float frame_height) { return asked > 0 ? asked : std::max(frame_height / 40.0f, 13.0f); }
 
 std::string galaxy_name(const std::vector<std::string>& names, int k) {
@@ -85,13 +92,14 @@ std::uint32_t display_colour(const glm::vec3& linear) {
 
 namespace {
 
-// Draws text and says how wide it was, in the annotations' own size.
+// Draws text and says how wide it was, in the annotations' own size and the face for it.
 struct Pen {
     ImDrawList* draw;
     float size;
-    float width(const std::string& s) const { return ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0.0f, s.c_str()).x; }
+    ImFont* font = annotation_font(size);
+    float width(const std::string& s) const { return font->CalcTextSizeA(size, FLT_MAX, 0.0f, s.c_str()).x; }
     float text(float x, float y, ImU32 colour, const std::string& s) const {
-        draw->AddText(ImGui::GetFont(), size, ImVec2(x, y), colour, s.c_str());
+        draw->AddText(font, size, ImVec2(x, y), colour, s.c_str());
         return width(s);
     }
 };

@@ -1,5 +1,7 @@
 #include "nbody/render/imgui_layer.hpp"
 
+#include "nbody/render/annotations.hpp"
+
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
@@ -222,6 +224,10 @@ ImGuiLayer::ImGuiLayer(GLFWwindow* window, float content_scale) : glfw_(window !
     const std::string font = find_ui_font();
     if (!font.empty() && io.Fonts->AddFontFromFileTTF(font.c_str(), 15.0f * scale)) {
         io.FontGlobalScale = 1.0f / framebuffer_scale;
+        // The annotations of saved frames are drawn 27-54 px high from 1080p to 4K
+        // (annotation_text_px): enlarged from the 15 px face they were soft. A second face at
+        // kLargeAnnotationFontPx serves them (annotation_font); the panels keep the first.
+        io.Fonts->AddFontFromFileTTF(font.c_str(), kLargeAnnotationFontPx * scale);
     } else {
         ImFontConfig config;
         config.SizePixels = 13.0f * scale;

@@ -3,12 +3,16 @@
 // the plain frame lacks (no panels, no backend badge); without it, the particles alone.
 
 #include <gtest/gtest.h>
+#include <imgui.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "nbody/render/annotations.hpp"
 #include "nbody/render/frame_capture.hpp"
+#include "nbody/render/imgui_layer.hpp"
+#include "shared_egl_context.hpp"
 #include "test_support.hpp"
 
 namespace nbody::render {
@@ -61,6 +65,25 @@ void expect_annotations(const AnnotationPixels& r) {
     EXPECT_GT(r.orange, 20) << "no Milky Way swatch in the legend";
     EXPECT_GT(r.blue, 20) << "no Andromeda swatch in the legend";
     EXPECT_GT(r.above_legend, 30) << "no model time above the legend";
+}
+
+// Annotations for a talk are drawn 27-54 px high (1080p to 4K, or --annotate-size): enlarged from
+// the panels' 15 px face they were soft. From half its size on they take a face of their own,
+// rasterised at kLargeAnnotationFontPx; smaller text keeps the panels' face.
+TEST(Annotations, LargeTextHasAFaceOfItsOwn) {
+    REQUIRE_EGL();
+    const ImGuiLayer ui(nullptr, 1.0f);
+    const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+    if (atlas->Fonts.Size < 2) GTEST_SKIP() << "no UI font file was found: the built-in face serves all text";
+    EXPECT_EQ(annotation_font(18.0f), atlas->Fonts[0]);
+    EXPECT_EQ(annotation_font(23.0f), atlas->Fonts[0]);
+    const ImFont* large = annotation_font(27.0f);
+    EXPECT_NE(large, atlas->Fonts[0]);
+    // The faces' sizes as asked (their FontSize is set when the atlas is built, at the first frame).
+    ASSERT_EQ(atlas->ConfigData.Size, 2);
+    EXPECT_EQ(atlas->ConfigData[1].DstFont, large);
+    EXPECT_FLOAT_EQ(atlas->ConfigData[1].SizePixels, kLargeAnnotationFontPx);
+    EXPECT_EQ(annotation_font(54.0f), large);
 }
 
 TEST(Annotations, RecordedFramesCarryLegendScaleBarAndTimeOnlyWhenAsked) {

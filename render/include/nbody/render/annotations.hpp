@@ -18,6 +18,8 @@
 #include "nbody/render/particle_renderer.hpp"
 #include "nbody/sim/scene.hpp"
 
+struct ImFont;  // Dear ImGui's
+
 namespace nbody::render {
 
 struct FrameAnnotations {
@@ -43,6 +45,11 @@ std::string time_text(double t, const UnitSystem& units);
 // Annotation text height for a frame `frame_height` pixels tall: `asked` when > 0, else 1/40 of
 // the frame (18 px at 720p, 27 at 1080p, 54 at 4K), 13 px at least (still legible in a thumbnail).
 float annotation_text_px(float asked, float frame_height);
+// The size of the second face ImGuiLayer loads for large annotations (the panels' face is 15 px).
+inline constexpr float kLargeAnnotationFontPx = 48.0f;
+// The face annotation text of `text_px` pixels is drawn with: the large one from half its size on
+// (when the layer could load it), else the panels' face.
+ImFont* annotation_font(float text_px);
 // Galaxy `k`'s name from a scene's [[galaxy]] names; "galaxy k+1" where it has none.
 std::string galaxy_name(const std::vector<std::string>& names, int k);
 // "disk", "bulge", "halo", "star", "unspecified".
