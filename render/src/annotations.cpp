@@ -25,6 +25,19 @@ std::string time_text(double t, const UnitSystem& units) {
     return buf;
 }
 
+std::vector<std::size_t> legend_rows(const std::vector<float>& widths, float room) {
+    std::vector<std::size_t> starts;
+    float used = 0;
+    for (std::size_t k = 0; k < widths.size(); ++k) {
+        if (starts.empty() || used + widths[k] > room) {  // an entry wider than the room has a row alone
+            starts.push_back(k);
+            used = 0;
+        }
+        used += widths[k];
+    }
+    return starts;
+}
+
 ImFont* annotation_font(float text_px) {
     const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
     // Text shrunk from a face more than twice its size loses strokes; below that the UI's face.
@@ -128,14 +141,27 @@ void draw_scale_bar(const Pen& pen, const FrameAnnotations& a, float x, float y)
 }
 
 // Swatches with names in a row; returns false when there is nothing to show.
-bool draw_swatches(const Pen& pen, float x, float y, const std::vector<std::pair<glm::vec3, std::string>>& entries) {
-    const float s = pen.size * 0.7f;
-    for (const auto& [colour, name] : entries) {
-        pen.draw->AddRectFilled(ImVec2(x, y + s * 0.2f), ImVec2(x + s, y + s * 1.2f), display_colour(colour), 2.0f);
-        x += s + pen.size * 0.24f;
-        x += pen.text(x, y, kDimText, name) + pen.size * 0.6f;
+// Swatches and names in rows as wide as the frame allows (long galaxy names in large text on a
+// narrow frame take a second row), the last row at `y`, the others above it; returns the rows.
+int draw_swatches(const Pen& pen, float x, float y, float line,
+                  const std::vector<std::pair<glm::vec3, std::string>>& entries) {
+    const float s = pen.size * 0.7f, before_name = s + pen.size * 0.24f, after_name = pen.size * 0.6f;
+    std::vector<float> widths;
+    for (const auto& entry : entries) widths.push_back(before_name + pen.width(entry.second) + after_name);
+    const std::vector<std::size_t> starts = legend_rows(widths, ImGui::GetIO().DisplaySize.x - 2 * x + after_name);
+    for (std::size_t row = 0; row < starts.size(); ++row) {
+        const std::size_t end = row + 1 < starts.size() ? starts[row + 1] : entries.size();
+        const float row_y = y - float(starts.size() - 1 - row) * line;
+        float row_x = x;
+        for (std::size_t k = starts[row]; k < end; ++k) {
+            const auto& [colour, name] = entries[k];
+            pen.draw->AddRectFilled(ImVec2(row_x, row_y + s * 0.2f), ImVec2(row_x + s, row_y + s * 1.2f),
+                                    display_colour(colour), 2.0f);
+            pen.text(row_x + before_name, row_y, kDimText, name);
+            row_x += widths[k];
+        }
     }
-    return !entries.empty();
+    return int(starts.size());
 }
 
 // The speed colour map as the particles use it (from 12% up: slow particles stay visible), 0 at
@@ -180,27 +206,28 @@ void draw_mass_legend(const Pen& pen, float x, float y) {
 }
 
 // The legend of the colouring in use; returns false when it has none (plain, one galaxy).
-bool draw_legend(const Pen& pen, const FrameAnnotations& a, float x, float y) {
+// The legend's rows, the last at `y` (0: no legend).
+int draw_legend(const Pen& pen, const FrameAnnotations& a, float x, float y, float line) {
     std::vector<std::pair<glm::vec3, std::string>> entries;
     switch (a.colour_mode) {
         case ColourMode::Galaxy:
             for (int k = 0; a.galaxies > 1 && k < a.galaxies && k < 8; ++k)
                 entries.emplace_back(galaxy_colour(k), galaxy_name(a.galaxy_names, k));
-            return draw_swatches(pen, x, y, entries);
+            return draw_swatches(pen, x, y, line, entries);
         case ColourMode::Component:
             for (int c = 0; c <= int(Component::Star); ++c)
                 if (a.components & (1u << c)) entries.emplace_back(component_colour(c), component_name(Component(c)));
-            return draw_swatches(pen, x, y, entries);
+            return draw_swatches(pen, x, y, line, entries);
         case ColourMode::Speed:
-            if (!(a.speed_scale > 0)) return false;
+            if (!(a.speed_scale > 0)) return 0;
             draw_colour_bar(pen, a, x, y);
-            return true;
+            return 1;
         case ColourMode::Mass:
             draw_mass_legend(pen, x, y);
-            return true;
+            return 1;
         case ColourMode::Plain: break;
     }
-    return false;
+    return 0;
 }
 
 }  // namespace
@@ -213,7 +240,7 @@ float draw_annotations(const FrameAnnotations& a) {
     float y = io.DisplaySize.y - pad - pen.size;
     draw_scale_bar(pen, a, pad, y);
     y -= line;
-    if (draw_legend(pen, a, pad, y)) y -= line;
+    y -= line * float(draw_legend(pen, a, pad, y, line));
     if (a.time) {
         pen.text(pad, y, kText, time_text(*a.time, a.units));
         y -= line;

@@ -86,6 +86,19 @@ TEST(Annotations, LargeTextHasAFaceOfItsOwn) {
     EXPECT_EQ(annotation_font(54.0f), large);
 }
 
+// The legend's swatches wrap onto more rows where the frame is too narrow for them in one (long
+// galaxy names in large text: "Andromeda (M31)" ran off a 420 px frame at 30 px before).
+TEST(Annotations, LegendRowsWrapWhereTheFrameIsTooNarrow) {
+    using Rows = std::vector<std::size_t>;
+    const std::vector<float> widths{100, 150, 80};
+    EXPECT_EQ(legend_rows(widths, 400), Rows({0}));
+    EXPECT_EQ(legend_rows(widths, 330), Rows({0}));     // exactly full
+    EXPECT_EQ(legend_rows(widths, 260), Rows({0, 2}));
+    EXPECT_EQ(legend_rows(widths, 120), Rows({0, 1, 2}));
+    EXPECT_EQ(legend_rows({500}, 100), Rows({0}));      // wider than the room: a row of its own
+    EXPECT_EQ(legend_rows({}, 100), Rows());
+}
+
 TEST(Annotations, RecordedFramesCarryLegendScaleBarAndTimeOnlyWhenAsked) {
     test::TempDir dir;
     const std::string record = "record --backend cpu --bodies 2000 --size 480x270 --frames 2 --out ";

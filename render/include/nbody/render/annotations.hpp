@@ -45,6 +45,9 @@ std::string time_text(double t, const UnitSystem& units);
 // Annotation text height for a frame `frame_height` pixels tall: `asked` when > 0, else 1/40 of
 // the frame (18 px at 720p, 27 at 1080p, 54 at 4K), 13 px at least (still legible in a thumbnail).
 float annotation_text_px(float asked, float frame_height);
+// The legend's rows: the index of each row's first entry, entries of `widths` (pixels, spacing
+// included) placed left to right while a row holds at most `room` pixels. None without entries.
+std::vector<std::size_t> legend_rows(const std::vector<float>& widths, float room);
 // The size of the second face ImGuiLayer loads for large annotations (the panels' face is 15 px).
 inline constexpr float kLargeAnnotationFontPx = 48.0f;
 // The face annotation text of `text_px` pixels is drawn with: the large one from half its size on
