@@ -8,9 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -58,6 +61,34 @@ TEST(HermiteViewer, FramesKeepComingWhileSlowBlockStepsRunBesideTheWindow) {
     EXPECT_GT(report_value(r.output, "blocks"), 0) << r.output;
     EXPECT_GT(report_value(r.output, "t"), 0) << r.output;
     EXPECT_LT(std::abs(report_value(r.output, "energy_error")), 1e-2) << r.output;  // 2.5e-4 measured (eta 2)
+}
+
+// A recording started in a window with hermite4 beside the frame loop (--record DIR: from the first
+// frame) steps each frame to exactly its model time with the thread parked: the frames are those
+// of the run stepped in the frame loop, byte for byte.
+TEST(HermiteViewer, FramesRecordedBesideTheWindowAreTheFrameLoopsOnes) {
+    const test::TempDir dir;
+    std::vector<std::string> names;
+    for (const char* place : {"0", "1"}) {
+        const auto r = test::run_command(std::string("NBODY_SIM_THREAD=") + place + " timeout 120 '" +
+                                         test::nbody_executable() +
+                                         "' view --headless --backend cpu --no-ui --size 96x54 --integrator hermite4 "
+                                         "--bodies 256 --frames 8 --scene '" + test::source_dir() +
+                                         "/scenes/plummer.toml' --record '" + dir.file(place) + "'");
+        if (no_egl(r)) GTEST_SKIP() << "no headless EGL: " << r.output;
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        if (std::string(place) == "1")
+            EXPECT_NE(r.output.find("block steps run on their own thread"), std::string::npos) << r.output;
+    }
+    for (const auto& entry : fs::directory_iterator(dir.file("0"))) names.push_back(entry.path().filename().string());
+    ASSERT_EQ(names.size(), 8u);
+    for (const std::string& name : names) {
+        const auto read = [](const std::string& path) {
+            std::ifstream in(path, std::ios::binary);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        };
+        EXPECT_EQ(read(dir.file("0") + "/" + name), read(dir.file("1") + "/" + name)) << name << " differs";
+    }
 }
 
 const char* kFigureEightPeriod = "6.3259139542252996";

@@ -146,7 +146,10 @@ double Viewer::hermite_increment(double dt_frame) const {
 bool Viewer::step_hermite(const Requests& requests, double dt_frame) {
     perf_.add_steps(StepReport{}, sim_.size(), nullptr);  // the Kernel panel's rates are leapfrog's
     if (sim_.hermite_beside() && !recorder_) return play_hermite_beside(requests, dt_frame);
-    const auto parked = sim_.park_hermite();  // a recording in a window: each frame after exactly its time
+    // A recording in a window: each frame after exactly its time, stepped here with the thread
+    // parked, and asked for nothing more between two frames.
+    sim_.hold_hermite();
+    const auto parked = sim_.park_hermite();
     return step_hermite_in_loop(requests, dt_frame);
 }
 
