@@ -41,6 +41,7 @@ struct KernelParams {
     int flops_per_interaction = 20;  // 20 (the usual count) or 38 (the astrophysics convention)
     std::string autotune_result;     // the last auto-tune's outcome, for the panel
     bool autotune_ok = true;
+    bool autotune_running = false;   // between the request and its outcome (the button waits)
     KernelConfig started_with;       // the config chosen at start (default table, cache or options)
     std::string origin;              // where started_with came from (apply_kernel_options)
     GravityConfig gravity;           // the solver the panel shows (direct, or tree with its tunables)

@@ -50,8 +50,10 @@ void Viewer::act_on_requests(const Requests& requests, const render::DrawTarget&
     if (requests.autotune && autotune_progress_) say("the auto-tune is running already", false);
     if (requests.autotune && !autotune_progress_) {
         autotune_progress_ = std::make_shared<AutotuneProgressText>();
+        params_.kernel.autotune_running = true;
         start_autotune(sim_, params_.sim.step, autotune_progress_, [this](const ViewerAutotuneOutcome& r) {
             autotune_progress_.reset();
+            params_.kernel.autotune_running = false;
             params_.kernel.autotune_ok = r.ok;
             params_.kernel.autotune_result = r.message;
             if (r.config) {

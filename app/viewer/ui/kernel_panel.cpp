@@ -126,11 +126,13 @@ void draw_kernel_panel(KernelParams& kernel, Requests& requests, const PanelCont
         } else {
             ImGui::TextColored(kGood, "Running %s", config_label(running).c_str());
         }
-        if (ImGui::Button("Auto-tune")) requests.autotune = true;
+        ImGui::BeginDisabled(kernel.autotune_running);
+        if (ImGui::Button(kernel.autotune_running ? "Auto-tuning..." : "Auto-tune")) requests.autotune = true;
+        ImGui::EndDisabled();
         tooltip(
             "Times the kernel configurations (pair modes included) at this N, applies the fastest and "
-            "caches it for this GPU and N, so the next start uses it. The simulation does not advance; "
-            "the window pauses for a few seconds.");
+            "caches it for this GPU and N, so the next start uses it. It runs between two steps while the "
+            "window goes on drawing (the spinner says how far it is); the simulation does not advance meanwhile.");
         if (!kernel.autotune_result.empty()) {
             ImGui::SameLine();
             wrapped(kernel.autotune_ok ? kDim : kError, kernel.autotune_result);
