@@ -140,7 +140,6 @@ void draw_scale_bar(const Pen& pen, const FrameAnnotations& a, float x, float y)
     pen.text(x + w + pen.size * 0.36f, y, kText, label);
 }
 
-// Swatches with names in a row; returns false when there is nothing to show.
 // Swatches and names in rows as wide as the frame allows (long galaxy names in large text on a
 // narrow frame take a second row), the last row at `y`, the others above it; returns the rows.
 int draw_swatches(const Pen& pen, float x, float y, float line,

@@ -57,7 +57,6 @@ void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec
     shown_ = time;
     e0_ = h_->energy();
     t0_ = time;
-    last_ = {};
     predict_shown();
 }
 
@@ -103,7 +102,6 @@ HermiteFrame ViewerHermite::advance_to(double t, double budget_s) {
     f.blocks = h_->stats().blocks - before.blocks;
     f.evaluations = h_->stats().body_steps - before.body_steps;
     f.seconds = seconds_since(start);
-    last_ = f;
     return f;
 }
 
@@ -114,8 +112,7 @@ HermiteFrame ViewerHermite::step_once() {
     predict_shown();
     shown_ = h_->step_block();
     predict_shown();
-    last_ = {h_->stats().blocks - before.blocks, h_->stats().body_steps - before.body_steps, seconds_since(start), true};
-    return last_;
+    return {h_->stats().blocks - before.blocks, h_->stats().body_steps - before.body_steps, seconds_since(start), true};
 }
 
 void ViewerHermite::synchronise_at(double t) {

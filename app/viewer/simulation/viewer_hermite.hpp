@@ -84,7 +84,6 @@ class ViewerHermite {
     const hermite::HermiteIntegrator& integrator() const { return *h_; }
     const HermiteSettings& settings() const { return settings_; }
     const std::string& engine_line() const { return engine_line_; }
-    const HermiteFrame& last_frame() const { return last_; }
     // Rounded to float at time(): x, y, z, m for the vertex buffer; the whole state with `labels`'
     // galaxy and component labels (snapshots, the energy monitor, switching back to leapfrog);
     // positions, velocities and time into `out`, its labels left as they are.
@@ -137,7 +136,6 @@ class ViewerHermite {
     std::future<Measured> measuring_;  // last: a running sum is waited for before the state it copied goes
     std::vector<Vec3d> x0_;  // positions at the start, for largest_displacement()
     std::string engine_line_;
-    HermiteFrame last_;
     mutable std::vector<Vec3d> x_, v_;  // predicted to shown_
 };
 
