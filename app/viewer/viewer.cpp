@@ -205,7 +205,7 @@ Viewer::Viewer(const ViewOptions& o)
     const SimulationPlace place = where_the_simulation_steps(o, frame_limit_);
     if (place != SimulationPlace::InTheLoop && (place == SimulationPlace::Beside || !sim_.cuda()) &&
         sim_.run_beside([](const Backend& backend) {
-            return SimulationThread::StepNote{tree_timing_text(backend), tree_interactions(backend)};
+            return SimulationThread::StepNote{tree_timing_text(backend), tree_interactions(backend), {}};
         })) {
         exact_frames_ = place == SimulationPlace::BesideExact;
         std::cerr
@@ -276,6 +276,7 @@ Viewer::Viewer(const ViewOptions& o)
 
 int Viewer::run() {
     last_frame_start_ = measure_start_ = Clock::now();
+    pacer_.start(last_frame_start_);
     for (;;) {
         if (stop_now()) break;
         profile_.begin_frame(frame_ >= 1);
@@ -436,7 +437,7 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
         // Beside the frame loop nothing else slows a frame: without vsync (Xvfb, Mesa) the loop
         // would spin and take a core from the simulation (a frame that waits for its exact steps
         // is paced by them).
-        if (free_running()) std::this_thread::sleep_until(last_frame_start_ + kBesideFrameTime);
+        if (free_running()) std::this_thread::sleep_until(pacer_.next_start(Clock::now()));
     }
     gpu_timer_.end_frame();
     share_the_drawing_gpu();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "centre_of_mass.hpp"
+#include "frame_pacer.hpp"
 #include "viewer_autotune.hpp"
 #include "machine_defaults.hpp"
 #include "viewer_camera.hpp"
@@ -58,6 +59,9 @@ struct RunTotals {
     double screenshot_seconds = 0;
     std::size_t bytes_to_host = 0, bytes_uploaded = 0;
 };
+
+// The frame while the simulation runs beside the frame loop and nothing else paces it (60 frames/s).
+inline constexpr std::chrono::microseconds kBesideFrameTime{16667};
 
 class Viewer {
   public:
@@ -262,6 +266,7 @@ class Viewer {
     bool last_frame_kept_ = false;  // headless: --screenshot is the last frame drawn before the stop
     bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
+    FramePacer pacer_{kBesideFrameTime};  // beside the simulation, without vsync: 60 frames/s
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
     double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
     WalkRoom walk_room_;  // what make_room_for_cuda_sprites() last gave the backend
@@ -283,9 +288,6 @@ inline constexpr std::size_t kHostViewerBodies = kHostMinBodies;
 // After a stop, how long the step in progress is given to end before the process ends without it
 // (a stop is honoured within a second: the frame that notices it, this, the outputs).
 inline constexpr std::chrono::milliseconds kStopPatience{250};
-
-// The shortest frame while the simulation runs beside the frame loop (60 frames/s).
-inline constexpr std::chrono::microseconds kBesideFrameTime{16667};
 
 // Energy is for the Simulation panel: above this N the O(N^2) sum would compete with the frame
 // loop for the CPU.
