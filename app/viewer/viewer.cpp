@@ -346,7 +346,10 @@ int Viewer::run() {
     const std::string unfinished =
         settled ? std::string() : "a step of " + std::to_string(sim_.size()) + " bodies";
     const int status = finish();
-    if (hurry) end_without_waiting(status, unfinished);
+    // A scene build or Hermite start still running at the last frame is not waited for either:
+    // nothing drawn used it.
+    const bool work_left = scene_build_ || !superseded_builds_.empty() || hermite_start_ || !superseded_starts_.empty();
+    if (hurry || work_left) end_without_waiting(status, unfinished);
     return status;
 }
 
@@ -403,6 +406,9 @@ void Viewer::end_without_waiting(int status, std::string unfinished) {
     if ((scene_build_ && running(scene_build_->scene)) ||
         std::any_of(superseded_builds_.begin(), superseded_builds_.end(), running))
         add("a scene being built");
+    if ((hermite_start_ && running(hermite_start_->run)) ||
+        std::any_of(superseded_starts_.begin(), superseded_starts_.end(), running))
+        add("a Hermite run starting");
     if (energy_.running() || (sim_.hermite() && sim_.hermite()->measuring_seconds())) add("an energy sum");
     if (unfinished.empty()) return;
     std::fprintf(stderr, "nbody: not waiting for %s: exiting with the last complete frame\n",
@@ -576,7 +582,14 @@ std::size_t Viewer::auto_energy_max_n() const {
     return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN;
 }
 
-void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera) {
+std::unique_ptr<ViewerHermite> Viewer::start_scene_hermite(const Scene& next, const SimulationParams& chosen) const {
+    const bool resumes = next.precise && next.hermite_state && next.hermite_state_order == chosen.hermite_order;
+    return make_viewer_hermite(hermite_settings(chosen), next.state, next.precise ? &*next.precise : nullptr,
+                               resumes ? &*next.hermite_state : nullptr, std::cerr);
+}
+
+void Viewer::install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera,
+                            std::unique_ptr<ViewerHermite> started) {
     // Everything that can refuse `next` runs before the running system is touched: the checks of
     // its bodies and saved state, and the start of the integrator it will run (a Hermite run
     // resumes or evaluates its forces here), so that a bad file leaves the old simulation going.
@@ -588,12 +601,11 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
         choose_scene_integrator(next, chosen);
     }
     std::unique_ptr<ViewerHermite> hermite;
-    if (chosen.hermite) {
-        const bool resumes = next.precise && next.hermite_state && next.hermite_state_order == chosen.hermite_order;
-        hermite = make_viewer_hermite(hermite_settings(chosen), next.state, next.precise ? &*next.precise : nullptr,
-                                      resumes ? &*next.hermite_state : nullptr, std::cerr);
-    }
+    if (chosen.hermite)
+        hermite = started && started->settings() == hermite_settings(chosen) ? std::move(started)
+                                                                             : start_scene_hermite(next, chosen);
 
+    drop_hermite_start();  // of the system this one replaces
     sim_.load(next.state, next.params.dt);
     sim_.set_exact_start(next.precise, next.hermite_state, next.hermite_state_order);
     if (hermite && next.energy0) hermite->continue_run_energy(*next.energy0);
@@ -640,9 +652,21 @@ void Viewer::replace_system(const std::string& path, std::optional<std::size_t> 
     // A reset takes the scene on show as it was loaded; scripted runs build in this thread, so
     // that the frame after the request shows the new system.
     const auto policy = new_scene && free_running() ? std::launch::async : std::launch::deferred;
-    build.scene = std::async(policy, [path, bodies, launched = launched_encounter_,
+    // A Hermite run's start (its forces and energy: seconds at 16K stars on two cores) is made here
+    // too, after the checks install_system() makes first, so that the window keeps drawing.
+    build.scene = std::async(policy, [this, path, bodies, new_scene, now = params_.sim, launched = launched_encounter_,
                                       loaded = new_scene ? std::optional<Scene>() : std::optional<Scene>(scene_)] {
-        return loaded ? *loaded : scene_at(path, bodies, launched);
+        BuiltSystem built{loaded ? *loaded : scene_at(path, bodies, launched), nullptr};
+        SimulationParams chosen = now;
+        if (new_scene) {
+            chosen.step = built.scene.params;
+            choose_scene_integrator(built.scene, chosen);
+        }
+        if (chosen.hermite) {
+            validate_scene(built.scene, path);
+            built.hermite = start_scene_hermite(built.scene, chosen);
+        }
+        return built;
     });
     const std::string name = path.empty() ? std::string("the default scene") : std::filesystem::path(path).filename().string();
     build.what = (new_scene ? "building " : "resetting ") + name +
@@ -653,14 +677,15 @@ void Viewer::replace_system(const std::string& path, std::optional<std::size_t> 
 }
 
 void Viewer::finish_scene_build() {
-    std::erase_if(superseded_builds_, [](const std::future<Scene>& f) {
+    std::erase_if(superseded_builds_, [](const std::future<BuiltSystem>& f) {
         return f.wait_for(std::chrono::seconds(0)) != std::future_status::timeout;
     });
     if (!scene_build_ || scene_build_->scene.wait_for(std::chrono::seconds(0)) == std::future_status::timeout) return;
     SceneBuild build = std::move(*scene_build_);
     scene_build_.reset();
     try {
-        install_system(build.scene.get(), build.path, build.new_scene, build.keep_camera);
+        BuiltSystem built = build.scene.get();
+        install_system(std::move(built.scene), build.path, build.new_scene, build.keep_camera, std::move(built.hermite));
         if (build.opened)
             say("opened " + (build.path.empty() ? std::string("the default scene") : build.path) + ": " + scene_.name +
                     ", " + std::to_string(scene_.state.size()) + " bodies",

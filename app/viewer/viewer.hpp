@@ -110,7 +110,15 @@ class Viewer {
     void choose_cuda_sprites(const ViewOptions& o);
     HermiteSettings hermite_settings() const;  // of the panel's parameters
     HermiteSettings hermite_settings(const SimulationParams& s) const;
-    bool start_hermite_run();       // from the current state; on failure: paused, the error shown
+    // From the current state; on failure: paused, the error shown. Where Hermite runs beside the
+    // window the start (a force evaluation and an energy sum of every body) runs on a worker and
+    // the frames go on: true then means it started.
+    bool start_hermite_run(const std::optional<io::RunEnergy>& energy0 = std::nullopt, bool announce = false);
+    void begin_hermite_start(const std::optional<io::RunEnergy>& energy0, bool announce);
+    bool hermite_start_pending();  // adopts a start that is done; true while one runs
+    void drop_hermite_start();     // superseded (a new system, leapfrog again): not waited for
+    void hermite_ready(const std::optional<io::RunEnergy>& energy0, bool announce);
+    void hermite_start_failed(const std::exception& e);
     void apply_integrator();        // the panel's integrator, eta, dt_max, softening: switched live
     void print_hermite_report();
     int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
@@ -134,7 +142,13 @@ class Viewer {
     // kAutoEnergyMaxN, kGpuTreeAutoEnergyMaxN for a cuda tree run, or kHostAutoEnergyMaxN on the CPU
     std::size_t auto_energy_max_n() const;
     // Puts `next` in place of the running system; throws (leaving the running one) when invalid.
-    void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera);
+    // `started`: its Hermite run, started where the scene was built (used if its settings are still
+    // the ones the panel asks for).
+    void install_system(Scene next, const std::string& path, bool new_scene, bool keep_camera,
+                        std::unique_ptr<ViewerHermite> started = nullptr);
+    // The Hermite run `next` starts with `chosen`'s settings (resumed where it saved one for that
+    // order). Reads only the options: called where a scene is built, beside the window too.
+    std::unique_ptr<ViewerHermite> start_scene_hermite(const Scene& next, const SimulationParams& chosen) const;
     // Rebuilds from a scene file (reset, another scene, another N); on failure the old one runs on
     // and the reason is said. `reread`: from the file even when it is the scene on show (a file
     // picked, dropped or opened may have changed since). `opened`: said when it is on screen.
@@ -242,14 +256,29 @@ class Viewer {
     std::optional<Progress> progress_;
 
     // --- long work shown while the window draws (issue 33) -----------------------------------
+    struct BuiltSystem {
+        Scene scene;
+        std::unique_ptr<ViewerHermite> hermite;  // its Hermite run started, where it runs one
+    };
     struct SceneBuild {
-        std::future<Scene> scene;
+        std::future<BuiltSystem> scene;
         std::string path, what;  // what: "building antennae.toml, 65,536 bodies"
         bool new_scene = true, keep_camera = false, opened = false;
         Clock::time_point started;
     };
     std::optional<SceneBuild> scene_build_;
-    std::vector<std::future<Scene>> superseded_builds_;  // a newer request came: dropped when done
+    std::vector<std::future<BuiltSystem>> superseded_builds_;  // a newer request came: dropped when done
+    // A Hermite run starting beside the window: the state on screen stays, nothing steps, the
+    // spinner says what runs (its first forces and energy: about a second at 8,192 stars on two cores).
+    struct HermiteStart {
+        std::future<std::unique_ptr<ViewerHermite>> run;
+        std::optional<io::RunEnergy> energy0;  // the E0 of the run that a snapshot continues
+        bool announce = false;                 // switched to from the panel: said once it runs
+        std::string what;
+        Clock::time_point started;
+    };
+    std::optional<HermiteStart> hermite_start_;
+    std::vector<std::future<std::unique_ptr<ViewerHermite>>> superseded_starts_;
     std::optional<MachineFit> machine_fit_;  // how the first scene was fitted (galaxy scenes in a window)
 
     // --- timing ------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ LoadedSystem system_of(Scene scene, const std::string& path) {
     LoadedSystem in;
     in.state = std::move(scene.state);
     in.precise = std::move(scene.precise);
-    in.origin = {scene.params, scene.steps_per_frame, scene.name, path, {}};
+    in.origin = {scene.params, scene.steps_per_frame, scene.name, path, {}, std::nullopt};
     io::put_scene_metadata(scene, in.origin.scene_metadata);
     in.camera = scene.camera;
     in.galaxy_names = scene.galaxy_names;
@@ -88,7 +88,7 @@ LoadedSystem load_system(const std::string& path, std::optional<long long> bodie
         auto snap = std::make_shared<io::Snapshot>(io::read_snapshot(path));
         in.state = snap->state;
         in.precise = snap->precise;
-        in.origin = {snap->params, snap->steps_per_frame, snap->scene_name, snap->scene_source, {}};
+        in.origin = {snap->params, snap->steps_per_frame, snap->scene_name, snap->scene_source, {}, std::nullopt};
         io::copy_scene_metadata(snap->metadata, in.origin.scene_metadata);
         in.has_run_params = true;
         in.file_integrator = app::integrator_of_file(path);  // `nbody run -i` continues a Hermite snapshot with Hermite

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -47,20 +48,74 @@ double fps_value(const std::string& output, const std::string& key) {
 // and stepping in the loop a frame lasted 631 ms on average (NBODY_SIM_THREAD=0, 10 frames);
 // beside it 18 ms, the window at its pace while the blocks land when done. N grows with the cores
 // as the square root, so that a block stays slower than a frame on a 16-core GPU server.
+// The run's start (the forces and energy of every body: ~2 s here) is made beside the frames too:
+// the first frame's progress line comes before the line the start prints when it is done.
 TEST(HermiteViewer, FramesKeepComingWhileSlowBlockStepsRunBesideTheWindow) {
     const double cores = std::max(2u, std::thread::hardware_concurrency());
     const int bodies = int(16384 * std::ceil(std::sqrt(cores / 2)));
     const auto r = test::run_command("NBODY_SIM_THREAD=1 timeout 300 '" + test::nbody_executable() +
-                                     "' view --headless --backend cpu --no-ui --size 96x54 --frames 40 --integrator "
+                                     "' view --headless --backend cpu --no-ui --size 96x54 --frames 480 --integrator "
                                      "hermite4 --eta 2 --dt-max 0.0625 --scene '" +
                                      test::source_dir() + "/scenes/plummer.toml' --bodies " + std::to_string(bodies));
     if (no_egl(r)) GTEST_SKIP() << "no headless EGL: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::size_t first_frame = r.output.find("frame 1/480"), started = r.output.find("hermite4: Hermite force engine");
+    ASSERT_NE(first_frame, std::string::npos) << r.output;
+    ASSERT_NE(started, std::string::npos) << "the run did not start within 480 frames\n" << r.output;
+    EXPECT_LT(first_frame, started) << "the first frame waited for the Hermite run's start\n" << r.output;
     EXPECT_NE(r.output.find("hermite4 block steps run on their own thread"), std::string::npos) << r.output;
     EXPECT_LT(fps_value(r.output, "ms_per_frame"), 100.0) << "frames waited for the block steps\n" << r.output;
     EXPECT_GT(report_value(r.output, "blocks"), 0) << r.output;
     EXPECT_GT(report_value(r.output, "t"), 0) << r.output;
     EXPECT_LT(std::abs(report_value(r.output, "energy_error")), 1e-2) << r.output;  // 2.5e-4 measured (eta 2)
+}
+
+// A run that ends while its Hermite start still runs (32,768 bodies: ~8 s on two cores, 20 frames)
+// ends at once with the state drawn, saying what it did not wait for.
+TEST(HermiteViewer, ARunEndingWhileTheHermiteRunStartsDoesNotWaitForIt) {
+    const double cores = std::max(2u, std::thread::hardware_concurrency());
+    const int bodies = int(32768 * std::ceil(std::sqrt(cores / 2)));
+    const auto began = std::chrono::steady_clock::now();
+    const auto r = test::run_command("NBODY_SIM_THREAD=1 timeout 300 '" + test::nbody_executable() +
+                                     "' view --headless --backend cpu --size 96x54 --frames 20 --scene '" +
+                                     test::source_dir() + "/scenes/star-cluster-kroupa.toml' --bodies " +
+                                     std::to_string(bodies));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (no_egl(r)) GTEST_SKIP() << "no headless EGL: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("not waiting for a Hermite run starting"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("Hermite force engine"), std::string::npos) << "the start ended first\n" << r.output;
+    EXPECT_LT(seconds, 5.0) << r.output;
+}
+
+// A star cluster opened in the window (dropped on it: the Open dialog's path) is built and its
+// Hermite run started beside the frames: 32,768 stars take seconds to start on two cores, and the
+// frames go on meanwhile, the end of the run not waiting for either (the start used to be made in
+// one frame of the loop, which stood still for it).
+TEST(HermiteViewer, AStarClusterOpenedInTheWindowStartsBesideTheFrames) {
+    const test::TempDir dir;
+    const double cores = std::max(2u, std::thread::hardware_concurrency());
+    const int bodies = int(32768 * std::ceil(std::sqrt(cores / 2)));
+    {
+        std::ifstream in(test::source_dir() + "/scenes/star-cluster-kroupa.toml");
+        std::ofstream out(dir.file("big.toml"));
+        const std::regex bodies_line("^bodies = [0-9]+$");
+        for (std::string line; std::getline(in, line);)
+            out << std::regex_replace(line, bodies_line, "bodies = " + std::to_string(bodies)) << "\n";
+    }
+    const auto began = std::chrono::steady_clock::now();
+    const auto r = test::run_command("NBODY_SIM_THREAD=1 timeout 300 '" + test::nbody_executable() +
+                                     "' view --headless --backend cpu --no-ui --size 96x54 --frames 120 --scene '" +
+                                     test::source_dir() + "/scenes/plummer.toml' --bodies 1024 --drop '" +
+                                     dir.file("big.toml") + "'");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (no_egl(r)) GTEST_SKIP() << "no headless EGL: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("not waiting for a scene being built"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("opened "), std::string::npos) << "the cluster's run started before the last frame\n"
+                                                           << r.output;
+    EXPECT_LT(fps_value(r.output, "ms_per_frame"), 100.0) << r.output;
+    EXPECT_LT(seconds, 6.0) << r.output;
 }
 
 // A recording started in a window with hermite4 beside the frame loop (--record DIR: from the first

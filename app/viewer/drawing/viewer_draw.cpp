@@ -85,6 +85,8 @@ std::vector<BusyWork> Viewer::busy_work() const {
     const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     if (scene_build_ && since(scene_build_->started) > kShowAfterSeconds)
         busy.push_back({scene_build_->what, since(scene_build_->started)});
+    if (hermite_start_ && since(hermite_start_->started) > kShowAfterSeconds)
+        busy.push_back({hermite_start_->what, since(hermite_start_->started)});
     if (const auto a = sim_.activity(); a && a->what != "step" && a->seconds > kShowAfterSeconds) {
         const std::string timed = a->what == kAutotuneWhat && autotune_progress_ ? autotune_progress_->get() : "";
         busy.push_back({timed.empty() ? a->what : a->what + ": " + timed, a->seconds});

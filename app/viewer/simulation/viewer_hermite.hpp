@@ -31,6 +31,8 @@ struct HermiteSettings {
     double softening = 0;
     hermite::EngineKind engine = hermite::EngineKind::Auto;
     std::string precision = "ds";  // the cuda engine's: ds | fp64
+
+    bool operator==(const HermiteSettings&) const = default;
 };
 
 // What one frame's block steps did.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <future>
+#include <iostream>
 #include <stdexcept>
 
 #include "viewer.hpp"
@@ -66,10 +68,7 @@ void Viewer::start_integrator_from_options() {
         if (stepping_frames > 0) s.time_per_frame = (*t_end - scene_.state.time) / double(stepping_frames);
     }
     s.model_time_per_second = 60.0 * s.time_per_frame;
-    if (start_hermite_run() && scene_.energy0) {
-        const auto parked = sim_.park_hermite();
-        sim_.hermite()->continue_run_energy(*scene_.energy0);
-    }
+    start_hermite_run(scene_.energy0);
 }
 
 HermiteSettings Viewer::hermite_settings() const { return hermite_settings(params_.sim); }
@@ -85,27 +84,89 @@ HermiteSettings Viewer::hermite_settings(const SimulationParams& s) const {
     return h;
 }
 
-bool Viewer::start_hermite_run() {
+bool Viewer::start_hermite_run(const std::optional<io::RunEnergy>& energy0, bool announce) {
+    // A recording (`view --record DIR` from the first frame, or one running) takes each frame after
+    // exactly its model time from the run's start: the start is made here, as the frames wait.
+    const bool recording = recorder_ || pending_.toggle_recording || (frame_ == 0 && o_.record_folder);
+    if (sim_.hermite_runs_beside() && !recording) {
+        begin_hermite_start(energy0, announce);
+        return true;
+    }
     try {
         sim_.start_hermite(hermite_settings());
-        params_.sim.integrator_error.clear();
-        return true;
     } catch (const std::exception& e) {
-        // Leapfrog keeps the (unchanged) state, paused; the panel shows leapfrog and the reason.
-        const std::string name = params_.sim.integrator_name();
-        params_.sim.hermite = false;
-        params_.sim.paused = true;
-        hermite_play_.failed = true;
-        params_.sim.integrator_error = e.what();
-        say(name + " could not start, paused: " + e.what(), true);
+        hermite_start_failed(e);
         return false;
     }
+    hermite_ready(energy0, announce);
+    return true;
+}
+
+void Viewer::begin_hermite_start(const std::optional<io::RunEnergy>& energy0, bool announce) {
+    drop_hermite_start();
+    const HermiteSettings settings = hermite_settings();
+    SimulationDriver::HermiteStartFrom from = sim_.hermite_start_from(settings.order);  // the backend held
+    HermiteStart start;
+    start.what = "starting " + std::string(params_.sim.integrator_name()) + ": the forces and energy of " +
+                 std::to_string(from.state.size()) + " bodies";
+    start.run = std::async(std::launch::async, [settings, from = std::move(from)] {
+        return make_viewer_hermite(settings, from.state, from.precise ? &*from.precise : nullptr,
+                                   from.resume ? &*from.resume : nullptr, std::cerr);
+    });
+    start.energy0 = energy0;
+    start.announce = announce;
+    start.started = Clock::now();
+    hermite_start_ = std::move(start);
+}
+
+bool Viewer::hermite_start_pending() {
+    const auto done = [](const auto& f) { return f.wait_for(std::chrono::seconds(0)) != std::future_status::timeout; };
+    std::erase_if(superseded_starts_, done);
+    if (!hermite_start_) return false;
+    if (!done(hermite_start_->run)) return true;
+    HermiteStart start = std::move(*hermite_start_);
+    hermite_start_.reset();
+    try {
+        sim_.adopt_hermite(start.run.get());
+    } catch (const std::exception& e) {
+        hermite_start_failed(e);
+        return false;
+    }
+    hermite_ready(start.energy0, start.announce);
+    return false;
+}
+
+void Viewer::drop_hermite_start() {
+    if (hermite_start_) superseded_starts_.push_back(std::move(hermite_start_->run));
+    hermite_start_.reset();
+}
+
+void Viewer::hermite_ready(const std::optional<io::RunEnergy>& energy0, bool announce) {
+    params_.sim.integrator_error.clear();
+    if (energy0) {
+        const auto parked = sim_.park_hermite();
+        sim_.hermite()->continue_run_energy(*energy0);
+    }
+    if (!announce) return;
+    say(std::string("integrator: ") + params_.sim.integrator_name() + " (block time steps, double)", false);
+    if (params_.sim.auto_energy && sim_.size() <= auto_energy_max_n()) sim_.measure_hermite_energy();  // its line at once
+}
+
+void Viewer::hermite_start_failed(const std::exception& e) {
+    // Leapfrog keeps the (unchanged) state, paused; the panel shows leapfrog and the reason.
+    const std::string name = params_.sim.integrator_name();
+    params_.sim.hermite = false;
+    params_.sim.paused = true;
+    hermite_play_.failed = true;
+    params_.sim.integrator_error = e.what();
+    say(name + " could not start, paused: " + e.what(), true);
 }
 
 void Viewer::apply_integrator() {
     SimulationParams& s = params_.sim;
     ViewerHermite* running = sim_.hermite();
     if (!s.hermite) {
+        drop_hermite_start();  // the leapfrog run it would have taken over goes on
         if (running) {
             sim_.stop_hermite(s.step.dt);  // positions and velocities at the time on screen
             say("integrator: leapfrog, dt " + std::to_string(s.step.dt), false);
@@ -113,10 +174,8 @@ void Viewer::apply_integrator() {
         return;
     }
     if (!running) {
-        if (!start_hermite_run()) return;
-        say(std::string("integrator: ") + s.integrator_name() + " (block time steps, double)", false);
-        if (s.auto_energy && sim_.size() <= auto_energy_max_n())
-            sim_.measure_hermite_energy();  // its line at once
+        // A start still running was for the settings before this change: it starts again.
+        start_hermite_run(hermite_start_ ? hermite_start_->energy0 : std::nullopt, /*announce=*/true);
         return;
     }
     try {

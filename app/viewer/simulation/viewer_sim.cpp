@@ -422,16 +422,20 @@ std::unique_ptr<ViewerHermite> make_viewer_hermite(const HermiteSettings& settin
     return h;
 }
 
-void SimulationDriver::start_hermite(const HermiteSettings& settings) {
+SimulationDriver::HermiteStartFrom SimulationDriver::hermite_start_from(int order) {
     hold();  // Hermite takes over from the state on screen
-    const State now = snapshot();
-    const bool exact = exact_ && rounds_to(*exact_, now);
-    const bool resumes = exact && exact_resume_ && exact_resume_order_ == settings.order;
-    std::unique_ptr<ViewerHermite> run =
-        make_viewer_hermite(settings, now, exact ? &*exact_ : nullptr, resumes ? &*exact_resume_ : nullptr, log_);
-    end_hermite();
-    hermite_ = std::move(run);
-    hermite_started();
+    HermiteStartFrom from{snapshot(), std::nullopt, std::nullopt};
+    if (exact_ && rounds_to(*exact_, from.state)) {
+        from.precise = exact_;
+        if (exact_resume_ && exact_resume_order_ == order) from.resume = exact_resume_;
+    }
+    return from;
+}
+
+void SimulationDriver::start_hermite(const HermiteSettings& settings) {
+    const HermiteStartFrom from = hermite_start_from(settings.order);
+    adopt_hermite(make_viewer_hermite(settings, from.state, from.precise ? &*from.precise : nullptr,
+                                      from.resume ? &*from.resume : nullptr, log_));
 }
 
 void SimulationDriver::adopt_hermite(std::unique_ptr<ViewerHermite> run) {

@@ -160,6 +160,16 @@ class SimulationDriver {
     // hermite4: starts the Hermite run from the current state (the backend then waits); throws,
     // leaving leapfrog running, for bad input. load() ends it (a new system starts on leapfrog).
     void start_hermite(const HermiteSettings& settings);
+    // What start_hermite() starts from, for a start made elsewhere (on a worker, beside the window):
+    // the state on screen, the backend held, and the double state and saved block steps where they
+    // still match it. The run made from it is then adopt_hermite()ed.
+    struct HermiteStartFrom {
+        State state;
+        std::optional<PreciseState> precise;
+        std::optional<hermite::Bodies> resume;
+    };
+    HermiteStartFrom hermite_start_from(int order);
+    bool hermite_runs_beside() const { return hermite_beside_wanted_; }
     // Installs a run made by make_viewer_hermite from the state just load()ed (a file opened:
     // started before the running system was replaced, so that a state it cannot start from is
     // refused with the old system still running).

@@ -32,6 +32,7 @@ bool Viewer::step(const Requests& requests, double dt_frame) {
     // Before the steps: they sample the trail points (the first frame's steps too).
     const render::TrailSettings& trails = params_.render.trails;
     sim_.trail_sampler().set_interval(trails.enabled ? trails.interval : 0.0);
+    if (hermite_start_pending()) return false;  // the state on screen waits for the Hermite run to take it over
     const bool capture_frame = sim_.hermite() ? step_hermite(requests, dt_frame) : step_leapfrog(requests, dt_frame);
     if (params_.sim.auto_energy && !params_.sim.paused && sim_.size() <= auto_energy_max_n() && !energy_.busy() &&
         energy_.seconds_since_start() > energy_.automatic_period()) {
