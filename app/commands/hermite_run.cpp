@@ -151,15 +151,9 @@ void report_progress(const HermiteIntegrator& h, double t_start, double t_end, d
 // the host, or with the potential on the GPU in fp64 where hermite_energy_on_gpu says so (a cuda run
 // of kGpuPotentialFrom bodies or more), the kinetic energy summed on the host as there.
 std::optional<double> run_energy(HermiteIntegrator& h, const StopCheck& stop) {
-    const Bodies& b = h.bodies();
-    if (!hermite_energy_on_gpu(h.engine().name(), b.size())) return h.energy_or_stop(stop);
     std::vector<Vec3d> x, v;
     h.predicted(x, v);
-    const std::optional<double> potential = potential_energy_on_gpu_or_stop(b.mass, x, h.params().softening, stop);
-    if (!potential) return std::nullopt;
-    double kinetic = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) kinetic += 0.5 * b.mass[i] * dot(v[i], v[i]);
-    return kinetic + *potential;
+    return hermite_energy_or_stop(h.engine().name(), h.bodies().mass, x, v, h.params().softening, stop);
 }
 
 hermite::EngineConfig engine_config(const HermiteRunOptions& o) {

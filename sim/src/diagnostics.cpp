@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "nbody/sim/hermite/energy.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
 
 #include "thread_pool.hpp"
@@ -134,6 +135,17 @@ std::optional<double> potential_energy_on_gpu_or_stop(const std::vector<double>&
 }
 
 bool hermite_energy_on_gpu(std::string_view engine, std::size_t n) { return engine == "cuda" && n >= kGpuPotentialFrom; }
+
+std::optional<double> hermite_energy_or_stop(std::string_view engine, const std::vector<double>& mass,
+                                             const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
+                                             double softening, const StopCheck& stop) {
+    if (!hermite_energy_on_gpu(engine, mass.size())) return hermite::total_energy(mass, x, v, softening, stop);
+    const std::optional<double> potential = potential_energy_on_gpu_or_stop(mass, x, softening, stop);
+    if (!potential) return std::nullopt;
+    double kinetic = 0;
+    for (std::size_t i = 0; i < mass.size(); ++i) kinetic += 0.5 * mass[i] * dot(v[i], v[i]);
+    return kinetic + *potential;
+}
 
 std::optional<double> potential_energy_or_stop(const State& state, double softening, const StopCheck& stop) {
     return potential_on_gpu(state.size()) ? potential_on_gpu_or_stop(state, softening, stop)

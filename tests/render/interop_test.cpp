@@ -10,6 +10,7 @@
 #include <thread>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -244,6 +245,24 @@ TEST(CudaGlInterop, FramesKeepComingWhileSlowStepsRunBeside) {
     const double steps = std::stod(r.output.substr(r.output.rfind(", ", steps_at) + 2));
     EXPECT_GT(steps, 0) << r.output;
     EXPECT_LT(steps, 4 * 119) << "every frame waited for its four steps\n" << r.output;
+}
+
+// A cuda Hermite run of 131,072 stars in the window (beside the frame loop) starts within its first
+// seconds: its first energy takes the potential from the GPU in fp64 as `run`'s does (on the host it
+// was 8.6e9 pair terms: the 300 frames of device run 140 ended before the start did), and then steps.
+TEST(CudaGlInterop, LargeHermiteRunStartsBesideTheWindowWithItsEnergyFromTheGpu) {
+    std::string why;
+    if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+    const auto r = test::run_command("NBODY_SIM_THREAD=1 timeout 120 '" + test::nbody_executable() +
+                                     "' view --headless --backend cuda --no-ui --size 640x360 --frames 300 "
+                                     "--bodies 131072 --scene '" + test::source_dir() +
+                                     "/scenes/star-cluster-kroupa.toml'");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("not waiting for a Hermite run starting"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("hermite4: Hermite force engine: cuda"), std::string::npos) << r.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.output, m, std::regex("hermite_report t=\\S+ blocks=([0-9]+)"))) << r.output;
+    EXPECT_GT(std::stoi(m[1].str()), 0) << r.output;
 }
 
 // A cuda tree run above the host sum's limit (65,536 bodies) takes its energy line from the GPU

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "nbody/sim/hermite/energy.hpp"
+#include "nbody/sim/diagnostics.hpp"
 #include "nbody/sim/io/hermite_snapshot.hpp"
 
 namespace nbody::app {
@@ -55,7 +55,7 @@ void ViewerHermite::start(const std::vector<double>& mass, const std::vector<Vec
     h_ = std::move(h);
     engine_line_ = why;
     shown_ = time;
-    e0_ = h_->energy();
+    e0_ = run_energy();
     t0_ = time;
     predict_shown();
 }
@@ -167,9 +167,10 @@ void ViewerHermite::measure_energy() {
     const std::lock_guard lock(energy_mutex_);
     if (measuring_.valid()) return;
     const auto taken = std::chrono::steady_clock::now();
-    measuring_ = std::async(std::launch::async, [m = h_->bodies().mass, x = x_, v = v_,
-                                                 eps = h_->params().softening, e0 = e0_, t = shown_, taken] {
-        const double e = *hermite::total_energy(m, x, v, eps);
+    measuring_ = std::async(std::launch::async, [engine = std::string(h_->engine().name()), m = h_->bodies().mass,
+                                                 x = x_, v = v_, eps = h_->params().softening, e0 = e0_, t = shown_,
+                                                 taken] {
+        const double e = *hermite_energy_or_stop(engine, m, x, v, eps, {});
         return Measured{e0 != 0 ? (e - e0) / std::abs(e0) : 0.0, t, taken};
     });
     measuring_since_ = taken;
@@ -202,8 +203,14 @@ void ViewerHermite::continue_run_energy(const io::RunEnergy& e0) {
 double ViewerHermite::energy_error() const {
     // HermiteIntegrator::energy() is at the block time; the difference to the time on screen is
     // below one step's truncation error.
-    const double e = h_->energy();
+    const double e = run_energy();
     return e0_ != 0 ? (e - e0_) / std::abs(e0_) : 0.0;
+}
+
+double ViewerHermite::run_energy() const {
+    std::vector<Vec3d> x, v;
+    h_->predicted(x, v);
+    return *hermite_energy_or_stop(h_->engine().name(), h_->bodies().mass, x, v, h_->params().softening, {});
 }
 
 double ViewerHermite::largest_displacement() const {

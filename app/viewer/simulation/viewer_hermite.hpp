@@ -127,6 +127,9 @@ class ViewerHermite {
     void start(const std::vector<double>& mass, const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
                double time, const hermite::Bodies* resume = nullptr);
     void predict_shown() const;
+    // At the block time, every body predicted to it; the potential on the GPU for a cuda run from
+    // kGpuPotentialFrom bodies (minutes on the host at 128K, where the window would wait for it).
+    double run_energy() const;
 
     HermiteSettings settings_;
     std::unique_ptr<hermite::HermiteIntegrator> h_;

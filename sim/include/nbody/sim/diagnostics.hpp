@@ -61,5 +61,11 @@ std::optional<double> potential_energy_on_gpu_or_stop(const std::vector<double>&
 // 16 threads took ~35 s on a four-H100 machine (run 95) and longer than the 100 s limit before any
 // block on a two-H100 one (run 108, which looked like a hang), twice a run.
 bool hermite_energy_on_gpu(std::string_view engine, std::size_t n);
+// A Hermite run's energy at double positions and velocities, its potential where the rule above
+// says (the kinetic energy on the host either way); nothing when `stop` said so part-way. `run`'s
+// energies and the viewer's (the run's first, and its energy line) are this one sum.
+std::optional<double> hermite_energy_or_stop(std::string_view engine, const std::vector<double>& mass,
+                                             const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
+                                             double softening, const StopCheck& stop);
 
 }  // namespace nbody
