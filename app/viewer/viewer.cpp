@@ -578,7 +578,10 @@ CameraSpec Viewer::framed_camera(const Scene& scene) const {
 
 std::size_t Viewer::auto_energy_max_n() const {
     if (energy_on_gpu()) return kGpuTreeAutoEnergyMaxN;
-    if (sim_.cuda() && !sim_.hermite() && potential_on_gpu(sim_.size())) return kGpuDirectAutoEnergyMaxN;
+    // A cuda Hermite run sums its potential on the GPU too (hermite_energy_or_stop), unless its
+    // engine is the cpu one.
+    const bool gpu_sum = !sim_.hermite() || sim_.hermite()->settings().engine != hermite::EngineKind::Cpu;
+    if (sim_.cuda() && gpu_sum && potential_on_gpu(sim_.size())) return kGpuDirectAutoEnergyMaxN;
     return sim_.cuda() ? kAutoEnergyMaxN : kHostAutoEnergyMaxN;
 }
 

@@ -147,9 +147,11 @@ void Viewer::hermite_ready(const std::optional<io::RunEnergy>& energy0, bool ann
         const auto parked = sim_.park_hermite();
         sim_.hermite()->continue_run_energy(*energy0);
     }
-    if (!announce) return;
-    say(std::string("integrator: ") + params_.sim.integrator_name() + " (block time steps, double)", false);
-    if (params_.sim.auto_energy && sim_.size() <= auto_energy_max_n()) sim_.measure_hermite_energy();  // its line at once
+    // Its energy line at once: started beside the window, or switched to (a start in the constructor,
+    // not beside, is summed with the system's first sums).
+    if ((announce || sim_.hermite_beside()) && params_.sim.auto_energy && sim_.size() <= auto_energy_max_n())
+        sim_.measure_hermite_energy();
+    if (announce) say(std::string("integrator: ") + params_.sim.integrator_name() + " (block time steps, double)", false);
 }
 
 void Viewer::hermite_start_failed(const std::exception& e) {
