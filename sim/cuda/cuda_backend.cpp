@@ -21,6 +21,7 @@
 #include "nbody/sim/comm/nccl_communicator.hpp"
 #include "force_kernel.hpp"
 #include "gpu_workers.hpp"
+#include "peer_gate.hpp"
 #include "precision_state.hpp"
 #include "share_start.cuh"
 #include "symmetric_kernel.hpp"
@@ -153,6 +154,9 @@ struct CudaBackend::Impl {
     std::vector<std::unique_ptr<CudaBackend>> peers;  // the other GPUs of this process (on the first)
     std::unique_ptr<cuda::GpuWorkers> workers;        // a thread per peer, kept (with peers)
     Event handoff{cudaEventDisableTiming}, summed{cudaEventDisableTiming};
+    // The GPUs of one process (`--gpus`): the collective waits for every GPU's share (peer_gate.hpp).
+    std::shared_ptr<const cuda::PeerGate> gate;
+    std::uint32_t gate_pass = 0;
     long long step_calls = 0;
     // The ranks' share times cross between the GPUs without the host waiting for them: a host
     // all-gather waits for the collective queued behind the step in flight, and that wait drained
@@ -267,7 +271,9 @@ struct CudaBackend::Impl {
     void sum_over_ranks() {
         const auto comm_stream = static_cast<cudaStream_t>(comm->stream());
         handoff.record(stream.get());
+        if (gate) gate->arrive(stream.get(), rank(), ++gate_pass);
         CUDA_CHECK(cudaStreamWaitEvent(comm_stream, handoff.get()));
+        if (gate) gate->wait_for_others(comm_stream, rank(), gate_pass);
         float* values = reinterpret_cast<float*>(acc.get());
         if (gravity.gravity == Gravity::Direct && config.pair_mode == PairMode::Full) {
             std::vector<std::size_t> counts(static_cast<std::size_t>(ranks()));
@@ -1029,6 +1035,10 @@ void CudaBackend::use_gpus(const std::vector<int>& devices) {
     }
     m.use_device();
     attach_rank(std::move(comms[0]));
+    std::string no_gate;
+    m.gate = cuda::PeerGate::create(devices, &no_gate);
+    if (!m.gate) std::fprintf(stderr, "nbody: note: %s; each GPU's collective waits for the others on its SMs\n", no_gate.c_str());
+    for (auto& peer : peers) peer->impl_->gate = m.gate;
     m.peers = std::move(peers);
     m.workers = std::make_unique<cuda::GpuWorkers>(int(m.peers.size()));
     for_every_gpu([](CudaBackend& gpu) { gpu.impl_->warm_up_collectives(); });
