@@ -450,6 +450,7 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
     make_room_for_cuda_sprites();
     profile_.end_frame();
     if (frame_ > 0) perf_.add_frame(dt_frame);  // frame 0 has no previous frame to time from
+    if (frame_ > 1) totals_.frame_times.add(dt_frame);  // the previous frame's length; frame 0 is warm-up
     if (capture_frame && o_.orbit_deg_per_frame != 0) camera_.turn(o_.orbit_deg_per_frame);
     if (frame_ == 0) first_frame_seconds_ = seconds_between(surface_opened_, Clock::now());
     ++frame_;

@@ -58,6 +58,7 @@ struct RunTotals {
     // the frame times (a 1080p PNG takes ~0.5 s, 2 ms a frame over 300 frames: device run 108).
     double screenshot_seconds = 0;
     std::size_t bytes_to_host = 0, bytes_uploaded = 0;
+    FrameTimes frame_times;  // frames 2.., each from its start to the next one's
 };
 
 // The frame while the simulation runs beside the frame loop and nothing else paces it (60 frames/s).

@@ -33,6 +33,7 @@ void print_report(const std::string& command, const RunTotals& t, long long fram
                                   : (std::to_string(t.steps) + " steps").c_str());
     else
         std::printf("  (one frame: nothing to time; the first frame is warm-up, use --frames 2 or more)\n");
+    if (t.frame_times.count() > 0) std::printf("  frame times: %s\n", t.frame_times.summary().c_str());
     if (t.screenshot_seconds > 0)
         std::printf("  screenshots: %.0f ms to read back and write, left out of the frame times\n",
                     1e3 * t.screenshot_seconds);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace nbody::app {
 
@@ -17,6 +18,38 @@ void RollingSeries::clear() {
 }
 
 float RollingSeries::max() const { return count_ ? *std::max_element(values_.begin(), values_.end()) : 0.0f; }
+
+void FrameTimes::add(double seconds) {
+    if (!(seconds >= 0)) return;
+    const double ms = 1e3 * seconds;
+    bins_[std::min(kBins, std::size_t(ms / kBinMs))] += 1;
+    ++count_;
+    longest_ms_ = std::max(longest_ms_, ms);
+}
+
+double FrameTimes::percentile_ms(double fraction) const {
+    if (count_ == 0) return 0;
+    const long long rank = std::clamp(static_cast<long long>(std::ceil(fraction * double(count_))), 1LL, count_);
+    long long seen = 0;
+    for (std::size_t b = 0; b < kBins; ++b)
+        if ((seen += bins_[b]) >= rank) return std::min((double(b) + 0.5) * kBinMs, longest_ms_);
+    return longest_ms_;
+}
+
+long long FrameTimes::count_over_ms(double ms) const {
+    long long over = bins_[kBins];
+    for (std::size_t b = std::size_t(std::max(0.0, ms / kBinMs)) + 1; b < kBins; ++b) over += bins_[b];
+    return over;
+}
+
+std::string FrameTimes::summary() const {
+    constexpr double kLateMs = 1.5 * 1e3 / 60.0;  // a frame a 60 Hz display would show late
+    char line[200];
+    std::snprintf(line, sizeof line, "median %.1f ms, 90 %% %.1f, 99 %% %.1f, longest %.1f; %lld of %lld over %.1f ms "
+                  "(1.5 frames at 60 Hz)", percentile_ms(0.5), percentile_ms(0.9), percentile_ms(0.99), longest_ms_,
+                  count_over_ms(kLateMs), count_, kLateMs);
+    return line;
+}
 
 void PerfStats::add_frame(double seconds) {
     if (!(seconds > 0)) return;
