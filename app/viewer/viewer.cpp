@@ -327,6 +327,7 @@ int Viewer::run() {
         end_frame(capture_frame, dt_frame);
         if (final_frame) break;
     }
+    frames_done_ = frames_finished_at();
     // After a stop, or the user quitting, a long step is not waited for, and what is written is
     // the state drawn last (the screenshot's); the patience counts from the stop, the closing
     // frame having used part of it. Otherwise what follows reads the backend, all steps done.

@@ -296,6 +296,8 @@ class Viewer {
     bool last_frame_kept_ = false;  // headless: --screenshot is the last frame drawn before the stop
     bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
+    std::optional<Clock::time_point> frames_done_;  // the loop's end, its frames' GL work done
+    Clock::time_point frames_finished_at() const;    // viewer_report.cpp
     FramePacer pacer_{kBesideFrameTime};  // beside the simulation, without vsync: 60 frames/s
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
     double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
