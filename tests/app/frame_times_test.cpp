@@ -24,6 +24,7 @@ TEST(FrameTimes, PercentilesLongestAndLateFrames) {
     EXPECT_NEAR(t.percentile_ms(0.99), 40.0, 0.1);
     EXPECT_DOUBLE_EQ(t.percentile_ms(1.0), 300.0);
     EXPECT_DOUBLE_EQ(t.longest_ms(), 300.0);
+    EXPECT_NEAR(t.mean_ms(), (97 * 16.7 + 30 + 40 + 300) / 100.0, 1e-9);
     EXPECT_EQ(t.count_over_ms(25.0), 3);
     EXPECT_EQ(t.count_over_ms(35.0), 2);
     EXPECT_NE(t.summary().find("3 of 100 over 25.0 ms"), std::string::npos) << t.summary();

@@ -24,6 +24,7 @@ void FrameTimes::add(double seconds) {
     const double ms = 1e3 * seconds;
     bins_[std::min(kBins, std::size_t(ms / kBinMs))] += 1;
     ++count_;
+    sum_ms_ += ms;
     longest_ms_ = std::max(longest_ms_, ms);
 }
 
@@ -45,8 +46,9 @@ long long FrameTimes::count_over_ms(double ms) const {
 std::string FrameTimes::summary() const {
     constexpr double kLateMs = 1.5 * 1e3 / 60.0;  // a frame a 60 Hz display would show late
     char line[200];
-    std::snprintf(line, sizeof line, "median %.1f ms, 90 %% %.1f, 99 %% %.1f, longest %.1f; %lld of %lld over %.1f ms "
-                  "(1.5 frames at 60 Hz)", percentile_ms(0.5), percentile_ms(0.9), percentile_ms(0.99), longest_ms_,
+    std::snprintf(line, sizeof line, "mean %.2f ms, median %.1f, 90 %% %.1f, 99 %% %.1f, longest %.1f; %lld of %lld over "
+                  "%.1f ms (1.5 frames at 60 Hz)", mean_ms(), percentile_ms(0.5), percentile_ms(0.9), percentile_ms(0.99),
+                  longest_ms_,
                   count_over_ms(kLateMs), count_, kLateMs);
     return line;
 }
