@@ -147,15 +147,6 @@ void report_progress(const HermiteIntegrator& h, double t_start, double t_end, d
 
 // --block, --unroll, --bodies-per-thread and --j-split on top of the engine's defaults; the cuda
 // engine checks the shape when it is made and lists the supported ones.
-// The run's energy (before and after it; nothing where `stop` said so): HermiteIntegrator::energy on
-// the host, or with the potential on the GPU in fp64 where hermite_energy_on_gpu says so (a cuda run
-// of kGpuPotentialFrom bodies or more), the kinetic energy summed on the host as there.
-std::optional<double> run_energy(HermiteIntegrator& h, const StopCheck& stop) {
-    std::vector<Vec3d> x, v;
-    h.predicted(x, v);
-    return hermite_energy_or_stop(h.engine().name(), h.bodies().mass, x, v, h.params().softening, stop);
-}
-
 hermite::EngineConfig engine_config(const HermiteRunOptions& o) {
     hermite::EngineConfig config;
     config.precision = o.precision;
@@ -246,7 +237,7 @@ int run_hermite(const HermiteRunOptions& o) {
     // block step in progress. The state reached is written either way. Under mpirun rank 0 alone
     // reports, so only it pays for the energy, and its stop decides every rank's (rank0_decides).
     const std::optional<double> e_start =
-        stop_requested() || !is_output_rank() ? std::nullopt : run_energy(h, stop_requested);
+        stop_requested() || !is_output_rank() ? std::nullopt : hermite_energy_or_stop(h, stop_requested);
     const double t_start = h.time();
     const io::RunEnergy here{e_start.value_or(0.0), t_start, io::kHermiteEnergySource};
     if (in.softening && p.softening != *in.softening) in.energy0.reset();  // another potential
@@ -291,7 +282,7 @@ int run_hermite(const HermiteRunOptions& o) {
         set_stop_messages("the run is complete and written to " + o.output + "; skipping the energy check",
                           "nothing: " + o.output + " is already written");
     }
-    const std::optional<double> e1_or_stop = run_energy(h, stop_requested);
+    const std::optional<double> e1_or_stop = hermite_energy_or_stop(h, stop_requested);
     if (!e1_or_stop) {
         std::fprintf(stderr, "nbody: interrupted by %s during the final energy sum: the run reached t = %s%s%s; the "
                      "energy error was not computed\n",

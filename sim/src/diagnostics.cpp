@@ -10,6 +10,7 @@
 
 #include "nbody/sim/hermite/energy.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
+#include "nbody/sim/hermite/integrator.hpp"
 
 #include "thread_pool.hpp"
 
@@ -145,6 +146,12 @@ std::optional<double> hermite_energy_or_stop(std::string_view engine, const std:
     double kinetic = 0;
     for (std::size_t i = 0; i < mass.size(); ++i) kinetic += 0.5 * mass[i] * dot(v[i], v[i]);
     return kinetic + *potential;
+}
+
+std::optional<double> hermite_energy_or_stop(hermite::HermiteIntegrator& h, const StopCheck& stop) {
+    std::vector<Vec3d> x, v;
+    h.predicted(x, v);
+    return hermite_energy_or_stop(h.engine().name(), h.bodies().mass, x, v, h.params().softening, stop);
 }
 
 std::optional<double> potential_energy_or_stop(const State& state, double softening, const StopCheck& stop) {

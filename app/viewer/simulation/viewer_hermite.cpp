@@ -207,11 +207,7 @@ double ViewerHermite::energy_error() const {
     return e0_ != 0 ? (e - e0_) / std::abs(e0_) : 0.0;
 }
 
-double ViewerHermite::run_energy() const {
-    std::vector<Vec3d> x, v;
-    h_->predicted(x, v);
-    return *hermite_energy_or_stop(h_->engine().name(), h_->bodies().mass, x, v, h_->params().softening, {});
-}
+double ViewerHermite::run_energy() const { return *hermite_energy_or_stop(*h_, {}); }
 
 double ViewerHermite::largest_displacement() const {
     double d = 0;

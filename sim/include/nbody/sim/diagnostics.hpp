@@ -11,6 +11,10 @@
 
 namespace nbody {
 
+namespace hermite {
+class HermiteIntegrator;
+}
+
 struct Diagnostics {
     double kinetic = 0;
     double potential = 0;  // softened: -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2)
@@ -67,5 +71,7 @@ bool hermite_energy_on_gpu(std::string_view engine, std::size_t n);
 std::optional<double> hermite_energy_or_stop(std::string_view engine, const std::vector<double>& mass,
                                              const std::vector<Vec3d>& x, const std::vector<Vec3d>& v,
                                              double softening, const StopCheck& stop);
+// The same for a run at its block time, every body predicted to it (its engine picks the sum).
+std::optional<double> hermite_energy_or_stop(hermite::HermiteIntegrator& h, const StopCheck& stop);
 
 }  // namespace nbody
