@@ -16,6 +16,7 @@
 #include <thread>
 #include <utility>
 
+#include "nbody/render/gl.hpp"
 #include "recorder_ffmpeg.hpp"
 #include "machine_defaults.hpp"
 #include "quit_guard.hpp"
@@ -327,11 +328,12 @@ int Viewer::run() {
         end_frame(capture_frame, dt_frame);
         if (final_frame) break;
     }
-    frames_done_ = frames_finished_at();
     // After a stop, or the user quitting, a long step is not waited for, and what is written is
     // the state drawn last (the screenshot's); the patience counts from the stop, the closing
     // frame having used part of it. Otherwise what follows reads the backend, all steps done.
     const bool hurry = interrupted_ || user_quit_;
+    glFinish();  // the frames' GL work: the frame rate counts to here (finish())
+    const Clock::time_point frames_done = Clock::now();
     bool settled = true;
     if (hurry)
         settled = sim_.settle_beside(std::max(std::chrono::milliseconds(0),
@@ -346,7 +348,7 @@ int Viewer::run() {
     }
     const std::string unfinished =
         settled ? std::string() : "a step of " + std::to_string(sim_.size()) + " bodies";
-    const int status = finish();
+    const int status = finish(frames_done);
     // A scene build or Hermite start still running at the last frame is not waited for either:
     // nothing drawn used it.
     const bool work_left = scene_build_ || !superseded_builds_.empty() || hermite_start_ || !superseded_starts_.empty();
@@ -599,12 +601,8 @@ void Viewer::install_system(Scene next, const std::string& path, bool new_scene,
     // its bodies and saved state, and the start of the integrator it will run (a Hermite run
     // resumes or evaluates its forces here), so that a bad file leaves the old simulation going.
     validate_scene(next, path);
-    SimulationParams chosen = params_.sim;
-    if (new_scene) {
-        chosen.step = next.params;
-        chosen.steps_per_frame = steps_per_frame_for(next);
-        choose_scene_integrator(next, chosen);
-    }
+    SimulationParams chosen = params_for(params_.sim, next, new_scene);
+    if (new_scene) chosen.steps_per_frame = steps_per_frame_for(next);
     std::unique_ptr<ViewerHermite> hermite;
     if (chosen.hermite)
         hermite = started && started->settings() == hermite_settings(chosen) ? std::move(started)
@@ -662,11 +660,7 @@ void Viewer::replace_system(const std::string& path, std::optional<std::size_t> 
     build.scene = std::async(policy, [this, path, bodies, new_scene, now = params_.sim, launched = launched_encounter_,
                                       loaded = new_scene ? std::optional<Scene>() : std::optional<Scene>(scene_)] {
         BuiltSystem built{loaded ? *loaded : scene_at(path, bodies, launched), nullptr};
-        SimulationParams chosen = now;
-        if (new_scene) {
-            chosen.step = built.scene.params;
-            choose_scene_integrator(built.scene, chosen);
-        }
+        const SimulationParams chosen = params_for(now, built.scene, new_scene);
         if (chosen.hermite) {
             validate_scene(built.scene, path);
             built.hermite = start_scene_hermite(built.scene, chosen);
@@ -682,10 +676,8 @@ void Viewer::replace_system(const std::string& path, std::optional<std::size_t> 
 }
 
 void Viewer::finish_scene_build() {
-    std::erase_if(superseded_builds_, [](const std::future<BuiltSystem>& f) {
-        return f.wait_for(std::chrono::seconds(0)) != std::future_status::timeout;
-    });
-    if (!scene_build_ || scene_build_->scene.wait_for(std::chrono::seconds(0)) == std::future_status::timeout) return;
+    std::erase_if(superseded_builds_, [](const std::future<BuiltSystem>& f) { return !still_running(f); });
+    if (!scene_build_ || still_running(scene_build_->scene)) return;
     SceneBuild build = std::move(*scene_build_);
     scene_build_.reset();
     try {

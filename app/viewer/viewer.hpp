@@ -61,6 +61,12 @@ struct RunTotals {
     FrameTimes frame_times;  // frames 2.., each from its start to the next one's
 };
 
+// True while `f`'s work runs on its own thread (a deferred future, not started, is not running).
+template <class T>
+bool still_running(const std::future<T>& f) {
+    return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::timeout;
+}
+
 // The frame while the simulation runs beside the frame loop and nothing else paces it (60 frames/s).
 inline constexpr std::chrono::microseconds kBesideFrameTime{16667};
 
@@ -122,7 +128,9 @@ class Viewer {
     void hermite_start_failed(const std::exception& e);
     void apply_integrator();        // the panel's integrator, eta, dt_max, softening: switched live
     void print_hermite_report();
-    int finish();  // viewer_report.cpp: timings, the recording's summary, the exit code
+    // viewer_report.cpp: timings (the frames' up to `frames_done`, when their GL work had run: not the
+    // stop of a simulation beside them), the recording's summary, the exit code
+    int finish(Clock::time_point frames_done);
     // After a stop or a quit: ends the process with `status` at once when work is still running
     // (`unfinished`, or a scene build, an energy sum), rather than wait for it; else returns.
     void end_without_waiting(int status, std::string unfinished);
@@ -296,8 +304,6 @@ class Viewer {
     bool last_frame_kept_ = false;  // headless: --screenshot is the last frame drawn before the stop
     bool closing_frame_ = false;  // --screenshot (or a first recorded frame) after a stop: one more frame, not stepped
     Clock::time_point last_frame_start_, measure_start_;
-    std::optional<Clock::time_point> frames_done_;  // the loop's end, its frames' GL work done
-    Clock::time_point frames_finished_at() const;    // viewer_report.cpp
     FramePacer pacer_{kBesideFrameTime};  // beside the simulation, without vsync: 60 frames/s
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
     double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
@@ -306,6 +312,9 @@ class Viewer {
 
 // A scene's [scene] integrator keys (hermite4/6, eta, dt_max, time per frame) into `s`.
 void choose_scene_integrator(const Scene& scene, SimulationParams& s);
+// What `next` runs with after `now`: a new scene its own step and integrator, a reset `now`'s
+// (the steps per frame apart, which the viewer chooses).
+SimulationParams params_for(SimulationParams now, const Scene& next, bool new_scene);
 
 // "nbody-frames-20260101-120000": the Recording panel's first folder.
 std::string default_recording_folder();

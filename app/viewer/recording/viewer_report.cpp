@@ -142,15 +142,7 @@ void Viewer::print_tree_report() {
     std::fflush(stdout);
 }
 
-// When the frames' GL work had run, read as the loop ends: the frame rate counts the frames to
-// here, not the stop of a simulation stepping beside them (at 16M it waited for the step in flight,
-// 0.4 s over 600 frames: 57.4 frames/s reported where every frame took 16.7 ms, device run 143).
-Viewer::Clock::time_point Viewer::frames_finished_at() const {
-    glFinish();
-    return Clock::now();
-}
-
-int Viewer::finish() {
+int Viewer::finish(Clock::time_point frames_done) {
     // Everything queued has run: the timings are complete and honest.
     glFinish();
     gpu_timer_.drain();
@@ -171,7 +163,10 @@ int Viewer::finish() {
         gpu.cuda_sprite_frames = t->frames_counted();
     }
 #endif
-    const double loop_seconds = std::chrono::duration<double>(frames_done_.value_or(Clock::now()) - measure_start_).count();
+    // The frames to the end of the last one, not the stop of a simulation stepping beside them, which
+    // waits for the step in flight (at 16M: 0.4 s over 600 frames, 57.4 frames/s reported where every
+    // frame took 16.7 ms, device run 143).
+    const double loop_seconds = std::chrono::duration<double>(frames_done - measure_start_).count();
 
     if (recorder_) record_summary_ = stop_recording();
 

@@ -41,6 +41,14 @@ void choose_scene_integrator(const Scene& scene, SimulationParams& s) {
     s.integrator_error.clear();
 }
 
+SimulationParams params_for(SimulationParams now, const Scene& next, bool new_scene) {
+    if (new_scene) {
+        now.step = next.params;
+        choose_scene_integrator(next, now);
+    }
+    return now;
+}
+
 void Viewer::integrator_from_scene() {
     choose_scene_integrator(scene_, params_.sim);
     hermite_play_ = {};
@@ -109,10 +117,7 @@ void Viewer::begin_hermite_start(const std::optional<io::RunEnergy>& energy0, bo
     HermiteStart start;
     start.what = "starting " + std::string(params_.sim.integrator_name()) + ": the forces and energy of " +
                  std::to_string(from.state.size()) + " bodies";
-    start.run = std::async(std::launch::async, [settings, from = std::move(from)] {
-        return make_viewer_hermite(settings, from.state, from.precise ? &*from.precise : nullptr,
-                                   from.resume ? &*from.resume : nullptr, std::cerr);
-    });
+    start.run = std::async(std::launch::async, [settings, from = std::move(from)] { return from.start(settings, std::cerr); });
     start.energy0 = energy0;
     start.announce = announce;
     start.started = Clock::now();
@@ -120,10 +125,9 @@ void Viewer::begin_hermite_start(const std::optional<io::RunEnergy>& energy0, bo
 }
 
 bool Viewer::hermite_start_pending() {
-    const auto done = [](const auto& f) { return f.wait_for(std::chrono::seconds(0)) != std::future_status::timeout; };
-    std::erase_if(superseded_starts_, done);
+    std::erase_if(superseded_starts_, [](const auto& f) { return !still_running(f); });
     if (!hermite_start_) return false;
-    if (!done(hermite_start_->run)) return true;
+    if (still_running(hermite_start_->run)) return true;
     HermiteStart start = std::move(*hermite_start_);
     hermite_start_.reset();
     try {

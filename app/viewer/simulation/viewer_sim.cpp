@@ -432,10 +432,13 @@ SimulationDriver::HermiteStartFrom SimulationDriver::hermite_start_from(int orde
     return from;
 }
 
+std::unique_ptr<ViewerHermite> SimulationDriver::HermiteStartFrom::start(const HermiteSettings& settings,
+                                                                        std::ostream& log) const {
+    return make_viewer_hermite(settings, state, precise ? &*precise : nullptr, resume ? &*resume : nullptr, log);
+}
+
 void SimulationDriver::start_hermite(const HermiteSettings& settings) {
-    const HermiteStartFrom from = hermite_start_from(settings.order);
-    adopt_hermite(make_viewer_hermite(settings, from.state, from.precise ? &*from.precise : nullptr,
-                                      from.resume ? &*from.resume : nullptr, log_));
+    adopt_hermite(hermite_start_from(settings.order).start(settings, log_));
 }
 
 void SimulationDriver::adopt_hermite(std::unique_ptr<ViewerHermite> run) {

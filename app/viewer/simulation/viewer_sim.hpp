@@ -167,6 +167,8 @@ class SimulationDriver {
         State state;
         std::optional<PreciseState> precise;
         std::optional<hermite::Bodies> resume;
+        // The run made from it (make_viewer_hermite): the forces and energy of every body.
+        std::unique_ptr<ViewerHermite> start(const HermiteSettings& settings, std::ostream& log) const;
     };
     HermiteStartFrom hermite_start_from(int order);
     bool hermite_runs_beside() const { return hermite_beside_wanted_; }
