@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 
 #include "nbody/render/trail_renderer.hpp"
+#include "number_text.hpp"
 #include "run_options.hpp"
 
 namespace nbody::app {
@@ -98,6 +100,31 @@ std::pair<float, float> parse_pixel_option(const std::string& text, const std::s
         throw CLI::ValidationError(option, "expected X,Y in image pixels from the top-left corner, e.g. 640,360 (got '" +
                                                text.substr(0, 40) + "')");
     return {std::stof(m[1].str()), std::stof(m[2].str())};
+}
+
+namespace {
+// "orbit:0.5" -> 0.5 degrees per frame; "fixed" -> 0.
+float parse_camera_option(const std::string& text) {
+    if (text == "fixed") return 0.0f;
+    const std::string prefix = "orbit:";
+    if (text.rfind(prefix, 0) == 0) {
+        if (const std::optional<float> deg = whole_float(text.substr(prefix.size()));
+            deg && std::abs(*deg) <= 360.0f)
+            return *deg;
+    }
+    throw CLI::ValidationError("--camera",
+                               "'" + text +
+                                   "'; supported: fixed (the scene's camera), orbit:DEG_PER_FRAME, "
+                                   "e.g. orbit:0.5 (turn round the target, -360..360 degrees per frame), or "
+                                   "path:FILE (keyframes, docs/CAMERA-PATHS.md)");
+}
+}  // namespace
+
+void apply_camera_option(const std::string& text, ViewOptions& options) {
+    if (text.rfind("path:", 0) == 0)
+        options.camera_path = parse_camera_path_option(text);
+    else
+        options.orbit_deg_per_frame = parse_camera_option(text);
 }
 
 render::CameraPath parse_camera_path_option(const std::string& text) {

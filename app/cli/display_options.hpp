@@ -26,5 +26,8 @@ std::pair<float, float> parse_pixel_option(const std::string& text, const std::s
 // "path:FILE" -> the camera path read from FILE; throws CLI::ValidationError naming --camera,
 // the file and the line when the file is bad.
 render::CameraPath parse_camera_path_option(const std::string& text);
+// --camera's text (fixed, orbit:DEG_PER_FRAME or path:FILE) into `options`; throws
+// CLI::ValidationError naming --camera and what is supported.
+void apply_camera_option(const std::string& text, ViewOptions& options);
 
 }  // namespace nbody::app

@@ -36,6 +36,7 @@ struct ViewOptions {
     bool vsync = true;
     std::optional<float> render_scale;  // --render-scale; none: automatic (render_quality.hpp)
     std::optional<bool> ui_cache;       // --ui-cache on / off; none: automatic (render_quality.hpp)
+    bool particle_cache = true;         // --particle-cache (RenderSettings::cache_particles)
     std::optional<int> steps_per_frame;
     std::optional<double> softening;  // --softening: replaces the scene's (a particle file's is a guess)
     std::optional<std::string> save_snapshot;  // --save-snapshot: the state at the end, as the Save button writes it

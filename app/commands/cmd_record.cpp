@@ -17,26 +17,6 @@
 
 namespace nbody::app {
 
-namespace {
-
-// "orbit:0.5" -> 0.5 degrees per frame; "fixed" -> 0.
-float parse_camera_option(const std::string& text) {
-    if (text == "fixed") return 0.0f;
-    const std::string prefix = "orbit:";
-    if (text.rfind(prefix, 0) == 0) {
-        if (const std::optional<float> deg = whole_float(text.substr(prefix.size()));
-            deg && std::abs(*deg) <= 360.0f)
-            return *deg;
-    }
-    throw CLI::ValidationError("--camera",
-                               "'" + text +
-                                   "'; supported: fixed (the scene's camera), orbit:DEG_PER_FRAME, "
-                                   "e.g. orbit:0.5 (turn round the target, -360..360 degrees per frame), or "
-                                   "path:FILE (keyframes, docs/CAMERA-PATHS.md)");
-}
-
-}  // namespace
-
 void add_record_command(CLI::App& app, int& exit_code) {
     struct Args {
         ViewOptions view;
@@ -121,10 +101,7 @@ void add_record_command(CLI::App& app, int& exit_code) {
         if (a->encoders < 0) throw CLI::ValidationError("--encoders", "must be >= 1" + got(a->encoders));
         std::tie(o.width, o.height) = parse_size_option(a->size, "--size");
         if (!a->colour.empty()) o.colour = parse_colour_option(a->colour, "--colour");
-        if (a->camera.rfind("path:", 0) == 0)
-            o.camera_path = parse_camera_path_option(a->camera);
-        else
-            o.orbit_deg_per_frame = parse_camera_option(a->camera);
+        apply_camera_option(a->camera, o);
         if (a->out.empty()) throw CLI::ValidationError("--out", "needs a folder name");
 
         RecordingSettings r;

@@ -213,6 +213,20 @@ void add_view_command(CLI::App& app, int& exit_code) {
                     "renderer (Mesa llvmpipe), where drawing them costs CPU time every frame; off on a GPU, "
                     "for headless frames and for `nbody record`")
         ->capture_default_str();
+    auto particle_cache = std::make_shared<std::string>("on");
+    cmd->add_option("--particle-cache", *particle_cache,
+                    "on: a frame whose particles would look as in the frame before (no new step shown, the "
+                    "camera, size and looks unchanged, no trails) keeps their light, tone mapped, and "
+                    "draws only the panels over it: the GPU (or the CPU, on a software renderer) goes to the "
+                    "simulation. off: draw every particle every frame (timing the drawing itself)")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->capture_default_str();
+    auto camera = std::make_shared<std::string>("fixed");
+    cmd->add_option("--camera", *camera,
+                    "fixed (the scene's camera, moved by the mouse), orbit:DEG_PER_FRAME to turn it round the "
+                    "target each frame, or path:FILE to fly along keyframes, one pose a frame (as `nbody record "
+                    "--camera`; docs/CAMERA-PATHS.md)")
+        ->capture_default_str();
     add_trail_option(*cmd, *options);
     cmd->add_option("--select", options->select,
                     "Select body I at start (as a click on it does): its data in the Selected body panel, "
@@ -236,8 +250,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
         "line).");
 
     const auto gpus = add_gpus_option(*cmd);
-    cmd->callback([cmd, options, backend, size, bodies, no_vsync, render_scale, ui_cache, colour, overwrite,
-                   pick, gpus, &exit_code]() {
+    cmd->callback([cmd, options, backend, size, bodies, no_vsync, render_scale, ui_cache, particle_cache, camera,
+                   colour, overwrite, pick, gpus, &exit_code]() {
         ViewOptions o = *options;
         o.gpus = check_gpus_request(*gpus);
         o.gravity_given = cmd->count("--gravity") > 0;
@@ -253,6 +267,8 @@ void add_view_command(CLI::App& app, int& exit_code) {
         } catch (const std::invalid_argument& e) {
             throw CLI::ValidationError("--ui-cache", e.what());
         }
+        o.particle_cache = *particle_cache == "on";
+        apply_camera_option(*camera, o);
         if (!colour->empty()) o.colour = parse_colour_option(*colour, "--colour");
         o.backend = parse_backend_kind(*backend);
         o.bodies_auto = *bodies == "auto";

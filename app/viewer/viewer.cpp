@@ -168,6 +168,7 @@ Viewer::Viewer(const ViewOptions& o)
     params_.render.render_scale = render_scale.scale;
     params_.render.coarse_glow = render_scale.coarse_glow;
     params_.cache_panels = choose_ui_cache(surface_->gl_info().renderer, o.ui_cache, window);
+    params_.render.cache_particles = o.particle_cache;
     if (render_scale.automatic || (params_.cache_panels && !o.ui_cache))
         std::cerr << "nbody: "
                   << render_scale_note(surface_->gl_info().renderer, render_scale.scale,
@@ -454,7 +455,8 @@ void Viewer::end_frame(bool capture_frame, double dt_frame) {
     profile_.end_frame();
     if (frame_ > 0) perf_.add_frame(dt_frame);  // frame 0 has no previous frame to time from
     if (frame_ > 1) totals_.frame_times.add(dt_frame);  // the previous frame's length; frame 0 is warm-up
-    if (capture_frame && o_.orbit_deg_per_frame != 0) camera_.turn(o_.orbit_deg_per_frame);
+    // A recording turns once a recorded frame; the viewer once a frame drawn.
+    if ((capture_frame || !record_run_) && o_.orbit_deg_per_frame != 0) camera_.turn(o_.orbit_deg_per_frame);
     if (frame_ == 0) first_frame_seconds_ = seconds_between(surface_opened_, Clock::now());
     ++frame_;
     if (progress_) progress_->update(frame_);

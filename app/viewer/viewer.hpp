@@ -308,6 +308,7 @@ class Viewer {
     double saved_time_ = 0;  // model time of the last save or load: quitting later asks first
     double first_frame_seconds_ = 0;                    // from surface_opened_ to the first present
     WalkRoom walk_room_;  // what make_room_for_cuda_sprites() last gave the backend
+    double gl_ms_per_frame_ = -1;  // share_the_drawing_gpu(): GL's recent mean a frame; < 0: none yet
 };
 
 // A scene's [scene] integrator keys (hermite4/6, eta, dt_max, time per frame) into `s`.

@@ -79,15 +79,20 @@ bool GpuFrameTimer::collect(Slot& slot, bool wait) {
         if (!available) return false;
     }
     std::array<double, kGpuStageCount> ms{};
+    std::array<bool, kGpuStageCount> ran{};
     for (std::size_t i = 0; i < slot.used; ++i) {
         GLuint64 ns = 0;
         glGetQueryObjectui64v(slot.queries[i].id(), GL_QUERY_RESULT, &ns);
         ms[std::size_t(slot.stages[i])] += double(ns) * 1e-6;
+        ran[std::size_t(slot.stages[i])] = true;
     }
     slot.pending = false;
     latest_ms_ = ms;
     if (slot.frame >= count_from_) {
-        for (int s = 0; s < kGpuStageCount; ++s) total_ms_[std::size_t(s)] += ms[std::size_t(s)];
+        for (int s = 0; s < kGpuStageCount; ++s) {
+            total_ms_[std::size_t(s)] += ms[std::size_t(s)];
+            stage_frames_[std::size_t(s)] += ran[std::size_t(s)] ? 1 : 0;
+        }
         ++frames_counted_;
     }
     return true;

@@ -1,6 +1,7 @@
 #include "nbody/render/particle_buffers.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "nbody/render/gl_check.hpp"
@@ -11,6 +12,12 @@ std::uint32_t pack_label(std::uint16_t galaxy, Component component) {
     return std::uint32_t(galaxy) | (std::uint32_t(static_cast<std::uint8_t>(component)) << 16);
 }
 
+// One counter for every ParticleBuffers: a renderer handed other buffers never takes their
+// generation for the one it drew.
+void ParticleBuffers::changed() const {
+    static std::atomic<std::uint64_t> next{1};
+    generation_ = next.fetch_add(1, std::memory_order_relaxed);
+}
 
 void ParticleBuffers::load(const State& state, double dt) {
     const std::size_t n = state.size();
@@ -45,6 +52,7 @@ void ParticleBuffers::load(const State& state, double dt) {
     size_ = n;
     time_[0] = state.time;
     time_[1] = state.time - dt;
+    changed();
 }
 
 std::size_t ParticleBuffers::upload(const std::vector<Vec4f>& positions, double time) {
@@ -61,6 +69,7 @@ std::size_t ParticleBuffers::upload(const std::vector<Vec4f>& positions, double 
 void ParticleBuffers::swap(double time) {
     current_ = 1 - current_;
     time_[current_] = time;
+    changed();
 }
 
 std::vector<Vec4f> ParticleBuffers::read_current() const {
@@ -100,6 +109,7 @@ ScopedCudaMap ParticleBuffers::map_for_step(void* stream) const {
 }
 
 ScopedCudaMap ParticleBuffers::map_current(void* stream) const {
+    changed();
     return ScopedCudaMap({{&registration_[current_], MapHint::ReadWrite}}, stream, written_.get());
 }
 
@@ -116,6 +126,7 @@ bool ParticleBuffers::show_published(PublishedPositions& published) {
 }
 
 ScopedCudaMap ParticleBuffers::map_both(void* stream) const {
+    changed();  // each step's swap() marks its change too; a step may write without one
     return ScopedCudaMap({{&registration_[0], MapHint::ReadWrite}, {&registration_[1], MapHint::ReadWrite}},
                          stream, written_.get());
 }

@@ -125,6 +125,8 @@ std::string ParticleRenderer::reload_shaders() {
         glow_down_ = std::move(glow_down);
         tonemap_ = std::move(tonemap);
         colour_map_loaded_ = -1;
+        drawn_.reset();  // new programs may draw other light, or tone map it otherwise, from the same keys
+        toned_.reset();
         return {};
     } catch (const std::exception& e) {
         return e.what();
@@ -291,6 +293,25 @@ void ParticleRenderer::splat(const ParticleBuffers& particles, const sprite::Spr
     splatter_.finish(particles, accumulation_.texture(), accumulation_.format());
 }
 
+bool ParticleRenderer::same_light(const ParticleLayer& a, const ParticleLayer& b) {
+    const sprite::SpriteUniforms &u = a.uniforms, &v = b.uniforms;
+    const auto same_f3 = [](const sprite::F3* x, const sprite::F3* y, int n) {
+        for (int k = 0; k < n; ++k)
+            if (x[k].x != y[k].x || x[k].y != y[k].y || x[k].z != y[k].z) return false;
+        return true;
+    };
+    return a.positions == b.positions && a.width == b.width && a.height == b.height &&
+           a.glow_levels == b.glow_levels && a.glow_first == b.glow_first && a.colour_map == b.colour_map &&
+           a.drawing == b.drawing && a.format == b.format && a.trails == b.trails && std::equal(u.view, u.view + 16, v.view) &&
+           std::equal(u.projection, u.projection + 16, v.projection) && u.point_size == v.point_size &&
+           u.reference_distance == v.reference_distance && u.min_size == v.min_size && u.intensity == v.intensity &&
+           u.colour_mode == v.colour_mode && u.hide_halo == v.hide_halo && u.halo_brightness == v.halo_brightness &&
+           u.inv_dt == v.inv_dt && u.inv_speed_scale == v.inv_speed_scale &&
+           u.solar_masses_per_unit == v.solar_masses_per_unit && u.variety == v.variety &&
+           same_f3(u.galaxy_colours, v.galaxy_colours, 8) && same_f3(u.component_colours, v.component_colours, 5) &&
+           same_f3(&u.plain_colour, &v.plain_colour, 1);
+}
+
 void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera& camera,
                             const RenderSettings& settings, const DrawTarget& target, GpuFrameTimer* timer,
                             const TrailRenderer* trails) {
@@ -309,79 +330,92 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
         cuda_refused_.clear();
     else if (particles.size() > 0 && !cuda_deposit_usable(particles))
         last_sprite_drawing_ = SpriteDrawing::Compute;  // the same picture; cuda_sprites_refused() says why
-    const bool by_cuda = particles.size() > 0 && last_sprite_drawing_ == SpriteDrawing::Cuda;
-    const bool by_compute = particles.size() > 0 && (by_cuda || last_sprite_drawing_ == SpriteDrawing::Compute);
     // The pyramid's finest level: 1 (half the frame), or 2 for a coarse glow (its first step reads
     // the frame with a 4x4 box: two passes and three quarters of the glow's pixels fewer).
     const int glow_first = glow > 2 && settings.coarse_glow ? 2 : 1;
     accumulation_.ensure(width, height, settings.float32_target ? GL_RGBA32F : GL_RGBA16F);
     update_colour_map(settings);
 
-    // Pass 1: add every particle's light into the float target.
-    std::optional<GpuStageScope> timing(std::in_place, timer, GpuStage::Particles);
-    glBindFramebuffer(GL_FRAMEBUFFER, accumulation_.framebuffer());
-    glViewport(0, 0, width, height);
-    // Every state a clear or a draw obeys, set before the clear: a scissor box or a colour mask
-    // left over from other drawing (a UI library, a test) would leave last frame's light, or
-    // uninitialised memory, in part of the target.
+    const float aspect = float(width) / float(height);
+    ParticleLayer layer;
+    layer.positions = particles.generation();
+    layer.uniforms = sprite_uniforms(particles, camera, settings, aspect, scale, sprite_intensity(particles, camera, settings));
+    layer.width = width;
+    layer.height = height;
+    layer.glow_levels = glow;
+    layer.glow_first = glow_first;
+    layer.colour_map = colour_map_loaded_;
+    layer.drawing = last_sprite_drawing_;
+    layer.format = accumulation_.format();
+    // Trails grow between the states they belong to: drawn every frame while they show.
+    const bool trails_shown = particles.size() > 0 && trails && trails->active();
+    layer.trails = trails_shown;
+    // Every state a clear, a draw or a blit obeys, set first: a scissor box or a colour mask left
+    // over from other drawing (a UI library, a test) would leave last frame's light, or
+    // uninitialised memory, in part of a target.
     glDisable(GL_SCISSOR_TEST);
     glDisable(GL_RASTERIZER_DISCARD);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_STENCIL_TEST);
     glDisable(GL_CULL_FACE);
-    const float clear[4] = {0, 0, 0, 0};
-    if (!by_compute) glClearNamedFramebufferfv(accumulation_.framebuffer(), GL_COLOR, 0, clear);  // compute writes every pixel
-    glEnable(GL_BLEND);
-    glBlendEquation(GL_FUNC_ADD);
-    glBlendFunc(GL_ONE, GL_ONE);
-    glEnable(GL_PROGRAM_POINT_SIZE);
-
-    const float aspect = float(width) / float(height);
-    const float intensity = sprite_intensity(particles, camera, settings);
-    const sprite::SpriteUniforms uniforms = sprite_uniforms(particles, camera, settings, aspect, scale, intensity);
-    if (by_compute) {
-        splat(particles, uniforms, width, height, by_cuda);
-        glEnable(GL_BLEND);  // the trails add their light over the particles'
-    } else if (particles.size() > 0) {
-        set_sprite_uniforms(particles_, uniforms);
-        glBindTextureUnit(0, colour_map_.id());
-        const GLuint vao = particle_vao_.id();
-        glVertexArrayVertexBuffer(vao, 0, particles.current(), 0, sizeof(Vec4f));
-        glVertexArrayVertexBuffer(vao, 1, particles.previous(), 0, sizeof(Vec4f));
-        glVertexArrayVertexBuffer(vao, 2, particles.labels(), 0, sizeof(std::uint32_t));
-        glBindVertexArray(vao);
-        particles_.use();
-        glDrawArrays(GL_POINTS, 0, GLsizei(particles.size()));
-    }
-    if (particles.size() > 0 && trails) trails->draw(particles, camera.projection(aspect) * camera.view(), settings, intensity);
     glDisable(GL_BLEND);
-    glDisable(GL_PROGRAM_POINT_SIZE);
-    NBODY_GL_CHECK_STATE("drawing particles");
-
-    if (glow > 0) {
-        timing.reset();
-        timing.emplace(timer, GpuStage::Glow);
-        build_glow(width, height, glow_first, glow);
+    const bool light_kept = settings.cache_particles && !trails_shown && drawn_ && same_light(*drawn_, layer);
+    if (light_kept) {
+        ++particle_keeps_;
+    } else {
+        draw_light(particles, layer, timer, trails_shown ? trails : nullptr, settings);
+        drawn_ = layer;
+        ++particle_draws_;
     }
 
-    // Pass 2: tone map onto the output (or the smaller frame that pass 3 enlarges onto it).
-    timing.reset();
-    timing.emplace(timer, GpuStage::Tonemap);
-    if (scaled) scaled_frame_.ensure(width, height, GL_RGBA8);
-    glBindFramebuffer(GL_FRAMEBUFFER, scaled ? scaled_frame_.framebuffer() : target.framebuffer);
-    glViewport(0, 0, width, height);
+    // Pass 2: tone map into the 8-bit frame that pass 3 puts on the target (enlarged below render
+    // scale 1), or straight onto the target at scale 1 without the cache. A frame that kept the light
+    // and tone maps it as before keeps the tone-mapped frame too: on llvmpipe a tone mapping at
+    // 1280x720 costs ~40 ms and the copy ~10 (headless, two cores); on a GPU beside the steps every
+    // GL pass waits its turn with the CUDA work (run 144: 2.3 ms of tone mapping against 0.3).
+    const bool via_frame = scaled || settings.cache_particles;
+    ToneMapping tone;
+    tone.glow_strength = glow > 0 ? settings.glow / float(glow) : 0.0f;
+    tone.background = settings.background;
+    tone.width = width;
+    tone.height = height;
+    const bool tone_kept = via_frame && light_kept && toned_ && same_tone(*toned_, tone);
+    if (!tone_kept) {
+        const GpuStageScope timing(timer, GpuStage::Tonemap);
+        if (via_frame) toned_frame_.ensure(width, height, GL_RGBA8);
+        tone_map(via_frame ? toned_frame_.framebuffer() : target.framebuffer, tone, glow, glow_first);
+        toned_ = via_frame ? std::optional<ToneMapping>(tone) : std::nullopt;
+        ++tone_maps_;
+    }
+    if (!via_frame) return;
+
+    // Pass 3: the tone-mapped frame onto the target: a copy at scale 1, else enlarged bilinear (no
+    // blocks). The one pass at the target's size reads one 8-bit texture: no float formats, no glow
+    // taps, no exp or sRGB encoding per output pixel (on llvmpipe at 1280x720 8-13 ms against the
+    // 90-130 ms of a full-size tone mapping, two loaded cores).
+    const GpuStageScope timing(timer, GpuStage::Upscale);
+    glBlitNamedFramebuffer(toned_frame_.framebuffer(), target.framebuffer, 0, 0, width, height, 0, 0, out_width,
+                           out_height, GL_COLOR_BUFFER_BIT, scaled ? GL_LINEAR : GL_NEAREST);
+    NBODY_GL_CHECK_STATE("putting the tone-mapped frame on the target");
+}
+
+bool ParticleRenderer::same_tone(const ToneMapping& a, const ToneMapping& b) {
+    return a.glow_strength == b.glow_strength && a.background == b.background && a.width == b.width &&
+           a.height == b.height;
+}
+
+// The accumulation target and the glow pyramid's top level (`glow` levels from `glow_first`) tone
+// mapped into `framebuffer` (the frame's size).
+void ParticleRenderer::tone_map(GLuint framebuffer, const ToneMapping& tone, int glow, int glow_first) {
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(0, 0, tone.width, tone.height);
     const ShaderProgram& t = tonemap_;
     t.set("u_hdr", 0);
     t.set("u_glow_texture", 1);
     t.set("u_exposure", 1.0f);
-    // Each pyramid level adds about the local mean brightness once: divide by their number so
-    // that glow 1 adds about as much light again as the particles themselves. A coarse glow keeps
-    // the divisor of the whole pyramid: its wider rings reach the dark sky, where the tone curve
-    // does not compress them, and sharing the missing ring's light among them made the frame 13%
-    // brighter than the full glow (4.9% with this divisor, 1.05 without the coarse glow; 640x360).
-    t.set("u_glow", glow > 0 ? settings.glow / float(glow) : 0.0f);
-    t.set("u_background", settings.background);
+    t.set("u_glow", tone.glow_strength);
+    t.set("u_background", tone.background);
     glBindTextureUnit(0, accumulation_.texture());
     if (glow > 0) {
         const RenderTarget& top = glow_up_[std::size_t(glow_first)];
@@ -399,17 +433,52 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     glBindTextureUnit(0, 0);
     glBindTextureUnit(1, 0);
     NBODY_GL_CHECK_STATE("tone mapping");
-    if (!scaled) return;
+}
 
-    // Pass 3: enlarge the tone-mapped frame onto the target, bilinear (no blocks). The one pass
-    // at the target's size reads one 8-bit texture: no float formats, no glow taps, no exp or
-    // sRGB encoding per output pixel (on llvmpipe at 1280x720 8-13 ms against the 90-130 ms
-    // of a full-size tone mapping, two loaded cores).
-    timing.reset();
-    timing.emplace(timer, GpuStage::Upscale);
-    glBlitNamedFramebuffer(scaled_frame_.framebuffer(), target.framebuffer, 0, 0, width, height, 0, 0,
-                           out_width, out_height, GL_COLOR_BUFFER_BIT, GL_LINEAR);
-    NBODY_GL_CHECK_STATE("enlarging the frame drawn at the render scale");
+// Pass 1 (every particle's light into the float target) and the glow pyramid built from it.
+void ParticleRenderer::draw_light(const ParticleBuffers& particles, const ParticleLayer& layer, GpuFrameTimer* timer,
+                                  const TrailRenderer* trails, const RenderSettings& settings) {
+    const bool by_cuda = particles.size() > 0 && layer.drawing == SpriteDrawing::Cuda;
+    const bool by_compute = particles.size() > 0 && (by_cuda || layer.drawing == SpriteDrawing::Compute);
+    std::optional<GpuStageScope> timing(std::in_place, timer, GpuStage::Particles);
+    glBindFramebuffer(GL_FRAMEBUFFER, accumulation_.framebuffer());
+    glViewport(0, 0, layer.width, layer.height);
+    const float clear[4] = {0, 0, 0, 0};
+    if (!by_compute) glClearNamedFramebufferfv(accumulation_.framebuffer(), GL_COLOR, 0, clear);  // compute writes every pixel
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBlendFunc(GL_ONE, GL_ONE);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+
+    const sprite::SpriteUniforms& uniforms = layer.uniforms;
+    if (by_compute) {
+        splat(particles, uniforms, layer.width, layer.height, by_cuda);
+        glEnable(GL_BLEND);  // the trails add their light over the particles'
+    } else if (particles.size() > 0) {
+        set_sprite_uniforms(particles_, uniforms);
+        glBindTextureUnit(0, colour_map_.id());
+        const GLuint vao = particle_vao_.id();
+        glVertexArrayVertexBuffer(vao, 0, particles.current(), 0, sizeof(Vec4f));
+        glVertexArrayVertexBuffer(vao, 1, particles.previous(), 0, sizeof(Vec4f));
+        glVertexArrayVertexBuffer(vao, 2, particles.labels(), 0, sizeof(std::uint32_t));
+        glBindVertexArray(vao);
+        particles_.use();
+        glDrawArrays(GL_POINTS, 0, GLsizei(particles.size()));
+    }
+    if (trails) {
+        const glm::mat4 view_projection =
+            glm::make_mat4(uniforms.projection) * glm::make_mat4(uniforms.view);
+        trails->draw(particles, view_projection, settings, uniforms.intensity);
+    }
+    glDisable(GL_BLEND);
+    glDisable(GL_PROGRAM_POINT_SIZE);
+    NBODY_GL_CHECK_STATE("drawing particles");
+
+    if (layer.glow_levels > 0) {
+        timing.reset();
+        timing.emplace(timer, GpuStage::Glow);
+        build_glow(layer.width, layer.height, layer.glow_first, layer.glow_levels);
+    }
 }
 
 // Down: the float target -> level `first` (1: half size) -> ... -> level `levels` (glow_down.frag).

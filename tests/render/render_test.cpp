@@ -365,6 +365,45 @@ TEST(ViewerExecutable, FrameRateBesideTheLoopCountsTheFramesNotTheLastStep) {
     EXPECT_NEAR(report_ms, frames_ms, 0.05 * frames_ms + 0.5) << r.output;  // one frame more in the report
 }
 
+// Beside a simulation slower than the frames, most frames have no new step to show: they keep the
+// particles' light (--particle-cache, the default) and say so; off, or with the camera turning
+// (`view --camera orbit:DEG`), every frame draws them.
+TEST(ViewerExecutable, FramesWithoutANewStepKeepTheParticlesUnlessTheCacheIsOffOrTheCameraMoves) {
+    const double cores = std::max(2u, std::thread::hardware_concurrency());
+    const int bodies = int(16384 * std::ceil(std::sqrt(cores / 2)));  // ~0.2 s a step on two cores
+    struct Case {
+        const char* options;
+        bool all_drawn;
+    };
+    for (const Case c : {Case{"--particle-cache on", false}, Case{"--particle-cache off", true},
+                         Case{"--camera orbit:0.5", true}}) {
+        SCOPED_TRACE(c.options);
+        const auto r = test::run_command(
+            "NBODY_SIM_THREAD=1 timeout 120 '" + test::nbody_executable() +
+            "' view --headless --backend cpu --gravity direct --no-ui --size 96x54 --frames 60 --scene '" +
+            test::source_dir() + "/scenes/plummer.toml' --bodies " + std::to_string(bodies) + " " + c.options);
+        if (r.exit_code != 0 && r.output.find("cannot create a headless OpenGL") != std::string::npos)
+            GTEST_SKIP() << "no headless EGL: " << r.output;
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        std::smatch m;
+        const bool reported =
+            std::regex_search(r.output, m, std::regex(R"(particles: drawn in ([0-9]+) of ([0-9]+) frames, kept)"));
+        if (std::string(c.options) == "--particle-cache off") {
+            EXPECT_FALSE(reported) << r.output;
+            continue;
+        }
+        ASSERT_TRUE(reported) << r.output;
+        const int drawn = std::stoi(m[1].str()), frames = std::stoi(m[2].str());
+        EXPECT_NEAR(frames, 60, 1) << r.output;
+        if (c.all_drawn) {
+            EXPECT_EQ(drawn, frames) << "the camera moved every frame" << r.output;
+        } else {
+            EXPECT_GE(drawn, 2) << "the first frame and at least one step's" << r.output;
+            EXPECT_LT(drawn, frames / 2) << "steps of ~0.2 s beside 60 frames a second" << r.output;
+        }
+    }
+}
+
 // The viewer executable, headless: a PNG that is neither missing nor blank.
 TEST(ViewerExecutable, HeadlessScreenshot) {
     test::TempDir dir;
@@ -394,6 +433,15 @@ TEST(ViewerExecutable, BadArgumentsAreClearErrors) {
     r = test::run_nbody("view --headless --backend warp");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.output.find("warp"), std::string::npos) << r.output;
+    r = test::run_nbody("view --headless --camera spin");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("orbit:DEG_PER_FRAME"), std::string::npos) << r.output;
+    r = test::run_nbody("view --headless --camera path:/nonexistent/flyby.txt");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("flyby.txt"), std::string::npos) << r.output;
+    r = test::run_nbody("view --headless --particle-cache sometimes");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("--particle-cache"), std::string::npos) << r.output;
 }
 
 // With neither a display nor headless mode the viewer says what to do instead.

@@ -24,6 +24,7 @@ struct GpuTotals {
     long long cuda_sprite_frames = 0;
     std::array<double, render::kGpuStageCount> gl_ms{};
     long long gl_frames = 0;
+    std::array<long long, render::kGpuStageCount> gl_stage_frames{};  // of gl_frames, those that ran the stage
 };
 
 class FrameProfile {

@@ -149,6 +149,7 @@ int Viewer::finish(Clock::time_point frames_done) {
     GpuTotals gpu;
     gpu.gl_ms = gpu_timer_.total_ms();
     gpu.gl_frames = gpu_timer_.frames_counted();
+    gpu.gl_stage_frames = gpu_timer_.stage_frames();
 #if NBODY_HAVE_CUDA
     if (render::CudaStreamTimer* t = sim_.gpu_step_timer()) {
         t->set_count_from(1);  // frame 0's steps are warm-up (initial force pass included)
@@ -179,6 +180,10 @@ int Viewer::finish(Clock::time_point frames_done) {
         if (!renderer_.cuda_sprites_refused().empty())
             std::printf("  CUDA sprites drawn by compute: %s\n", renderer_.cuda_sprites_refused().c_str());
         print_looks(params_.render, sim_.size());
+        if (params_.render.cache_particles)
+            std::printf("  particles: drawn in %lld of %lld frames, kept in the others: nothing they show had "
+                        "changed (--particle-cache)\n",
+                        renderer_.particle_draws(), renderer_.particle_draws() + renderer_.particle_keeps());
         if (ui_ && ui_->panels_cached())
             std::printf("  panels: kept as a picture, drawn into it %lld times in %lld frames (--ui-cache)\n",
                         ui_->panel_redraws(), frame_);

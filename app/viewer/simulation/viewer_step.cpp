@@ -108,7 +108,11 @@ void Viewer::share_the_drawing_gpu() {
     CudaBackend* cuda = sim_.cuda();
     if (cuda == nullptr || cuda->gpu_count() < 2 || gpu_timing_ == nullptr) return;
     const auto& gl = gpu_timer_.latest_ms();
-    const double frame_ms = std::accumulate(gl.begin(), gl.end(), 0.0);
+    // A mean over the last ten frames or so: with the particles kept between steps
+    // (--particle-cache) one frame a step draws them and the others only tone map.
+    const double latest_ms = std::accumulate(gl.begin(), gl.end(), 0.0);
+    gl_ms_per_frame_ = gl_ms_per_frame_ < 0 ? latest_ms : 0.9 * gl_ms_per_frame_ + 0.1 * latest_ms;
+    const double frame_ms = gl_ms_per_frame_;
     double frames_per_step = 1.0 / std::max(params_.sim.steps_per_frame, 1);
     if (free_running() && perf_.fps() > 0 && perf_.ms_per_step() > 0)
         frames_per_step = perf_.fps() * perf_.ms_per_step() / 1000.0;

@@ -40,6 +40,9 @@ class GpuFrameTimer {
     // Sums over the frames counted so far, per stage, and how many frames they cover.
     const std::array<double, kGpuStageCount>& total_ms() const { return total_ms_; }
     long long frames_counted() const { return frames_counted_; }
+    // Of those frames, how many ran each stage (a frame that kept its particles ran no particles
+    // stage: particle_renderer.hpp).
+    const std::array<long long, kGpuStageCount>& stage_frames() const { return stage_frames_; }
     long long dropped_frames() const { return dropped_; }
     // The newest frame whose results are in (ms per stage; 0 for stages it did not run).
     const std::array<double, kGpuStageCount>& latest_ms() const { return latest_ms_; }
@@ -61,6 +64,7 @@ class GpuFrameTimer {
     long long count_from_ = 0;
     std::array<double, kGpuStageCount> total_ms_{};
     std::array<double, kGpuStageCount> latest_ms_{};
+    std::array<long long, kGpuStageCount> stage_frames_{};
     long long frames_counted_ = 0, dropped_ = 0;
 };
 

@@ -40,6 +40,10 @@ class ParticleBuffers {
     GLuint labels() const { return labels_.id(); }
     double current_time() const { return time_[current_]; }
     double previous_time() const { return time_[1 - current_]; }
+    // Changes whenever what the buffers hold may have changed (a load, an upload, a swap, a
+    // read-write mapping), and is never the same for two ParticleBuffers: the renderer keeps the
+    // particles' light drawn from one generation until the next (particle_renderer.hpp).
+    std::uint64_t generation() const { return generation_; }
 
     // Host path: writes `positions` (size() of them, at simulation time `time`) into the
     // non-current buffer and makes it current. Returns the bytes uploaded.
@@ -88,11 +92,15 @@ class ParticleBuffers {
     int current_index() const { return current_; }
 
   private:
+    void changed() const;
+
     GlBuffer positions_[2];
     GlBuffer labels_;
     int current_ = 0;
     std::size_t size_ = 0;
     double time_[2] = {0, 0};
+    // mutable: a read-write mapping (a const call) hands out the current buffer to be written.
+    mutable std::uint64_t generation_ = 0;
 #if NBODY_HAVE_CUDA
     // Declared after the buffers: members are destroyed in reverse order, so CUDA releases
     // the registrations before GL deletes the buffers, as the CUDA documentation requires.

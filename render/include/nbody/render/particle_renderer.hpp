@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <glm/glm.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,12 @@ struct RenderSettings {
     bool coarse_glow = false;
     glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
     TrailSettings trails;  // drawn when draw() is given a TrailRenderer
+    // The particles' light (and its glow) kept from the last frame while nothing it shows has
+    // changed: no new positions, the same camera, size and looks, no trails. Such a frame draws
+    // only the tone mapping. Beside a simulation slower than the display most frames are such
+    // frames, and the GPU (or llvmpipe's cores) they no longer take goes to the steps.
+    // --particle-cache off: drawn every frame (timing the drawing itself).
+    bool cache_particles = true;
 };
 
 inline constexpr float kMinRenderScale = 0.25f;
@@ -118,8 +125,36 @@ class ParticleRenderer {
     CudaSplatDeposit* cuda_deposit();
 #endif
     float auto_speed_scale() const { return auto_speed_scale_; }
+    // Frames whose particles were drawn, and frames that kept the last frame's
+    // (RenderSettings::cache_particles), since this renderer was made.
+    long long particle_draws() const { return particle_draws_; }
+    long long particle_keeps() const { return particle_keeps_; }
+    long long tone_maps() const { return tone_maps_; }  // frames that tone mapped the light
 
   private:
+    // What the particle pass and the glow last drew into their targets: a frame with the same
+    // key would draw the same light again.
+    struct ParticleLayer {
+        std::uint64_t positions = 0;  // ParticleBuffers::generation()
+        sprite::SpriteUniforms uniforms;
+        int width = 0, height = 0, glow_levels = 0, glow_first = 0, colour_map = -1;
+        SpriteDrawing drawing = SpriteDrawing::Points;
+        GLenum format = 0;
+        bool trails = false;  // trails drawn into it: never kept (they grow between states)
+    };
+    static bool same_light(const ParticleLayer& a, const ParticleLayer& b);
+    // What the tone mapping reads besides the light: a kept light tone mapped as before gives the
+    // same frame.
+    struct ToneMapping {
+        float glow_strength = 0;
+        glm::vec3 background{0.0f};
+        int width = 0, height = 0;
+    };
+    static bool same_tone(const ToneMapping& a, const ToneMapping& b);
+    void tone_map(GLuint framebuffer, const ToneMapping& tone, int glow, int glow_first);
+    void draw_light(const ParticleBuffers& particles, const ParticleLayer& layer, GpuFrameTimer* timer,
+                    const TrailRenderer* trails, const RenderSettings& settings);
+
     void update_colour_map(const RenderSettings& settings);  // the map, or the stellar colours
 
     void build_glow(int width, int height, int first, int levels);
@@ -151,9 +186,9 @@ class ParticleRenderer {
     // [L]: 1/2^L of the target's size (rounded up); [0] unused. The up chain's smallest level is
     // the down chain's.
     std::vector<RenderTarget> glow_down_levels_, glow_up_;
-    // The tone-mapped frame at RenderSettings::render_scale below 1 (8 bits, sRGB-encoded),
-    // enlarged onto the target in the last pass.
-    RenderTarget scaled_frame_;
+    // The tone-mapped frame (8 bits, sRGB-encoded) put on the target in the last pass: enlarged
+    // at RenderSettings::render_scale below 1, copied at 1 with the cache (kept with the light).
+    RenderTarget toned_frame_;
     float auto_speed_scale_ = 1.0f;
     ParticleSplatter splatter_;
     SpriteDrawing last_sprite_drawing_ = SpriteDrawing::Points;
@@ -163,6 +198,9 @@ class ParticleRenderer {
     // The colour map's texels as GL holds them (half precision), for the CUDA deposit.
     std::vector<sprite::F3> colour_table_;
     bool colour_table_sent_ = false;
+    std::optional<ParticleLayer> drawn_;  // none: the targets hold nothing to keep
+    std::optional<ToneMapping> toned_;    // what toned_frame_ holds; none: nothing to keep
+    long long particle_draws_ = 0, particle_keeps_ = 0, tone_maps_ = 0;
 #if NBODY_HAVE_CUDA
     std::unique_ptr<CudaSplatDeposit> cuda_deposit_;
     bool cuda_deposit_failed_ = false;  // its construction threw: not tried again
