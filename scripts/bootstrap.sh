@@ -36,7 +36,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   python3-dev python3-pybind11 python3-numpy python3-pytest python3-matplotlib
 )
-[ "$mode" = test ] && packages+=(xvfb xauth xdotool ffmpeg)
+[ "$mode" = test ] && packages+=(xvfb xauth xdotool x11-apps ffmpeg)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -189,6 +189,8 @@ Viewer::Viewer(const ViewOptions& o)
                   << scene_.state.size() << "; showing " << kHostViewerBodies << " bodies (choose with --bodies)\n";
         show_fitted_scene(make_scene(scene_path_, kHostViewerBodies));
     }
+    // Before the fit to the machine, whose measurement the first frame waits for: it says so meanwhile.
+    if (!o.no_ui || o.annotate) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
     KernelOptions kernel = o.kernel;
     if ((!o.headless && !record_run_) || o.bodies_auto) kernel.gravity = fit_scene_to_machine(o, listed_bodies);
     const std::string kernel_origin = apply_kernel_options(sim_.backend(), kernel, scene_.state.size());
@@ -244,7 +246,6 @@ Viewer::Viewer(const ViewOptions& o)
     pending_.autotune = o.autotune;
     params_.recording.annotate = o.annotate;
     params_.recording.annotate_size = o.annotate_size;
-    if (!o.no_ui || o.annotate) ui_ = std::make_unique<render::ImGuiLayer>(surface_->window(), surface_->content_scale());
     scenes_ = list_scene_choices();
     init_encounter_editor(o.encounter);
 

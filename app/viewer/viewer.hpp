@@ -181,6 +181,9 @@ class Viewer {
     GravityOptions fit_scene_to_machine(const ViewOptions& o, std::size_t listed_bodies);
     void fit_host_scene(std::size_t listed_bodies);
     void fit_gpu_scene(const ViewOptions& o);
+    // One frame in a window with `text` and nothing else, before a start-up measurement that the
+    // first frame waits for (a second or two on a GPU): no window left black and silent meanwhile.
+    void show_start_message(const std::string& text);
     void show_fitted_scene(Scene fitted);
     void frame_scene_at_start();  // viewer.cpp: all the scene's galaxies in view, as a launch does
     CameraSpec framed_camera(const Scene& scene) const;  // the scene's camera, fitted to the surface

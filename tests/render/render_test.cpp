@@ -504,5 +504,62 @@ TEST(ViewerExecutable, EscAsksBeforeQuittingARunThatMovedAndASecondEscQuits) {
     EXPECT_NE(r.output.find("viewer exit 0"), std::string::npos) << r.output;
 }
 
+// The lit pixels (any channel above 150) in rows [y0, y1) of an X window dump (xwd: a 100-byte
+// big-endian header, a colour map, then 32-bit pixels); -1 when the file is not one.
+int lit_pixels_in_rows(const std::string& xwd_path, int y0, int y1) {
+    std::ifstream in(xwd_path, std::ios::binary);
+    const std::string d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (d.size() < 100) return -1;
+    const auto word = [&](std::size_t k) {
+        const auto* p = reinterpret_cast<const unsigned char*>(d.data()) + 4 * k;
+        return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];
+    };
+    const std::size_t header = word(0), width = word(4), height = word(5), bits = word(11), line = word(12),
+                      colours = word(19);
+    const std::size_t first = header + 12 * colours;
+    if (bits != 32 || d.size() < first + line * height) return -1;
+    int lit = 0;
+    for (std::size_t y = std::size_t(std::max(y0, 0)); y < std::min<std::size_t>(height, std::size_t(y1)); ++y)
+        for (std::size_t x = 0; x < width; ++x) {
+            const auto* px = reinterpret_cast<const unsigned char*>(d.data()) + first + y * line + 4 * x;
+            lit += std::max({px[0], px[1], px[2]}) > 150;
+        }
+    return lit;
+}
+
+// A window that measures the machine before its first frame (issue 33 items 2 and 3) says so in
+// the window meanwhile, not a black window: a dump of the screen taken every few tens of ms finds
+// the message's text in the middle of the window before the menu bar of the first frame is drawn.
+TEST(ViewerExecutable, AWindowSaysWhatItMeasuresBeforeItsFirstFrame) {
+    const auto prefix = x_server_prefix();
+    if (!prefix) GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
+    if (test::run_command("command -v xwd >/dev/null 2>&1").exit_code != 0)
+        GTEST_SKIP() << "no xwd (Debian: apt-get install x11-apps)";
+    const test::TempDir dir;
+    const std::string script = dir.file("start.sh");
+    {
+        std::ofstream out(script);
+        out << "cd '" << dir.path().string() << "'\n"
+            << "'" << test::nbody_executable() << "' view --backend cpu --size 1280x720 --frames 20 > viewer.log 2>&1 &\n"
+            << "pid=$!\n"
+            << "for i in $(seq 150); do xwd -root -silent > shot$i.xwd 2>/dev/null; "
+            << "kill -0 $pid 2>/dev/null || break; sleep 0.02; done\n"
+            << "wait $pid; echo \"viewer exit $?\"\n"
+            << "cat viewer.log\n";
+    }
+    const auto r = test::run_command("timeout 120 " + *prefix + "sh '" + script + "'");
+    ASSERT_NE(r.output.find("viewer exit 0"), std::string::npos) << r.output;
+    ASSERT_NE(r.output.find("took"), std::string::npos) << "the start-up measured nothing: " << r.output;
+    bool message_seen = false, first_frame_seen = false;
+    for (int i = 1; i <= 150 && !first_frame_seen; ++i) {
+        const std::string shot = dir.file("shot" + std::to_string(i) + ".xwd");
+        if (!std::filesystem::exists(shot)) break;
+        const int menu = lit_pixels_in_rows(shot, 0, 24), middle = lit_pixels_in_rows(shot, 300, 345);
+        first_frame_seen = menu > 50;  // the menu bar's words: the first frame is on screen
+        message_seen = message_seen || (!first_frame_seen && middle > 200);
+    }
+    EXPECT_TRUE(message_seen) << "no frame with the start-up message before the first frame\n" << r.output;
+}
+
 }  // namespace
 }  // namespace nbody::render

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <utility>
 
+#include "nbody/render/gl.hpp"
+#include "ui_panels.hpp"
 #include "viewer.hpp"
 #if NBODY_HAVE_CUDA
 #include "nbody/sim/cuda_backend.hpp"
@@ -49,6 +51,8 @@ GravityOptions Viewer::fit_scene_to_machine(const ViewOptions& o, std::size_t li
 
 // The CPU: as many bodies as keep the simulation near 5 frames/s at the scene's steps per frame.
 void Viewer::fit_host_scene(std::size_t listed_bodies) {
+    show_start_message("Timing a step of " + std::to_string(scene_.state.size()) + " bodies on the " +
+                       std::string(sim_.backend().name()) + " backend, to choose how many to show ...");
     machine_fit_ = MachineFit{measure_step(sim_.backend(), scene_.state, scene_.params), std::nullopt};
     const std::size_t fit = fit_host_bodies(machine_fit_->model, params_.sim.steps_per_frame, listed_bodies);
     std::cerr << "nbody: a step of " << scene_.state.size() << " bodies took "
@@ -67,6 +71,8 @@ void Viewer::fit_gpu_scene(const ViewOptions& o) {
         params_.recording.steps_per_frame = 1;
     }
     std::fprintf(stderr, "nbody: timing a tree step of the scene at %zu bodies on the GPU ...\n", kGpuProbeBodies);
+    show_start_message("Timing a tree step of " + std::to_string(kGpuProbeBodies) +
+                       " bodies on the GPU, to choose how many to show ...");
     Scene probe = make_scene(scene_path_, kGpuProbeBodies);
     const StepModel model = measure_step(sim_.backend(), probe.state, scene_.params, gpu_step_clock());
     const std::size_t fit = fit_gpu_bodies(model, params_.sim.steps_per_frame);
@@ -79,6 +85,29 @@ void Viewer::fit_gpu_scene(const ViewOptions& o) {
                  params_.sim.steps_per_frame == 1 ? "" : "s", 1e3 * kGpuStepBudgetSeconds,
                  1e3 * params_.sim.steps_per_frame * model.seconds(fit), kGpuMinBodies);
     show_fitted_scene(fit == probe.state.size() ? std::move(probe) : make_scene(scene_path_, fit));
+}
+
+void Viewer::show_start_message(const std::string& text) {
+    if (!ui_ || surface_->headless()) return;  // headless: no one looks; stderr says it
+    const render::DrawTarget target = surface_->target();
+    if (target.width <= 0 || target.height <= 0) return;
+    const glm::vec3 sky = params_.render.background;  // linear, as the tone mapping writes it: near black
+    glBindFramebuffer(GL_FRAMEBUFFER, target.framebuffer);
+    glViewport(0, 0, target.width, target.height);
+    glDisable(GL_SCISSOR_TEST);
+    glClearColor(sky.r, sky.g, sky.b, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    // An auto-sized window learns its size from a frame of content: laid out unseen first.
+    for (int pass = 0; pass < 2; ++pass) {
+        ui_->begin_frame(target.width, target.height, 1.0f / 60.0f);
+        draw_start_message(text);
+        ui_->discard_frame();
+    }
+    ui_->begin_frame(target.width, target.height, 1.0f / 60.0f);
+    draw_start_message(text);
+    ui_->finish_frame();
+    ui_->draw_layers(target.framebuffer, target.width, target.height, render::ImGuiLayer::kAllLayers);
+    surface_->present();
 }
 
 // The scene at the fitted N in place of the listed one, with the --softening given.

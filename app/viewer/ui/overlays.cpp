@@ -125,6 +125,15 @@ void draw_busy_indicator(const PanelContext& ctx) {
     ImGui::End();
 }
 
+void draw_start_message(const std::string& text) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.45f), ImGuiCond_Always,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowBgAlpha(0.7f);
+    if (ImGui::Begin("##start", nullptr, kOverlayFlags)) ImGui::TextUnformatted(text.c_str());
+    ImGui::End();
+}
+
 void draw_quit_dialog(ViewerParams& params, Requests& requests, const PanelContext& ctx) {
     if (!params.confirm_quit) return;
     const ImGuiIO& io = ImGui::GetIO();

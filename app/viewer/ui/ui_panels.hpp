@@ -110,6 +110,9 @@ float draw_status_bar(const PanelContext& ctx, const ViewerParams& params);
 void draw_quit_dialog(ViewerParams& params, Requests& requests, const PanelContext& ctx);
 // Top middle, while there is long work: what it is and how long it has taken, with a spinner.
 void draw_busy_indicator(const PanelContext& ctx);
+// Before the first frame, while the start-up measures the machine (no scene drawn yet): `text` in
+// the middle of the window.
+void draw_start_message(const std::string& text);
 // Bottom right: where the simulation runs (GPU green, CPU amber), a small window, so that it goes
 // with the panels (in frames recorded with them, never in frames saved without them).
 void draw_backend_badge(const PanelContext& ctx);
