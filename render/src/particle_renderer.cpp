@@ -293,6 +293,19 @@ void ParticleRenderer::splat(const ParticleBuffers& particles, const sprite::Spr
     splatter_.finish(particles, accumulation_.texture(), accumulation_.format());
 }
 
+// Every state a clear, a draw or a blit obeys: a scissor box or a colour mask left over from other
+// drawing (a UI library, a test) would leave last frame's light, or uninitialised memory, in part
+// of a target.
+void ParticleRenderer::reset_draw_state() {
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_RASTERIZER_DISCARD);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_STENCIL_TEST);
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+}
+
 bool ParticleRenderer::same_light(const ParticleLayer& a, const ParticleLayer& b) {
     const sprite::SpriteUniforms &u = a.uniforms, &v = b.uniforms;
     const auto same_f3 = [](const sprite::F3* x, const sprite::F3* y, int n) {
@@ -320,7 +333,6 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     const int out_width = std::max(target.width, 1), out_height = std::max(target.height, 1);
     const int width = scaled_size(out_width, settings.render_scale);
     const int height = scaled_size(out_height, settings.render_scale);
-    const bool scaled = width != out_width || height != out_height;
     // Sizes are given for a 720-line frame: a taller one draws them proportionally wider (a HiDPI
     // window's framebuffer is taller by its pixel scale, so that is covered too).
     const float scale = float(height) / kReferenceHeight;
@@ -350,16 +362,7 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     // Trails grow between the states they belong to: drawn every frame while they show.
     const bool trails_shown = particles.size() > 0 && trails && trails->active();
     layer.trails = trails_shown;
-    // Every state a clear, a draw or a blit obeys, set first: a scissor box or a colour mask left
-    // over from other drawing (a UI library, a test) would leave last frame's light, or
-    // uninitialised memory, in part of a target.
-    glDisable(GL_SCISSOR_TEST);
-    glDisable(GL_RASTERIZER_DISCARD);
-    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-    glDisable(GL_DEPTH_TEST);
-    glDisable(GL_STENCIL_TEST);
-    glDisable(GL_CULL_FACE);
-    glDisable(GL_BLEND);
+    reset_draw_state();
     const bool light_kept = settings.cache_particles && !trails_shown && drawn_ && same_light(*drawn_, layer);
     if (light_kept) {
         ++particle_keeps_;
@@ -369,21 +372,33 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
         ++particle_draws_;
     }
 
-    // Pass 2: tone map into the 8-bit frame that pass 3 puts on the target (enlarged below render
-    // scale 1), or straight onto the target at scale 1 without the cache. A frame that kept the light
-    // and tone maps it as before keeps the tone-mapped frame too: on llvmpipe a tone mapping at
-    // 1280x720 costs ~40 ms and the copy ~10 (headless, two cores); on a GPU beside the steps every
-    // GL pass waits its turn with the CUDA work (run 144: 2.3 ms of tone mapping against 0.3).
-    const bool via_frame = scaled || settings.cache_particles;
     ToneMapping tone;
+    // Each pyramid level adds about the local mean brightness once: divide by their number so
+    // that glow 1 adds about as much light again as the particles themselves. A coarse glow keeps
+    // the divisor of the whole pyramid: its wider rings reach the dark sky, where the tone curve
+    // does not compress them, and sharing the missing ring's light among them made the frame 13%
+    // brighter than the full glow (4.9% with this divisor, 1.05 without the coarse glow; 640x360).
     tone.glow_strength = glow > 0 ? settings.glow / float(glow) : 0.0f;
     tone.background = settings.background;
     tone.width = width;
     tone.height = height;
+    put_on_target(target, tone, light_kept, settings.cache_particles, glow, glow_first, timer);
+}
+
+// Pass 2: tone map into the 8-bit frame that pass 3 puts on the target (enlarged below render scale
+// 1), or straight onto the target at scale 1 without the cache. A frame that kept the light and tone
+// maps it as before keeps the tone-mapped frame too: on llvmpipe a tone mapping at 1280x720 costs
+// ~40 ms and the copy ~10 (headless, two cores); on a GPU beside the steps every GL pass waits its
+// turn with the CUDA work (run 144: 2.3 ms of tone mapping against 0.3).
+void ParticleRenderer::put_on_target(const DrawTarget& target, const ToneMapping& tone, bool light_kept, bool cache,
+                                     int glow, int glow_first, GpuFrameTimer* timer) {
+    const int out_width = std::max(target.width, 1), out_height = std::max(target.height, 1);
+    const bool scaled = tone.width != out_width || tone.height != out_height;
+    const bool via_frame = scaled || cache;
     const bool tone_kept = via_frame && light_kept && toned_ && same_tone(*toned_, tone);
     if (!tone_kept) {
         const GpuStageScope timing(timer, GpuStage::Tonemap);
-        if (via_frame) toned_frame_.ensure(width, height, GL_RGBA8);
+        if (via_frame) toned_frame_.ensure(tone.width, tone.height, GL_RGBA8);
         tone_map(via_frame ? toned_frame_.framebuffer() : target.framebuffer, tone, glow, glow_first);
         toned_ = via_frame ? std::optional<ToneMapping>(tone) : std::nullopt;
         ++tone_maps_;
@@ -395,8 +410,8 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     // taps, no exp or sRGB encoding per output pixel (on llvmpipe at 1280x720 8-13 ms against the
     // 90-130 ms of a full-size tone mapping, two loaded cores).
     const GpuStageScope timing(timer, GpuStage::Upscale);
-    glBlitNamedFramebuffer(toned_frame_.framebuffer(), target.framebuffer, 0, 0, width, height, 0, 0, out_width,
-                           out_height, GL_COLOR_BUFFER_BIT, scaled ? GL_LINEAR : GL_NEAREST);
+    glBlitNamedFramebuffer(toned_frame_.framebuffer(), target.framebuffer, 0, 0, tone.width, tone.height, 0, 0,
+                           out_width, out_height, GL_COLOR_BUFFER_BIT, scaled ? GL_LINEAR : GL_NEAREST);
     NBODY_GL_CHECK_STATE("putting the tone-mapped frame on the target");
 }
 

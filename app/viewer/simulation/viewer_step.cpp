@@ -109,7 +109,7 @@ void Viewer::share_the_drawing_gpu() {
     if (cuda == nullptr || cuda->gpu_count() < 2 || gpu_timing_ == nullptr) return;
     const auto& gl = gpu_timer_.latest_ms();
     // A mean over the last ten frames or so: with the particles kept between steps
-    // (--particle-cache) one frame a step draws them and the others only tone map.
+    // (--particle-cache) one frame a step draws them and the others copy the kept frame.
     const double latest_ms = std::accumulate(gl.begin(), gl.end(), 0.0);
     gl_ms_per_frame_ = gl_ms_per_frame_ < 0 ? latest_ms : 0.9 * gl_ms_per_frame_ + 0.1 * latest_ms;
     const double frame_ms = gl_ms_per_frame_;

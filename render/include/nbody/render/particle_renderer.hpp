@@ -151,7 +151,11 @@ class ParticleRenderer {
         int width = 0, height = 0;
     };
     static bool same_tone(const ToneMapping& a, const ToneMapping& b);
+    static void reset_draw_state();
     void tone_map(GLuint framebuffer, const ToneMapping& tone, int glow, int glow_first);
+    // Passes 2 and 3: the light tone mapped (or the tone-mapped frame kept) and put on `target`.
+    void put_on_target(const DrawTarget& target, const ToneMapping& tone, bool light_kept, bool cache, int glow,
+                       int glow_first, GpuFrameTimer* timer);
     void draw_light(const ParticleBuffers& particles, const ParticleLayer& layer, GpuFrameTimer* timer,
                     const TrailRenderer* trails, const RenderSettings& settings);
 
