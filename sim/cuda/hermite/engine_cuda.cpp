@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/hermite/batch_order.hpp"
 #include "../../src/hermite/parallel.hpp"
 #include "../cuda_raii.hpp"
 #include "engine_cuda.hpp"
@@ -566,24 +567,10 @@ private:
     // in their order: the batch is less compact and fewer tiles go far, the results are the same).
     // Returns place -> index in the batch.
     std::span<const std::uint32_t> sort_batch(std::span<const IParticle> in) {
-        const std::size_t slots = slot_of_.size();
         bool every_address_in_order = in.size() == address_of_.size();
         for (std::size_t q = 0; q < in.size() && every_address_in_order; ++q) every_address_in_order = in[q].id == int(q);
         if (every_address_in_order) return address_of_;  // every body active, as the integrator lists them
-        place_.assign(slots, -1);
-        i_order_.clear();
-        std::vector<std::uint32_t> rest;
-        for (std::size_t q = 0; q < in.size(); ++q) {
-            const int id = in[q].id;
-            if (id >= 0 && std::size_t(id) < slots && place_[slot_of_[std::size_t(id)]] < 0)
-                place_[slot_of_[std::size_t(id)]] = int(q);
-            else
-                rest.push_back(std::uint32_t(q));
-        }
-        for (int q : place_)
-            if (q >= 0) i_order_.push_back(std::uint32_t(q));
-        i_order_.insert(i_order_.end(), rest.begin(), rest.end());
-        return i_order_;
+        return batch_order_.order(in.size(), [&](std::size_t q) { return in[q].id; }, slot_of_, host_threads_from());
     }
 
     // Waits for every GPU whose copy from the page-locked buffer may still run (no wait since it was
@@ -727,9 +714,9 @@ private:
     } staged_;  // what stage() last put in in_stage_
     // The j-particles in Morton order (kFarTilesFrom): slot_of_[address] for the first ordered_nj_
     // addresses, the address itself beyond them and while slot_of_ is empty; address_of_ its inverse;
-    // i_order_ a sorted batch that is not every address in order (place -> body).
-    std::vector<std::uint32_t> slot_of_, address_of_, i_order_;
-    std::vector<int> place_;
+    // batch_order_ a sorted batch that is not every address in order (place -> body).
+    std::vector<std::uint32_t> slot_of_, address_of_;
+    BatchOrder batch_order_;
     std::vector<char> id_is_address_;  // by address: set_j gave the j-particle its address as id
     std::ptrdiff_t other_ids_ = 0;     // j-particles whose id is not their address
     std::size_t ordered_nj_ = 0, updates_since_order_ = 0;
