@@ -216,7 +216,7 @@ void add_view_command(CLI::App& app, int& exit_code) {
     auto particle_cache = std::make_shared<std::string>("on");
     cmd->add_option("--particle-cache", *particle_cache,
                     "on: a frame whose particles would look as in the frame before (no new step shown, the "
-                    "camera, size and looks unchanged, no trails) keeps their light, tone mapped, and "
+                    "camera, size and looks unchanged, no new trail point) keeps their light, tone mapped, and "
                     "draws only the panels over it: the GPU (or the CPU, on a software renderer) goes to the "
                     "simulation. off: draw every particle every frame (timing the drawing itself)")
         ->check(CLI::IsMember({"on", "off"}))

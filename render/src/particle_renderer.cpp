@@ -359,11 +359,10 @@ void ParticleRenderer::draw(const ParticleBuffers& particles, const OrbitCamera&
     layer.colour_map = colour_map_loaded_;
     layer.drawing = last_sprite_drawing_;
     layer.format = accumulation_.format();
-    // Trails grow between the states they belong to: drawn every frame while they show.
     const bool trails_shown = particles.size() > 0 && trails && trails->active();
-    layer.trails = trails_shown;
+    layer.trails = trails_shown ? trails->version() : 0;
     reset_draw_state();
-    const bool light_kept = settings.cache_particles && !trails_shown && drawn_ && same_light(*drawn_, layer);
+    const bool light_kept = settings.cache_particles && drawn_ && same_light(*drawn_, layer);
     if (light_kept) {
         ++particle_keeps_;
     } else {

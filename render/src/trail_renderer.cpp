@@ -1,6 +1,7 @@
 #include "nbody/render/trail_renderer.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "nbody/render/gl_check.hpp"
 #include "nbody/render/particle_renderer.hpp"
@@ -29,8 +30,16 @@ TrailRenderer::TrailRenderer() {
     vao_ = create_vertex_array();
 }
 
+// One counter for every TrailRenderer, as ParticleBuffers::generation().
+void TrailRenderer::changed() {
+    static std::atomic<std::uint64_t> next{1};
+    version_ = next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void TrailRenderer::update(const ParticleBuffers& particles, const TrailSettings& settings, bool copy_buffer) {
-    enabled_ = settings.enabled && particles.size() > 0;
+    const bool enabled = settings.enabled && particles.size() > 0;
+    if (enabled != enabled_ || settings.brightness != brightness_) changed();
+    enabled_ = enabled;
     brightness_ = settings.brightness;
     if (!enabled_) {
         ring_.reset();  // the memory is the trails' whole cost: give it back
@@ -46,8 +55,10 @@ void TrailRenderer::update(const ParticleBuffers& particles, const TrailSettings
         capacity_ = capacity;
         bodies_ = particles.size();
         filled_ = 0;
+        changed();
     } else if (time < last_time_) {
         filled_ = 0;  // reset to an earlier state: the old history would join unrelated places
+        changed();
     }
     const bool moved = filled_ == 0 || time != last_time_;
     last_time_ = time;
@@ -67,6 +78,7 @@ void TrailRenderer::append(const TrailPoint& point) {
 }
 
 GLintptr TrailRenderer::next_slot() {
+    changed();
     newest_ = (newest_ + 1) % capacity_;
     filled_ = std::min(filled_ + 1, capacity_);
     return GLintptr(std::size_t(newest_) * bodies_ * kBytesPerPoint);

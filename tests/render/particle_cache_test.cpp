@@ -135,7 +135,7 @@ TEST(ParticleCache, NewPositionsTheCameraTheSizeOrTheLooksDrawThemAgain) {
     EXPECT_EQ(renderer.particle_draws(), ++draws) << "new shaders draw the particles again";
 }
 
-TEST(ParticleCache, TrailsDrawEveryFrame) {
+TEST(ParticleCache, TrailsAreKeptUntilTheyChange) {
     REQUIRE_EGL();
     const Scene scene = default_scene(2048);
     ParticleBuffers buffers;
@@ -144,22 +144,39 @@ TEST(ParticleCache, TrailsDrawEveryFrame) {
     RenderSettings settings;
     settings.trails.enabled = true;
     settings.trails.interval = 0.0;  // a point every update
+    RenderSettings uncached_settings = settings;
+    uncached_settings.cache_particles = false;
     TrailRenderer trails;
     trails.update(buffers, settings.trails, true);
     buffers.upload(moved(scene.state, 0.05f), scene.state.time + scene.params.dt);
     trails.update(buffers, settings.trails, true);
     ASSERT_TRUE(trails.active());
-    ParticleRenderer renderer;
+    ParticleRenderer renderer, uncached;
+    const auto expect_as_uncached = [&](const Image& frame, const TrailRenderer* with) {
+        EXPECT_EQ(bytes_that_differ(frame, draw_frame(uncached, buffers, camera, uncached_settings, 480, 270, with)), 0);
+    };
     for (int k = 0; k < 3; ++k) draw_frame(renderer, buffers, camera, settings, 480, 270, &trails);
-    EXPECT_EQ(renderer.particle_draws(), 3);
-    EXPECT_EQ(renderer.particle_keeps(), 0);
+    EXPECT_EQ(renderer.particle_draws(), 1) << "paused with trails: nothing changed";
+    trails.update(buffers, settings.trails, true);  // the same state again: no new point
+    expect_as_uncached(draw_frame(renderer, buffers, camera, settings, 480, 270, &trails), &trails);
+    EXPECT_EQ(renderer.particle_draws(), 1);
+    // A new state's point: the trails (and the particles) drawn again.
+    buffers.upload(moved(scene.state, 0.1f), scene.state.time + 2 * scene.params.dt);
+    trails.update(buffers, settings.trails, true);
+    expect_as_uncached(draw_frame(renderer, buffers, camera, settings, 480, 270, &trails), &trails);
+    EXPECT_EQ(renderer.particle_draws(), 2);
+    // A point sampled by the simulation between frames (append), the positions as they were.
+    trails.append(TrailPoint{scene.state.time + 2.5 * scene.params.dt, moved(scene.state, 0.12f)});
+    expect_as_uncached(draw_frame(renderer, buffers, camera, settings, 480, 270, &trails), &trails);
+    EXPECT_EQ(renderer.particle_draws(), 3) << "a point appended";
+    settings.trails.brightness *= 2;
+    uncached_settings.trails.brightness = settings.trails.brightness;
+    trails.update(buffers, settings.trails, true);
+    expect_as_uncached(draw_frame(renderer, buffers, camera, settings, 480, 270, &trails), &trails);
+    EXPECT_EQ(renderer.particle_draws(), 4) << "brighter trails";
     // The trails switched off: the light they were drawn into is not kept.
-    const Image without = draw_frame(renderer, buffers, camera, settings, 480, 270, nullptr);
-    EXPECT_EQ(renderer.particle_draws(), 4);
-    RenderSettings uncached_settings = settings;
-    uncached_settings.cache_particles = false;
-    ParticleRenderer uncached;
-    EXPECT_EQ(bytes_that_differ(without, draw_frame(uncached, buffers, camera, uncached_settings, 480, 270, nullptr)), 0);
+    expect_as_uncached(draw_frame(renderer, buffers, camera, settings, 480, 270, nullptr), nullptr);
+    EXPECT_EQ(renderer.particle_draws(), 5);
 }
 
 }  // namespace

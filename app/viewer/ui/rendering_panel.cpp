@@ -142,7 +142,8 @@ void draw_rendering_panel(render::RenderSettings& r, CameraParams& camera, bool&
     ImGui::Checkbox("Particles kept until they change", &r.cache_particles);
     tooltip(
         "A frame that would draw the particles as the frame before did (no new step shown, the camera, "
-        "size and looks unchanged, no trails) keeps their light, tone mapped, and draws only the panels: beside a "
+        "size and looks unchanged, no new trail point) keeps their light, tone mapped, and draws only the panels: "
+        "beside a "
         "simulation slower than the display, the GPU (or the CPU on a software renderer) then goes to the "
         "steps. Off: every particle every frame. --particle-cache sets it at start.");
     ImGui::PopItemWidth();

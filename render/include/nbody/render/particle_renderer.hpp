@@ -73,7 +73,7 @@ struct RenderSettings {
     glm::vec3 background{0.0016f, 0.0019f, 0.0036f};  // linear RGB: a deep blue-black
     TrailSettings trails;  // drawn when draw() is given a TrailRenderer
     // The particles' light (and its glow) kept from the last frame while nothing it shows has
-    // changed: no new positions, the same camera, size and looks, no trails. Such a frame draws
+    // changed: no new positions, the same camera, size and looks, no new trail point. Such a frame draws
     // only the tone mapping. Beside a simulation slower than the display most frames are such
     // frames, and the GPU (or llvmpipe's cores) they no longer take goes to the steps.
     // --particle-cache off: drawn every frame (timing the drawing itself).
@@ -140,7 +140,7 @@ class ParticleRenderer {
         int width = 0, height = 0, glow_levels = 0, glow_first = 0, colour_map = -1;
         SpriteDrawing drawing = SpriteDrawing::Points;
         GLenum format = 0;
-        bool trails = false;  // trails drawn into it: never kept (they grow between states)
+        std::uint64_t trails = 0;  // TrailRenderer::version() of the trails drawn into it; 0: none
     };
     static bool same_light(const ParticleLayer& a, const ParticleLayer& b);
     // What the tone mapping reads besides the light: a kept light tone mapped as before gives the

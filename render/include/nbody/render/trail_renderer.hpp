@@ -22,6 +22,7 @@
 // snapshot to the body's current position, so a trail always ends at its body.
 
 #include <cstddef>
+#include <cstdint>
 #include <glm/glm.hpp>
 
 #include "nbody/render/gl_objects.hpp"
@@ -57,7 +58,10 @@ class TrailRenderer {
     // Adds a point the simulation sampled (after update(); ignored when off or of another N).
     void append(const TrailPoint& point);
     // Forgets the history (a new scene or snapshot: the bodies jumped).
-    void clear() { filled_ = 0; }
+    void clear() {
+        filled_ = 0;
+        changed();
+    }
 
     // Adds the trails' light into the bound framebuffer (additive blending set by the caller).
     // `intensity`: a sprite's peak light, as the particle pass uses it.
@@ -65,12 +69,17 @@ class TrailRenderer {
               float intensity) const;
 
     bool active() const { return enabled_ && filled_ > 0; }
+    // Changes whenever what draw() draws may have changed (a point added, the ring reset or
+    // resized, switched on or off, another brightness); never the same for two TrailRenderers. The
+    // particle renderer keeps the light of trails of one version (particle_renderer.hpp).
+    std::uint64_t version() const { return version_; }
     int points() const { return filled_; }     // points held per body now
     int capacity() const { return capacity_; }  // points the ring holds (length, or less when capped)
     std::size_t bytes() const { return capacity_ > 0 ? std::size_t(capacity_) * bodies_ * 16 : 0; }
 
   private:
     GLintptr next_slot();  // the byte offset of the slot a new point goes to; counts it held
+    void changed();        // a new version()
     ShaderProgram program_;
     GlVertexArray vao_;  // core profiles draw nothing without one, even with no attributes
     GlBuffer ring_;
@@ -78,6 +87,7 @@ class TrailRenderer {
     int capacity_ = 0, filled_ = 0, newest_ = -1;
     double next_copy_time_ = -1e300;  // copy_buffer: when the next point falls due
     bool enabled_ = false;
+    std::uint64_t version_ = 0;
     float brightness_ = 0;
     double last_time_ = 0;
 };
