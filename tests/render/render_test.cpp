@@ -527,6 +527,43 @@ int lit_pixels_in_rows(const std::string& xwd_path, int y0, int y1) {
     return lit;
 }
 
+// Issue 33 item 5 through a real window, clicks sent by xdotool: the Simulation panel's Save never
+// writes over a file unasked. Save with nbody.nbsnap there asks ("exists", Replace / Keep it) and
+// leaves the file; Keep it leaves it too; Save then Replace writes the snapshot. The buttons' places
+// were read off a screenshot of this layout (1280x720, the default scene at 2,048 bodies on the cpu
+// backend: the Simulation panel on the right); a change of the panels' layout moves them.
+TEST(ViewerExecutable, SaveAsksBeforeReplacingAFileAndReplacesItOnlyWhenToldTo) {
+    const auto prefix = x_server_prefix();
+    if (!prefix) GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
+    if (test::run_command("command -v xdotool >/dev/null 2>&1").exit_code != 0)
+        GTEST_SKIP() << "no xdotool (Debian: apt-get install xdotool)";
+    const test::TempDir dir;
+    {
+        std::ofstream old(dir.file("nbody.nbsnap"), std::ios::binary);
+        old << "OLD";
+    }
+    const std::string script = dir.file("save.sh");
+    {
+        std::ofstream out(script);
+        out << "cd '" << dir.path().string() << "'\n"
+            << "'" << test::nbody_executable() << "' view --backend cpu --size 1280x720 --bodies 2048 > viewer.log 2>&1 &\n"
+            << "pid=$!\n"
+            << "w=$(timeout 60 xdotool search --sync --name '^nbody' | head -1)\n"
+            << "sleep 6\n"  // the first frames laid out, with another test's load beside (CI runs two at once)
+            << "click() { xdotool mousemove --window \"$w\" $1 $2 click 1; sleep 2; }\n"
+            << "click 1171 403; echo \"after Save: $(head -c 3 nbody.nbsnap)\"\n"
+            << "click 1208 431; echo \"after Keep it: $(head -c 3 nbody.nbsnap)\"\n"
+            << "click 1171 403; click 1139 431; echo \"after Replace: $(head -c 3 nbody.nbsnap | tail -c 2)\"\n"
+            << "kill $pid; wait $pid\n"
+            << "cat viewer.log\n";
+    }
+    const auto r = test::run_command("timeout 120 " + *prefix + "sh '" + script + "'");
+    EXPECT_NE(r.output.find("after Save: OLD"), std::string::npos) << "Save wrote over the file unasked\n" << r.output;
+    EXPECT_NE(r.output.find("after Keep it: OLD"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("after Replace: NB"), std::string::npos) << "Replace did not write the snapshot\n" << r.output;
+    EXPECT_NE(r.output.find("snapshot saved to nbody.nbsnap"), std::string::npos) << r.output;
+}
+
 // A window that measures the machine before its first frame (issue 33 items 2 and 3) says so in
 // the window meanwhile, not a black window: a dump of the screen taken every few tens of ms finds
 // the message's text in the middle of the window before the menu bar of the first frame is drawn.
