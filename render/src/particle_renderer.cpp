@@ -307,6 +307,11 @@ void ParticleRenderer::reset_draw_state() {
 }
 
 bool ParticleRenderer::same_light(const ParticleLayer& a, const ParticleLayer& b) {
+    // Every field of the uniforms is compared below (colour_table is the CUDA deposit's, set on its
+    // own copy): a field added to SpriteUniforms must be added here, or a frame would keep light
+    // drawn with the old value.
+    static_assert(sizeof(sprite::SpriteUniforms) == 85 * sizeof(float) + 4 + sizeof(const sprite::F3*),
+                  "SpriteUniforms changed: compare the new field in same_light");
     const sprite::SpriteUniforms &u = a.uniforms, &v = b.uniforms;
     const auto same_f3 = [](const sprite::F3* x, const sprite::F3* y, int n) {
         for (int k = 0; k < n; ++k)

@@ -152,13 +152,11 @@ bool Viewer::build_ui(const render::DrawTarget& target, double dt_frame) {
                            renderer_.cuda_sprites_refused()};
     // The first frame is laid out a few times unseen, so that even a one-frame headless
     // screenshot shows the panels at their settled size and place.
-    for (int pass = 0; draw_all && frame_ == 0 && pass < 3; ++pass) {
-        ui_->begin_frame(target.width, target.height, 1.0f / 60.0f);
+    ui_->lay_out_unseen(target.width, target.height, draw_all && frame_ == 0 ? 3 : 0, [&] {
         Requests ignored;
         ViewerParams scratch = params_;
         draw_ui(scratch, visible_, ignored, ctx);
-        ui_->discard_frame();
-    }
+    });
     ui_->begin_frame(target.width, target.height, frame_ == 0 ? 1.0f / 60.0f : float(dt_frame));
     if (draw_all) {
         draw_ui(params_, visible_, pending_, ctx);  // the Selected body panel among the others

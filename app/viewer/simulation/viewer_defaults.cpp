@@ -97,12 +97,7 @@ void Viewer::show_start_message(const std::string& text) {
     glDisable(GL_SCISSOR_TEST);
     glClearColor(sky.r, sky.g, sky.b, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
-    // An auto-sized window learns its size from a frame of content: laid out unseen first.
-    for (int pass = 0; pass < 2; ++pass) {
-        ui_->begin_frame(target.width, target.height, 1.0f / 60.0f);
-        draw_start_message(text);
-        ui_->discard_frame();
-    }
+    ui_->lay_out_unseen(target.width, target.height, 2, [&] { draw_start_message(text); });
     ui_->begin_frame(target.width, target.height, 1.0f / 60.0f);
     draw_start_message(text);
     ui_->finish_frame();

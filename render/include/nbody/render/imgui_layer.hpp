@@ -28,6 +28,16 @@ class ImGuiLayer {
     // Ends the frame without drawing it. Auto-sized windows learn their size from a frame of
     // content, so a headless run that captures its first frames lays the UI out this way first.
     void discard_frame();
+    // `passes` UI frames built by `draw` and discarded: auto-sized windows learn their size from a
+    // frame of content, so a frame drawn after them shows them at their settled size and place.
+    template <class Draw>
+    void lay_out_unseen(int framebuffer_w, int framebuffer_h, int passes, const Draw& draw) {
+        for (int pass = 0; pass < passes; ++pass) {
+            begin_frame(framebuffer_w, framebuffer_h, 1.0f / 60.0f);
+            draw();
+            discard_frame();
+        }
+    }
     // Ends the UI frame built since begin_frame(); draw_layers() then draws it, in parts when
     // a saved frame must hold some of it and not the rest.
     void finish_frame();
