@@ -22,7 +22,11 @@ namespace nbody::app {
 std::string shortest_number(double x) {
     char text[32];
     const auto end = std::to_chars(text, text + sizeof text, x).ptr;
-    return std::string(text, end);
+    std::string shortest(text, end);
+    // 0.0007, not 7e-04: the fixed form where it is as readable (a few more digits at most).
+    const auto fixed_end = std::to_chars(text, text + sizeof text, x, std::chars_format::fixed).ptr;
+    if (fixed_end - text <= std::ptrdiff_t(shortest.size()) + 2) return std::string(text, fixed_end);
+    return shortest;
 }
 
 void add_gravity_options(CLI::App& cmd, GravityOptions& options) {
@@ -32,8 +36,12 @@ void add_gravity_options(CLI::App& cmd, GravityOptions& options) {
         ->capture_default_str();
     const TreeParams defaults;  // the help quotes the defaults the code uses
     cmd.add_option("--theta", options.theta,
-                   "Tree opening angle (0, 2]; smaller is more accurate and slower (default " +
-                       shortest_number(defaults.theta) + ")");
+                   "Tree opening angle (0, 2]; smaller is more accurate and slower; with --alpha it bounds what "
+                   "the relative criterion accepts (default " + shortest_number(defaults.theta) + ")");
+    cmd.add_option("--alpha", options.alpha,
+                   "Tree: relative opening criterion 0..1: a cell is used only where its error estimate m l^3 / d^5 "
+                   "is at most alpha |a| of the group's bodies' last pass, theta then bounding it; 0 = theta alone "
+                   "(default " + shortest_number(defaults.alpha) + "; docs/TREE.md)");
     cmd.add_option("--leaf-size", options.leaf_size,
                    "Tree: most bodies in a leaf cell, 1..256 (default " + std::to_string(defaults.leaf_size) + ")");
     cmd.add_option("--group-size", options.group_size,
@@ -44,9 +52,10 @@ void add_gravity_options(CLI::App& cmd, GravityOptions& options) {
 GravityConfig GravityOptions::config() const {
     GravityConfig c;
     c.gravity = parse_gravity(gravity);
-    if (c.gravity == Gravity::Direct && (theta || leaf_size || group_size))
-        throw std::invalid_argument("--theta, --leaf-size and --group-size apply to --gravity tree");
+    if (c.gravity == Gravity::Direct && (theta || alpha || leaf_size || group_size))
+        throw std::invalid_argument("--theta, --alpha, --leaf-size and --group-size apply to --gravity tree");
     if (theta) c.tree.theta = *theta;
+    if (alpha) c.tree.alpha = *alpha;
     if (leaf_size) c.tree.leaf_size = *leaf_size;
     if (group_size) c.tree.group_size = *group_size;
     if (c.gravity == Gravity::Tree)

@@ -17,7 +17,7 @@ namespace nbody::app {
 // The gravity solver (direct | tree) and the tree's tunables (nbody/sim/gravity.hpp).
 struct GravityOptions {
     std::string gravity = "direct";
-    std::optional<double> theta;
+    std::optional<double> theta, alpha;
     std::optional<int> leaf_size, group_size;
 
     // The configuration these options ask for; throws std::invalid_argument for an unknown solver
@@ -25,7 +25,7 @@ struct GravityOptions {
     GravityConfig config() const;
 };
 
-// Registers --gravity, --theta, --leaf-size, --group-size.
+// Registers --gravity, --theta, --alpha, --leaf-size, --group-size.
 void add_gravity_options(CLI::App& cmd, GravityOptions& options);
 
 struct KernelOptions {

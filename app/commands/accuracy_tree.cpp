@@ -75,7 +75,7 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
     if (o.sizes.empty()) throw std::invalid_argument("--bodies: give at least one N");
     if (o.thetas.empty()) throw std::invalid_argument("--theta: give at least one opening angle");
     for (double t : o.thetas)
-        if (std::string reason = check_tree_params({t, o.leaf_size, o.group_size}); !reason.empty())
+        if (std::string reason = check_tree_params({t, o.leaf_size, o.group_size, o.alpha}); !reason.empty())
             throw std::invalid_argument("tree options refused: " + reason);
     if (o.sample < 1) throw std::invalid_argument("--sample must be >= 1" + got(double(o.sample)));
     if (o.repeats < 1 || o.steps < 1) throw std::invalid_argument("--repeats and --steps must be >= 1 (got " + std::to_string(o.repeats) + " and " + std::to_string(o.steps) + ")");
@@ -124,7 +124,7 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
             out << line << "\n" << std::flush;
         };
         if (o.compare_direct) measure({}, "direct");
-        for (double t : o.thetas) measure({Gravity::Tree, {t, o.leaf_size, o.group_size}}, "tree");
+        for (double t : o.thetas) measure({Gravity::Tree, {t, o.leaf_size, o.group_size, o.alpha}}, "tree");
         if (o.compare_direct)
             for (std::size_t k = 1; k < rows.size(); ++k)
                 out << "  theta " << rows[k].theta << ": " << rows[0].ms / rows[k].ms << "x faster than direct\n";
@@ -135,6 +135,7 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
                                {"theta", r.theta},
                                {"leaf_size", o.leaf_size},
                                {"group_size", o.group_size},
+                               {"alpha", o.alpha},
                                {"sample", r.error.count},
                                {"error_median", r.error.median},
                                {"error_p99", r.error.p99},

@@ -16,6 +16,7 @@ struct TreeAccuracyOptions {
     std::vector<std::size_t> sizes{65536};
     std::vector<double> thetas{0.3, 0.5, 0.7};
     int leaf_size = TreeParams{}.leaf_size, group_size = TreeParams{}.group_size;  // the solver's defaults
+    double alpha = TreeParams{}.alpha;
     std::string scene;            // empty: the default scene (milky-way-andromeda.toml)
     std::string backend = "auto";
     std::size_t sample = 4096;    // bodies compared with the direct sum

@@ -88,6 +88,7 @@ struct AccuracyOptions {
     std::string gravity = "direct";
     std::vector<double> thetas{0.3, 0.5, 0.7};
     int leaf_size = TreeParams{}.leaf_size, group_size = TreeParams{}.group_size;  // the solver's defaults
+    double alpha = TreeParams{}.alpha;
     std::string scene, backend = "auto";
     std::size_t sample = 4096;
     int tree_steps = 3;
@@ -561,7 +562,7 @@ int run_tree_accuracy(const AccuracyOptions& o) {
         for (const std::string& b : o.bodies) t.sizes.push_back(parse_body_count(b, "--bodies"));
     }
     t.thetas = o.thetas;
-    t.leaf_size = o.leaf_size, t.group_size = o.group_size;
+    t.leaf_size = o.leaf_size, t.group_size = o.group_size, t.alpha = o.alpha;
     t.scene = o.scene, t.backend = o.backend;
     t.sample = o.sample, t.seed = o.seed;
     t.repeats = o.repeats;
@@ -704,6 +705,8 @@ void add_accuracy_command(CLI::App& app, int& exit_code) {
         ->capture_default_str();
     cmd->add_option("--leaf-size", o->leaf_size, "Tree: most bodies per leaf")->capture_default_str();
     cmd->add_option("--group-size", o->group_size, "Tree: bodies per walk")->capture_default_str();
+    cmd->add_option("--alpha", o->alpha, "Tree: relative opening criterion (0: theta alone; docs/TREE.md)")
+        ->capture_default_str();
     cmd->add_option("--scene", o->scene, "Tree: scene scaled to each --bodies (default: milky-way-andromeda.toml)");
     cmd->add_option("--backend", o->backend,
                     "Tree: cpu | reference | cuda | auto; the precision modes run on cuda (or auto) only")

@@ -192,6 +192,7 @@ int run(RunOptions o) {
          {"--pairs", k.pairs.has_value(), "sums every pair for each active body (its kernel: --block, --unroll, ...)"},
          {"--gravity tree", k.gravity.gravity != "direct", kHermiteSumsEveryPair},
          {"--theta", k.gravity.theta.has_value(), kHermiteSumsEveryPair},
+         {"--alpha", k.gravity.alpha.has_value(), kHermiteSumsEveryPair},
          {"--leaf-size", k.gravity.leaf_size.has_value(), kHermiteSumsEveryPair},
          {"--group-size", k.gravity.group_size.has_value(), kHermiteSumsEveryPair},
          {"--energy", o.energy.has_value(), kHermiteSumsEveryPair},

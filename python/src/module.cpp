@@ -333,6 +333,8 @@ PYBIND11_MODULE(_nbody, m) {
                       })
         .def_property("theta", [](PySimulation& p) { return p.sim->kernel_options().gravity.theta; },
                       [](PySimulation& p, std::optional<double> t) { change_kernel(*p.sim, [&](app::KernelOptions& k) { k.gravity.theta = t; }); })
+        .def_property("alpha", [](PySimulation& p) { return p.sim->kernel_options().gravity.alpha; },
+                      [](PySimulation& p, std::optional<double> a) { change_kernel(*p.sim, [&](app::KernelOptions& k) { k.gravity.alpha = a; }); })
         .def_property("leaf_size", [](PySimulation& p) { return p.sim->kernel_options().gravity.leaf_size; },
                       [](PySimulation& p, std::optional<int> v) { change_kernel(*p.sim, [&](app::KernelOptions& k) { k.gravity.leaf_size = v; }); })
         .def_property("group_size", [](PySimulation& p) { return p.sim->kernel_options().gravity.group_size; },

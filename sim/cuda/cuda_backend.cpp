@@ -256,6 +256,7 @@ struct CudaBackend::Impl {
         work.passes += 1;
         if (ranks() > 1) {
             sum_over_ranks();
+            if (gravity.gravity == Gravity::Tree) tree.take_accelerations(acc.get(), args.n, stream.get());
             if (kick_vel != nullptr) cuda::launch_kick(kick_vel, acc.get(), args.n, args.half_dt, stream.get());
         }
         if (t != nullptr) {
@@ -530,6 +531,7 @@ void CudaBackend::load(const State& state) {
     m.bytes_to_host = 0;
     m.work = ForceWork{};
     m.tree.reset_work(m.stream.get());
+    m.tree.forget_accelerations();
     m.block.reset(m.stream.get());
 }
 
@@ -896,6 +898,7 @@ void CudaBackend::load_positions(const std::vector<Vec3d>& positions) {
     m.use_device();
     m.precise.upload_positions(m.config.precision, positions, m.pos[m.cur].get(), m.vel.get(), m.stream.get());
     m.acc_valid = false;
+    m.tree.forget_accelerations();
 }
 
 std::optional<std::size_t> CudaBackend::first_non_finite() const {

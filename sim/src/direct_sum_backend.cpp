@@ -61,7 +61,9 @@ public:
     void accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n,
                        const std::uint32_t* active, std::size_t n_active, Real eps2, Real* ax, Real* ay,
                        Real* az) override {
-        tree::tree_accelerations_active(x, y, z, m, n, eps2, params_, active, n_active, ax, ay, az, &stats_);
+        // Every body's acceleration of its last pass is there (the step's first full pass), as the
+        // relative criterion needs.
+        tree::tree_accelerations_active(x, y, z, m, n, eps2, params_, active, n_active, ax, ay, az, &stats_, true);
         count_pass(work_, n_active, stats_);
     }
 
@@ -189,7 +191,7 @@ void DirectSumBackend<Real>::compute_accelerations(Real eps2) {
     const std::size_t n = size();
     if (gravity_.gravity == Gravity::Tree) {
         tree::tree_accelerations(x_.data(), y_.data(), z_.data(), m_.data(), n, eps2, gravity_.tree, ax_.data(),
-                                 ay_.data(), az_.data(), &tree_stats_);
+                                 ay_.data(), az_.data(), &tree_stats_, have_accelerations());
         count_pass(work_, n, tree_stats_);
         return;
     }
@@ -203,12 +205,14 @@ std::optional<double> DirectSumBackend<Real>::tree_potential_energy(double softe
     if (gravity_.gravity != Gravity::Tree) return std::nullopt;
     const Real eps2 = Real(softening) * Real(softening);
     if (acc_softening_ == softening)
-        return tree::tree_potential_energy(x_.data(), y_.data(), z_.data(), m_.data(), size(), eps2, gravity_.tree);
+        return tree::tree_potential_energy(x_.data(), y_.data(), z_.data(), m_.data(), size(), eps2, gravity_.tree,
+                                           nullptr, {ax_.data(), ay_.data(), az_.data()});
     // The accelerations are due too (the start of a run): one walk gives both, the potential for a
     // multiply per term, and the first step does not walk again.
     std::vector<Real> phi(size());
     tree::tree_accelerations_and_potentials(x_.data(), y_.data(), z_.data(), m_.data(), size(), eps2, gravity_.tree,
-                                            ax_.data(), ay_.data(), az_.data(), phi.data(), &tree_stats_);
+                                            ax_.data(), ay_.data(), az_.data(), phi.data(), &tree_stats_,
+                                            have_accelerations());
     count_pass(work_, size(), tree_stats_);
     acc_softening_ = softening;
     double sum = 0;

@@ -66,10 +66,14 @@ std::string energy_cost_notice(std::size_t n, EnergySource source) {
 
 std::string describe_energy_source(EnergySource source, const GravityConfig& gravity) {
     if (source == EnergySource::Exact) return "potential summed over every pair in double";
-    char text[160];
+    char criterion[64];
+    if (gravity.tree.alpha > 0)
+        std::snprintf(criterion, sizeof criterion, "theta %g, alpha %g", gravity.tree.theta, gravity.tree.alpha);
+    else
+        std::snprintf(criterion, sizeof criterion, "theta %g", gravity.tree.theta);
+    char text[192];
     std::snprintf(text, sizeof text,
-                  "potential from the tree walk (theta %g): the error is the integrator's plus the tree's",
-                  gravity.tree.theta);
+                  "potential from the tree walk (%s): the error is the integrator's plus the tree's", criterion);
     return text;
 }
 

@@ -34,7 +34,8 @@ const std::string kTreeRun = "run --scene " + plummer_scene() + " --bodies 2048 
 TEST(EnergySourceCli, ATreeRunTakesItsEnergyFromTheTreeAndSaysSo) {
     const auto r = run_nbody_briefly(kTreeRun);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("potential from the tree walk (theta 0.5): the error is the integrator's plus the tree's"),
+    EXPECT_NE(r.output.find("potential from the tree walk (theta 1, alpha 0.0007): the error is the integrator's plus "
+                            "the tree's"),
               std::string::npos)
         << r.output;
     const Scene scene = load_scene(plummer_scene(), 2048);

@@ -137,9 +137,10 @@ TEST(RunCli, HelpQuotesTheTreeDefaultsTheCodeUses) {
     std::erase(help, '\n');  // CLI11 may wrap a description
     for (const std::string& quoted : {"interaction list, 1..1024 (default " + std::to_string(defaults.group_size) + ")",
                                       "leaf cell, 1..256 (default " + std::to_string(defaults.leaf_size) + ")",
-                                      std::string("slower (default 0.5)")})
+                                      std::string("(default 1)"), std::string("(default 0.0007;")})
         EXPECT_NE(help.find(quoted), std::string::npos) << quoted << " missing from:\n" << r.output;
-    EXPECT_EQ(defaults.theta, 0.5);  // the third line above quotes it
+    EXPECT_EQ(defaults.theta, 1.0);  // the last two lines above quote them
+    EXPECT_EQ(defaults.alpha, 0.0007);
 }
 
 }  // namespace

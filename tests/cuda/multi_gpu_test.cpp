@@ -116,9 +116,11 @@ TEST(ForceShares, TreeWalkSharesAddUpToTheWholeWalkBitForBit) {
     CUDA_CHECK(cudaMemcpy(pos.get(), s.pos_mass.data(), s.size() * sizeof(float4), cudaMemcpyHostToDevice));
     cuda::DeviceBuffer<float4> whole(s.size()), part(s.size());
     cuda::GpuTree tree;
-    const TreeParams params;
-    tree.force(pos.get(), n, kEps2, params, 8, whole.get(), nullptr, 0, nullptr);
+    const TreeParams params;  // the relative criterion: a pass depends on the last one's |a| too
+    tree.force(pos.get(), n, kEps2, params, 8, part.get(), nullptr, 0, nullptr);
+    tree.force(pos.get(), n, kEps2, params, 8, whole.get(), nullptr, 0, nullptr);  // by part's |a|
     const std::vector<float4> expected = read(whole, s.size());
+    tree.take_accelerations(part.get(), n, nullptr);  // each share below by part's |a| again, as several GPUs
     std::vector<float4> sum(s.size(), float4{0, 0, 0, 0});
     for (const auto [begin, end] : {std::pair{0.0, 0.37}, std::pair{0.37, 1.0}}) {
         tree.force(pos.get(), n, kEps2, params, 8, part.get(), nullptr, 0, nullptr, cuda::WalkShare{begin, end});
@@ -293,18 +295,26 @@ TEST(TwoGpus, TheDrawingGpuGetsLessOfThePassByItsOtherWork) {
     CudaBackend& backend = *two;
     const StepParams params{1.0 / 64, 0.05};
     backend.time_steps_ms(params, 2);
+    // Rebalancings every 16 calls, each half the way; the host at most two calls ahead, as the
+    // viewer's frames. Groups of unequal cost take more of them to settle (run 159: 12 % apart after 8).
+    const auto rebalance = [&](int rebalancings) {
+        for (int call = 0; call < 16 * rebalancings; ++call) {
+            backend.step(params, 1);
+            if (call % 2 == 1) backend.synchronize();
+        }
+        backend.synchronize();
+    };
+    // Without other work, the cut where both halves of the walk take as long: not the middle of the
+    // groups under the relative criterion, whose groups cost more where the pull is weak.
+    rebalance(8);
+    const double even_cut = backend.gpu_shares()[0].end;
     const double pass_ms = backend.gpu_shares()[0].ms;  // the tree's build and half its walk
     const double other_ms = 0.5 * pass_ms;  // as the drawing of a 1M frame (1.6 ms) beside a 3.5 ms half pass
     backend.set_other_work_ms(other_ms);
-    // 8 rebalancings, each half the way; the host at most two calls ahead, as the viewer's frames.
-    for (int call = 0; call < 16 * 8; ++call) {
-        backend.step(params, 1);
-        if (call % 2 == 1) backend.synchronize();
-    }
-    backend.synchronize();
+    rebalance(16);
     const std::vector<CudaBackend::GpuShare> shares = backend.gpu_shares();
-    EXPECT_LT(shares[0].end, 0.45) << CudaBackend::describe(shares);
-    EXPECT_GT(shares[0].end, 0.2) << CudaBackend::describe(shares);
+    EXPECT_LT(shares[0].end, even_cut - 0.05) << CudaBackend::describe(shares) << "; without other work " << even_cut;
+    EXPECT_GT(shares[0].end, 0.4 * even_cut) << CudaBackend::describe(shares) << "; without other work " << even_cut;
     // Run 109, the host far ahead (its timed passes then came from one cut only): 39 % and the first
     // GPU's share plus its other work 17 % longer than the second's.
     EXPECT_NEAR(shares[0].ms + other_ms, shares[1].ms, 0.1 * shares[1].ms) << CudaBackend::describe(shares);

@@ -228,6 +228,49 @@ TEST(GpuTree, StepsKeepOrderAndInteropMatches) {
     EXPECT_EQ(t.nodes, 2 * s.size() - 1);
 }
 
+// The relative criterion (TreeParams::alpha) on the GPU: the CPU tree's criterion (within each
+// other's error), the angle's error with fewer terms, and the |a| of the last pass kept between
+// passes (the steps' passes measure by them; a load forgets them).
+TEST(GpuTree, RelativeCriterionIsTheCpuTreesAndNeedsFewerTerms) {
+    REQUIRE_GPU();
+    const State s = plummer(30000);
+    const auto ref = exact(s, 0.01);
+    const GravityConfig relative{Gravity::Tree, TreeParams{}};  // the defaults: theta 1.0, alpha 0.0007
+    const GravityConfig angle{Gravity::Tree, TreeParams{0.5, 16, 128, 0.0}};  // the angle alone's defaults
+    CudaBackend b;
+    b.load(s);
+    b.set_gravity(angle);
+    const ForceErrorStats ea = relative_force_errors(b.accelerations(0.01), ref);
+    const CudaBackend::TreeTimes ta = b.tree_times();
+    b.set_gravity(relative);
+    const auto gpu = b.accelerations(0.01);
+    const CudaBackend::TreeTimes tr = b.tree_times();
+    const ForceErrorStats er = relative_force_errors(gpu, ref);
+    EXPECT_LE(er.median, ea.median);
+    EXPECT_LE(er.p99, ea.p99);
+    EXPECT_LT(12 * tr.body_terms + 31 * tr.cell_terms, 0.9 * (12 * ta.body_terms + 31 * ta.cell_terms))
+        << tr.body_terms << " + " << tr.cell_terms << " against " << ta.body_terms << " + " << ta.cell_terms;
+    EXPECT_LT(relative_force_errors(gpu, forces<CpuBackend>(s, relative, 0.01)).p99, 3e-3);
+
+    // Steps measure each pass by the last one's |a|; a run's forces stay as accurate.
+    const StepParams p{1e-3, 0.01};
+    b.step(p, 5);
+    State now;
+    b.store(now);
+    b.load(now);  // forgets the kept |a|: the next pass estimates them again
+    b.set_gravity(relative);
+    const auto fresh = b.accelerations(0.01);
+    CudaBackend stepped;
+    stepped.load(s);
+    stepped.set_gravity(relative);
+    stepped.step(p, 5);
+    const auto kept = stepped.accelerations(0.01);
+    const ForceErrorStats ek = relative_force_errors(kept, exact(now, 0.01));
+    EXPECT_LE(ek.median, 1.05 * ea.median);
+    EXPECT_LE(ek.p99, 1.05 * ea.p99);
+    EXPECT_LT(relative_force_errors(kept, fresh).p99, 2e-3);
+}
+
 TEST(GpuTree, SwitchingSolversLive) {
     REQUIRE_GPU();
     const State s = plummer(10000);

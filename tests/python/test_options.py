@@ -27,6 +27,7 @@ REFUSED = [
     ("gravity", lambda s: setattr(s, "gravity", "fmm"), ["--gravity", "fmm"]),
     ("theta range", lambda s: (setattr(s, "gravity", "tree"), setattr(s, "theta", 5.0)), ["--gravity", "tree", "--theta", "5"]),
     ("theta direct", lambda s: setattr(s, "theta", 0.3), ["--theta", "0.3"]),
+    ("alpha range", lambda s: (setattr(s, "gravity", "tree"), setattr(s, "alpha", 2.0)), ["--gravity", "tree", "--alpha", "2"]),
     ("leaf size", lambda s: (setattr(s, "gravity", "tree"), setattr(s, "leaf_size", 0)), ["--gravity", "tree", "--leaf-size", "0"]),
     ("precision", lambda s: setattr(s, "precision", "fp16"), ["--precision", "fp16"]),
     ("pairs", lambda s: setattr(s, "pairs", "half"), ["--pairs", "half"]),
@@ -49,10 +50,12 @@ def test_tree_then_direct(sim):
     sim.gravity = "tree"
     sim.theta = 0.4
     assert (sim.gravity, sim.theta) == ("tree", 0.4)
-    assert "tree theta=0.4" in sim.kernel_config
+    assert "tree theta=0.4 alpha=0.0007" in sim.kernel_config  # the relative criterion's default
+    sim.alpha = 0
+    assert sim.alpha == 0 and "tree theta=0.4 leaf" in sim.kernel_config  # the angle alone
     sim.step(2)
     sim.gravity = "direct"
-    assert sim.theta is None and "direct" in sim.kernel_config
+    assert sim.theta is None and sim.alpha is None and "direct" in sim.kernel_config
 
 
 def test_kernel_dict_round_trip_and_unknown_key(sim):

@@ -45,7 +45,7 @@ TEST(TreePotential, ErrorFallsAsThetaFalls) {
     double previous = 1;
     for (double theta : {0.9, 0.5, 0.25}) {
         const ForceErrorStats e =
-            relative_force_errors(as_vectors(tree_potentials_of<double>(s, TreeParams{theta, 16, 64}, 0.01)), ref);
+            relative_force_errors(as_vectors(tree_potentials_of<double>(s, TreeParams{theta, 16, 64, 0.0}, 0.01)), ref);
         SCOPED_TRACE(theta);
         EXPECT_LT(e.median, previous);
         previous = e.median;
@@ -76,7 +76,7 @@ TEST(TreePotential, CoincidentBodiesCountEachOtherButNotThemselves) {
         s.pos_mass[k] = p, s.pos_mass[k + 1] = p;
     }
     const double eps = 1e-6;
-    const auto phi = as_vectors(tree_potentials_of<float>(s, TreeParams{0.5, 4, 16}, eps));
+    const auto phi = as_vectors(tree_potentials_of<float>(s, TreeParams{0.5, 4, 16, 0.0}, eps));
     const ForceErrorStats e = relative_force_errors(phi, exact_potentials(s, eps));
     EXPECT_LT(e.max, 1e-5);
 }

@@ -228,9 +228,90 @@ TEST(TreeParamsCheck, OutOfRangeParametersAreRefused) {
     EXPECT_THROW(b.set_gravity(tree_config(0.5, 0)), std::invalid_argument);
     EXPECT_THROW(b.set_gravity(tree_config(0.5, 16, 0)), std::invalid_argument);
     EXPECT_THROW(b.set_gravity(tree_config(0.5, 16, 4096)), std::invalid_argument);
+    EXPECT_THROW(b.set_gravity({Gravity::Tree, TreeParams{0.5, 16, 64, -0.001}}), std::invalid_argument);
+    EXPECT_THROW(b.set_gravity({Gravity::Tree, TreeParams{0.5, 16, 64, 2.0}}), std::invalid_argument);
+    EXPECT_THROW(b.set_gravity({Gravity::Tree, TreeParams{0.5, 16, 64, std::nan("")}}), std::invalid_argument);
     EXPECT_EQ(b.gravity().gravity, Gravity::Direct);  // refused: the running choice is kept
     EXPECT_EQ(parse_gravity("tree"), Gravity::Tree);
     EXPECT_THROW(parse_gravity("fmm"), std::invalid_argument);
+}
+
+// The relative criterion (TreeParams::alpha): a cell is used where its error estimate is small
+// against the group's own pull, so cells are opened where the pull is weak rather than by angle
+// alone. What the CPU tree's walk gives, in float, with its terms.
+struct TreePass {
+    std::vector<float> ax, ay, az;
+    tree::TreeStats stats;
+    std::vector<Vec3d> accelerations() const {
+        std::vector<Vec3d> a(ax.size());
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = {ax[i], ay[i], az[i]};
+        return a;
+    }
+    // FP32 instructions of the GPU walk's evaluation (docs/TREE.md): 12 a body term, 31 a cell term.
+    double cost() const { return 12 * stats.body_interactions + 31 * stats.cell_interactions; }
+};
+
+TreePass tree_pass(const State& s, const TreeParams& params, const TreePass* previous = nullptr) {
+    std::vector<float> x, y, z, m;
+    for (const Vec4f& p : s.pos_mass) x.push_back(p.x), y.push_back(p.y), z.push_back(p.z), m.push_back(p.w);
+    TreePass out;
+    out.ax.assign(s.size(), 0.0f), out.ay.assign(s.size(), 0.0f), out.az.assign(s.size(), 0.0f);
+    if (previous) out.ax = previous->ax, out.ay = previous->ay, out.az = previous->az;
+    tree::tree_accelerations(x.data(), y.data(), z.data(), m.data(), s.size(), 1e-4f, params, out.ax.data(),
+                             out.ay.data(), out.az.data(), &out.stats, previous != nullptr);
+    return out;
+}
+
+// The saving grows with N (the lists with the tree's depth): at 32K bodies 21 % of the walk's
+// arithmetic, at 64K 26 %, at 128K 33 % (docs/TREE.md).
+TEST(TreeRelativeCriterion, ReachesTheAnglesErrorWithFewerInstructions) {
+    const State s = plummer(32768, 5);
+    const auto ref = exact(s, 0.01);
+    const TreePass angle = tree_pass(s, TreeParams{0.5, 16, 128, 0.0});
+    const TreePass relative = tree_pass(s, TreeParams{1.0, 16, 128, 0.001});
+    const ForceErrorStats ea = relative_force_errors(angle.accelerations(), ref);
+    const ForceErrorStats er = relative_force_errors(relative.accelerations(), ref);
+    EXPECT_LE(er.median, 1.1 * ea.median);
+    EXPECT_LE(er.p99, ea.p99);
+    EXPECT_LT(relative.cost(), 0.85 * angle.cost()) << relative.stats.body_interactions << " + "
+                                                    << relative.stats.cell_interactions << " against "
+                                                    << angle.stats.body_interactions << " + "
+                                                    << angle.stats.cell_interactions;
+}
+
+TEST(TreeRelativeCriterion, ErrorFallsWithAlphaAndThetaBoundsIt) {
+    const State s = plummer(8192, 6);
+    const auto ref = exact(s, 0.01);
+    double previous = 1;
+    for (double alpha : {0.01, 0.002, 0.0005}) {
+        const double median = relative_force_errors(tree_pass(s, TreeParams{1.0, 16, 64, alpha}).accelerations(), ref).median;
+        EXPECT_LT(median, previous) << "alpha " << alpha;
+        previous = median;
+    }
+    // A loose alpha under a tight theta is the angle's walk: theta bounds what alpha accepts.
+    const TreePass bounded = tree_pass(s, TreeParams{0.3, 16, 64, 1.0});
+    const TreePass angle = tree_pass(s, TreeParams{0.3, 16, 64, 0.0});
+    EXPECT_EQ(bounded.stats.cell_interactions, angle.stats.cell_interactions);
+    EXPECT_EQ(bounded.ax, angle.ax);
+}
+
+// Without the previous accelerations a pass estimates them by the angle alone first; given those
+// same accelerations as the previous pass's, it makes the same lists and the same bits.
+TEST(TreeRelativeCriterion, MeasuresEachGroupByThePreviousAccelerations) {
+    const State s = plummer(4096, 7);
+    const TreeParams params{1.0, 16, 64, 0.002};
+    const TreePass estimated = tree_pass(s, params);
+    const TreePass angle = tree_pass(s, TreeParams{1.0, 16, 64, 0.0});
+    const TreePass given = tree_pass(s, params, &angle);
+    EXPECT_EQ(given.ax, estimated.ax);
+    EXPECT_EQ(given.stats.cell_interactions, estimated.stats.cell_interactions);
+    // Weaker previous pulls ask for more opened cells: accelerations a tenth as large, a longer list.
+    TreePass weak = angle;
+    for (auto* v : {&weak.ax, &weak.ay, &weak.az})
+        for (float& a : *v) a *= 0.1f;
+    const TreePass stricter = tree_pass(s, params, &weak);
+    EXPECT_GT(stricter.stats.body_interactions + stricter.stats.cell_interactions,
+              given.stats.body_interactions + given.stats.cell_interactions);
 }
 
 // Switching solvers keeps the state and changes the forces.

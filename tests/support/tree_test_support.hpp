@@ -18,7 +18,7 @@
 namespace nbody::test {
 
 inline GravityConfig tree_config(double theta, int leaf = 16, int group = 64) {
-    return {Gravity::Tree, TreeParams{theta, leaf, group}};
+    return {Gravity::Tree, TreeParams{theta, leaf, group, 0.0}};  // the angle alone
 }
 
 template <class Backend>

@@ -36,6 +36,15 @@ void draw_gravity_section(KernelParams& kernel, Requests& requests, const PanelC
         }
         tooltip("Opening angle: a cell is used whole when it looks smaller than theta from a group. Smaller is "
                 "more accurate and slower.");
+        float alpha = float(t.alpha);
+        ImGui::SetNextItemWidth(em() * 13.0f);
+        if (ImGui::SliderFloat("alpha", &alpha, 0.0f, 0.01f, alpha > 0 ? "%.5f" : "off", ImGuiSliderFlags_Logarithmic)) {
+            t.alpha = double(std::clamp(alpha, 0.0f, float(kMaxAlpha)));
+            changed = true;
+        }
+        tooltip("Relative opening criterion: a cell is used only where its error estimate is at most alpha times "
+                "the pull its group felt last step; theta then only bounds it. Fewer terms for the same error on "
+                "galaxies and clusters (docs/TREE.md). 0: theta alone.");
         ImGui::PushItemWidth(em() * 6.0f);
         const int max_group = ctx.sim.tunable() ? 128 : kMaxGroupSize;  // the GPU walk's limit
         changed |= ImGui::SliderInt("group", &t.group_size, 1, max_group);

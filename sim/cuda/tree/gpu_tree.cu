@@ -143,7 +143,7 @@ __global__ void gather_kernel(const float4* pos, const int* order, int n, float4
     com[node] = p;
     quad[node] = make_float4(0, 0, 0, 0);
     cube[node] = make_float4(p.x, p.y, p.z, 0.0f);
-    quad2[node] = make_float4(0, 0, 0, 0);  // opening radius 0
+    quad2[node] = make_float4(0, 0, 0, 0);  // opening radius 0, error scale 0: a point is exact
 }
 
 // Length of the common prefix of sorted keys i and j in bits (equal keys: 64 + that of the
@@ -242,11 +242,12 @@ __device__ __forceinline__ NodeMoments combine_and_store(const NodeMoments& a, c
     shift(b.com);
     const float ex = cx - c.x, ey = cy - c.y, ez = cz - c.z;
     const float r = 2.0f * c.w / theta + sqrtf(ex * ex + ey * ey + ez * ez);
+    const float side = 2.0f * c.w;  // the relative criterion's error scale m l^3 (quad2.w)
     const NodeMoments made{make_float4(cx, cy, cz, m), make_float4(q[0], q[1], q[2], q[3]), make_float2(q[4], q[5]),
                            lo, hi};
     out.com[node] = made.com;
     out.quad[node] = made.quad;
-    out.quad2[node] = make_float4(q[4], q[5], r * r, 0);
+    out.quad2[node] = make_float4(q[4], q[5], r * r, m * side * side * side);
     out.cube[node] = c;
     out.box_lo[node] = lo;
     out.box_hi[node] = hi;
@@ -425,6 +426,11 @@ struct WalkParams {
     // The groups this pass walks: [share_begin, share_end) of them (fractions; all: 0, 1), when several
     // GPUs share the walk (GpuTree::force).
     double share_begin, share_end;
+    // The relative criterion (TreeParams::alpha > 0): a cell is accepted only where m l^3 / d^5 <=
+    // alpha times the group's smallest accel_norm (|a| of each body's previous pass, input order).
+    // Force walks write the new |a| there whatever alpha is (null: not at all).
+    float alpha;
+    float* accel_norm;
 };
 
 
@@ -515,6 +521,18 @@ __device__ __forceinline__ void for_occupied_slices(int slices, const Eval& eval
     eval(std::integral_constant<int, S>{});
 }
 
+// alpha times the smallest previous |a| of the group's bodies [begin, end) (infinite without the
+// relative criterion), the same on every lane: the group's bound on a cell's error estimate.
+__device__ __forceinline__ float allowed_error(const WalkParams& p, int begin, int end, int lane) {
+    const float inf = __int_as_float(0x7f800000);
+    if (!(p.alpha > 0.0f)) return inf;
+    float smallest = inf;
+    for (int s = begin + lane; s < end; s += 32) smallest = fminf(smallest, __ldg(p.accel_norm + __ldg(p.order + s)));
+#pragma unroll
+    for (int off = 16; off >= 1; off /= 2) smallest = fminf(smallest, __shfl_xor_sync(kFull, smallest, off));
+    return p.alpha * smallest;
+}
+
 // One warp per group (a node of at most group_size sorted bodies), B per lane. The walk pops up to 32
 // nodes at a time (one per lane), sorts them into accepted cells, leaves (their bodies join the
 // body list) and nodes to open (children pushed), and evaluates the lists 32 entries at a time.
@@ -569,6 +587,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                 lo[k] = fminf(lo[k], __shfl_xor_sync(kFull, lo[k], off));
                 hi[k] = fmaxf(hi[k], __shfl_xor_sync(kFull, hi[k], off));
             }
+        const float allowed = allowed_error(p, begin, end, lane);
 
         const int slices = (end - begin + 31) / 32;
         const auto cells = [&](auto used) { eval_cells<decltype(used)::value, Potential>(w, xi, sums, p.eps2); };
@@ -601,7 +620,9 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                 const float4 cb = __ldg(p.cube + node);
                 const bool overlaps = cb.x - cb.w <= hi[0] && cb.x + cb.w >= lo[0] && cb.y - cb.w <= hi[1] &&
                                       cb.y + cb.w >= lo[1] && cb.z - cb.w <= hi[2] && cb.z + cb.w >= lo[2];
-                accept = !overlaps && box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]) > q2.z;
+                const float d2 = box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+                // The CPU tree's HostTree::accepted(), expression for expression.
+                accept = !overlaps && d2 > q2.z && q2.w <= allowed * d2 * d2 * sqrtf(d2);
                 if (!accept) {
                     r = __ldg(p.range + node);
                     leaf = r.y - r.x + 1 <= p.leaf_size;
@@ -715,6 +736,8 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                 continue;
             } else {
                 const float3 a = sums.a[b];
+                if (p.accel_norm != nullptr) p.accel_norm[i] = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+                if (p.acc == nullptr) continue;  // the relative criterion's estimate: |a| alone
                 p.acc[i] = make_float4(a.x, a.y, a.z, 0.0f);
                 if (p.vel != nullptr) p.vel[i] = detail::kicked(p.vel[i], make_float4(a.x, a.y, a.z, 0.0f), p.half_dt);
             }
@@ -804,6 +827,14 @@ std::size_t sort_temp_bytes(int n) {
     return std::max({bytes, select, scan});
 }
 
+// |a| of each body (input order), as the walk writes it: the relative criterion's scale.
+__global__ void acceleration_norms_kernel(const float4* acc, int n, float* norm) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float4 a = acc[i];
+    norm[i] = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+}
+
 // The tree terms of a force pass added to the running totals (GpuTree::work).
 __global__ void add_totals_kernel(const unsigned long long* stats, unsigned long long* totals) {
     totals[0] += stats[kBodyTerms];
@@ -837,7 +868,7 @@ int GpuTree::walk_unroll(int wanted) { return wanted >= 8 ? 8 : 4; }
 std::size_t GpuTree::bytes_needed(std::size_t n) {
     const std::size_t nodes = n > 0 ? 2 * n - 1 : 0;
     const std::size_t per_body = 2 * sizeof(unsigned long long) + 2 * sizeof(int) + sizeof(float4) +
-                                 sizeof(unsigned char) + sizeof(int);
+                                 sizeof(unsigned char) + sizeof(int) + sizeof(float);  // float: accel_norm_
     const std::size_t per_node = sizeof(int2) + sizeof(int) + 4 * sizeof(float4);
     const std::size_t per_internal = sizeof(int2) + sizeof(unsigned) + 2 * sizeof(float4);  // children, visits, box
     // The walk stacks are sized for the device (walk_blocks); 132 SMs x 16 blocks is the H200's.
@@ -854,7 +885,7 @@ std::size_t GpuTree::bytes() const {
                     group_count_.bytes() + stats_.bytes() + frame_.bytes() + partial_boxes_.bytes() + stacks_.bytes() +
                     counters_.bytes() + potential_.bytes() + potential_temp_.bytes() + potential_sum_.bytes() +
                     totals_.bytes() + active_flag_.bytes() + active_rank_.bytes() + active_candidates_.bytes() +
-                    active_group_start_.bytes() + active_group_count_.bytes();
+                    active_group_start_.bytes() + active_group_count_.bytes() + accel_norm_.bytes();
     for (int k = 0; k < 2; ++k) b += keys_[k].bytes() + order_[k].bytes();
     return b;
 }
@@ -904,6 +935,8 @@ void GpuTree::reserve(int n, cudaStream_t stream, bool active) {
     box_hi_ = DeviceBuffer<float4>(std::max(n - 1, 1));
     group_flags_ = DeviceBuffer<unsigned char>(n);
     group_start_ = DeviceBuffer<int>(n);
+    accel_norm_ = DeviceBuffer<float>(n);
+    norms_for_ = 0;
     cub_bytes_ = sort_temp_bytes(n);
     cub_temp_ = DeviceBuffer<unsigned char>(cub_bytes_);
     if (frame_.empty()) {
@@ -1094,6 +1127,7 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     // Every body active: the force pass itself (the same groups and lists, bit for bit).
     const bool some_active = active != nullptr && n_active < n;
     reserve(n, stream, some_active);
+    if (params.alpha > 0 && norms_for_ != n) estimate_accelerations(pos, n, eps2, params, unroll, stream);
     const WalkRoom room = room_.load();
     const int blocks = walk_blocks(walk, room.kind == WalkRoom::Kind::Block);
     if (stacks_.bytes() < stack_bytes(blocks)) {
@@ -1155,6 +1189,8 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     w.stacks = stacks_.get();
     w.counters = counters_.get();
     w.pot = phi;
+    w.alpha = float(params.alpha);
+    w.accel_norm = accel_norm_.get();
     CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
     // WalkRoom::Kind::Slices: the share's groups by several launches in turn, each with its group
     // counter from 0 (a group's sums do not depend on which warp or launch walks it).
@@ -1166,10 +1202,14 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
         walk<<<blocks, kWalkBlock, 0, stream>>>(w);
         CUDA_CHECK_LAUNCH();
     }
-    if (phi == nullptr) add_totals_kernel<<<1, 1, 0, stream>>>(stats_.get(), totals_.get());
+    // Force passes only; not the relative criterion's estimate (acc null), which the CPU tree's
+    // counts leave out too.
+    if (phi == nullptr && acc != nullptr) add_totals_kernel<<<1, 1, 0, stream>>>(stats_.get(), totals_.get());
     CUDA_CHECK_LAUNCH();
     t3_.record(stream);
     timing_pending_ = true;
+    // A force pass over every group wrote every body's |a|.
+    if (phi == nullptr && !some_active && share_.begin <= 0 && share_.end >= 1) norms_for_ = n;
     last_n_ = n;
     last_walked_ = some_active ? n_active : n;
     CUDA_CHECK(cudaMemcpyAsync(host_flags_.get(), counters_.get() + 1, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
@@ -1177,6 +1217,25 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     flags_pending_ = true;
     CUDA_CHECK(cudaMemcpyAsync(host_stats_.get(), stats_.get(), stats_.bytes(), cudaMemcpyDeviceToHost, stream));
     stats_ready_.record(stream);
+}
+
+void GpuTree::estimate_accelerations(const float4* pos, int n, float eps2, const TreeParams& params, int unroll,
+                                     cudaStream_t stream) {
+    TreeParams geometric = params;
+    geometric.alpha = 0;
+    const WalkShare share = share_;
+    share_ = {};
+    pass(pos, n, eps2, geometric, unroll, nullptr, nullptr, 0.0f, nullptr, stream);
+    share_ = share;
+}
+
+void GpuTree::forget_accelerations() { norms_for_ = 0; }
+
+void GpuTree::take_accelerations(const float4* acc, int n, cudaStream_t stream) {
+    if (n < 1 || n > capacity_) return forget_accelerations();
+    acceleration_norms_kernel<<<(n + 255) / 256, 256, 0, stream>>>(acc, n, accel_norm_.get());
+    CUDA_CHECK_LAUNCH();
+    norms_for_ = n;
 }
 
 unsigned GpuTree::deepest_stack() {

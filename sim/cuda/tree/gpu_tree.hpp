@@ -89,6 +89,15 @@ public:
     // std::invalid_argument for a refused slice count (check_walk_room).
     void set_walk_room(const WalkRoom& room);
 
+    // The relative criterion (TreeParams::alpha > 0) measures each group by its bodies' |a| of the
+    // last force pass, which the tree keeps (4 bytes a body); without them (the first pass, a new N,
+    // after forget_accelerations()) a pass with the geometric criterion alone estimates them first.
+    // The owner forgets them when it loads other bodies.
+    void forget_accelerations();
+    // Several GPUs: each walks a share of the groups and writes |a| for its bodies only; once the
+    // shares are summed, the whole accelerations give every GPU the |a| one GPU would keep.
+    void take_accelerations(const float4* acc, int n, cudaStream_t stream);
+
     // The terms of the force passes since the last reset_work() (waits for the stream), and the reset.
     TreeWork work(cudaStream_t stream);
     void reset_work(cudaStream_t stream);
@@ -127,6 +136,9 @@ private:
     // force_active(): the active bodies copied behind the sorted ones and their groups listed.
     void select_active(const unsigned char* active, int n_active, int n, int* order, cudaStream_t stream);
     void read_flags(bool wait);
+    // accel_norm_ of every body from a pass with the geometric criterion (no acceleration written).
+    void estimate_accelerations(const float4* pos, int n, float eps2, const TreeParams& params, int unroll,
+                                cudaStream_t stream);
 
     int capacity_ = 0;
     // Per body (sorted order) and per node.
@@ -147,6 +159,8 @@ private:
     DeviceBuffer<int> group_count_;  // [0]: number of groups
     DeviceBuffer<unsigned long long> stats_;  // the walk's sums (gpu_tree.cu's WalkStat)
     DeviceBuffer<unsigned char> cub_temp_;
+    DeviceBuffer<float> accel_norm_;  // per body (input order): |a| of its last force pass
+    int norms_for_ = 0;               // the bodies accel_norm_ holds (0: none yet, or forgotten)
     // Potential passes only (allocated at the first): phi per body, the CUB sum's scratch and result.
     DeviceBuffer<float> potential_;
     DeviceBuffer<unsigned char> potential_temp_;

@@ -26,6 +26,10 @@ std::string check_tree_params(const TreeParams& p) {
         std::snprintf(buf, sizeof buf, "theta %g is outside %g..%g", p.theta, kMinTheta, kMaxTheta);
         return buf;
     }
+    if (!(p.alpha >= 0 && p.alpha <= kMaxAlpha)) {
+        std::snprintf(buf, sizeof buf, "alpha %g is outside 0..%g (0: the opening angle alone)", p.alpha, kMaxAlpha);
+        return buf;
+    }
     if (p.leaf_size < 1 || p.leaf_size > kMaxLeafSize)
         return "leaf size " + std::to_string(p.leaf_size) + " is outside 1.." + std::to_string(kMaxLeafSize);
     if (p.group_size < 1 || p.group_size > kMaxGroupSize)
@@ -35,8 +39,12 @@ std::string check_tree_params(const TreeParams& p) {
 
 std::string GravityConfig::to_string() const {
     if (gravity == Gravity::Direct) return "direct";
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "tree theta=%g leaf=%d group=%d", tree.theta, tree.leaf_size, tree.group_size);
+    char buf[128];
+    if (tree.alpha > 0)
+        std::snprintf(buf, sizeof buf, "tree theta=%g alpha=%g leaf=%d group=%d", tree.theta, tree.alpha, tree.leaf_size,
+                      tree.group_size);
+    else
+        std::snprintf(buf, sizeof buf, "tree theta=%g leaf=%d group=%d", tree.theta, tree.leaf_size, tree.group_size);
     return buf;
 }
 

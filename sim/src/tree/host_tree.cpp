@@ -50,6 +50,7 @@ template <class Real>
 struct WalkCell {
     Real x, y, z;           // centre of mass
     Real open_r2;           // (l / theta + delta)^2
+    Real error_scale;       // m l^3: the relative criterion's estimate of the expansion's error, times d^5
     Real lox, loy, loz, hix, hiy, hiz;  // the cell's cube
     CellMoments<Real> mom;
 };
@@ -226,6 +227,16 @@ public:
         }
         active_.resize(n_);
         for (std::size_t s = 0; s < n_; ++s) active_[s] = listed[order_[s]];
+    }
+
+    // The relative criterion's scale: alpha |a| of each body's previous acceleration (input order).
+    void set_previous_accelerations(const Real* ax, const Real* ay, const Real* az) {
+        allowed_.resize(n_);
+        const Real alpha = Real(params_.alpha);
+        for (std::size_t s = 0; s < n_; ++s) {
+            const std::uint32_t i = order_[s];
+            allowed_[s] = alpha * std::sqrt(ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i]);
+        }
     }
 
     // One walk, one criterion; the pass picks the evaluation only: Force (accelerations into ax, ay,
@@ -406,6 +417,8 @@ private:
             w.x = Real(c[0]), w.y = Real(c[1]), w.z = Real(c[2]);
             // Beyond float's range (theta -> 0 on a wide system) the cell simply always opens.
             w.open_r2 = Real(std::min(r_open * r_open, double(std::numeric_limits<Real>::max())));
+            const double side = 2 * t.half;
+            w.error_scale = Real(std::min(mass[k] * side * side * side, double(std::numeric_limits<Real>::max())));
             w.lox = Real(t.cx - t.half), w.loy = Real(t.cy - t.half), w.loz = Real(t.cz - t.half);
             w.hix = Real(t.cx + t.half), w.hiy = Real(t.cy + t.half), w.hiz = Real(t.cz + t.half);
             const double* q = &quad[6 * k];
@@ -445,13 +458,16 @@ private:
 
     // A cell is accepted as a multipole for the whole group when its centre of mass is farther
     // than l / theta + delta from the group's bounding box and its cube does not overlap the box
-    // (so a group never sees itself through a multipole, whatever theta).
+    // (so a group never sees itself through a multipole, whatever theta); with the relative
+    // criterion also when m l^3 / d^5 <= alpha |a| for the group's smallest previous |a|
+    // (accepted(), the GPU walk's test).
     template <bool FindSelf>
     void build_list(const std::pair<std::uint32_t, std::uint32_t>& group, ListScratch<Real>& list) const {
         list.clear();
         if constexpr (FindSelf) list.self_at.assign(group.second - group.first, ListScratch<Real>::kNotListed);
         Real lo[3] = {}, hi[3] = {};
         group_box(group, lo, hi);
+        const Real allowed = allowed_error(group);
         list.stack.push_back(0);
         while (!list.stack.empty()) {
             const std::uint32_t k = list.stack.back();
@@ -459,7 +475,7 @@ private:
             const WalkCell<Real>& c = cells_[k];
             const bool overlaps = c.lox <= hi[0] && c.hix >= lo[0] && c.loy <= hi[1] && c.hiy >= lo[1] &&
                                   c.loz <= hi[2] && c.hiz >= lo[2];
-            if (!overlaps && box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]) > c.open_r2) {
+            if (!overlaps && accepted(c, box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]), allowed)) {
                 list.add_cell(c.x, c.y, c.z, c.mom);
                 continue;
             }
@@ -478,6 +494,20 @@ private:
             }
             for (std::uint32_t ch = nd.child + nd.children; ch-- > nd.child;) list.stack.push_back(ch);
         }
+    }
+
+    // alpha times the smallest previous |a| of the group's walked bodies; infinite without the
+    // relative criterion.
+    Real allowed_error(const std::pair<std::uint32_t, std::uint32_t>& group) const {
+        Real allowed = std::numeric_limits<Real>::infinity();
+        if (allowed_.empty()) return allowed;
+        for (std::uint32_t s = group.first; s < group.second; ++s)
+            if (active(s)) allowed = std::min(allowed, allowed_[s]);
+        return allowed;
+    }
+
+    static bool accepted(const WalkCell<Real>& c, Real d2, Real allowed) {
+        return d2 > c.open_r2 && c.error_scale <= allowed * d2 * d2 * std::sqrt(d2);
     }
 
     template <bool WithPotential>
@@ -526,6 +556,7 @@ private:
     std::vector<WalkCell<Real>> cells_;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> groups_;
     std::vector<std::uint8_t> active_;  // in key order; empty: every body gets a force
+    std::vector<Real> allowed_;         // in key order: alpha |a| of the previous pass; empty: geometric only
 };
 
 
@@ -546,52 +577,72 @@ bool prepare(const Real* x, const Real* y, const Real* z, const Real* m, std::si
 
 // One tree over the bodies, walked once for what `P` asks (forces, potentials or both): the
 // entry points below differ only in that.
+// `previous`: the previous pass's accelerations (input order; may be ax, ay, az themselves), which
+// the relative criterion (params.alpha > 0) measures each group by; null: a walk with the geometric
+// criterion alone estimates them first (a second walk's cost: the first pass of a run).
 template <Pass P, class Real>
 void build_and_walk(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
                     const TreeParams& params, Real* ax, Real* ay, Real* az, Real* phi, TreeStats* stats,
-                    const std::uint32_t* active = nullptr, std::size_t n_active = 0) {
+                    const PreviousAccelerations<Real>& previous, const std::uint32_t* active = nullptr,
+                    std::size_t n_active = 0) {
     TreeStats local;
     TreeStats& st = stats ? *stats : local;
     if (!prepare(x, y, z, m, n, eps2, params, st)) return;
     HostTree<Real> tree(x, y, z, m, n, params);
     tree.build(st);
+    if (params.alpha > 0) {
+        if (previous.ax != nullptr) {
+            tree.set_previous_accelerations(previous.ax, previous.ay, previous.az);
+        } else {
+            std::vector<Real> ex(n), ey(n), ez(n);
+            tree.template walk<Pass::Force>(eps2, ex.data(), ey.data(), ez.data(), nullptr, st);
+            tree.set_previous_accelerations(ex.data(), ey.data(), ez.data());
+        }
+    }
     if (active) tree.restrict_to(active, n_active);
     tree.template walk<P>(eps2, ax, ay, az, phi, st);
+}
+
+template <class Real>
+PreviousAccelerations<Real> from_outputs(const Real* ax, const Real* ay, const Real* az, bool previous) {
+    return previous ? PreviousAccelerations<Real>{ax, ay, az} : PreviousAccelerations<Real>{};
 }
 
 }  // namespace
 
 template <class Real>
 void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
-                        const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats) {
-    build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats);
+                        const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats, bool previous) {
+    build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats, from_outputs(ax, ay, az, previous));
 }
 
 template <class Real>
 void tree_accelerations_active(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
                                const TreeParams& params, const std::uint32_t* active, std::size_t n_active, Real* ax,
-                               Real* ay, Real* az, TreeStats* stats) {
-    build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats, active, n_active);
+                               Real* ay, Real* az, TreeStats* stats, bool previous) {
+    build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats,
+                                      from_outputs(ax, ay, az, previous), active, n_active);
 }
 
 template <class Real>
 void tree_potentials(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
-                     const TreeParams& params, Real* phi, TreeStats* stats) {
-    build_and_walk<Pass::Potential, Real>(x, y, z, m, n, eps2, params, nullptr, nullptr, nullptr, phi, stats);
+                     const TreeParams& params, Real* phi, TreeStats* stats, PreviousAccelerations<Real> previous) {
+    build_and_walk<Pass::Potential, Real>(x, y, z, m, n, eps2, params, nullptr, nullptr, nullptr, phi, stats, previous);
 }
 
 template <class Real>
 void tree_accelerations_and_potentials(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n,
                                        Real eps2, const TreeParams& params, Real* ax, Real* ay, Real* az, Real* phi,
-                                       TreeStats* stats) {
-    build_and_walk<Pass::ForceAndPotential, Real>(x, y, z, m, n, eps2, params, ax, ay, az, phi, stats);
+                                       TreeStats* stats, bool previous) {
+    build_and_walk<Pass::ForceAndPotential, Real>(x, y, z, m, n, eps2, params, ax, ay, az, phi, stats,
+                                                  from_outputs(ax, ay, az, previous));
 }
 
 template <class Real>
 double tree_potential_energy(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
-                             const TreeParams& params, TreeStats* stats) {
+                             const TreeParams& params, TreeStats* stats, PreviousAccelerations<Real> previous) {
     std::vector<Real> phi(n);
-    tree_potentials(x, y, z, m, n, eps2, params, phi.data(), stats);
+    tree_potentials(x, y, z, m, n, eps2, params, phi.data(), stats, previous);
     double sum = 0;
     for (std::size_t i = 0; i < n; ++i) sum += double(m[i]) * double(phi[i]);
     return 0.5 * sum;
@@ -599,27 +650,31 @@ double tree_potential_energy(const Real* x, const Real* y, const Real* z, const 
 
 template void tree_accelerations_and_potentials<float>(const float*, const float*, const float*, const float*,
                                                        std::size_t, float, const TreeParams&, float*, float*, float*,
-                                                       float*, TreeStats*);
+                                                       float*, TreeStats*, bool);
 template void tree_accelerations_and_potentials<double>(const double*, const double*, const double*, const double*,
                                                         std::size_t, double, const TreeParams&, double*, double*,
-                                                        double*, double*, TreeStats*);
+                                                        double*, double*, TreeStats*, bool);
 template void tree_accelerations_active<float>(const float*, const float*, const float*, const float*, std::size_t,
                                                float, const TreeParams&, const std::uint32_t*, std::size_t, float*,
-                                               float*, float*, TreeStats*);
+                                               float*, float*, TreeStats*, bool);
 template void tree_accelerations_active<double>(const double*, const double*, const double*, const double*,
                                                 std::size_t, double, const TreeParams&, const std::uint32_t*,
-                                                std::size_t, double*, double*, double*, TreeStats*);
+                                                std::size_t, double*, double*, double*, TreeStats*, bool);
 template void tree_potentials<float>(const float*, const float*, const float*, const float*, std::size_t, float,
-                                     const TreeParams&, float*, TreeStats*);
+                                     const TreeParams&, float*, TreeStats*,
+                                     PreviousAccelerations<float>);
 template void tree_potentials<double>(const double*, const double*, const double*, const double*, std::size_t,
-                                      double, const TreeParams&, double*, TreeStats*);
+                                      double, const TreeParams&, double*, TreeStats*,
+                                      PreviousAccelerations<double>);
 template double tree_potential_energy<float>(const float*, const float*, const float*, const float*, std::size_t,
-                                             float, const TreeParams&, TreeStats*);
+                                             float, const TreeParams&, TreeStats*,
+                                             PreviousAccelerations<float>);
 template double tree_potential_energy<double>(const double*, const double*, const double*, const double*,
-                                              std::size_t, double, const TreeParams&, TreeStats*);
+                                              std::size_t, double, const TreeParams&, TreeStats*,
+                                              PreviousAccelerations<double>);
 template void tree_accelerations<float>(const float*, const float*, const float*, const float*, std::size_t, float,
-                                        const TreeParams&, float*, float*, float*, TreeStats*);
+                                        const TreeParams&, float*, float*, float*, TreeStats*, bool);
 template void tree_accelerations<double>(const double*, const double*, const double*, const double*, std::size_t,
-                                         double, const TreeParams&, double*, double*, double*, TreeStats*);
+                                         double, const TreeParams&, double*, double*, double*, TreeStats*, bool);
 
 }  // namespace nbody::tree

@@ -63,6 +63,9 @@ private:
     std::vector<Real> x_, y_, z_, m_, vx_, vy_, vz_, ax_, ay_, az_;
     double time_ = 0;
     double acc_softening_ = -1;
+    // The accelerations held are this solver's of these bodies (at whatever softening): what the
+    // tree's relative criterion measures a pass by.
+    bool have_accelerations() const { return acc_softening_ >= 0; }
     GravityConfig gravity_;
     tree::TreeStats tree_stats_;  // softening the stored accelerations belong to; -1: none yet
     TimeStepConfig time_steps_;
