@@ -95,6 +95,11 @@ int tree_accuracy(const TreeAccuracyOptions& o, std::ostream& out) {
         std::unique_ptr<Backend> backend = make_backend(kind, std::cerr);
         out << "scene " << scene.name << " (" << scene.source << "), " << initial.size() << " bodies, softening "
             << params.softening << ", dt " << params.dt << ", backend " << backend->name() << "\n";
+        if (o.alpha > 0)
+            out << "  opening: the relative criterion, alpha " << o.alpha
+                << ", within each theta below (--alpha 0: theta alone)\n";
+        else
+            out << "  opening: theta alone (--alpha 0)\n";
         const auto t_ref = std::chrono::steady_clock::now();
         const std::vector<std::size_t> which = sample_bodies(initial.size(), o.sample, o.seed);
         const std::vector<Vec3d> reference = direct_accelerations(initial, which, params.softening);
