@@ -137,6 +137,11 @@ private:
     void select_active(const unsigned char* active, int n_active, int n, int* order, cudaStream_t stream);
     void read_flags(bool wait);
     // accel_norm_ of every body from a pass with the geometric criterion (no acceleration written).
+    // group_order_: the groups by their smallest |a|, ascending (the longest walks first); the
+    // `first` of them (at most) marked in group_flags_ to be walked ahead of the key order. Returns how
+    // many are.
+    int order_groups_by_cost(int n, int first, const int* order, unsigned long long* key_room, int* group_room,
+                             cudaStream_t stream);
     void estimate_accelerations(const float4* pos, int n, float eps2, const TreeParams& params, int unroll,
                                 cudaStream_t stream);
 
@@ -160,7 +165,9 @@ private:
     DeviceBuffer<unsigned long long> stats_;  // the walk's sums (gpu_tree.cu's WalkStat)
     DeviceBuffer<unsigned char> cub_temp_;
     DeviceBuffer<float> accel_norm_;  // per body (input order): |a| of its last force pass
+    DeviceBuffer<int> group_order_;   // the groups in the order a full pass walks them (by cost)
     int norms_for_ = 0;               // the bodies accel_norm_ holds (0: none yet, or forgotten)
+    int groups_hint_ = 0;             // groups of a recent pass, read without waiting (0: none yet)
     // Potential passes only (allocated at the first): phi per body, the CUB sum's scratch and result.
     DeviceBuffer<float> potential_;
     DeviceBuffer<unsigned char> potential_temp_;
