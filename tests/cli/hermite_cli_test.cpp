@@ -208,8 +208,9 @@ TEST(HermiteCli, FewBodyScenesRun) {
 TEST(HermiteCli, LeapfrogOnlyOptionsAreRefusedByName) {
     const std::string base = "run --integrator hermite4 --backend cpu --scene " + test::source_dir() +
                              "/scenes/few-body/figure-eight.toml --t-end 0.1 ";
-    for (const char* option : {"--steps 5", "--pairs symmetric", "--gravity tree", "--theta 0.5", "--leaf-size 8",
-                               "--group-size 32", "--threads-per-body 2", "--bodies-per-lane 2", "--dt 0.01"}) {
+    for (const char* option : {"--steps 5", "--pairs symmetric", "--gravity tree", "--theta 0.5", "--alpha 0.001",
+                               "--leaf-size 8", "--group-size 32", "--threads-per-body 2", "--bodies-per-lane 2",
+                               "--dt 0.01"}) {
         const auto r = run_nbody(base + option);
         EXPECT_NE(r.exit_code, 0) << option;
         const std::string name(option, std::string(option).find(' '));  // "--gravity tree" is named whole
