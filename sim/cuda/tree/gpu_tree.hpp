@@ -136,12 +136,12 @@ private:
     // force_active(): the active bodies copied behind the sorted ones and their groups listed.
     void select_active(const unsigned char* active, int n_active, int n, int* order, cudaStream_t stream);
     void read_flags(bool wait);
-    // accel_norm_ of every body from a pass with the geometric criterion (no acceleration written).
     // group_order_: the groups by their smallest |a|, ascending (the longest walks first); the
     // `first` of them (at most) marked in group_flags_ to be walked ahead of the key order. Returns how
     // many are.
     int order_groups_by_cost(int n, int first, const int* order, unsigned long long* key_room, int* group_room,
                              cudaStream_t stream);
+    // accel_norm_ of every body from a pass with the geometric criterion (no acceleration written).
     void estimate_accelerations(const float4* pos, int n, float eps2, const TreeParams& params, int unroll,
                                 cudaStream_t stream);
 

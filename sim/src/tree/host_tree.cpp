@@ -475,7 +475,8 @@ private:
             const WalkCell<Real>& c = cells_[k];
             const bool overlaps = c.lox <= hi[0] && c.hix >= lo[0] && c.loy <= hi[1] && c.hiy >= lo[1] &&
                                   c.loz <= hi[2] && c.hiz >= lo[2];
-            if (!overlaps && accepted(c, box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]), allowed)) {
+            if (!overlaps &&
+                accepted(c, box_distance2(c.x, c.y, c.z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]), allowed)) {
                 list.add_cell(c.x, c.y, c.z, c.mom);
                 continue;
             }
@@ -613,7 +614,8 @@ PreviousAccelerations<Real> from_outputs(const Real* ax, const Real* ay, const R
 template <class Real>
 void tree_accelerations(const Real* x, const Real* y, const Real* z, const Real* m, std::size_t n, Real eps2,
                         const TreeParams& params, Real* ax, Real* ay, Real* az, TreeStats* stats, bool previous) {
-    build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats, from_outputs(ax, ay, az, previous));
+    build_and_walk<Pass::Force, Real>(x, y, z, m, n, eps2, params, ax, ay, az, nullptr, stats,
+                                      from_outputs(ax, ay, az, previous));
 }
 
 template <class Real>
