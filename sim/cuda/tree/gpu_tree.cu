@@ -69,6 +69,13 @@ struct BoxMerge {
         return r;
     }
 };
+// |a| as the relative criterion reads it. One function for the walk's store and for
+// take_accelerations(), so that several GPUs' |a| from summed accelerations is one GPU's bit for bit
+// (written out in two places, nvcc may contract each into FMAs differently).
+__device__ __forceinline__ float acceleration_norm(float ax, float ay, float az) {
+    return sqrtf(ax * ax + ay * ay + az * az);
+}
+
 __device__ Box empty_box() {
     const float inf = __int_as_float(0x7f800000);
     return Box{{inf, inf, inf}, {-inf, -inf, -inf}};
@@ -436,7 +443,7 @@ struct WalkParams {
     // group in key order but those (taken[g] != 0): slot k >= ordered is group k - ordered.
     const int* group_order;
     int ordered;
-    const unsigned char* taken;
+    const unsigned char* taken;  // set only with group_order
 };
 
 
@@ -752,7 +759,7 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
                 continue;
             } else {
                 const float3 a = sums.a[b];
-                if (p.accel_norm != nullptr) p.accel_norm[i] = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+                if (p.accel_norm != nullptr) p.accel_norm[i] = acceleration_norm(a.x, a.y, a.z);
                 if (p.acc == nullptr) continue;  // the relative criterion's estimate: |a| alone
                 p.acc[i] = make_float4(a.x, a.y, a.z, 0.0f);
                 if (p.vel != nullptr) p.vel[i] = detail::kicked(p.vel[i], make_float4(a.x, a.y, a.z, 0.0f), p.half_dt);
@@ -877,7 +884,7 @@ __global__ void acceleration_norms_kernel(const float4* acc, int n, float* norm)
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float4 a = acc[i];
-    norm[i] = sqrtf(a.x * a.x + a.y * a.y + a.z * a.z);
+    norm[i] = acceleration_norm(a.x, a.y, a.z);
 }
 
 // The tree terms of a force pass added to the running totals (GpuTree::work).
@@ -1221,8 +1228,9 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     // (1M: ~5, 8 % faster; 4M: ~18, 4 %; 16M: ~72, 1.2 % slower, run 166). A full force pass on one
     // GPU only: shares cut the groups in key order.
     const bool few_groups_a_warp = groups_hint_ > 0 && groups_hint_ <= 32 * kWarpsPerBlock * blocks;
-    const bool by_cost = params.alpha > 0 && phi == nullptr && !some_active && norms_for_ == n &&
-                         share_.begin <= 0 && share_.end >= 1 && few_groups_a_warp;
+    const bool whole_share = share_.begin <= 0 && share_.end >= 1;
+    const bool by_cost = params.alpha > 0 && phi == nullptr && !some_active && norms_for_ == n && whole_share &&
+                         few_groups_a_warp;
     const int ordered =
         by_cost ? order_groups_by_cost(n, 2 * kWarpsPerBlock * blocks, order.Current(), keys.Alternate(), order.Alternate(), stream)
                 : 0;
@@ -1253,7 +1261,7 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     w.accel_norm = accel_norm_.get();
     w.group_order = by_cost ? group_order_.get() : nullptr;
     w.ordered = ordered;
-    w.taken = group_flags_.get();
+    w.taken = by_cost ? group_flags_.get() : nullptr;
     CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
     // WalkRoom::Kind::Slices: the share's groups by several launches in turn, each with its group
     // counter from 0 (a group's sums do not depend on which warp or launch walks it).
@@ -1272,7 +1280,7 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     t3_.record(stream);
     timing_pending_ = true;
     // A force pass over every group wrote every body's |a|.
-    if (phi == nullptr && !some_active && share_.begin <= 0 && share_.end >= 1) norms_for_ = n;
+    if (phi == nullptr && !some_active && whole_share) norms_for_ = n;
     last_n_ = n;
     last_walked_ = some_active ? n_active : n;
     CUDA_CHECK(cudaMemcpyAsync(host_flags_.get(), counters_.get() + 1, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
