@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <string>
 
 #include "panel_layout.hpp"
 
@@ -147,6 +149,32 @@ std::vector<PanelSize> sizes_now(const std::vector<const Slot*>& slots) {
     return sizes;
 }
 
+// NBODY_LOG_PANELS=1: each new layout on stderr, one line ("panels: area W H top T band B; Name X Y
+// W H [collapsed] [pinned]; ..."), so that a window test driven by xdotool can check that no panel
+// covers another after a menu click or a drag (tests/render/render_test.cpp). Off: one getenv.
+void log_layout_if_asked(const std::vector<Slot>& slots, const PanelVisibility& visible, const LayoutArea& area) {
+    static const bool asked = [] {
+        const char* env = std::getenv("NBODY_LOG_PANELS");
+        return env && *env && std::strcmp(env, "0") != 0;
+    }();
+    if (!asked) return;
+    static std::string last;
+    char item[256];
+    std::snprintf(item, sizeof item, "panels: area %.0f %.0f top %.0f band %.0f", area.width, area.height, area.top,
+                  area.bottom_band);
+    std::string line = item;
+    for (const Slot& s : slots) {
+        const ImGuiWindow* w = ImGui::FindWindowByName(s.name);
+        if (!w) continue;
+        std::snprintf(item, sizeof item, "; %s %.0f %.0f %.0f %.0f%s%s", s.name, w->Pos.x, w->Pos.y, w->Size.x,
+                      w->Size.y, w->Collapsed ? " collapsed" : "", contains(visible.pinned, s.name) ? " pinned" : "");
+        line += item;
+    }
+    if (line == last) return;
+    last = line;
+    std::fprintf(stderr, "%s\n", line.c_str());
+}
+
 void draw_panels(ViewerParams& params, PanelVisibility& visible, Requests& requests, const PanelContext& ctx) {
     const ImGuiIO& io = ImGui::GetIO();
     const std::vector<Slot> slots = open_panels(params, visible, requests, ctx);
@@ -175,6 +203,7 @@ void draw_panels(ViewerParams& params, PanelVisibility& visible, Requests& reque
         }
         s.draw();
     }
+    log_layout_if_asked(slots, visible, area);
 }
 
 }  // namespace
