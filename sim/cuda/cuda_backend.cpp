@@ -1059,6 +1059,8 @@ void CudaBackend::join_ranks(std::unique_ptr<comm::DeviceCommunicator> comm) {
 
 int CudaBackend::gpu_count() const { return impl_->ranks(); }
 
+int CudaBackend::calls_to_settle_shares() const { return impl_->ranks() > 1 ? int(4 * kRebalanceEvery + kRebalanceLag) : 0; }
+
 std::string CudaBackend::describe(const std::vector<GpuShare>& shares) {
     std::string out;
     double slowest = 0, total = 0;

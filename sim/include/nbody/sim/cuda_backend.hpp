@@ -201,6 +201,10 @@ public:
     // bounding-box map run on one GPU).
     static std::string check_config_for_gpus(const KernelConfig& config, int gpus);
     int gpu_count() const;  // GPUs the force pass is split over (1 by default)
+    // Step calls after which several GPUs' shares have moved to the GPUs' measured speeds (each call
+    // counts once, every 16th posts the times, 8 later the cut moves half the way there: four
+    // moves leave 1/16 of the first imbalance); 0 on one GPU. `bench` takes them untimed.
+    int calls_to_settle_shares() const;
     struct GpuShare {
         int device = 0;   // -1: a GPU of another process (mpirun)
         int rank = 0;
