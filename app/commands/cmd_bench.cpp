@@ -175,7 +175,9 @@ std::vector<int> axis(const std::vector<int>& given, bool sweep, const std::vect
 // (CudaBackend::calls_to_settle_shares). Timed before that, a bench measured the even first cut:
 // device run 172, two H100s, the tree at 1M: GPU 0 3.53 ms for its half against 2.50 ms for GPU
 // 1's. The settling calls are untimed and bounded to ~10 s, so that a slow step (every pair at
-// 4M) does not make a bench minutes longer.
+// 4M) does not make a bench minutes longer. Each waits for its step: with the host calls ahead
+// the moves read the times of older cuts (run 175: four moves left the first GPU at 44 % of the
+// walk at 1M where its half of the groups walks 1.7x slower than the other's).
 void settle_gpu_shares(CudaBackend& cuda, const StepParams& params) {
     const int calls = cuda.calls_to_settle_shares();
     if (calls <= 0) return;
@@ -183,6 +185,7 @@ void settle_gpu_shares(CudaBackend& cuda, const StepParams& params) {
     int made = 0;
     while (made < calls) {
         cuda.step(params, 1);
+        cuda.synchronize();
         ++made;
         if (std::chrono::steady_clock::now() - start > std::chrono::seconds(10)) break;
     }
@@ -770,7 +773,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         "Compare each config's accelerations with the double-precision reference (max relative error)");
     cmd->add_option("--repeats", options->repeats, "Timed batches per run; the median is reported")
         ->capture_default_str();
-    cmd->add_option("--warmup", options->warmup, "Untimed steps before timing (with --gpus, untimed step calls come first until the GPUs' shares settle: 72, or ~10 s)")->capture_default_str();
+    cmd->add_option("--warmup", options->warmup, "Untimed steps before timing (with --gpus, untimed step calls come first until the GPUs' shares settle: 136, or ~10 s)")->capture_default_str();
     cmd->add_option("--steps", options->steps, "Steps per timed batch (0: enough for --min-ms)")
         ->capture_default_str();
     cmd->add_option("--min-ms", options->min_repeat_ms,

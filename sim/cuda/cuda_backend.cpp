@@ -1059,16 +1059,21 @@ void CudaBackend::join_ranks(std::unique_ptr<comm::DeviceCommunicator> comm) {
 
 int CudaBackend::gpu_count() const { return impl_->ranks(); }
 
-int CudaBackend::calls_to_settle_shares() const { return impl_->ranks() > 1 ? int(4 * kRebalanceEvery + kRebalanceLag) : 0; }
+int CudaBackend::calls_to_settle_shares() const { return impl_->ranks() > 1 ? int(8 * kRebalanceEvery + kRebalanceLag) : 0; }
 
 std::string CudaBackend::describe(const std::vector<GpuShare>& shares) {
     std::string out;
     double slowest = 0, total = 0;
     for (const GpuShare& s : shares) {
-        char line[96];
+        char line[160];
         std::snprintf(line, sizeof line, "%sGPU %d: %.1f %% in %.2f ms", out.empty() ? "" : "; ",
                       s.device >= 0 ? s.device : s.rank, 100.0 * (s.end - s.begin), s.ms);
         out += line;
+        if (s.walk_ms > 0) {
+            std::snprintf(line, sizeof line, " (tree build %.2f, moments %.2f, walk %.2f)", s.build_ms, s.moments_ms,
+                          s.walk_ms);
+            out += line;
+        }
         slowest = std::max(slowest, s.ms);
         total += s.ms;
     }
@@ -1093,7 +1098,12 @@ std::vector<CudaBackend::GpuShare> CudaBackend::gpu_shares() const {
     Impl& m = *impl_;
     std::vector<GpuShare> out;
     const auto add = [&out](Impl& g, int rank) {
-        out.push_back({g.device, rank, g.bounds[std::size_t(rank)], g.bounds[std::size_t(rank) + 1], g.share_ms()});
+        GpuShare s{g.device, rank, g.bounds[std::size_t(rank)], g.bounds[std::size_t(rank) + 1], g.share_ms()};
+        if (g.gravity.gravity == Gravity::Tree) {
+            const cuda::TreeTimings t = g.tree.timings();
+            s.build_ms = t.build_ms, s.moments_ms = t.moments_ms, s.walk_ms = t.walk_ms;
+        }
+        out.push_back(s);
     };
     if (m.comm && m.peers.empty()) {  // one rank per process: the others' times from the last rebalancing
         for (int r = 0; r < m.ranks(); ++r)

@@ -244,7 +244,7 @@ TEST(TwoGpus, BenchTimesTheSharesAfterTheySettled) {
     REQUIRE_TWO_GPUS();
     const auto r = test::run_nbody("bench --backend cuda --gravity tree --bodies 262144 --repeats 2 --gpus 2");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("shares settled first, over 72 untimed step calls"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("shares settled first, over 136 untimed step calls"), std::string::npos) << r.output;
     const std::size_t line = r.output.find("GPU shares of the last run: GPU 0: ");
     ASSERT_NE(line, std::string::npos) << r.output;
     EXPECT_NE(r.output.compare(line + 35, 6, "50.0 %"), 0) << "the even first cut was timed\n" << r.output;

@@ -202,14 +202,18 @@ public:
     static std::string check_config_for_gpus(const KernelConfig& config, int gpus);
     int gpu_count() const;  // GPUs the force pass is split over (1 by default)
     // Step calls after which several GPUs' shares have moved to the GPUs' measured speeds (each call
-    // counts once, every 16th posts the times, 8 later the cut moves half the way there: four
-    // moves leave 1/16 of the first imbalance); 0 on one GPU. `bench` takes them untimed.
+    // counts once, every 16th posts the times, 8 later the cut moves half the way there: eight
+    // moves; a GPU's fixed work, its whole-tree build, slows the approach); 0 on one GPU. `bench`
+    // takes them untimed, one call at a time, so that each move reads the last cut's times.
     int calls_to_settle_shares() const;
     struct GpuShare {
         int device = 0;   // -1: a GPU of another process (mpirun)
         int rank = 0;
         double begin = 0, end = 1;  // the fraction of each force pass's work
         double ms = 0;    // the share's last time (the tree: its walk), 0 before the first
+        // The tree code: that GPU's phases of its newest timed pass (CUDA events; 0 otherwise or for
+        // another process's GPU). Their sum short of `ms` is time in the share spent outside them.
+        double build_ms = 0, moments_ms = 0, walk_ms = 0;
     };
     std::vector<GpuShare> gpu_shares() const;
     // Milliseconds of other work this backend's GPU does per step call, beside its share (the
