@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -507,12 +509,13 @@ TEST(ViewerExecutable, EscAsksBeforeQuittingARunThatMovedAndASecondEscQuits) {
     EXPECT_NE(r.output.find("viewer exit 0"), std::string::npos) << r.output;
 }
 
-// The lit pixels (any channel above 150) in rows [y0, y1) of an X window dump (xwd: a 100-byte
-// big-endian header, a colour map, then 32-bit pixels); -1 when the file is not one.
-int lit_pixels_in_rows(const std::string& xwd_path, int y0, int y1) {
+// The 32-bit pixels (the low 24 bits: the three channels) of the rectangle [x0, x1) x [y0, y1) of an
+// X window dump (xwd: a 100-byte big-endian header, a colour map, then 32-bit pixels), clipped to the
+// image; empty when the file is not one. x1 < 0: to the right edge.
+std::vector<std::uint32_t> xwd_region(const std::string& xwd_path, int x0, int x1, int y0, int y1) {
     std::ifstream in(xwd_path, std::ios::binary);
     const std::string d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (d.size() < 100) return -1;
+    if (d.size() < 100) return {};
     const auto word = [&](std::size_t k) {
         const auto* p = reinterpret_cast<const unsigned char*>(d.data()) + 4 * k;
         return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];
@@ -520,14 +523,59 @@ int lit_pixels_in_rows(const std::string& xwd_path, int y0, int y1) {
     const std::size_t header = word(0), width = word(4), height = word(5), bits = word(11), line = word(12),
                       colours = word(19);
     const std::size_t first = header + 12 * colours;
-    if (bits != 32 || d.size() < first + line * height) return -1;
-    int lit = 0;
-    for (std::size_t y = std::size_t(std::max(y0, 0)); y < std::min<std::size_t>(height, std::size_t(y1)); ++y)
-        for (std::size_t x = 0; x < width; ++x) {
-            const auto* px = reinterpret_cast<const unsigned char*>(d.data()) + first + y * line + 4 * x;
-            lit += std::max({px[0], px[1], px[2]}) > 150;
+    if (bits != 32 || d.size() < first + line * height) return {};
+    const int right = x1 < 0 ? int(width) : std::min(x1, int(width)), bottom = std::min(y1, int(height));
+    std::vector<std::uint32_t> pixels;
+    for (int y = std::max(y0, 0); y < bottom; ++y)
+        for (int x = std::max(x0, 0); x < right; ++x) {
+            std::uint32_t px = 0;
+            std::memcpy(&px, d.data() + first + std::size_t(y) * line + 4 * std::size_t(x), 4);
+            pixels.push_back(px & 0x00ffffffu);
         }
-    return lit;
+    return pixels;
+}
+
+int lit(const std::vector<std::uint32_t>& pixels) {
+    int count = 0;
+    for (const std::uint32_t px : pixels)
+        count += std::max({px & 0xffu, (px >> 8) & 0xffu, (px >> 16) & 0xffu}) > 150;
+    return count;
+}
+
+// Issue 33 item 2 through a real window: while a step takes seconds, the window says so at its top
+// (the busy indicator: a spinner and "simulating: a step of 65536 bodies (every pair) ... 4.8 s")
+// and keeps drawing: two screen dumps half a second apart find the line lit in both and the
+// spinner turned between them (it turns once a second, so a frozen window would show it still).
+// The places were read off a screenshot of this layout (1280x720, 65,536 bodies on the cpu backend:
+// the line centred at the top, y 38-66, the spinner at its left end, x 448-468).
+TEST(ViewerExecutable, ALongStepShowsATurningSpinnerAndWhatIsRunning) {
+    const auto prefix = x_server_prefix();
+    if (!prefix) GTEST_SKIP() << "no DISPLAY and no xvfb-run (Debian: apt-get install xvfb)";
+    if (test::run_command("command -v xdotool >/dev/null 2>&1 && command -v xwd >/dev/null 2>&1").exit_code != 0)
+        GTEST_SKIP() << "no xdotool or xwd (Debian: apt-get install xdotool x11-apps)";
+    const test::TempDir dir;
+    const std::string script = dir.file("spin.sh");
+    {
+        std::ofstream out(script);
+        out << "cd '" << dir.path().string() << "'\n"
+            << "'" << test::nbody_executable()
+            << "' view --backend cpu --gravity direct --bodies 65536 --size 1280x720 > viewer.log 2>&1 &\n"
+            << "pid=$!\n"
+            << "timeout 60 xdotool search --sync --name '^nbody' > /dev/null\n"
+            << "sleep 5\n"  // the first step (seconds long) is in flight, the indicator up after 1 s of it
+            << "xwd -root -silent > a.xwd; sleep 0.5; xwd -root -silent > b.xwd\n"
+            << "kill $pid; wait $pid\n"
+            << "cat viewer.log\n";
+    }
+    const auto r = test::run_command("timeout 120 " + *prefix + "sh '" + script + "'");
+    const auto text_a = xwd_region(dir.file("a.xwd"), 480, 820, 40, 64), text_b = xwd_region(dir.file("b.xwd"), 480, 820, 40, 64);
+    const auto spin_a = xwd_region(dir.file("a.xwd"), 446, 470, 40, 64), spin_b = xwd_region(dir.file("b.xwd"), 446, 470, 40, 64);
+    ASSERT_FALSE(text_a.empty() || text_b.empty() || spin_a.empty() || spin_b.empty()) << "no screen dumps\n" << r.output;
+    EXPECT_GT(lit(text_a), 200) << "no busy line at the top while the step ran\n" << r.output;
+    EXPECT_GT(lit(text_b), 200) << r.output;
+    int changed = 0;
+    for (std::size_t k = 0; k < spin_a.size(); ++k) changed += spin_a[k] != spin_b[k];
+    EXPECT_GT(changed, 20) << "the spinner did not turn in half a second: a frozen window?\n" << r.output;
 }
 
 // Issue 33 item 5 through a real window, clicks sent by xdotool: the Simulation panel's Save never
@@ -756,7 +804,7 @@ TEST(ViewerExecutable, AWindowSaysWhatItMeasuresBeforeItsFirstFrame) {
     for (int i = 1; i <= 150 && !first_frame_seen; ++i) {
         const std::string shot = dir.file("shot" + std::to_string(i) + ".xwd");
         if (!std::filesystem::exists(shot)) break;
-        const int menu = lit_pixels_in_rows(shot, 0, 24), middle = lit_pixels_in_rows(shot, 300, 345);
+        const int menu = lit(xwd_region(shot, 0, -1, 0, 24)), middle = lit(xwd_region(shot, 0, -1, 300, 345));
         first_frame_seen = menu > 50;  // the menu bar's words: the first frame is on screen
         message_seen = message_seen || (!first_frame_seen && middle > 200);
     }
