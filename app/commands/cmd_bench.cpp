@@ -669,7 +669,7 @@ int bench(const BenchOptions& o) {
 
 #ifdef NBODY_HAVE_CUDA
     if (cuda != nullptr && cuda->gpu_count() > 1)
-        std::printf("GPU shares of the last run: %s\n", CudaBackend::describe(cuda->gpu_shares()).c_str());
+        std::printf("GPU shares of the last run: %s\n", CudaBackend::describe(cuda->gpu_shares(), true).c_str());
 #endif
     // Best per N when several configs ran.
     if (is_cuda) {

@@ -1061,7 +1061,7 @@ int CudaBackend::gpu_count() const { return impl_->ranks(); }
 
 int CudaBackend::calls_to_settle_shares() const { return impl_->ranks() > 1 ? int(8 * kRebalanceEvery + kRebalanceLag) : 0; }
 
-std::string CudaBackend::describe(const std::vector<GpuShare>& shares) {
+std::string CudaBackend::describe(const std::vector<GpuShare>& shares, bool tree_phases) {
     std::string out;
     double slowest = 0, total = 0;
     for (const GpuShare& s : shares) {
@@ -1069,7 +1069,7 @@ std::string CudaBackend::describe(const std::vector<GpuShare>& shares) {
         std::snprintf(line, sizeof line, "%sGPU %d: %.1f %% in %.2f ms", out.empty() ? "" : "; ",
                       s.device >= 0 ? s.device : s.rank, 100.0 * (s.end - s.begin), s.ms);
         out += line;
-        if (s.walk_ms > 0) {
+        if (tree_phases && s.walk_ms > 0) {
             std::snprintf(line, sizeof line, " (tree build %.2f, moments %.2f, walk %.2f)", s.build_ms, s.moments_ms,
                           s.walk_ms);
             out += line;
