@@ -143,7 +143,13 @@ std::unique_ptr<hermite::ForceEngine> make_hermite_engine(hermite::EngineKind ki
                                                           std::string& why, bool needs_snap, std::size_t bodies,
                                                           const std::vector<int>& gpus) {
     comm::Communicator& world = comm::launch_communicator();
-    if (world.size() == 1) return hermite::make_force_engine(kind, config, &why, needs_snap, bodies);
+    if (world.size() == 1) {
+        std::unique_ptr<hermite::ForceEngine> engine = hermite::make_force_engine(kind, config, &why, needs_snap, bodies);
+        // Block steps on several GPUs of this process meet through NCCL (the engine's step_blocks).
+        if (config.devices.size() > 1 && !needs_snap && engine->name() == "cuda" && comm::have_nccl())
+            engine->join_local_gpus(comm::make_nccl_communicators(config.devices));
+        return engine;
+    }
     const std::string ranks = std::to_string(world.size()) + " MPI ranks";
     if (!gpus.empty())
         throw std::invalid_argument("--gpus picks the GPUs of one process; under mpirun the Hermite integrator runs on one "

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "../../src/hermite/parallel.hpp"
 #include "../cuda_raii.hpp"
 #include "engine_cuda.hpp"
+#include "device_blocks.hpp"
 #include "hermite_kernels.hpp"
 #include "nbody/sim/comm/nccl_communicator.hpp"
 #include "nbody/sim/hermite/force_engine.hpp"
@@ -120,6 +122,15 @@ struct Gpu {
     int split = 1;
     nbody::cuda::Event gpu_start, gpu_stop;
     double wait_s = 0, busy_s = 0;  // the profile
+    // Block steps on the GPU (step_blocks): per slot the jerk (w: the level) and the potential; the
+    // batch's slots, its predicted [x | v] and staged corrector [x | v]; counters ([0] the batch's size,
+    // [1] its first bad body, then the bodies per new level); the selection's scratch; the level steps;
+    // on several GPUs of one process the GPUs' results of a spread evaluation, between two events.
+    DeviceBuffer<Real4> jerk_level, pot, batch_xv, staged, gathered, download;
+    DeviceBuffer<int> slots, block_counters;
+    DeviceBuffer<unsigned char> select_scratch;
+    DeviceBuffer<double> level_dts;
+    nbody::cuda::Event computed{cudaEventDisableTiming}, gathered_ready{cudaEventDisableTiming};
 };
 
 class CudaForceEngine final : public CudaEngine {
@@ -163,6 +174,7 @@ public:
             ranks_gathered_.reset();
             ranks_.reset();
         }
+        local_comms_.clear();  // each waits for its stream on its own device
         for (auto& gpu : gpus_) {
             CUDA_CHECK_LOG(cudaSetDevice(gpu->device));
             gpu.reset();
@@ -303,6 +315,63 @@ public:
     }
     std::size_t spread_evaluations() const override { return spread_evaluations_; }
 
+    void join_local_gpus(std::vector<std::unique_ptr<comm::DeviceCommunicator>> comms) override {
+        bool match = config_.ranks == 1 && comms.size() == gpus_.size() && gpus_.size() > 1;
+        for (std::size_t g = 0; match && g < comms.size(); ++g)
+            match = comms[g] && comms[g]->device() == gpus_[g]->device && comms[g]->rank() == int(g) &&
+                    comms[g]->size() == int(gpus_.size());
+        if (!match) throw std::invalid_argument("cuda force engine: the communicators do not match its GPUs, one each in order");
+        local_comms_ = std::move(comms);
+    }
+
+    std::string device_blocks_unavailable() const override {
+        if (variant_.snap) return "the 6th order's snap kernel takes its block steps on the host";
+        if (variant_.precision != k::Precision::Ds) return "the fp64 kernel takes its block steps on the host (ds takes them on the GPU)";
+        if (config_.ranks == 1 && gpus_.size() > 1 && local_comms_.empty())
+            return "several GPUs without NCCL communicators between them take their block steps on the host";
+        return {};
+    }
+
+    // The integrator's next blocks from its levels, each taken as take_block() says, until one would
+    // end after run.t_end, the pair budget is spent or a block fails its checks.
+    void step_blocks(DeviceBlocks& run, const DeviceBlockState& state) override {
+        if (const std::string why = device_blocks_unavailable(); !why.empty()) throw std::logic_error("cuda force engine: " + why);
+        const std::size_t n = state.x.size();
+        const std::size_t levels = std::size_t(run.max_level) + 1;
+        if (n == 0 || n > capacity_ || run.max_level > 62 || run.level_count.size() != levels || run.level_time.size() != levels)
+            throw std::invalid_argument("cuda force engine: block steps of " + std::to_string(n) + " bodies on " +
+                                        std::to_string(levels) + " levels with " + std::to_string(capacity_) + " stored");
+        flush();
+        extras_ = k::kNoExtras;  // block steps look for no neighbour
+        upload_block_state(run, state, n);
+        while (true) {
+            double t_next = INFINITY;
+            for (std::size_t k = 0; k < levels; ++k)
+                if (run.level_count[k] > 0) t_next = std::min(t_next, run.level_time[k] + run.level_dts[k]);
+            if (!(t_next <= run.t_end) || run.interactions >= run.pair_budget) break;
+            unsigned long long mask = 0;
+            std::size_t ni = 0;
+            for (std::size_t k = 0; k < levels; ++k)
+                if (run.level_count[k] > 0 && run.level_time[k] + run.level_dts[k] == t_next) mask |= 1ull << k, ni += run.level_count[k];
+            if (!take_block(t_next, mask, int(ni), n, run)) {
+                run.stopped = true;
+                break;
+            }
+            const int* const moved = block_counters_host_.get() + 2;
+            for (std::size_t k = 0; k < levels; ++k) {
+                if ((mask >> k) & 1ull) run.level_count[k] = 0;
+            }
+            for (std::size_t k = 0; k < levels; ++k)
+                if (moved[k] > 0) run.level_count[k] += std::size_t(moved[k]), run.level_time[k] = t_next;
+            run.now = t_next;
+            ++run.blocks;
+            run.body_steps += ni;
+            run.interactions += double(ni) * double(n);
+            interactions_ += double(ni) * double(n);
+        }
+        download_block_state(state, n);
+    }
+
 private:
     // compute() in two halves: launch() stages the batch once and queues every GPU's copies and
     // kernels in turn (GPU g computes while the host queues GPU g + 1's); finish() waits for each
@@ -332,30 +401,10 @@ private:
         const bool slot_ids = v.precision == k::Precision::Ds && v.extras == k::kNoExtras && !v.snap && other_ids_ == 0;
         auto kernel_id = [&](int id) { return !slot_ids ? id : id >= 0 && std::size_t(id) < nj ? int(slot(std::size_t(id))) : -3; };
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-        // The GPUs of this evaluation, each with its range of the slots: whole tiles where nj allows, so
-        // that each GPU's tiles, and the kernel's loop for each warp and tile, are one GPU's.
-        // Under mpirun the sharers are the ranks, of which this process is one, on its one GPU.
+        const Plan plan = plan_evaluation(v, ni, nj, false);
+        const std::size_t used = plan.used, local = plan.local;
         const bool ranked = config_.ranks > 1;
-        const std::size_t sharers = ranked ? std::size_t(config_.ranks) : gpus_.size();
-        const std::size_t used = spread_evaluation(sharers, std::size_t(ni), nj, config_.several_gpus_from) ? sharers : 1;
-        const std::size_t local = ranked ? 1 : used;  // this process's GPUs that compute
-        auto share = [&](std::size_t g) { return ranked && used > 1 ? std::size_t(config_.rank) : g; };
         launched_.gpus = local;
-        if (ranked && !ranks_) throw std::logic_error("cuda force engine: rank " + std::to_string(config_.rank) + " without join_ranks()");
-        if (used > 1) ++spread_evaluations_;
-        const std::size_t tile = std::size_t(v.block);
-        auto range_start = [&](std::size_t s) {
-            const std::size_t at = nj * s / used;
-            return s == used ? nj : nj >= used * tile ? at / tile * tile : at;
-        };
-        for (std::size_t g = 0; g < local; ++g) {
-            Gpu& gpu = *gpus_[g];
-            const ScopedDevice on(gpu.device);
-            gpu.first = range_start(share(g)), gpu.count = range_start(share(g) + 1) - gpu.first;
-            gpu.split = config_.j_split > 0 ? config_.j_split
-                                            : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
-            ensure_i(gpu, std::size_t(ni_pad), std::size_t(gpu.split));
-        }
         if (profiling_) lap(since, phases_[kBuffers]);
 
         // One stream per GPU, one wait: the corrected j-particles and the i-batch [x(ni) | v(ni) (|
@@ -400,24 +449,17 @@ private:
                 ixv = gpu.sorted_in.get();
             }
             const k::IBatch batch{ixv, ixv + ni, v.snap ? ixv + 2 * ni : nullptr};
-            const k::Predicted pred{gpu.hi.get(), gpu.lo.get(), gpu.vel.get(), gpu.pos64.get(), gpu.vel64.get(), gpu.acc64.get()};
-            k::predict_j(j_memory(gpu), int(gpu.first + gpu.count), t, variant_.precision, pred, nullptr, slot_ids, int(gpu.first));
-            k::NeighbourLists lists{gpu.nb_count.get(), gpu.nb_ids.get(), config_.max_neighbours};
-            if (want_neighbours) CUDA_CHECK(cudaMemsetAsync(gpu.nb_count.get(), 0, sizeof(int) * std::size_t(ni), nullptr));
-            k::Partials part{gpu.p_acc.get(), gpu.p_jerk.get(), gpu.p_nn.get(), v.snap ? gpu.p_snap.get() : nullptr};
-            if (counting_tiles_) part.tile_loops = gpu.tile_loops.get();
-            k::hermite_force(v, from_slot(pred, gpu.first), int(gpu.count), batch, ni, eps2, gpu.split, part, lists, nullptr);
-            // The nearest indices follow the rows in r, so that one copy brings everything back.
-            int* const nearest = reinterpret_cast<int*>(gpu.r.get() + rows * std::size_t(ni));
-            k::reduce_partials(part, ni, ni_pad, gpu.split,
-                               {gpu.r.get(), gpu.r.get() + ni, nearest, v.snap ? gpu.r.get() + 2 * ni : nullptr}, nullptr);
+            queue_force(gpu, v, batch, ni, ni_pad, t, eps2, slot_ids, want_neighbours);
             if (v.far_tiles) {  // back to the caller's order (no nearest neighbours without extras: all -1)
                 for (std::size_t r = 0; r < rows; ++r)
                     k::scatter_real4(gpu.sorted_in.get() + r * std::size_t(ni), gpu.r.get() + r * std::size_t(ni), sorted_from, ni, nullptr);
                 CUDA_CHECK(cudaMemcpyAsync(gpu.r.get(), gpu.sorted_in.get(), sizeof(Real4) * rows * std::size_t(ni),
                                            cudaMemcpyDeviceToDevice, nullptr));
             }
-            if (ranked && used > 1) gather_ranks(gpu, std::size_t(ni));
+            if (ranked && used > 1) {
+                queue_gather(gpu, *ranks_, std::size_t(ni), ranks_gathered_, computed_);
+                add_gathered(gpu, *ranks_, std::size_t(ni), ranks_gathered_, gathered_);
+            }
             CUDA_CHECK(cudaMemcpyAsync(gpu.r_stage.get(), gpu.r.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
                                        cudaMemcpyDeviceToHost, nullptr));
             if (profiling_) gpu.gpu_stop.record(nullptr);
@@ -535,6 +577,9 @@ private:
                 CUDA_CHECK(cudaMemcpyAsync(gpu->order.get(), address_of_.data(), sizeof(int) * n, cudaMemcpyHostToDevice, nullptr));
             k::apply_order_j(j_memory(*gpu), gpu->order.get(), gpu->slot_of.get(), int(n), gpu->source.get(),
                              gpu->permute_scratch.get(), nullptr);
+            if (gpu->jerk_level.size() >= n)  // block steps on the GPU: their per-slot state moves along
+                k::permute_j({gpu->jerk_level.get(), gpu->pot.get(), nullptr, nullptr, nullptr, nullptr}, gpu->source.get(),
+                             int(n), gpu->permute_scratch.get(), nullptr);
         }
         if (spatial) {
             slot_of_.resize(n);
@@ -659,24 +704,218 @@ private:
         if (old.size() > 0) CUDA_CHECK(cudaMemcpy(b.get(), old.get(), old.bytes(), cudaMemcpyDeviceToDevice));
         return b;
     }
-    // This rank's results of a spread evaluation (gpu.r: rows, then the nearest indices) all-gathered
-    // with the other ranks' on the communicator's stream, between two events on the engine's, and
-    // added there in rank order, the bits one process gets adding its GPUs' in finish(), into gpu.r:
-    // finish() then reads one block, as for one GPU. A block is padded to whole Real4s (r has the room:
-    // ensure_i) so that every rank's rows start aligned. Adding on the host instead brought P blocks
-    // down a rank's PCIe link (four ranks: 2.28x one GPU against --gpus 4's 2.80x at 512K, run 126).
-    void gather_ranks(Gpu& gpu, std::size_t ni) {
-        const std::size_t block = i_rows() * ni + (ni * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
-        const std::size_t all = block * std::size_t(config_.ranks);
-        if (ranks_gathered_.size() < all) ranks_gathered_ = DeviceBuffer<Real4>(all);
-        const auto stream = static_cast<cudaStream_t>(ranks_->stream());
-        computed_.record(nullptr);
-        CUDA_CHECK(cudaStreamWaitEvent(stream, computed_.get(), 0));
-        const std::vector<std::size_t> counts(std::size_t(config_.ranks), block * sizeof(Real4));
-        ranks_->all_gather_v(gpu.r.get(), ranks_gathered_.get(), counts, comm::DataType::Byte);
-        gathered_.record(stream);
-        CUDA_CHECK(cudaStreamWaitEvent(nullptr, gathered_.get(), 0));
-        k::add_result_blocks(ranks_gathered_.get(), config_.ranks, block, int(ni), int(i_rows()), gpu.r.get(), nullptr);
+    // The sharers' results of a spread evaluation (gpu.r: rows, then the nearest indices) all-gathered
+    // over `over` (the ranks under mpirun, this process's GPUs for block steps on the GPU) on its
+    // stream, between two events on the engine's, and added there in sharer order (add_gathered), the
+    // bits one process gets adding its GPUs' in finish(), into gpu.r: finish() then reads one block, as
+    // for one GPU. A block is padded to whole Real4s (r has the room: ensure_i) so that every sharer's
+    // rows start aligned. Adding on the host instead brought P blocks down a rank's PCIe link (four
+    // ranks: 2.28x one GPU against --gpus 4's 2.80x at 512K, run 126). In two halves so that one thread
+    // can issue several GPUs' gathers as one NCCL group.
+    std::size_t result_block(std::size_t ni) const {
+        return i_rows() * ni + (ni * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
+    }
+    void queue_gather(Gpu& gpu, comm::DeviceCommunicator& over, std::size_t ni, DeviceBuffer<Real4>& into,
+                      nbody::cuda::Event& computed) {
+        const std::size_t block = result_block(ni), parts = std::size_t(over.size());
+        if (into.size() < block * parts) into = DeviceBuffer<Real4>(block * parts);
+        const auto stream = static_cast<cudaStream_t>(over.stream());
+        computed.record(nullptr);
+        CUDA_CHECK(cudaStreamWaitEvent(stream, computed.get(), 0));
+        const std::vector<std::size_t> counts(parts, block * sizeof(Real4));
+        over.all_gather_v(gpu.r.get(), into.get(), counts, comm::DataType::Byte);
+    }
+    void add_gathered(Gpu& gpu, comm::DeviceCommunicator& over, std::size_t ni, const DeviceBuffer<Real4>& from,
+                      nbody::cuda::Event& gathered) {
+        gathered.record(static_cast<cudaStream_t>(over.stream()));
+        CUDA_CHECK(cudaStreamWaitEvent(nullptr, gathered.get(), 0));
+        k::add_result_blocks(from.get(), over.size(), result_block(ni), int(ni), int(i_rows()), gpu.r.get(), nullptr);
+    }
+
+    struct Plan {
+        std::size_t used = 1;   // sharers that split the slots (1: one computes them all)
+        std::size_t local = 1;  // this process's GPUs that compute: the first `local`
+    };
+    // The GPUs of an evaluation of ni bodies on nj j-particles, each with its range of the slots (whole
+    // tiles where nj allows, so that each GPU's tiles, and the kernel's loop for each warp and tile, are
+    // one GPU's) and its j-split, and their i-side buffers. Under mpirun the sharers are the ranks, of
+    // which this process is one, on its one GPU. With `every_gpu` each GPU of the process computes,
+    // over all the slots where one would (block steps on the GPU: every GPU corrects every body).
+    Plan plan_evaluation(const k::ForceVariant& v, int ni, std::size_t nj, bool every_gpu) {
+        const bool ranked = config_.ranks > 1;
+        if (ranked && !ranks_) throw std::logic_error("cuda force engine: rank " + std::to_string(config_.rank) + " without join_ranks()");
+        const std::size_t sharers = ranked ? std::size_t(config_.ranks) : gpus_.size();
+        Plan plan;
+        plan.used = spread_evaluation(sharers, std::size_t(ni), nj, config_.several_gpus_from) ? sharers : 1;
+        plan.local = ranked ? 1 : every_gpu ? gpus_.size() : plan.used;
+        if (plan.used > 1) ++spread_evaluations_;
+        const std::size_t tile = std::size_t(v.block), used = plan.used;
+        auto range_start = [&](std::size_t s) {
+            const std::size_t at = nj * s / used;
+            return s == used ? nj : nj >= used * tile ? at / tile * tile : at;
+        };
+        const int ni_pad = (ni + v.block - 1) / v.block * v.block;
+        for (std::size_t g = 0; g < plan.local; ++g) {
+            Gpu& gpu = *gpus_[g];
+            const ScopedDevice on(gpu.device);
+            const std::size_t share = used == 1 ? 0 : ranked ? std::size_t(config_.rank) : g;
+            gpu.first = range_start(share), gpu.count = range_start(share + 1) - gpu.first;
+            gpu.split = config_.j_split > 0 ? config_.j_split
+                                            : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
+            ensure_i(gpu, std::size_t(ni_pad), std::size_t(gpu.split));
+        }
+        return plan;
+    }
+
+    // On `gpu` (current): the j-particles of its range predicted to t, and the forces on `batch` from
+    // them, reduced into gpu.r (the rows, then the nearest indices).
+    void queue_force(Gpu& gpu, const k::ForceVariant& v, const k::IBatch& batch, int ni, int ni_pad, double t, double eps2,
+                     bool slot_ids, bool want_neighbours) {
+        const k::Predicted pred{gpu.hi.get(), gpu.lo.get(), gpu.vel.get(), gpu.pos64.get(), gpu.vel64.get(), gpu.acc64.get()};
+        k::predict_j(j_memory(gpu), int(gpu.first + gpu.count), t, variant_.precision, pred, nullptr, slot_ids, int(gpu.first));
+        k::NeighbourLists lists{gpu.nb_count.get(), gpu.nb_ids.get(), config_.max_neighbours};
+        if (want_neighbours) CUDA_CHECK(cudaMemsetAsync(gpu.nb_count.get(), 0, sizeof(int) * std::size_t(ni), nullptr));
+        k::Partials part{gpu.p_acc.get(), gpu.p_jerk.get(), gpu.p_nn.get(), v.snap ? gpu.p_snap.get() : nullptr};
+        if (counting_tiles_) part.tile_loops = gpu.tile_loops.get();
+        k::hermite_force(v, from_slot(pred, gpu.first), int(gpu.count), batch, ni, eps2, gpu.split, part, lists, nullptr);
+        // The nearest indices follow the rows in r, so that one copy brings everything back.
+        int* const nearest = reinterpret_cast<int*>(gpu.r.get() + i_rows() * std::size_t(ni));
+        k::reduce_partials(part, ni, ni_pad, gpu.split,
+                           {gpu.r.get(), gpu.r.get() + ni, nearest, v.snap ? gpu.r.get() + 2 * ni : nullptr}, nullptr);
+    }
+
+    // One block on the GPUs: the active bodies selected on each GPU (in the host batch's order), predicted,
+    // their forces computed (spread over the GPUs or ranks as compute() would, then gathered and added in
+    // the same order; otherwise every GPU computes them whole, the first GPU's bits), corrected and, if
+    // every check passed, committed, on every GPU alike. The only wait: the first GPU's counters.
+    // Returns whether the block was committed.
+    bool take_block(double t, unsigned long long mask, int ni, std::size_t nj, const DeviceBlocks& run) {
+        k::ForceVariant v = variant_;
+        v.extras = k::kNoExtras;
+        v.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, v.precision, v.extras, ni, v.block);
+        v.far_tiles = ni >= kFarTilesFrom;  // ds, no extras, no snap (device_blocks_unavailable)
+        keep_order(nj, v.far_tiles);
+        updates_since_order_ += std::size_t(ni);  // what the host's set_j_batch counts after the block
+        const int ni_pad = (ni + v.block - 1) / v.block * v.block;
+        const Plan plan = plan_evaluation(v, ni, nj, true);
+        const std::size_t counters = std::size_t(run.max_level) + 3;
+        for (std::size_t g = 0; g < plan.local; ++g) {
+            Gpu& gpu = *gpus_[g];
+            const ScopedDevice on(gpu.device);
+            if (gpu.slots.size() < std::size_t(ni_pad)) {
+                gpu.slots = DeviceBuffer<int>(std::size_t(ni_pad));
+                gpu.batch_xv = DeviceBuffer<Real4>(2 * std::size_t(ni_pad)), gpu.staged = DeviceBuffer<Real4>(2 * std::size_t(ni_pad));
+            }
+            const k::BlockState state{gpu.jerk_level.get(), gpu.pot.get()};
+            k::select_active(state, gpu.slot_of.get(), int(nj), mask, v.far_tiles, gpu.slots.get(), gpu.block_counters.get(),
+                             gpu.select_scratch.get(), gpu.select_scratch.size(), nullptr);
+            CUDA_CHECK(cudaMemcpyAsync(gpu.block_counters.get() + 1, counters_reset_.get(), sizeof(int) * (counters - 1),
+                                       cudaMemcpyHostToDevice, nullptr));
+            Real4* const x = gpu.batch_xv.get();
+            k::predict_batch(j_memory(gpu), gpu.slots.get(), ni, t, x, x + ni, nullptr);
+            queue_force(gpu, v, {x, x + ni, nullptr}, ni, ni_pad, t, run.eps2, true, false);
+        }
+        if (plan.used > 1) gather_block_results(std::size_t(ni));
+        for (std::size_t g = 0; g < plan.local; ++g) {
+            Gpu& gpu = *gpus_[g];
+            const ScopedDevice on(gpu.device);
+            const k::BlockState state{gpu.jerk_level.get(), gpu.pot.get()};
+            const Real4* const x = gpu.batch_xv.get();
+            const k::CorrectArgs args{t, run.eta, gpu.level_dts.get(), run.max_level};
+            k::correct_batch(j_memory(gpu), state, gpu.slots.get(), ni, x, x + ni, gpu.r.get(), args, gpu.staged.get(),
+                             gpu.block_counters.get() + 1, nullptr);
+            k::commit_batch(j_memory(gpu), state, gpu.slots.get(), ni, gpu.r.get(), gpu.staged.get(), t,
+                            gpu.block_counters.get() + 1, gpu.block_counters.get() + 2, nullptr);
+        }
+        Gpu& first = *gpus_.front();
+        const ScopedDevice on(first.device);
+        CUDA_CHECK(cudaMemcpyAsync(block_counters_host_.get(), first.block_counters.get(), sizeof(int) * counters,
+                                   cudaMemcpyDeviceToHost, nullptr));
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        return block_counters_host_.get()[1] == k::kNoBadBody;
+    }
+    // A spread block's results on every GPU or rank, added in sharer order (the one-GPU-per-sharer
+    // results of compute(), bit for bit).
+    void gather_block_results(std::size_t ni) {
+        if (config_.ranks > 1) {
+            Gpu& gpu = *gpus_.front();
+            const ScopedDevice on(gpu.device);
+            queue_gather(gpu, *ranks_, ni, ranks_gathered_, computed_);
+            add_gathered(gpu, *ranks_, ni, ranks_gathered_, gathered_);
+            return;
+        }
+        local_comms_.front()->begin_group();  // one thread, several communicators: one NCCL group
+        for (std::size_t g = 0; g < gpus_.size(); ++g) {
+            const ScopedDevice on(gpus_[g]->device);
+            queue_gather(*gpus_[g], *local_comms_[g], ni, gpus_[g]->gathered, gpus_[g]->computed);
+        }
+        local_comms_.front()->end_group();
+        for (std::size_t g = 0; g < gpus_.size(); ++g) {
+            const ScopedDevice on(gpus_[g]->device);
+            add_gathered(*gpus_[g], *local_comms_[g], ni, gpus_[g]->gathered, gpus_[g]->gathered_ready);
+        }
+    }
+    // Every GPU's block-step buffers, its per-slot jerks and levels from the integrator's (by address:
+    // scattered to the slots on the GPU) and the level steps. The j-memory already holds the rest.
+    void upload_block_state(const DeviceBlocks& run, const DeviceBlockState& state, std::size_t n) {
+        const std::size_t counters = std::size_t(run.max_level) + 3;
+        if (counters_reset_.size() < counters) {
+            counters_reset_ = nbody::cuda::PinnedBuffer<int>(counters), block_counters_host_ = nbody::cuda::PinnedBuffer<int>(counters);
+            std::fill_n(counters_reset_.get(), counters, 0);
+            counters_reset_.get()[0] = k::kNoBadBody;  // copied to [1]: the first bad body; then the level counts
+        }
+        if (block_io_.size() < 5 * n) block_io_ = nbody::cuda::PinnedBuffer<Real4>(5 * capacity_);
+        Real4* const up = block_io_.get();
+        parallel_for(
+            n,
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t a = begin; a < end; ++a)
+                    up[a] = r4(state.jerk[a].x, state.jerk[a].y, state.jerk[a].z, double(state.level[a]));
+            },
+            host_threads_from());
+        for (auto& gpu_ptr : gpus_) {
+            Gpu& gpu = *gpu_ptr;
+            const ScopedDevice on(gpu.device);
+            fit_order_buffers(gpu, n);
+            if (gpu.jerk_level.size() < capacity_) gpu.jerk_level = DeviceBuffer<Real4>(capacity_), gpu.pot = DeviceBuffer<Real4>(capacity_);
+            if (gpu.block_counters.size() < counters) gpu.block_counters = DeviceBuffer<int>(counters);
+            if (gpu.level_dts.size() < counters - 1) gpu.level_dts = DeviceBuffer<double>(counters - 1);
+            CUDA_CHECK(cudaMemcpy(gpu.level_dts.get(), run.level_dts, sizeof(double) * (counters - 1), cudaMemcpyHostToDevice));
+            const std::size_t scratch = k::select_scratch_bytes(int(n));
+            if (gpu.select_scratch.size() < scratch) gpu.select_scratch = DeviceBuffer<unsigned char>(scratch);
+            CUDA_CHECK(cudaMemcpyAsync(gpu.permute_scratch.get(), up, sizeof(Real4) * n, cudaMemcpyHostToDevice, nullptr));
+            k::scatter_real4(gpu.jerk_level.get(), gpu.permute_scratch.get(), gpu.slot_of.get(), int(n), nullptr);
+        }
+    }
+    // The state the blocks changed, by address, from the first GPU (every GPU holds the same).
+    void download_block_state(const DeviceBlockState& state, std::size_t n) {
+        for (auto& gpu : gpus_) {
+            const ScopedDevice on(gpu->device);
+            CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        }
+        Gpu& first = *gpus_.front();
+        const ScopedDevice on(first.device);
+        if (first.download.size() < 5 * n) first.download = DeviceBuffer<Real4>(5 * capacity_);
+        const Real4* const rows[] = {first.xm.get(), first.vt.get(), first.a2.get(), first.jerk_level.get(), first.pot.get()};
+        for (std::size_t r = 0; r < 5; ++r) k::gather_real4(first.download.get() + r * n, rows[r], first.slot_of.get(), int(n), nullptr);
+        CUDA_CHECK(cudaMemcpyAsync(block_io_.get(), first.download.get(), sizeof(Real4) * 5 * n, cudaMemcpyDeviceToHost, nullptr));
+        CUDA_CHECK(cudaStreamSynchronize(nullptr));
+        const Real4* const xm = block_io_.get();
+        const Real4 *const vt = xm + n, *const a2 = xm + 2 * n, *const jl = xm + 3 * n, *const pot = xm + 4 * n;
+        parallel_for(
+            n,
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t a = begin; a < end; ++a) {
+                    state.x[a] = {xm[a].x, xm[a].y, xm[a].z};
+                    state.v[a] = {vt[a].x, vt[a].y, vt[a].z};
+                    state.t[a] = vt[a].w;
+                    state.a[a] = Vec3d{a2[a].x, a2[a].y, a2[a].z} * 2.0;  // a / 2 is exact
+                    state.jerk[a] = {jl[a].x, jl[a].y, jl[a].z};
+                    state.level[a] = int(jl[a].w);
+                    state.pot[a] = pot[a].x;
+                }
+            },
+            host_threads_from());
     }
 
     // Rows of the i-side buffers per i-body: x and v in, acc and jerk out; the 6th order's third row
@@ -743,6 +982,11 @@ private:
     std::unique_ptr<comm::DeviceCommunicator> ranks_;
     DeviceBuffer<Real4> ranks_gathered_;
     nbody::cuda::Event computed_, gathered_;
+    // Block steps on the GPU: NCCL communicators between this process's GPUs (join_local_gpus), and the
+    // page-locked counters read each block, their reset values, and the state's way up and down.
+    std::vector<std::unique_ptr<comm::DeviceCommunicator>> local_comms_;
+    nbody::cuda::PinnedBuffer<int> block_counters_host_, counters_reset_;
+    nbody::cuda::PinnedBuffer<Real4> block_io_;
 };
 
 }  // namespace

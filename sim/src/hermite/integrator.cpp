@@ -1,6 +1,7 @@
 // Fourth-order Hermite with block time steps: see integrator.hpp for the scheme.
 
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/hermite/corrector4.hpp"
 #include "nbody/sim/hermite/energy.hpp"
 
 #include <algorithm>
@@ -85,6 +86,7 @@ HermiteIntegrator::HermiteIntegrator(std::unique_ptr<ForceEngine> engine, const 
     // ldexp per level tried, which was a quarter of the host's work per body step (callgrind).
     level_dts_.resize(std::size_t(p_.max_level) + 2);
     for (std::size_t k = 0; k < level_dts_.size(); ++k) level_dts_[k] = std::ldexp(p_.dt_max, -int(k));
+    device_blocks_ = device_blocks_unavailable().empty();
 }
 
 JParticle HermiteIntegrator::j_particle(std::size_t i) const {
@@ -283,28 +285,13 @@ void HermiteIntegrator::fail_force(double t, const std::vector<int>& active, std
 }
 
 int HermiteIntegrator::level_for(double dt_crit, int old_level, double t) const {
-    int k = 0;
-    while (k <= p_.max_level + 1 && level_dt(k) > dt_crit) ++k;
-    if (k < old_level) {
-        // Up by one level at most, and only where the doubled step starts on its own grid.
-        k = old_level - 1;
-        if (std::fmod(t, level_dt(k)) != 0) k = old_level;
-    }
-    return k;
+    return block_level_for(dt_crit, old_level, t, level_dts_.data(), p_.max_level);
 }
 
 StepEnd HermiteIntegrator::end_of_step_4(std::size_t i, std::size_t k, double dt) const {
-    const Vec3d a0 = b_.a[i], j0 = b_.jerk[i], a1 = force_[k].acc, j1 = force_[k].jerk;
-    const double dt2 = dt * dt, dt3 = dt2 * dt;
-    const Vec3d a2 = (-6.0 * (a0 - a1) - dt * (4.0 * j0 + 2.0 * j1)) / dt2;
-    const Vec3d a3 = (12.0 * (a0 - a1) + 6.0 * dt * (j0 + j1)) / dt3;
+    const StepEnd4 e4 = hermite4_step_end(ip_[k].x, ip_[k].v, b_.a[i], b_.jerk[i], force_[k].acc, force_[k].jerk, dt, p_.eta);
     StepEnd e;
-    e.x = ip_[k].x + a2 * (dt2 * dt2 / 24.0) + a3 * (dt2 * dt3 / 120.0);
-    e.v = ip_[k].v + a2 * (dt3 / 6.0) + a3 * (dt2 * dt2 / 24.0);
-    const Vec3d a2e = a2 + dt * a3;  // the 2nd derivative at the end of the step
-    const double s2 = norm(a2e), s3 = norm(a3), aa = norm(a1), jj = norm(j1);
-    const double num = aa * s2 + jj * jj, den = jj * s3 + s2 * s2;
-    e.dt_crit = den > 0 ? std::sqrt(p_.eta * num / den) : INFINITY;
+    e.x = e4.x, e.v = e4.v, e.dt_crit = e4.dt_crit;
     return e;
 }
 
@@ -457,11 +444,52 @@ bool HermiteIntegrator::advance(double t_end) {
     return true;
 }
 
+std::string HermiteIntegrator::device_blocks_unavailable() const {
+    if (!p_.blocks_on_device) return "block steps on the host, as asked";
+    if (p_.order != 4) return "the 6th order takes its block steps on the host";
+    if (p_.shared_steps) return "shared steps are taken on the host";
+    return engine_->device_blocks_unavailable();
+}
+
+bool HermiteIntegrator::advance_blocks(double t_end, double pair_budget) {
+    if (!device_blocks_) return advance(t_end);
+    DeviceBlocks run;
+    run.level_count.resize(levels_.size());
+    run.level_time.resize(levels_.size());
+    for (std::size_t k = 0; k < levels_.size(); ++k) {
+        run.level_count[k] = levels_[k].size();
+        run.level_time[k] = levels_[k].empty() ? 0.0 : b_.t[std::size_t(levels_[k][0])];
+    }
+    run.level_dts = level_dts_.data();
+    run.max_level = p_.max_level;
+    run.eta = p_.eta;
+    run.eps2 = p_.softening * p_.softening;
+    run.t_end = t_end - origin_;
+    run.pair_budget = pair_budget;
+    run.now = now_;
+    Laps laps(profiling_);
+    engine_->step_blocks(run, {b_.x, b_.v, b_.a, b_.jerk, b_.pot, b_.t, b_.level});
+    laps.lap(profile_.device);
+    if (run.blocks > 0) {
+        now_ = run.now;
+        stats_.blocks += run.blocks;
+        stats_.body_steps += run.body_steps;
+        stats_.interactions += run.interactions;
+        if (profiling_) profile_.blocks += run.blocks, profile_.body_steps += run.body_steps;
+        build_levels();
+    }
+    if (run.stopped) {
+        step_block();  // the failing block again, on the host, which says what failed (it throws)
+        return true;
+    }
+    return run.blocks > 0;
+}
+
 void HermiteIntegrator::evolve(double t_end) {
     if (b_.size() == 0) throw std::logic_error("Hermite integrator: evolve before start");
     const double rel_end = t_end - origin_;
     if (!(rel_end >= now_)) throw std::invalid_argument("Hermite: t_end " + fmt(t_end) + " is before the current time " + fmt(time()));
-    while (advance(t_end)) {
+    while (advance_blocks(t_end, INFINITY)) {
     }
     if (synchronised() && now_ == rel_end) return;
     // Synchronise: one step of its own length for every body still behind t_end.
@@ -517,10 +545,10 @@ std::string HermiteIntegrator::profile_report(double wall) const {
                       wall > 0 ? 100.0 * seconds / wall : 0.0, seconds / blocks * 1e6, seconds / steps * 1e9);
         s += line;
     };
-    const double phases[] = {p.select, p.predict, p.force, p.check, p.correct, p.commit, p.requeue};
+    const double phases[] = {p.select, p.predict, p.force, p.check, p.correct, p.commit, p.requeue, p.device};
     const char* names[] = {"select (block time, active list)", "predict (i-batch)", "force (engine compute)",
                            "check (forces finite)", "correct (corrector, steps)", "commit (write back, set_j)",
-                           "requeue (levels)"};
+                           "requeue (levels)", "block steps on the GPU (whole)"};
     double sum = 0;
     for (std::size_t k = 0; k < std::size(phases); ++k) row(names[k], phases[k]), sum += phases[k];
     row("other (outside the phases)", wall - sum);

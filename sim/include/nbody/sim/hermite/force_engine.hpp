@@ -11,6 +11,7 @@
 // Both compute the snap for the 6th order (the cuda engine in fp64).
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -18,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nbody/sim/hermite/predictor.hpp"
 #include "nbody/sim/types.hpp"
 
 namespace nbody::comm {
@@ -53,14 +55,6 @@ struct IForce {
     double nearest_r2 = 0;
 };
 
-// The predictor both sides use (the host for i-particles, the engine for j-particles): one
-// expression, so that a program calling libg6 and the built-in integrator round alike.
-inline double predict_position(double x, double v, double a2, double j6, double s24, double c120, double dt) {
-    return x + dt * (v + dt * (a2 + dt * (j6 + dt * (s24 + dt * c120))));
-}
-inline double predict_velocity(double v, double a2, double j6, double s24, double c120, double dt) {
-    return v + dt * (2.0 * a2 + dt * 3.0 * j6 + dt * dt * (4.0 * s24 + dt * 5.0 * c120));
-}
 inline Vec3d predict_position(const JParticle& p, double dt) {
     return {predict_position(p.x.x, p.v.x, p.a2.x, p.j6.x, p.s24.x, p.c120.x, dt),
             predict_position(p.x.y, p.v.y, p.a2.y, p.j6.y, p.s24.y, p.c120.y, dt),
@@ -130,6 +124,34 @@ struct EngineConfig {
     int rank = 0, ranks = 1;
 };
 
+// Block steps of the 4th order taken whole on the engine's GPUs (HermiteIntegrator::advance_blocks):
+// the integrator's levels in, the blocks taken out. Each block is the host integrator's to the bit:
+// the same active bodies in the same order, the same prediction and corrector (corrector4.hpp), the
+// same force evaluation; only the host's work between the evaluations is gone.
+struct DeviceBlocks {
+    // In and out: bodies on each block level 0..max_level and the (relative) time their steps start.
+    std::vector<std::size_t> level_count;
+    std::vector<double> level_time;
+    const double* level_dts = nullptr;  // dt_max 2^-k for k = 0..max_level + 1
+    int max_level = 0;
+    double eta = 0, eps2 = 0;
+    double t_end = 0;       // relative: no block ends after it
+    double pair_budget = 0; // no block starts once the blocks taken have computed this many pairs
+    // Out.
+    double now = 0;         // relative time of the last block taken
+    std::uint64_t blocks = 0, body_steps = 0;
+    double interactions = 0;
+    // The next block failed a check (a force or corrected state not finite, a step below the smallest
+    // level): nothing of it is kept, and the host integrator takes it again to say why.
+    bool stopped = false;
+};
+// The per-body state (by address) that block steps on the GPU change, for the integrator's arrays.
+struct DeviceBlockState {
+    std::span<Vec3d> x, v, a, jerk;
+    std::span<double> pot, t;
+    std::span<int> level;
+};
+
 class ForceEngine {
 public:
     virtual ~ForceEngine() = default;
@@ -170,6 +192,25 @@ public:
     virtual void want_snap(bool on) {
         if (on) throw std::invalid_argument("the " + std::string(name()) + " Hermite engine computes no snap, which the 6th-order "
                                             "integrator needs: use the cpu engine (--backend cpu)");
+    }
+
+    // Block steps on the GPU (DeviceBlocks): why this engine, as configured, cannot take them (empty:
+    // it can). The j-memory must hold every body as the integrator's j_particle() gives it.
+    virtual std::string device_blocks_unavailable() const { return "the " + std::string(name()) + " engine steps on the host"; }
+    // Takes block steps until the next would end after run.t_end or start past run.pair_budget, or a
+    // block fails its checks. `state` has the integrator's jerks and levels in (the j-memory has the
+    // rest) and every array out, by address. Every rank of a run across ranks calls it alike.
+    virtual void step_blocks(DeviceBlocks& run, const DeviceBlockState& state) {
+        (void)run, (void)state;
+        throw std::logic_error(device_blocks_unavailable());
+    }
+
+    // Several GPUs of one process: NCCL communicators between them (one per GPU, in the engine's order),
+    // through which block steps on the GPU meet; without them those steps run on the host. Throws
+    // std::invalid_argument when they do not match or the engine has no use for them.
+    virtual void join_local_gpus(std::vector<std::unique_ptr<comm::DeviceCommunicator>> gpus) {
+        (void)gpus;
+        throw std::invalid_argument("the " + std::string(name()) + " Hermite engine has no use for communicators between GPUs");
     }
 
     // Pairwise interactions computed so far (i x j, self pairs included), for rate figures.

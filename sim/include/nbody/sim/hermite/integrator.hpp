@@ -80,6 +80,9 @@ struct HermiteParams {
     int max_level = 40;       // smallest step dt_max 2^-max_level
     double softening = 0.0;   // Plummer epsilon; 0 is allowed
     bool shared_steps = false;  // every body on the smallest step the criterion asks for (for tests)
+    // The 4th order's block steps whole on the engine's GPUs where it can (advance_blocks); false: the
+    // host takes them (the same bits, slower: docs/HERMITE.md, "Block steps on the GPU").
+    bool blocks_on_device = true;
 };
 
 // The system in double: the integrator's whole state. a and jerk are those computed at the
@@ -120,6 +123,7 @@ struct HermiteProfile {
     double correct = 0;  // corrector, next steps and levels
     double commit = 0;   // the corrected bodies written back and handed to the engine (set_j)
     double requeue = 0;  // the active bodies back into their levels
+    double device = 0;   // block steps taken whole on the GPU (advance_blocks): all of the above there
     std::uint64_t blocks = 0, body_steps = 0;  // counted while profiling
 };
 
@@ -149,6 +153,14 @@ public:
     // One block step if it ends at or before t_end (true), else nothing (false). A driver that
     // reports progress loops on this and then calls evolve(t_end), which takes the same steps.
     bool advance(double t_end);
+    // Block steps up to t_end as advance() takes them, on the engine's GPUs where they can run there
+    // (ForceEngine::step_blocks: the host's state is read back once a call), stopping once the blocks
+    // have computed about pair_budget pairs (a driver's unit between progress lines; every rank of a
+    // run across ranks stops at the same block). Elsewhere one block, on the host. Returns whether a
+    // block was taken. Block for block the bits of advance().
+    bool advance_blocks(double t_end, double pair_budget);
+    // Why advance_blocks() takes its blocks on the host (empty: it takes them on the GPU).
+    std::string device_blocks_unavailable() const;
     // Every body is at time() (after start, resume or evolve; not in general after step_block).
     bool synchronised() const;
     const Bodies& bodies() const { return b_; }
@@ -198,6 +210,7 @@ private:
 
     std::unique_ptr<ForceEngine> engine_;
     HermiteParams p_;
+    bool device_blocks_ = false;  // device_blocks_unavailable() was empty at construction
     Bodies b_;
     double origin_ = 0;   // absolute time of relative time 0
     double now_ = 0;      // current block time, relative

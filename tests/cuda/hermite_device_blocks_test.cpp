@@ -1,0 +1,160 @@
+// Block steps of the 4th order taken whole on the GPU (ForceEngine::step_blocks) against the same
+// steps taken by the host (HermiteParams::blocks_on_device = false): the same bits, block for block,
+// on one GPU and on two (skipped, with the reason, without them).
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "nbody/sim/comm/nccl_communicator.hpp"
+#include "nbody/sim/hermite/force_engine.hpp"
+#include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/ic/plummer.hpp"
+
+namespace nbody::hermite {
+namespace {
+
+bool gpus_for_test(int wanted, std::string& why) {
+    if (!cuda_engine_usable(&why)) return false;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < wanted) {
+        why = "needs " + std::to_string(wanted) + " GPUs, " + std::to_string(count) + " visible";
+        return false;
+    }
+    return true;
+}
+
+#define REQUIRE_GPUS(n)                                                      \
+    do {                                                                     \
+        std::string why_not;                                                 \
+        if (!gpus_for_test(n, why_not)) GTEST_SKIP() << why_not;             \
+    } while (0)
+
+struct Integrated {
+    Bodies bodies;
+    HermiteStats stats;
+    double seconds = 0;
+    std::string error;  // a HermiteError's message
+    double time = 0;
+};
+
+// n Plummer bodies (softening 0.01) integrated to t_end by `engine`, the block steps on the GPU or on
+// the host; `prepare` may change the start (a close pair).
+Integrated integrate(std::unique_ptr<ForceEngine> engine, bool on_device, std::size_t n, double t_end, int max_level = 40,
+              const std::function<void(std::vector<Vec3d>&, std::vector<Vec3d>&)>& prepare = {}) {
+    const State st = ic::make_plummer({.bodies = n, .seed = 12});
+    std::vector<double> m;
+    std::vector<Vec3d> x, v;
+    for (std::size_t k = 0; k < st.size(); ++k)
+        m.push_back(st.pos_mass[k].w), x.push_back(xyz(st.pos_mass[k])), v.push_back(xyz(st.velocity[k]));
+    if (prepare) prepare(x, v);
+    HermiteParams p;
+    p.softening = 0.01;
+    p.max_level = max_level;
+    p.blocks_on_device = on_device;
+    HermiteIntegrator h(std::move(engine), p);
+    EXPECT_EQ(h.device_blocks_unavailable().empty(), on_device) << h.device_blocks_unavailable();
+    h.start(m, x, v, 0);
+    Integrated r;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        h.evolve(t_end);
+    } catch (const HermiteError& e) {
+        r.error = e.what();
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.bodies = h.bodies();
+    r.stats = h.stats();
+    r.time = h.time();
+    return r;
+}
+
+bool same_bits(const Vec3d& a, const Vec3d& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Every body's state, the blocks and the evaluations the same to the bit.
+void expect_same_run(const Integrated& gpu, const Integrated& host) {
+    EXPECT_EQ(gpu.stats.blocks, host.stats.blocks);
+    EXPECT_EQ(gpu.stats.body_steps, host.stats.body_steps);
+    EXPECT_EQ(gpu.time, host.time);
+    ASSERT_EQ(gpu.bodies.size(), host.bodies.size());
+    std::size_t differ = 0, first = gpu.bodies.size();
+    for (std::size_t i = 0; i < gpu.bodies.size(); ++i) {
+        const bool same = same_bits(gpu.bodies.x[i], host.bodies.x[i]) && same_bits(gpu.bodies.v[i], host.bodies.v[i]) &&
+                          same_bits(gpu.bodies.a[i], host.bodies.a[i]) && same_bits(gpu.bodies.jerk[i], host.bodies.jerk[i]) &&
+                          gpu.bodies.pot[i] == host.bodies.pot[i] && gpu.bodies.t[i] == host.bodies.t[i] &&
+                          gpu.bodies.level[i] == host.bodies.level[i];
+        if (!same) ++differ, first = std::min(first, i);
+    }
+    EXPECT_EQ(differ, 0u) << "the first differing body: " << first;
+}
+
+// 40,000 bodies to t = 0.125: the blocks of every level, the largest (every body) taking the far tiles
+// in Morton order and the reorders between them, as the host's batches do.
+TEST(HermiteDeviceBlocks, OneGpuTakesTheHostsStepsBitForBit) {
+    REQUIRE_GPUS(1);
+    const Integrated host = integrate(make_force_engine(EngineKind::Cuda), false, 40000, 0.125);
+    const Integrated gpu = integrate(make_force_engine(EngineKind::Cuda), true, 40000, 0.125);
+    std::printf("40,000 bodies to t = 0.125: %llu blocks, %llu evaluations; host steps %.3f s, GPU steps %.3f s\n",
+                (unsigned long long)gpu.stats.blocks, (unsigned long long)gpu.stats.body_steps, host.seconds, gpu.seconds);
+    ASSERT_TRUE(host.error.empty()) << host.error;
+    ASSERT_TRUE(gpu.error.empty()) << gpu.error;
+    EXPECT_GT(gpu.stats.blocks, 100u);
+    expect_same_run(gpu, host);
+}
+
+// Two bodies sent head on at each other with a smallest level that cannot resolve their passage: the
+// block that underflows is found on the GPU, nothing of it is kept, and the host takes it again to say
+// why: the same error and the same last good state as the host's own steps.
+TEST(HermiteDeviceBlocks, AFailingBlockIsTheHostsErrorAndKeepsTheLastGoodState) {
+    REQUIRE_GPUS(1);
+    auto head_on = [](std::vector<Vec3d>& x, std::vector<Vec3d>& v) {
+        x[0] = {-0.05, 0.0, 0.0}, v[0] = {4.0, 0.0, 0.0};
+        x[1] = {0.05, 0.0, 0.0}, v[1] = {-4.0, 0.0, 0.0};
+    };
+    const Integrated host = integrate(make_force_engine(EngineKind::Cuda), false, 2048, 0.125, 9, head_on);
+    const Integrated gpu = integrate(make_force_engine(EngineKind::Cuda), true, 2048, 0.125, 9, head_on);
+    ASSERT_FALSE(host.error.empty()) << "the host's run did not fail: the test's pair is not close enough";
+    EXPECT_EQ(gpu.error, host.error);
+    EXPECT_NE(gpu.error.find("step underflow"), std::string::npos) << gpu.error;
+    expect_same_run(gpu, host);
+}
+
+// Two GPUs of one process meeting through NCCL: their blocks are the host-driven two-GPU run's, bit
+// for bit, large blocks spread over both GPUs (their results gathered and added in GPU order), small
+// ones computed whole on each.
+TEST(HermiteDeviceBlocks, TwoGpusTakeTheHostsTwoGpuStepsBitForBit) {
+    REQUIRE_GPUS(2);
+    if (!comm::have_nccl()) GTEST_SKIP() << "a build without NCCL";
+    const std::vector<int> devices{0, 1};
+    const Integrated host = integrate(make_force_engine(EngineKind::Cuda, {.devices = devices}), false, 40000, 0.125);
+    std::unique_ptr<ForceEngine> engine = make_force_engine(EngineKind::Cuda, {.devices = devices});
+    engine->join_local_gpus(comm::make_nccl_communicators(devices));
+    const Integrated gpu = integrate(std::move(engine), true, 40000, 0.125);
+    std::printf("two GPUs, 40,000 bodies to t = 0.125: %llu blocks; host steps %.3f s, GPU steps %.3f s\n",
+                (unsigned long long)gpu.stats.blocks, host.seconds, gpu.seconds);
+    ASSERT_TRUE(gpu.error.empty()) << gpu.error;
+    expect_same_run(gpu, host);
+}
+
+// Without communicators between its GPUs the engine says why its blocks stay on the host; a wrong set
+// of communicators is refused.
+TEST(HermiteDeviceBlocks, SeveralGpusWithoutCommunicatorsStepOnTheHost) {
+    REQUIRE_GPUS(2);
+    auto engine = make_force_engine(EngineKind::Cuda, {.devices = {0, 1}});
+    EXPECT_NE(engine->device_blocks_unavailable().find("NCCL"), std::string::npos) << engine->device_blocks_unavailable();
+    if (!comm::have_nccl()) return;
+    const std::vector<int> reversed{1, 0};
+    EXPECT_THROW(engine->join_local_gpus(comm::make_nccl_communicators(reversed)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace nbody::hermite
