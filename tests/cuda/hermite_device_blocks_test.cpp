@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iomanip>
 #include <functional>
 #include <memory>
 #include <string>
@@ -44,30 +45,46 @@ struct Integrated {
     HermiteStats stats;
     double seconds = 0;
     std::string error;  // a HermiteError's message
+    int calls = 0;      // of advance_blocks
     double time = 0;
 };
 
-// n Plummer bodies (softening 0.01) integrated to t_end by `engine`, the block steps on the GPU or on
-// the host; `prepare` may change the start (a close pair).
-Integrated integrate(std::unique_ptr<ForceEngine> engine, bool on_device, std::size_t n, double t_end, int max_level = 40,
-              const std::function<void(std::vector<Vec3d>&, std::vector<Vec3d>&)>& prepare = {}) {
-    const State st = ic::make_plummer({.bodies = n, .seed = 12});
+// The run of a test: n Plummer bodies to t_end, and what `prepare` changes at the start (a pair).
+struct RunSetup {
+    std::size_t n = 40000;
+    double t_end = 0.125, softening = 0.01;
+    int max_level = 40;
+    std::function<void(std::vector<double>&, std::vector<Vec3d>&, std::vector<Vec3d>&)> prepare;
+};
+
+HermiteIntegrator started(std::unique_ptr<ForceEngine> engine, bool on_device, const RunSetup& s) {
+    const State st = ic::make_plummer({.bodies = s.n, .seed = 12});
     std::vector<double> m;
     std::vector<Vec3d> x, v;
     for (std::size_t k = 0; k < st.size(); ++k)
         m.push_back(st.pos_mass[k].w), x.push_back(xyz(st.pos_mass[k])), v.push_back(xyz(st.velocity[k]));
-    if (prepare) prepare(x, v);
+    if (s.prepare) s.prepare(m, x, v);
     HermiteParams p;
-    p.softening = 0.01;
-    p.max_level = max_level;
+    p.softening = s.softening;
+    p.max_level = s.max_level;
     p.blocks_on_device = on_device;
     HermiteIntegrator h(std::move(engine), p);
     EXPECT_EQ(h.device_blocks_unavailable().empty(), on_device) << h.device_blocks_unavailable();
     h.start(m, x, v, 0);
+    return h;
+}
+
+// The run to s.t_end by `engine`, its block steps on the GPU or on the host; with `pairs_a_call`, in
+// calls of advance_blocks() as `nbody run` makes them between its progress lines (each reads the state
+// back and the next sends it up again).
+Integrated integrate(std::unique_ptr<ForceEngine> engine, bool on_device, const RunSetup& s = {}, double pairs_a_call = 0) {
+    HermiteIntegrator h = started(std::move(engine), on_device, s);
     Integrated r;
     const auto start = std::chrono::steady_clock::now();
     try {
-        h.evolve(t_end);
+        if (pairs_a_call > 0)
+            while (h.advance_blocks(s.t_end, pairs_a_call)) ++r.calls;
+        h.evolve(s.t_end);
     } catch (const HermiteError& e) {
         r.error = e.what();
     }
@@ -76,6 +93,14 @@ Integrated integrate(std::unique_ptr<ForceEngine> engine, bool on_device, std::s
     r.stats = h.stats();
     r.time = h.time();
     return r;
+}
+
+int deepest_level(const HermiteIntegrator& h) {
+    const std::vector<std::size_t> levels = h.level_histogram();
+    int deepest = 0;
+    for (std::size_t k = 0; k < levels.size(); ++k)
+        if (levels[k] > 0) deepest = int(k);
+    return deepest;
 }
 
 bool same_bits(const Vec3d& a, const Vec3d& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
@@ -94,35 +119,56 @@ void expect_same_run(const Integrated& gpu, const Integrated& host) {
                           gpu.bodies.level[i] == host.bodies.level[i];
         if (!same) ++differ, first = std::min(first, i);
     }
-    EXPECT_EQ(differ, 0u) << "the first differing body: " << first;
+    if (differ == 0) return;
+    const Bodies &g = gpu.bodies, &h = host.bodies;
+    const std::size_t i = first;
+    ADD_FAILURE() << std::setprecision(17) << differ << " bodies differ; the first, " << i << ": x " << g.x[i].x << " / " << h.x[i].x << ", v "
+                  << g.v[i].x << " / " << h.v[i].x << ", a " << g.a[i].x << " / " << h.a[i].x << ", jerk " << g.jerk[i].x
+                  << " / " << h.jerk[i].x << ", pot " << g.pot[i] << " / " << h.pot[i] << ", t " << g.t[i] << " / "
+                  << h.t[i] << ", level " << g.level[i] << " / " << h.level[i] << " (GPU / host)";
 }
 
 // 40,000 bodies to t = 0.125: the blocks of every level, the largest (every body) taking the far tiles
 // in Morton order and the reorders between them, as the host's batches do.
 TEST(HermiteDeviceBlocks, OneGpuTakesTheHostsStepsBitForBit) {
     REQUIRE_GPUS(1);
-    const Integrated host = integrate(make_force_engine(EngineKind::Cuda), false, 40000, 0.125);
-    const Integrated gpu = integrate(make_force_engine(EngineKind::Cuda), true, 40000, 0.125);
+    const Integrated host = integrate(make_force_engine(EngineKind::Cuda), false);
+    const Integrated gpu = integrate(make_force_engine(EngineKind::Cuda), true);
     std::printf("40,000 bodies to t = 0.125: %llu blocks, %llu evaluations; host steps %.3f s, GPU steps %.3f s\n",
                 (unsigned long long)gpu.stats.blocks, (unsigned long long)gpu.stats.body_steps, host.seconds, gpu.seconds);
     ASSERT_TRUE(host.error.empty()) << host.error;
     ASSERT_TRUE(gpu.error.empty()) << gpu.error;
     EXPECT_GT(gpu.stats.blocks, 100u);
     expect_same_run(gpu, host);
+    // In calls of ~1e9 pairs (a few dozen blocks each), the state up and down between them.
+    const Integrated in_calls = integrate(make_force_engine(EngineKind::Cuda), true, {}, 1e9);
+    std::printf("the same in %d calls\n", in_calls.calls);
+    EXPECT_GT(in_calls.calls, 5);
+    expect_same_run(in_calls, host);
 }
 
-// Two bodies sent head on at each other with a smallest level that cannot resolve their passage: the
-// block that underflows is found on the GPU, nothing of it is kept, and the host takes it again to say
-// why: the same error and the same last good state as the host's own steps.
+// Two heavy bodies sent head on at each other without softening, and a smallest level one short of
+// what their passage needs (found by a first run on the host, which reaches it, with the levels the
+// start needs above it): the block that underflows is found on the GPU, nothing of it is kept, and the
+// host takes it again to say why: the same error and the same last good state as the host's own steps.
 TEST(HermiteDeviceBlocks, AFailingBlockIsTheHostsErrorAndKeepsTheLastGoodState) {
     REQUIRE_GPUS(1);
-    auto head_on = [](std::vector<Vec3d>& x, std::vector<Vec3d>& v) {
+    RunSetup s{.n = 2048, .t_end = 0.03125, .softening = 0.0};
+    s.prepare = [](std::vector<double>& m, std::vector<Vec3d>& x, std::vector<Vec3d>& v) {
+        m[0] = m[1] = 0.05;
         x[0] = {-0.05, 0.0, 0.0}, v[0] = {4.0, 0.0, 0.0};
         x[1] = {0.05, 0.0, 0.0}, v[1] = {-4.0, 0.0, 0.0};
     };
-    const Integrated host = integrate(make_force_engine(EngineKind::Cuda), false, 2048, 0.125, 9, head_on);
-    const Integrated gpu = integrate(make_force_engine(EngineKind::Cuda), true, 2048, 0.125, 9, head_on);
-    ASSERT_FALSE(host.error.empty()) << "the host's run did not fail: the test's pair is not close enough";
+    HermiteIntegrator probe = started(make_force_engine(EngineKind::Cuda), false, s);
+    const int at_start = deepest_level(probe);
+    int deepest = at_start;
+    while (probe.advance(s.t_end)) deepest = std::max(deepest, deepest_level(probe));
+    std::printf("levels: %d at the start, %d at the pair's passage\n", at_start, deepest);
+    ASSERT_GT(deepest, at_start) << "the pair's passage needs no finer step than the start: the test's pair is wrong";
+    s.max_level = deepest - 1;
+    const Integrated host = integrate(make_force_engine(EngineKind::Cuda), false, s);
+    const Integrated gpu = integrate(make_force_engine(EngineKind::Cuda), true, s);
+    ASSERT_FALSE(host.error.empty()) << "the host's run did not fail";
     EXPECT_EQ(gpu.error, host.error);
     EXPECT_NE(gpu.error.find("step underflow"), std::string::npos) << gpu.error;
     expect_same_run(gpu, host);
@@ -135,10 +181,10 @@ TEST(HermiteDeviceBlocks, TwoGpusTakeTheHostsTwoGpuStepsBitForBit) {
     REQUIRE_GPUS(2);
     if (!comm::have_nccl()) GTEST_SKIP() << "a build without NCCL";
     const std::vector<int> devices{0, 1};
-    const Integrated host = integrate(make_force_engine(EngineKind::Cuda, {.devices = devices}), false, 40000, 0.125);
+    const Integrated host = integrate(make_force_engine(EngineKind::Cuda, {.devices = devices}), false);
     std::unique_ptr<ForceEngine> engine = make_force_engine(EngineKind::Cuda, {.devices = devices});
     engine->join_local_gpus(comm::make_nccl_communicators(devices));
-    const Integrated gpu = integrate(std::move(engine), true, 40000, 0.125);
+    const Integrated gpu = integrate(std::move(engine), true);
     std::printf("two GPUs, 40,000 bodies to t = 0.125: %llu blocks; host steps %.3f s, GPU steps %.3f s\n",
                 (unsigned long long)gpu.stats.blocks, host.seconds, gpu.seconds);
     ASSERT_TRUE(gpu.error.empty()) << gpu.error;

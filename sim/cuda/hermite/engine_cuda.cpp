@@ -855,8 +855,8 @@ private:
             add_gathered(*gpus_[g], *local_comms_[g], ni, gpus_[g]->gathered, gpus_[g]->gathered_ready);
         }
     }
-    // Every GPU's block-step buffers, its per-slot jerks and levels from the integrator's (by address:
-    // scattered to the slots on the GPU) and the level steps. The j-memory already holds the rest.
+    // Every GPU's block-step buffers, its per-slot jerks, levels and potentials from the integrator's (by
+    // address: scattered to the slots on the GPU) and the level steps. The j-memory holds the rest.
     void upload_block_state(const DeviceBlocks& run, const DeviceBlockState& state, std::size_t n) {
         const std::size_t counters = std::size_t(run.max_level) + 3;
         if (counters_reset_.size() < counters) {
@@ -869,8 +869,10 @@ private:
         parallel_for(
             n,
             [&](std::size_t begin, std::size_t end) {
-                for (std::size_t a = begin; a < end; ++a)
+                for (std::size_t a = begin; a < end; ++a) {
                     up[a] = r4(state.jerk[a].x, state.jerk[a].y, state.jerk[a].z, double(state.level[a]));
+                    up[n + a] = r4(state.pot[a], 0, 0, 0);  // a body no block steps keeps its own
+                }
             },
             host_threads_from());
         for (auto& gpu_ptr : gpus_) {
@@ -883,8 +885,11 @@ private:
             CUDA_CHECK(cudaMemcpy(gpu.level_dts.get(), run.level_dts, sizeof(double) * (counters - 1), cudaMemcpyHostToDevice));
             const std::size_t scratch = k::select_scratch_bytes(int(n));
             if (gpu.select_scratch.size() < scratch) gpu.select_scratch = DeviceBuffer<unsigned char>(scratch);
-            CUDA_CHECK(cudaMemcpyAsync(gpu.permute_scratch.get(), up, sizeof(Real4) * n, cudaMemcpyHostToDevice, nullptr));
-            k::scatter_real4(gpu.jerk_level.get(), gpu.permute_scratch.get(), gpu.slot_of.get(), int(n), nullptr);
+            for (Real4* to : {gpu.jerk_level.get(), gpu.pot.get()}) {  // through the scratch row, one at a time
+                CUDA_CHECK(cudaMemcpyAsync(gpu.permute_scratch.get(), to == gpu.pot.get() ? up + n : up, sizeof(Real4) * n,
+                                           cudaMemcpyHostToDevice, nullptr));
+                k::scatter_real4(to, gpu.permute_scratch.get(), gpu.slot_of.get(), int(n), nullptr);
+            }
         }
     }
     // The state the blocks changed, by address, from the first GPU (every GPU holds the same).
