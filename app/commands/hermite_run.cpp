@@ -224,9 +224,6 @@ int run_hermite(const HermiteRunOptions& o) {
     std::string why;
     std::unique_ptr<hermite::ForceEngine> engine = make_hermite_engine(kind, config, why, p.order == 6, in.m.size(), o.gpus);
     std::fprintf(stderr, "%s\n", describe_engine(*engine, why, config, o).c_str());
-    // NBODY_HERMITE_BLOCKS_ON=host: the host takes the block steps that the GPU would (the same bits;
-    // for measuring one against the other, docs/HERMITE.md).
-    if (const char* on = std::getenv("NBODY_HERMITE_BLOCKS_ON"); on != nullptr && std::string(on) == "host") p.blocks_on_device = false;
     HermiteIntegrator h(std::move(engine), p);
     if (const std::string host = h.device_blocks_unavailable(); host.empty())
         std::fprintf(stderr, "block steps on the GPU: the active bodies chosen, predicted, corrected and committed there\n");

@@ -85,11 +85,20 @@ HermiteFrame ViewerHermite::advance_to(double t, double budget_s) {
     const hermite::HermiteStats before = h_->stats();
     HermiteFrame f;
     try {
-        while (h_->advance(t)) {
-            if (budget_s > 0 && seconds_since(start) > budget_s) {
+        // On the GPU a call takes as many blocks as the budget's time at the last calls' rate of pairs
+        // (one block first, or where the host takes them: advance_blocks); with no budget, all of them.
+        double pairs = budget_s > 0 ? 0.0 : INFINITY;
+        for (;;) {
+            const double before_pairs = h_->stats().interactions;
+            const auto call = Clock::now();
+            if (!h_->advance_blocks(t, pairs)) break;
+            const double took = seconds_since(call), left = budget_s - seconds_since(start);
+            if (took > 0) pairs_per_second_ = (h_->stats().interactions - before_pairs) / took;
+            if (budget_s > 0 && left < 0) {
                 f.reached = false;
                 break;
             }
+            if (budget_s > 0) pairs = pairs_per_second_ * left;
         }
     } catch (...) {
         // The integrator kept its last completed block: that is the state to show.

@@ -135,6 +135,7 @@ class ViewerHermite {
     HermiteSettings settings_;
     std::unique_ptr<hermite::HermiteIntegrator> h_;
     double shown_ = 0;
+    double pairs_per_second_ = 0;  // of the last advance_blocks() call (advance_to)
     double e0_ = 0, t0_ = 0;  // the run's first energy and its model time
     mutable std::mutex energy_mutex_;  // the sum below: started where the run steps, read by the frame loop
     std::optional<Measured> measured_;

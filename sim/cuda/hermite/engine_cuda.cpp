@@ -348,7 +348,7 @@ public:
             double t_next = INFINITY;
             for (std::size_t k = 0; k < levels; ++k)
                 if (run.level_count[k] > 0) t_next = std::min(t_next, run.level_time[k] + run.level_dts[k]);
-            if (!(t_next <= run.t_end) || run.interactions >= run.pair_budget) break;
+            if (!(t_next <= run.t_end) || (run.blocks > 0 && run.interactions >= run.pair_budget)) break;
             unsigned long long mask = 0;
             std::size_t ni = 0;
             for (std::size_t k = 0; k < levels; ++k)

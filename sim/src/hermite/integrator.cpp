@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <utility>
 
@@ -86,6 +87,10 @@ HermiteIntegrator::HermiteIntegrator(std::unique_ptr<ForceEngine> engine, const 
     // ldexp per level tried, which was a quarter of the host's work per body step (callgrind).
     level_dts_.resize(std::size_t(p_.max_level) + 2);
     for (std::size_t k = 0; k < level_dts_.size(); ++k) level_dts_[k] = std::ldexp(p_.dt_max, -int(k));
+    // NBODY_HERMITE_BLOCKS_ON=host: the host takes the block steps the GPU would (the same bits; to
+    // measure one against the other, docs/HERMITE.md "Block steps on the GPU").
+    if (const char* on = std::getenv("NBODY_HERMITE_BLOCKS_ON"); on != nullptr && std::string_view(on) == "host")
+        p_.blocks_on_device = false;
     device_blocks_ = device_blocks_unavailable().empty();
 }
 

@@ -136,7 +136,7 @@ struct DeviceBlocks {
     int max_level = 0;
     double eta = 0, eps2 = 0;
     double t_end = 0;       // relative: no block ends after it
-    double pair_budget = 0; // no block starts once the blocks taken have computed this many pairs
+    double pair_budget = 0; // no block after the first starts once the blocks taken have computed this many pairs
     // Out.
     double now = 0;         // relative time of the last block taken
     std::uint64_t blocks = 0, body_steps = 0;

@@ -155,8 +155,8 @@ public:
     bool advance(double t_end);
     // Block steps up to t_end as advance() takes them, on the engine's GPUs where they can run there
     // (ForceEngine::step_blocks: the host's state is read back once a call), stopping once the blocks
-    // have computed about pair_budget pairs (a driver's unit between progress lines; every rank of a
-    // run across ranks stops at the same block). Elsewhere one block, on the host. Returns whether a
+    // have computed about pair_budget pairs (at least one block; a driver's unit between progress lines,
+    // every rank of a run across ranks stopping at the same block). Elsewhere one block, on the host. Returns whether a
     // block was taken. Block for block the bits of advance().
     bool advance_blocks(double t_end, double pair_budget);
     // Why advance_blocks() takes its blocks on the host (empty: it takes them on the GPU).
