@@ -22,6 +22,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <barrier>
+#include <exception>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -128,6 +131,7 @@ struct Gpu {
     // on several GPUs of one process the GPUs' results of a spread evaluation, between two events.
     DeviceBuffer<Real4> jerk_level, pot, batch_xv, staged, gathered, download;
     DeviceBuffer<int> slots, block_counters;
+    nbody::cuda::PinnedBuffer<int> counters_host;  // block_counters read back each block
     DeviceBuffer<unsigned char> select_scratch;
     DeviceBuffer<double> level_dts;
     nbody::cuda::Event computed{cudaEventDisableTiming}, gathered_ready{cudaEventDisableTiming};
@@ -332,7 +336,7 @@ public:
         return {};
     }
 
-    // The integrator's next blocks from its levels, each taken as take_block() says, until one would
+    // The integrator's next blocks from its levels, each taken as Block below says, until one would
     // end after run.t_end, the pair budget is spent or a block fails its checks.
     void step_blocks(DeviceBlocks& run, const DeviceBlockState& state) override {
         if (const std::string why = device_blocks_unavailable(); !why.empty()) throw std::logic_error("cuda force engine: " + why);
@@ -344,31 +348,15 @@ public:
         flush();
         extras_ = k::kNoExtras;  // block steps look for no neighbour
         upload_block_state(run, state, n);
-        while (true) {
-            double t_next = INFINITY;
-            for (std::size_t k = 0; k < levels; ++k)
-                if (run.level_count[k] > 0) t_next = std::min(t_next, run.level_time[k] + run.level_dts[k]);
-            if (!(t_next <= run.t_end) || (run.blocks > 0 && run.interactions >= run.pair_budget)) break;
-            unsigned long long mask = 0;
-            std::size_t ni = 0;
-            for (std::size_t k = 0; k < levels; ++k)
-                if (run.level_count[k] > 0 && run.level_time[k] + run.level_dts[k] == t_next) mask |= 1ull << k, ni += run.level_count[k];
-            if (!take_block(t_next, mask, int(ni), n, run)) {
-                run.stopped = true;
-                break;
+        if (config_.ranks == 1 && gpus_.size() > 1)
+            step_blocks_on_threads(run, n);
+        else
+            for (Block block = next_block(run, n); block.ni > 0; block = next_block(run, n)) {
+                for (std::size_t g = 0; g < block.plan.local; ++g) queue_block(*gpus_[g], block, run);
+                if (block.plan.used > 1) gather_block_results(std::size_t(block.ni));
+                for (std::size_t g = 0; g < block.plan.local; ++g) finish_block(*gpus_[g], block, run);
+                if (!account_block(run, block, n)) break;
             }
-            const int* const moved = block_counters_host_.get() + 2;
-            for (std::size_t k = 0; k < levels; ++k) {
-                if ((mask >> k) & 1ull) run.level_count[k] = 0;
-            }
-            for (std::size_t k = 0; k < levels; ++k)
-                if (moved[k] > 0) run.level_count[k] += std::size_t(moved[k]), run.level_time[k] = t_next;
-            run.now = t_next;
-            ++run.blocks;
-            run.body_steps += ni;
-            run.interactions += double(ni) * double(n);
-            interactions_ += double(ni) * double(n);
-        }
         download_block_state(state, n);
     }
 
@@ -784,55 +772,141 @@ private:
                            {gpu.r.get(), gpu.r.get() + ni, nearest, v.snap ? gpu.r.get() + 2 * ni : nullptr}, nullptr);
     }
 
-    // One block on the GPUs: the active bodies selected on each GPU (in the host batch's order), predicted,
-    // their forces computed (spread over the GPUs or ranks as compute() would, then gathered and added in
-    // the same order; otherwise every GPU computes them whole, the first GPU's bits), corrected and, if
-    // every check passed, committed, on every GPU alike. The only wait: the first GPU's counters.
-    // Returns whether the block was committed.
-    bool take_block(double t, unsigned long long mask, int ni, std::size_t nj, const DeviceBlocks& run) {
-        k::ForceVariant v = variant_;
-        v.extras = k::kNoExtras;
-        v.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, v.precision, v.extras, ni, v.block);
-        v.far_tiles = ni >= kFarTilesFrom;  // ds, no extras, no snap (device_blocks_unavailable)
-        keep_order(nj, v.far_tiles);
-        updates_since_order_ += std::size_t(ni);  // what the host's set_j_batch counts after the block
-        const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-        const Plan plan = plan_evaluation(v, ni, nj, true);
-        const std::size_t counters = std::size_t(run.max_level) + 3;
-        for (std::size_t g = 0; g < plan.local; ++g) {
+    // A block on the GPUs (step_blocks): the active bodies selected on each GPU (in the host batch's
+    // order), predicted, their forces computed (spread over the GPUs or ranks as compute() would, then
+    // gathered and added in the same order; otherwise every GPU computes them whole, the first GPU's
+    // bits), corrected and, if every check passed, committed, on every GPU alike. The host reads each
+    // GPU's counters, the one wait a block, and moves the levels by the first GPU's.
+    struct Block {
+        double t = 0;
+        unsigned long long mask = 0;  // the active levels
+        int ni = 0, ni_pad = 0;       // ni 0: no block (the run's end, its budget, or a failure)
+        std::size_t nj = 0;           // every body
+        k::ForceVariant variant;
+        Plan plan;
+    };
+    // The next block from the levels, and the host's part of it: the engine's order kept as compute()
+    // keeps it, the GPUs' ranges and buffers.
+    Block next_block(const DeviceBlocks& run, std::size_t nj) {
+        Block b;
+        if (run.stopped) return b;
+        double t_next = INFINITY;
+        for (std::size_t k = 0; k < run.level_count.size(); ++k)
+            if (run.level_count[k] > 0) t_next = std::min(t_next, run.level_time[k] + run.level_dts[k]);
+        if (!(t_next <= run.t_end) || (run.blocks > 0 && run.interactions >= run.pair_budget)) return b;
+        std::size_t ni = 0;
+        for (std::size_t k = 0; k < run.level_count.size(); ++k)
+            if (run.level_count[k] > 0 && run.level_time[k] + run.level_dts[k] == t_next) b.mask |= 1ull << k, ni += run.level_count[k];
+        b.t = t_next, b.ni = int(ni), b.nj = nj;
+        b.variant = variant_;
+        b.variant.extras = k::kNoExtras;
+        b.variant.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, b.variant.precision, k::kNoExtras, b.ni, b.variant.block);
+        b.variant.far_tiles = b.ni >= kFarTilesFrom;  // ds, no extras, no snap (device_blocks_unavailable)
+        keep_order(nj, b.variant.far_tiles);
+        updates_since_order_ += ni;  // what the host's set_j_batch counts after the block
+        b.ni_pad = (b.ni + b.variant.block - 1) / b.variant.block * b.variant.block;
+        b.plan = plan_evaluation(b.variant, b.ni, nj, true);
+        for (std::size_t g = 0; g < b.plan.local; ++g) {
             Gpu& gpu = *gpus_[g];
+            if (gpu.slots.size() >= std::size_t(b.ni_pad)) continue;
             const ScopedDevice on(gpu.device);
-            if (gpu.slots.size() < std::size_t(ni_pad)) {
-                gpu.slots = DeviceBuffer<int>(std::size_t(ni_pad));
-                gpu.batch_xv = DeviceBuffer<Real4>(2 * std::size_t(ni_pad)), gpu.staged = DeviceBuffer<Real4>(2 * std::size_t(ni_pad));
-            }
-            const k::BlockState state{gpu.jerk_level.get(), gpu.pot.get()};
-            k::select_active(state, gpu.slot_of.get(), int(nj), mask, v.far_tiles, gpu.slots.get(), gpu.block_counters.get(),
-                             gpu.select_scratch.get(), gpu.select_scratch.size(), nullptr);
-            CUDA_CHECK(cudaMemcpyAsync(gpu.block_counters.get() + 1, counters_reset_.get(), sizeof(int) * (counters - 1),
-                                       cudaMemcpyHostToDevice, nullptr));
-            Real4* const x = gpu.batch_xv.get();
-            k::predict_batch(j_memory(gpu), gpu.slots.get(), ni, t, x, x + ni, nullptr);
-            queue_force(gpu, v, {x, x + ni, nullptr}, ni, ni_pad, t, run.eps2, true, false);
+            gpu.slots = DeviceBuffer<int>(std::size_t(b.ni_pad));
+            gpu.batch_xv = DeviceBuffer<Real4>(2 * std::size_t(b.ni_pad)), gpu.staged = DeviceBuffer<Real4>(2 * std::size_t(b.ni_pad));
         }
-        if (plan.used > 1) gather_block_results(std::size_t(ni));
-        for (std::size_t g = 0; g < plan.local; ++g) {
-            Gpu& gpu = *gpus_[g];
-            const ScopedDevice on(gpu.device);
-            const k::BlockState state{gpu.jerk_level.get(), gpu.pot.get()};
-            const Real4* const x = gpu.batch_xv.get();
-            const k::CorrectArgs args{t, run.eta, gpu.level_dts.get(), run.max_level};
-            k::correct_batch(j_memory(gpu), state, gpu.slots.get(), ni, x, x + ni, gpu.r.get(), args, gpu.staged.get(),
-                             gpu.block_counters.get() + 1, nullptr);
-            k::commit_batch(j_memory(gpu), state, gpu.slots.get(), ni, gpu.r.get(), gpu.staged.get(), t,
-                            gpu.block_counters.get() + 1, gpu.block_counters.get() + 2, nullptr);
-        }
-        Gpu& first = *gpus_.front();
-        const ScopedDevice on(first.device);
-        CUDA_CHECK(cudaMemcpyAsync(block_counters_host_.get(), first.block_counters.get(), sizeof(int) * counters,
+        return b;
+    }
+    // On `gpu`: the block's bodies selected, predicted and their forces (this GPU's range of the slots).
+    void queue_block(Gpu& gpu, const Block& b, const DeviceBlocks& run) {
+        const ScopedDevice on(gpu.device);
+        const k::BlockState state{gpu.jerk_level.get(), gpu.pot.get()};
+        k::select_active(state, gpu.slot_of.get(), int(b.nj), b.mask,
+                         b.variant.far_tiles, gpu.slots.get(), gpu.block_counters.get(), gpu.select_scratch.get(),
+                         gpu.select_scratch.size(), nullptr);
+        CUDA_CHECK(cudaMemcpyAsync(gpu.block_counters.get() + 1, counters_reset_.get(), sizeof(int) * (run.level_count.size() + 1),
+                                   cudaMemcpyHostToDevice, nullptr));
+        Real4* const x = gpu.batch_xv.get();
+        k::predict_batch(j_memory(gpu), gpu.slots.get(), b.ni, b.t, x, x + b.ni, nullptr);
+        queue_force(gpu, b.variant, {x, x + b.ni, nullptr}, b.ni, b.ni_pad, b.t, run.eps2, true, false);
+    }
+    // On `gpu`: the corrector, the commit unless a body failed, and its counters read back.
+    void finish_block(Gpu& gpu, const Block& b, const DeviceBlocks& run) {
+        const ScopedDevice on(gpu.device);
+        const k::BlockState state{gpu.jerk_level.get(), gpu.pot.get()};
+        const Real4* const x = gpu.batch_xv.get();
+        const k::CorrectArgs args{b.t, run.eta, gpu.level_dts.get(), run.max_level};
+        k::correct_batch(j_memory(gpu), state, gpu.slots.get(), b.ni, x, x + b.ni, gpu.r.get(), args, gpu.staged.get(),
+                         gpu.block_counters.get() + 1, nullptr);
+        k::commit_batch(j_memory(gpu), state, gpu.slots.get(), b.ni, gpu.r.get(), gpu.staged.get(), b.t,
+                        gpu.block_counters.get() + 1, gpu.block_counters.get() + 2, nullptr);
+        CUDA_CHECK(cudaMemcpyAsync(gpu.counters_host.get(), gpu.block_counters.get(), sizeof(int) * (run.level_count.size() + 2),
                                    cudaMemcpyDeviceToHost, nullptr));
         CUDA_CHECK(cudaStreamSynchronize(nullptr));
-        return block_counters_host_.get()[1] == k::kNoBadBody;
+    }
+    // The levels moved by the first GPU's counts (every GPU's are the same); false where a body failed
+    // (nothing committed: run.stopped).
+    bool account_block(DeviceBlocks& run, const Block& b, std::size_t nj) {
+        const int* const counters = gpus_.front()->counters_host.get();
+        if (counters[1] != k::kNoBadBody) {
+            run.stopped = true;
+            return false;
+        }
+        const int* const moved = counters + 2;
+        for (std::size_t k = 0; k < run.level_count.size(); ++k)
+            if ((b.mask >> k) & 1ull) run.level_count[k] = 0;
+        for (std::size_t k = 0; k < run.level_count.size(); ++k)
+            if (moved[k] > 0) run.level_count[k] += std::size_t(moved[k]), run.level_time[k] = b.t;
+        run.now = b.t;
+        ++run.blocks;
+        run.body_steps += std::size_t(b.ni);
+        run.interactions += double(b.ni) * double(nj);
+        interactions_ += double(b.ni) * double(nj);
+        return true;
+    }
+    // Several GPUs of this process, each driven by a thread of its own (one thread queueing every GPU's
+    // ~12 calls a block took 170 us a block more than four mpirun ranks on four H200s, run 181). The
+    // first thread takes the host's part of each block (next_block, account_block) while the others
+    // wait at a barrier; then every thread queues and finishes its GPU's part, its gather through its
+    // own communicator (NCCL: one thread per communicator, no group needed).
+    void step_blocks_on_threads(DeviceBlocks& run, std::size_t nj) {
+        const std::size_t gpus = gpus_.size();
+        std::barrier<> each_gpu{static_cast<std::ptrdiff_t>(gpus)};
+        Block block = next_block(run, nj);
+        std::vector<std::exception_ptr> failed(gpus);
+        std::atomic<bool> any_failed{false};
+        auto drive = [&](std::size_t g) {
+            for (;;) {
+                each_gpu.arrive_and_wait();  // the block decided (or none)
+                if (block.ni == 0 || any_failed.load()) return;
+                try {
+                    Gpu& gpu = *gpus_[g];
+                    if (g < block.plan.local) queue_block(gpu, block, run);
+                    if (block.plan.used > 1) {
+                        const ScopedDevice on(gpu.device);
+                        queue_gather(gpu, *local_comms_[g], std::size_t(block.ni), gpu.gathered, gpu.computed);
+                        add_gathered(gpu, *local_comms_[g], std::size_t(block.ni), gpu.gathered, gpu.gathered_ready);
+                    }
+                    if (g < block.plan.local) finish_block(gpu, block, run);
+                } catch (...) {
+                    failed[g] = std::current_exception();
+                    any_failed = true;
+                }
+                each_gpu.arrive_and_wait();  // every GPU's part done
+                if (g == 0 && !any_failed.load()) {
+                    try {
+                        block = account_block(run, block, nj) ? next_block(run, nj) : Block{};
+                    } catch (...) {
+                        failed[0] = std::current_exception();
+                        any_failed = true;
+                    }
+                }
+            }
+        };
+        std::vector<std::thread> threads;
+        for (std::size_t g = 1; g < gpus; ++g) threads.emplace_back(drive, g);
+        drive(0);
+        for (std::thread& t : threads) t.join();
+        for (const std::exception_ptr& e : failed)
+            if (e) std::rethrow_exception(e);
     }
     // A spread block's results on every GPU or rank, added in sharer order (the one-GPU-per-sharer
     // results of compute(), bit for bit).
@@ -860,7 +934,7 @@ private:
     void upload_block_state(const DeviceBlocks& run, const DeviceBlockState& state, std::size_t n) {
         const std::size_t counters = std::size_t(run.max_level) + 3;
         if (counters_reset_.size() < counters) {
-            counters_reset_ = nbody::cuda::PinnedBuffer<int>(counters), block_counters_host_ = nbody::cuda::PinnedBuffer<int>(counters);
+            counters_reset_ = nbody::cuda::PinnedBuffer<int>(counters);
             std::fill_n(counters_reset_.get(), counters, 0);
             counters_reset_.get()[0] = k::kNoBadBody;  // copied to [1]: the first bad body; then the level counts
         }
@@ -880,7 +954,8 @@ private:
             const ScopedDevice on(gpu.device);
             fit_order_buffers(gpu, n);
             if (gpu.jerk_level.size() < capacity_) gpu.jerk_level = DeviceBuffer<Real4>(capacity_), gpu.pot = DeviceBuffer<Real4>(capacity_);
-            if (gpu.block_counters.size() < counters) gpu.block_counters = DeviceBuffer<int>(counters);
+            if (gpu.block_counters.size() < counters)
+                gpu.block_counters = DeviceBuffer<int>(counters), gpu.counters_host = nbody::cuda::PinnedBuffer<int>(counters);
             if (gpu.level_dts.size() < counters - 1) gpu.level_dts = DeviceBuffer<double>(counters - 1);
             CUDA_CHECK(cudaMemcpy(gpu.level_dts.get(), run.level_dts, sizeof(double) * (counters - 1), cudaMemcpyHostToDevice));
             const std::size_t scratch = k::select_scratch_bytes(int(n));
@@ -990,7 +1065,7 @@ private:
     // Block steps on the GPU: NCCL communicators between this process's GPUs (join_local_gpus), and the
     // page-locked counters read each block, their reset values, and the state's way up and down.
     std::vector<std::unique_ptr<comm::DeviceCommunicator>> local_comms_;
-    nbody::cuda::PinnedBuffer<int> block_counters_host_, counters_reset_;
+    nbody::cuda::PinnedBuffer<int> counters_reset_;
     nbody::cuda::PinnedBuffer<Real4> block_io_;
 };
 
