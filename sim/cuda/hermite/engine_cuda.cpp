@@ -730,29 +730,33 @@ private:
     // which this process is one, on its one GPU. With `every_gpu` each GPU of the process computes,
     // over all the slots where one would (block steps on the GPU: every GPU corrects every body).
     Plan plan_evaluation(const k::ForceVariant& v, int ni, std::size_t nj, bool every_gpu) {
+        const Plan plan = plan_of(ni, nj, every_gpu);
+        if (plan.used > 1) ++spread_evaluations_;
+        for (std::size_t g = 0; g < plan.local; ++g) fit_range(*gpus_[g], g, plan, v, ni, nj);
+        return plan;
+    }
+    Plan plan_of(int ni, std::size_t nj, bool every_gpu) const {
         const bool ranked = config_.ranks > 1;
         if (ranked && !ranks_) throw std::logic_error("cuda force engine: rank " + std::to_string(config_.rank) + " without join_ranks()");
         const std::size_t sharers = ranked ? std::size_t(config_.ranks) : gpus_.size();
         Plan plan;
         plan.used = spread_evaluation(sharers, std::size_t(ni), nj, config_.several_gpus_from) ? sharers : 1;
         plan.local = ranked ? 1 : every_gpu ? gpus_.size() : plan.used;
-        if (plan.used > 1) ++spread_evaluations_;
+        return plan;
+    }
+    // GPU g of the process: its range of the slots (its share's), j-split and i-side buffers.
+    void fit_range(Gpu& gpu, std::size_t g, const Plan& plan, const k::ForceVariant& v, int ni, std::size_t nj) {
         const std::size_t tile = std::size_t(v.block), used = plan.used;
         auto range_start = [&](std::size_t s) {
             const std::size_t at = nj * s / used;
             return s == used ? nj : nj >= used * tile ? at / tile * tile : at;
         };
-        const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-        for (std::size_t g = 0; g < plan.local; ++g) {
-            Gpu& gpu = *gpus_[g];
-            const ScopedDevice on(gpu.device);
-            const std::size_t share = used == 1 ? 0 : ranked ? std::size_t(config_.rank) : g;
-            gpu.first = range_start(share), gpu.count = range_start(share + 1) - gpu.first;
-            gpu.split = config_.j_split > 0 ? config_.j_split
-                                            : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
-            ensure_i(gpu, std::size_t(ni_pad), std::size_t(gpu.split));
-        }
-        return plan;
+        const std::size_t share = used == 1 ? 0 : config_.ranks > 1 ? std::size_t(config_.rank) : g;
+        const ScopedDevice on(gpu.device);
+        gpu.first = range_start(share), gpu.count = range_start(share + 1) - gpu.first;
+        gpu.split = config_.j_split > 0 ? config_.j_split
+                                        : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
+        ensure_i(gpu, std::size_t((ni + v.block - 1) / v.block * v.block), std::size_t(gpu.split));
     }
 
     // On `gpu` (current): the j-particles of its range predicted to t, and the forces on `batch` from
@@ -788,6 +792,16 @@ private:
     // The next block from the levels, and the host's part of it: the engine's order kept as compute()
     // keeps it, the GPUs' ranges and buffers.
     Block next_block(const DeviceBlocks& run, std::size_t nj) {
+        Block b = decide_block(run, nj);
+        if (b.ni == 0) return b;
+        keep_order(nj, b.variant.far_tiles);
+        updates_since_order_ += std::size_t(b.ni);  // what the host's set_j_batch counts after the block
+        b.plan = plan_evaluation(b.variant, b.ni, nj, true);
+        for (std::size_t g = 0; g < b.plan.local; ++g) fit_block_buffers(*gpus_[g], b);
+        return b;
+    }
+    // The next block from the levels (ni 0: none), without touching the engine.
+    Block decide_block(const DeviceBlocks& run, std::size_t nj) const {
         Block b;
         if (run.stopped) return b;
         double t_next = INFINITY;
@@ -802,18 +816,14 @@ private:
         b.variant.extras = k::kNoExtras;
         b.variant.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, b.variant.precision, k::kNoExtras, b.ni, b.variant.block);
         b.variant.far_tiles = b.ni >= kFarTilesFrom;  // ds, no extras, no snap (device_blocks_unavailable)
-        keep_order(nj, b.variant.far_tiles);
-        updates_since_order_ += ni;  // what the host's set_j_batch counts after the block
         b.ni_pad = (b.ni + b.variant.block - 1) / b.variant.block * b.variant.block;
-        b.plan = plan_evaluation(b.variant, b.ni, nj, true);
-        for (std::size_t g = 0; g < b.plan.local; ++g) {
-            Gpu& gpu = *gpus_[g];
-            if (gpu.slots.size() >= std::size_t(b.ni_pad)) continue;
-            const ScopedDevice on(gpu.device);
-            gpu.slots = DeviceBuffer<int>(std::size_t(b.ni_pad));
-            gpu.batch_xv = DeviceBuffer<Real4>(2 * std::size_t(b.ni_pad)), gpu.staged = DeviceBuffer<Real4>(2 * std::size_t(b.ni_pad));
-        }
         return b;
+    }
+    void fit_block_buffers(Gpu& gpu, const Block& b) {
+        if (gpu.slots.size() >= std::size_t(b.ni_pad)) return;
+        const ScopedDevice on(gpu.device);
+        gpu.slots = DeviceBuffer<int>(std::size_t(b.ni_pad));
+        gpu.batch_xv = DeviceBuffer<Real4>(2 * std::size_t(b.ni_pad)), gpu.staged = DeviceBuffer<Real4>(2 * std::size_t(b.ni_pad));
     }
     // On `gpu`: the block's bodies selected, predicted and their forces (this GPU's range of the slots).
     void queue_block(Gpu& gpu, const Block& b, const DeviceBlocks& run) {
@@ -844,8 +854,8 @@ private:
     }
     // The levels moved by the first GPU's counts (every GPU's are the same); false where a body failed
     // (nothing committed: run.stopped).
-    bool account_block(DeviceBlocks& run, const Block& b, std::size_t nj) {
-        const int* const counters = gpus_.front()->counters_host.get();
+    bool account_block(DeviceBlocks& run, const Block& b, std::size_t nj, const Gpu* by = nullptr, bool count = true) {
+        const int* const counters = (by != nullptr ? by : gpus_.front().get())->counters_host.get();
         if (counters[1] != k::kNoBadBody) {
             run.stopped = true;
             return false;
@@ -859,46 +869,61 @@ private:
         ++run.blocks;
         run.body_steps += std::size_t(b.ni);
         run.interactions += double(b.ni) * double(nj);
-        interactions_ += double(b.ni) * double(nj);
+        if (count) interactions_ += double(b.ni) * double(nj);
         return true;
     }
-    // Several GPUs of this process, each driven by a thread of its own (one thread queueing every GPU's
-    // ~12 calls a block took 170 us a block more than four mpirun ranks on four H200s, run 181). The
-    // first thread takes the host's part of each block (next_block, account_block) while the others
-    // wait at a barrier; then every thread queues and finishes its GPU's part, its gather through its
-    // own communicator (NCCL: one thread per communicator, no group needed).
+    // Several GPUs of this process, each driven by a thread of its own as an mpirun rank drives its GPU
+    // (one thread queueing every GPU's ~12 calls a block took 170 us a block more than four ranks on
+    // four H200s, run 181; a thread per GPU meeting at two barriers a block, 100 us, run 182). Every
+    // thread decides the blocks from its own copy of the levels (the same decisions from the same
+    // counts), fits its own GPU, gathers through its own communicator (NCCL: one thread per
+    // communicator), and moves its levels by its own GPU's counts. They meet only where the engine's
+    // order is made again (reorder() touches every GPU and the host's slot maps): the first thread
+    // makes it while the others wait.
+    struct OrderState {
+        bool ordered = false;
+        std::size_t ordered_nj = 0, updates_since = 0;
+    };
+    static bool reorder_due(const OrderState& o, std::size_t nj, bool spatial) {
+        return (o.ordered && nj != o.ordered_nj) || (spatial && (!o.ordered || o.updates_since >= kReorderAfter * nj));
+    }
     void step_blocks_on_threads(DeviceBlocks& run, std::size_t nj) {
         const std::size_t gpus = gpus_.size();
-        std::barrier<> each_gpu{static_cast<std::ptrdiff_t>(gpus)};
-        Block block = next_block(run, nj);
+        std::barrier<> reordering{static_cast<std::ptrdiff_t>(gpus)};
+        const OrderState order_at_start{!slot_of_.empty(), ordered_nj_, updates_since_order_};
         std::vector<std::exception_ptr> failed(gpus);
-        std::atomic<bool> any_failed{false};
         auto drive = [&](std::size_t g) {
-            for (;;) {
-                each_gpu.arrive_and_wait();  // the block decided (or none)
-                if (block.ni == 0 || any_failed.load()) return;
-                try {
-                    Gpu& gpu = *gpus_[g];
-                    if (g < block.plan.local) queue_block(gpu, block, run);
-                    if (block.plan.used > 1) {
+            DeviceBlocks copy;
+            DeviceBlocks& mine = g == 0 ? run : copy;
+            if (g > 0) copy = run;
+            OrderState order = order_at_start;
+            Gpu& gpu = *gpus_[g];
+            try {
+                for (Block b = decide_block(mine, nj); b.ni > 0; b = decide_block(mine, nj)) {
+                    if (reorder_due(order, nj, b.variant.far_tiles)) {
+                        reordering.arrive_and_wait();
+                        if (g == 0) keep_order(nj, b.variant.far_tiles);
+                        reordering.arrive_and_wait();
+                        const bool spatial = b.variant.far_tiles;  // what keep_order's reorder leaves
+                        order = {spatial, spatial ? nj : 0, 0};
+                    }
+                    order.updates_since += std::size_t(b.ni);
+                    if (g == 0) updates_since_order_ += std::size_t(b.ni);
+                    b.plan = plan_of(b.ni, nj, true);
+                    if (g == 0 && b.plan.used > 1) ++spread_evaluations_;
+                    fit_range(gpu, g, b.plan, b.variant, b.ni, nj);
+                    fit_block_buffers(gpu, b);
+                    queue_block(gpu, b, mine);
+                    if (b.plan.used > 1) {
                         const ScopedDevice on(gpu.device);
-                        queue_gather(gpu, *local_comms_[g], std::size_t(block.ni), gpu.gathered, gpu.computed);
-                        add_gathered(gpu, *local_comms_[g], std::size_t(block.ni), gpu.gathered, gpu.gathered_ready);
+                        queue_gather(gpu, *local_comms_[g], std::size_t(b.ni), gpu.gathered, gpu.computed);
+                        add_gathered(gpu, *local_comms_[g], std::size_t(b.ni), gpu.gathered, gpu.gathered_ready);
                     }
-                    if (g < block.plan.local) finish_block(gpu, block, run);
-                } catch (...) {
-                    failed[g] = std::current_exception();
-                    any_failed = true;
+                    finish_block(gpu, b, mine);
+                    if (!account_block(mine, b, nj, &gpu, g == 0)) break;
                 }
-                each_gpu.arrive_and_wait();  // every GPU's part done
-                if (g == 0 && !any_failed.load()) {
-                    try {
-                        block = account_block(run, block, nj) ? next_block(run, nj) : Block{};
-                    } catch (...) {
-                        failed[0] = std::current_exception();
-                        any_failed = true;
-                    }
-                }
+            } catch (...) {
+                failed[g] = std::current_exception();
             }
         };
         std::vector<std::thread> threads;
