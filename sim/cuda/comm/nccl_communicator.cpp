@@ -71,9 +71,6 @@ public:
     int device() const override { return device_; }
     void* stream() const override { return stream_->get(); }
 
-    void begin_group() override { NBODY_NCCL_CHECK(ncclGroupStart()); }
-    void end_group() override { NBODY_NCCL_CHECK(ncclGroupEnd()); }
-
     void all_gather_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type) override {
         if (counts.size() != std::size_t(size_))
             throw std::invalid_argument("all_gather_v: " + std::to_string(counts.size()) + " counts for " +

@@ -348,15 +348,21 @@ public:
         flush();
         extras_ = k::kNoExtras;  // block steps look for no neighbour
         upload_block_state(run, state, n);
-        if (config_.ranks == 1 && gpus_.size() > 1)
+        if (gpus_.size() > 1) {  // a process's GPUs (a rank has one)
             step_blocks_on_threads(run, n);
-        else
+        } else {
+            Gpu& gpu = *gpus_.front();
             for (Block block = next_block(run, n); block.ni > 0; block = next_block(run, n)) {
-                for (std::size_t g = 0; g < block.plan.local; ++g) queue_block(*gpus_[g], block, run);
-                if (block.plan.used > 1) gather_block_results(std::size_t(block.ni));
-                for (std::size_t g = 0; g < block.plan.local; ++g) finish_block(*gpus_[g], block, run);
+                queue_block(gpu, block, run);
+                if (block.plan.used > 1) {  // spread over the ranks
+                    const ScopedDevice on(gpu.device);
+                    queue_gather(gpu, *ranks_, std::size_t(block.ni), ranks_gathered_, computed_);
+                    add_gathered(gpu, *ranks_, std::size_t(block.ni), ranks_gathered_, gathered_);
+                }
+                finish_block(gpu, block, run);
                 if (!account_block(run, block, n)) break;
             }
+        }
         download_block_state(state, n);
     }
 
@@ -698,8 +704,7 @@ private:
     // bits one process gets adding its GPUs' in finish(), into gpu.r: finish() then reads one block, as
     // for one GPU. A block is padded to whole Real4s (r has the room: ensure_i) so that every sharer's
     // rows start aligned. Adding on the host instead brought P blocks down a rank's PCIe link (four
-    // ranks: 2.28x one GPU against --gpus 4's 2.80x at 512K, run 126). In two halves so that one thread
-    // can issue several GPUs' gathers as one NCCL group.
+    // ranks: 2.28x one GPU against --gpus 4's 2.80x at 512K, run 126).
     std::size_t result_block(std::size_t ni) const {
         return i_rows() * ni + (ni * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
     }
@@ -932,27 +937,6 @@ private:
         for (std::thread& t : threads) t.join();
         for (const std::exception_ptr& e : failed)
             if (e) std::rethrow_exception(e);
-    }
-    // A spread block's results on every GPU or rank, added in sharer order (the one-GPU-per-sharer
-    // results of compute(), bit for bit).
-    void gather_block_results(std::size_t ni) {
-        if (config_.ranks > 1) {
-            Gpu& gpu = *gpus_.front();
-            const ScopedDevice on(gpu.device);
-            queue_gather(gpu, *ranks_, ni, ranks_gathered_, computed_);
-            add_gathered(gpu, *ranks_, ni, ranks_gathered_, gathered_);
-            return;
-        }
-        local_comms_.front()->begin_group();  // one thread, several communicators: one NCCL group
-        for (std::size_t g = 0; g < gpus_.size(); ++g) {
-            const ScopedDevice on(gpus_[g]->device);
-            queue_gather(*gpus_[g], *local_comms_[g], ni, gpus_[g]->gathered, gpus_[g]->computed);
-        }
-        local_comms_.front()->end_group();
-        for (std::size_t g = 0; g < gpus_.size(); ++g) {
-            const ScopedDevice on(gpus_[g]->device);
-            add_gathered(*gpus_[g], *local_comms_[g], ni, gpus_[g]->gathered, gpus_[g]->gathered_ready);
-        }
     }
     // Every GPU's block-step buffers, its per-slot jerks, levels and potentials from the integrator's (by
     // address: scattered to the slots on the GPU) and the level steps. The j-memory holds the rest.

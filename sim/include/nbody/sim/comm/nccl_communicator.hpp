@@ -24,10 +24,6 @@ public:
     virtual int device() const = 0;
     // The rank's stream, a cudaStream_t.
     virtual void* stream() const = 0;
-    // One thread issuing collectives on several communicators of one process issues them between
-    // these two (NCCL's group calls, which nest), or the first would wait for the others.
-    virtual void begin_group() = 0;
-    virtual void end_group() = 0;
 };
 
 // True when this build has the NCCL communicator.
