@@ -535,9 +535,16 @@ private:
     // The kernel reads slots 0 .. nj-1, so the order maps the first nj addresses onto them (a compute
     // over another nj makes it again); a batch with far tiles wants it spatial and fresh.
     void keep_order(std::size_t nj, bool spatial) {
-        const bool ordered = !slot_of_.empty();
-        if (ordered && nj != ordered_nj_) return reorder(nj, spatial);
-        if (spatial && (!ordered || updates_since_order_ >= kReorderAfter * nj)) reorder(nj, true);
+        if (reorder_due({!slot_of_.empty(), ordered_nj_, updates_since_order_}, nj, spatial)) reorder(nj, spatial);
+    }
+    // Whether keep_order() makes the order again, from what it reads (block steps on a thread per GPU
+    // keep a copy each): a new nj, or a spatial batch without an order or after kReorderAfter x nj updates.
+    struct OrderState {
+        bool ordered = false;
+        std::size_t ordered_nj = 0, updates_since = 0;
+    };
+    static bool reorder_due(const OrderState& o, std::size_t nj, bool spatial) {
+        return (o.ordered && nj != o.ordered_nj) || (spatial && (!o.ordered || o.updates_since >= kReorderAfter * nj));
     }
 
     // Moves the j-particles to Morton order of their last positions (spatial) or back to their
@@ -879,19 +886,13 @@ private:
     }
     // Several GPUs of this process, each driven by a thread of its own as an mpirun rank drives its GPU
     // (one thread queueing every GPU's ~12 calls a block took 170 us a block more than four ranks on
-    // four H200s, run 181; a thread per GPU meeting at two barriers a block, 100 us, run 182). Every
+    // four H200s, run 181; a thread per GPU, 100 us more, with or without two barriers a block: runs
+    // 182-183, the rest likely the driver's locks that the threads of one process share). Every
     // thread decides the blocks from its own copy of the levels (the same decisions from the same
     // counts), fits its own GPU, gathers through its own communicator (NCCL: one thread per
     // communicator), and moves its levels by its own GPU's counts. They meet only where the engine's
     // order is made again (reorder() touches every GPU and the host's slot maps): the first thread
     // makes it while the others wait.
-    struct OrderState {
-        bool ordered = false;
-        std::size_t ordered_nj = 0, updates_since = 0;
-    };
-    static bool reorder_due(const OrderState& o, std::size_t nj, bool spatial) {
-        return (o.ordered && nj != o.ordered_nj) || (spatial && (!o.ordered || o.updates_since >= kReorderAfter * nj));
-    }
     void step_blocks_on_threads(DeviceBlocks& run, std::size_t nj) {
         const std::size_t gpus = gpus_.size();
         std::barrier<> reordering{static_cast<std::ptrdiff_t>(gpus)};
