@@ -10,6 +10,7 @@
 #include <memory>
 #include <numbers>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "nbody/sim/hermite/force_engine.hpp"
@@ -95,6 +96,30 @@ TEST(Hermite, EtaControlsTheError) {
     std::printf("closing errors eta = 0.02, 0.005: %.3e %.3e\n", err[0], err[1]);
     EXPECT_GT(err[0] / err[1], 10.0);
     EXPECT_LT(err[0] / err[1], 24.0);
+}
+
+// Where block steps cannot run on a GPU (the cpu engine, the 6th order, or asked: blocks_on_device
+// false) advance_blocks() takes one block a call on the host, whatever its pair budget, and says why:
+// `nbody run`'s loop of advance_blocks() is then its loop of advance(), block for block.
+TEST(Hermite, AdvanceBlocksOnTheHostIsOneBlockACallAsAdvance) {
+    const System s = plummer(512, 3);
+    auto blocks = make({.softening = 0.01});
+    auto steps = make({.softening = 0.01});
+    EXPECT_NE(blocks->device_blocks_unavailable().find("cpu engine"), std::string::npos) << blocks->device_blocks_unavailable();
+    EXPECT_NE(make({.order = 6})->device_blocks_unavailable().find("6th order"), std::string::npos);
+    EXPECT_NE(make({.blocks_on_device = false})->device_blocks_unavailable().find("as asked"), std::string::npos);
+    blocks->start(s.m, s.x, s.v, 0);
+    steps->start(s.m, s.x, s.v, 0);
+    int calls = 0;
+    while (blocks->advance_blocks(0.0625, 1e18)) {
+        ASSERT_TRUE(steps->advance(0.0625));
+        ++calls;
+        ASSERT_EQ(blocks->stats().blocks, steps->stats().blocks) << "call " << calls;
+    }
+    EXPECT_FALSE(steps->advance(0.0625));
+    EXPECT_GT(calls, 10);
+    EXPECT_EQ(blocks->bodies().x.front().x, steps->bodies().x.front().x);
+    EXPECT_EQ(blocks->time(), steps->time());
 }
 
 TEST(Hermite, BlockAndSharedStepsAgree) {
