@@ -135,6 +135,7 @@ TEST(DistributedForceEngine, SplitForcesEqualTheUnsplitEnginesOnEveryRank) {
                 for (std::size_t k = n / 2; k < n; ++k) addresses.push_back(int(k));
                 engine.set_j_batch(addresses, std::span(j).subspan(n / 2));
                 EXPECT_EQ(engine.j_capacity(), n);
+                EXPECT_NE(engine.device_blocks_unavailable().find("across ranks through the host"), std::string::npos);
                 // Profiling adds a small collective before the gather (the wait for the slowest rank):
                 // the same forces, two more rows.
                 engine.set_profiling(ranks == 3);

@@ -75,6 +75,11 @@ public:
     void want_snap(bool on) override { inner_->want_snap(on); }
     // Of the whole system: ni x nj per compute(), as one engine would count them.
     double interactions() const override { return interactions_; }
+    // The ranks' partial forces meet on the host here: the block steps stay there too (with NCCL the
+    // cuda engine across ranks takes them on the GPU: hermite::make_cuda_engine_across_ranks).
+    std::string device_blocks_unavailable() const override {
+        return "the " + std::string(name()) + " engine across ranks through the host takes its block steps on the host";
+    }
     void set_profiling(bool on) override;
     // The inner engine's phases, the wait for the slowest rank (a small collective before the gather,
     // made only while profiling) and the gather and sum of the partial forces.
