@@ -127,8 +127,9 @@ struct Gpu {
     double wait_s = 0, busy_s = 0;  // the profile
     // Block steps on the GPU (step_blocks): per slot the jerk (w: the level) and the potential; the
     // batch's slots, its predicted [x | v] and staged corrector [x | v]; counters ([0] the batch's size,
-    // [1] its first bad body, then the bodies per new level); the selection's scratch; the level steps;
-    // on several GPUs of one process the GPUs' results of a spread evaluation, between two events.
+    // [1] its first bad body, then the bodies per new level); the selection's scratch; the level steps.
+    // The sharers' results of a spread evaluation (gather_results: the ranks', or this process's GPUs'
+    // in block steps), between two events.
     DeviceBuffer<Real4> jerk_level, pot, batch_xv, staged, gathered, download;
     DeviceBuffer<int> slots, block_counters;
     nbody::cuda::PinnedBuffer<int> counters_host;  // block_counters read back each block
@@ -175,7 +176,7 @@ public:
         CUDA_CHECK_LOG(cudaGetDevice(&previous));
         if (ranks_) {  // on the rank's GPU, before the communicator (which waits for its stream)
             CUDA_CHECK_LOG(cudaSetDevice(gpus_.front()->device));
-            ranks_gathered_.reset();
+            gpus_.front()->gathered = DeviceBuffer<Real4>();
             ranks_.reset();
         }
         local_comms_.clear();  // each waits for its stream on its own device
@@ -194,8 +195,6 @@ public:
             throw std::invalid_argument("cuda force engine: the communicator does not match rank " +
                                         std::to_string(config_.rank) + " of " + std::to_string(config_.ranks) +
                                         " on GPU " + std::to_string(gpus_.front()->device));
-        const ScopedDevice on(gpus_.front()->device);
-        computed_ = nbody::cuda::Event(cudaEventDisableTiming), gathered_ = nbody::cuda::Event(cudaEventDisableTiming);
         ranks_ = std::move(ranks);
     }
 
@@ -337,7 +336,7 @@ public:
     }
 
     // The integrator's next blocks from its levels, each taken as Block below says, until one would
-    // end after run.t_end, the pair budget is spent or a block fails its checks.
+    // end after run.t_end, the pair budget is spent or a block fails its checks (take_blocks).
     void step_blocks(DeviceBlocks& run, const DeviceBlockState& state) override {
         if (const std::string why = device_blocks_unavailable(); !why.empty()) throw std::logic_error("cuda force engine: " + why);
         const std::size_t n = state.x.size();
@@ -348,21 +347,7 @@ public:
         flush();
         extras_ = k::kNoExtras;  // block steps look for no neighbour
         upload_block_state(run, state, n);
-        if (gpus_.size() > 1) {  // a process's GPUs (a rank has one)
-            step_blocks_on_threads(run, n);
-        } else {
-            Gpu& gpu = *gpus_.front();
-            for (Block block = next_block(run, n); block.ni > 0; block = next_block(run, n)) {
-                queue_block(gpu, block, run);
-                if (block.plan.used > 1) {  // spread over the ranks
-                    const ScopedDevice on(gpu.device);
-                    queue_gather(gpu, *ranks_, std::size_t(block.ni), ranks_gathered_, computed_);
-                    add_gathered(gpu, *ranks_, std::size_t(block.ni), ranks_gathered_, gathered_);
-                }
-                finish_block(gpu, block, run);
-                if (!account_block(run, block, n)) break;
-            }
-        }
+        take_blocks(run, n);
         download_block_state(state, n);
     }
 
@@ -395,9 +380,11 @@ private:
         const bool slot_ids = v.precision == k::Precision::Ds && v.extras == k::kNoExtras && !v.snap && other_ids_ == 0;
         auto kernel_id = [&](int id) { return !slot_ids ? id : id >= 0 && std::size_t(id) < nj ? int(slot(std::size_t(id))) : -3; };
         const int ni_pad = (ni + v.block - 1) / v.block * v.block;
-        const Plan plan = plan_evaluation(v, ni, nj, false);
-        const std::size_t used = plan.used, local = plan.local;
         const bool ranked = config_.ranks > 1;
+        const std::size_t used = sharers_of(ni, nj);
+        const std::size_t local = ranked ? 1 : used;  // this process's GPUs that compute
+        if (used > 1) ++spread_evaluations_;
+        for (std::size_t g = 0; g < local; ++g) fit_range(*gpus_[g], g, used, v, ni, nj);
         launched_.gpus = local;
         if (profiling_) lap(since, phases_[kBuffers]);
 
@@ -450,10 +437,7 @@ private:
                 CUDA_CHECK(cudaMemcpyAsync(gpu.r.get(), gpu.sorted_in.get(), sizeof(Real4) * rows * std::size_t(ni),
                                            cudaMemcpyDeviceToDevice, nullptr));
             }
-            if (ranked && used > 1) {
-                queue_gather(gpu, *ranks_, std::size_t(ni), ranks_gathered_, computed_);
-                add_gathered(gpu, *ranks_, std::size_t(ni), ranks_gathered_, gathered_);
-            }
+            if (ranked && used > 1) gather_results(gpu, *ranks_, std::size_t(ni));
             CUDA_CHECK(cudaMemcpyAsync(gpu.r_stage.get(), gpu.r.get(), sizeof(Real4) * rows * std::size_t(ni) + sizeof(int) * std::size_t(ni),
                                        cudaMemcpyDeviceToHost, nullptr));
             if (profiling_) gpu.gpu_stop.record(nullptr);
@@ -707,7 +691,7 @@ private:
     }
     // The sharers' results of a spread evaluation (gpu.r: rows, then the nearest indices) all-gathered
     // over `over` (the ranks under mpirun, this process's GPUs for block steps on the GPU) on its
-    // stream, between two events on the engine's, and added there in sharer order (add_gathered), the
+    // stream, between two events on the engine's, and added there in sharer order, the
     // bits one process gets adding its GPUs' in finish(), into gpu.r: finish() then reads one block, as
     // for one GPU. A block is padded to whole Real4s (r has the room: ensure_i) so that every sharer's
     // rows start aligned. Adding on the host instead brought P blocks down a rank's PCIe link (four
@@ -715,50 +699,32 @@ private:
     std::size_t result_block(std::size_t ni) const {
         return i_rows() * ni + (ni * sizeof(int) + sizeof(Real4) - 1) / sizeof(Real4);
     }
-    void queue_gather(Gpu& gpu, comm::DeviceCommunicator& over, std::size_t ni, DeviceBuffer<Real4>& into,
-                      nbody::cuda::Event& computed) {
+    void gather_results(Gpu& gpu, comm::DeviceCommunicator& over, std::size_t ni) {
         const std::size_t block = result_block(ni), parts = std::size_t(over.size());
-        if (into.size() < block * parts) into = DeviceBuffer<Real4>(block * parts);
+        if (gpu.gathered.size() < block * parts) gpu.gathered = DeviceBuffer<Real4>(block * parts);
         const auto stream = static_cast<cudaStream_t>(over.stream());
-        computed.record(nullptr);
-        CUDA_CHECK(cudaStreamWaitEvent(stream, computed.get(), 0));
+        gpu.computed.record(nullptr);
+        CUDA_CHECK(cudaStreamWaitEvent(stream, gpu.computed.get(), 0));
         const std::vector<std::size_t> counts(parts, block * sizeof(Real4));
-        over.all_gather_v(gpu.r.get(), into.get(), counts, comm::DataType::Byte);
-    }
-    void add_gathered(Gpu& gpu, comm::DeviceCommunicator& over, std::size_t ni, const DeviceBuffer<Real4>& from,
-                      nbody::cuda::Event& gathered) {
-        gathered.record(static_cast<cudaStream_t>(over.stream()));
-        CUDA_CHECK(cudaStreamWaitEvent(nullptr, gathered.get(), 0));
-        k::add_result_blocks(from.get(), over.size(), result_block(ni), int(ni), int(i_rows()), gpu.r.get(), nullptr);
+        over.all_gather_v(gpu.r.get(), gpu.gathered.get(), counts, comm::DataType::Byte);
+        gpu.gathered_ready.record(stream);
+        CUDA_CHECK(cudaStreamWaitEvent(nullptr, gpu.gathered_ready.get(), 0));
+        k::add_result_blocks(gpu.gathered.get(), over.size(), block, int(ni), int(i_rows()), gpu.r.get(), nullptr);
     }
 
-    struct Plan {
-        std::size_t used = 1;   // sharers that split the slots (1: one computes them all)
-        std::size_t local = 1;  // this process's GPUs that compute: the first `local`
-    };
-    // The GPUs of an evaluation of ni bodies on nj j-particles, each with its range of the slots (whole
-    // tiles where nj allows, so that each GPU's tiles, and the kernel's loop for each warp and tile, are
-    // one GPU's) and its j-split, and their i-side buffers. Under mpirun the sharers are the ranks, of
-    // which this process is one, on its one GPU. With `every_gpu` each GPU of the process computes,
-    // over all the slots where one would (block steps on the GPU: every GPU corrects every body).
-    Plan plan_evaluation(const k::ForceVariant& v, int ni, std::size_t nj, bool every_gpu) {
-        const Plan plan = plan_of(ni, nj, every_gpu);
-        if (plan.used > 1) ++spread_evaluations_;
-        for (std::size_t g = 0; g < plan.local; ++g) fit_range(*gpus_[g], g, plan, v, ni, nj);
-        return plan;
-    }
-    Plan plan_of(int ni, std::size_t nj, bool every_gpu) const {
+    // The sharers of an evaluation of ni bodies on nj j-particles (1: one computes them all): this
+    // process's GPUs, or under mpirun the ranks, of which this process is one, on its one GPU.
+    std::size_t sharers_of(int ni, std::size_t nj) const {
         const bool ranked = config_.ranks > 1;
         if (ranked && !ranks_) throw std::logic_error("cuda force engine: rank " + std::to_string(config_.rank) + " without join_ranks()");
         const std::size_t sharers = ranked ? std::size_t(config_.ranks) : gpus_.size();
-        Plan plan;
-        plan.used = spread_evaluation(sharers, std::size_t(ni), nj, config_.several_gpus_from) ? sharers : 1;
-        plan.local = ranked ? 1 : every_gpu ? gpus_.size() : plan.used;
-        return plan;
+        return spread_evaluation(sharers, std::size_t(ni), nj, config_.several_gpus_from) ? sharers : 1;
     }
-    // GPU g of the process: its range of the slots (its share's), j-split and i-side buffers.
-    void fit_range(Gpu& gpu, std::size_t g, const Plan& plan, const k::ForceVariant& v, int ni, std::size_t nj) {
-        const std::size_t tile = std::size_t(v.block), used = plan.used;
+    // GPU g of the process: its range of the slots (its share's of `used` sharers: whole tiles where nj
+    // allows, so that each GPU's tiles, and the kernel's loop for each warp and tile, are one GPU's; all
+    // of them for one), j-split and i-side buffers.
+    void fit_range(Gpu& gpu, std::size_t g, std::size_t used, const k::ForceVariant& v, int ni, std::size_t nj) {
+        const std::size_t tile = std::size_t(v.block);
         auto range_start = [&](std::size_t s) {
             const std::size_t at = nj * s / used;
             return s == used ? nj : nj >= used * tile ? at / tile * tile : at;
@@ -799,19 +765,8 @@ private:
         int ni = 0, ni_pad = 0;       // ni 0: no block (the run's end, its budget, or a failure)
         std::size_t nj = 0;           // every body
         k::ForceVariant variant;
-        Plan plan;
+        std::size_t sharers = 1;      // sharers_of
     };
-    // The next block from the levels, and the host's part of it: the engine's order kept as compute()
-    // keeps it, the GPUs' ranges and buffers.
-    Block next_block(const DeviceBlocks& run, std::size_t nj) {
-        Block b = decide_block(run, nj);
-        if (b.ni == 0) return b;
-        keep_order(nj, b.variant.far_tiles);
-        updates_since_order_ += std::size_t(b.ni);  // what the host's set_j_batch counts after the block
-        b.plan = plan_evaluation(b.variant, b.ni, nj, true);
-        for (std::size_t g = 0; g < b.plan.local; ++g) fit_block_buffers(*gpus_[g], b);
-        return b;
-    }
     // The next block from the levels (ni 0: none), without touching the engine.
     Block decide_block(const DeviceBlocks& run, std::size_t nj) const {
         Block b;
@@ -864,10 +819,10 @@ private:
                                    cudaMemcpyDeviceToHost, nullptr));
         CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
-    // The levels moved by the first GPU's counts (every GPU's are the same); false where a body failed
-    // (nothing committed: run.stopped).
-    bool account_block(DeviceBlocks& run, const Block& b, std::size_t nj, const Gpu* by = nullptr, bool count = true) {
-        const int* const counters = (by != nullptr ? by : gpus_.front().get())->counters_host.get();
+    // The levels moved by `gpu`'s counts (every GPU's are the same); false where a body failed (nothing
+    // committed: run.stopped). The engine's own count of interactions is the first GPU's to add to.
+    bool account_block(DeviceBlocks& run, const Block& b, const Gpu& gpu, bool count) {
+        const int* const counters = gpu.counters_host.get();
         if (counters[1] != k::kNoBadBody) {
             run.stopped = true;
             return false;
@@ -880,20 +835,21 @@ private:
         run.now = b.t;
         ++run.blocks;
         run.body_steps += std::size_t(b.ni);
-        run.interactions += double(b.ni) * double(nj);
-        if (count) interactions_ += double(b.ni) * double(nj);
+        run.interactions += double(b.ni) * double(b.nj);
+        if (count) interactions_ += double(b.ni) * double(b.nj);
         return true;
     }
-    // Several GPUs of this process, each driven by a thread of its own as an mpirun rank drives its GPU
-    // (one thread queueing every GPU's ~12 calls a block took 170 us a block more than four ranks on
-    // four H200s, run 181; a thread per GPU, 100 us more, with or without two barriers a block: runs
-    // 182-183, the rest likely the driver's locks that the threads of one process share). Every
+    // The blocks on this process's GPU, or on each of its GPUs driven by a thread of its own as an
+    // mpirun rank drives its GPU (one thread queueing every GPU's ~12 calls a block took 170 us a
+    // block more than four ranks on four H200s, run 181; a thread per GPU, 100 us more, with or
+    // without two barriers a block: runs 182-183, the rest likely the driver's locks that the threads
+    // of one process share). Every
     // thread decides the blocks from its own copy of the levels (the same decisions from the same
     // counts), fits its own GPU, gathers through its own communicator (NCCL: one thread per
     // communicator), and moves its levels by its own GPU's counts. They meet only where the engine's
     // order is made again (reorder() touches every GPU and the host's slot maps): the first thread
     // makes it while the others wait.
-    void step_blocks_on_threads(DeviceBlocks& run, std::size_t nj) {
+    void take_blocks(DeviceBlocks& run, std::size_t nj) {
         const std::size_t gpus = gpus_.size();
         std::barrier<> reordering{static_cast<std::ptrdiff_t>(gpus)};
         const OrderState order_at_start{!slot_of_.empty(), ordered_nj_, updates_since_order_};
@@ -915,18 +871,17 @@ private:
                     }
                     order.updates_since += std::size_t(b.ni);
                     if (g == 0) updates_since_order_ += std::size_t(b.ni);
-                    b.plan = plan_of(b.ni, nj, true);
-                    if (g == 0 && b.plan.used > 1) ++spread_evaluations_;
-                    fit_range(gpu, g, b.plan, b.variant, b.ni, nj);
+                    b.sharers = sharers_of(b.ni, nj);
+                    if (g == 0 && b.sharers > 1) ++spread_evaluations_;
+                    fit_range(gpu, g, b.sharers, b.variant, b.ni, nj);
                     fit_block_buffers(gpu, b);
                     queue_block(gpu, b, mine);
-                    if (b.plan.used > 1) {
+                    if (b.sharers > 1) {
                         const ScopedDevice on(gpu.device);
-                        queue_gather(gpu, *local_comms_[g], std::size_t(b.ni), gpu.gathered, gpu.computed);
-                        add_gathered(gpu, *local_comms_[g], std::size_t(b.ni), gpu.gathered, gpu.gathered_ready);
+                        gather_results(gpu, config_.ranks > 1 ? *ranks_ : *local_comms_[g], std::size_t(b.ni));
                     }
                     finish_block(gpu, b, mine);
-                    if (!account_block(mine, b, nj, &gpu, g == 0)) break;
+                    if (!account_block(mine, b, gpu, g == 0)) break;
                 }
             } catch (...) {
                 failed[g] = std::current_exception();
@@ -1070,8 +1025,6 @@ private:
     // Across ranks (EngineConfig::rank/ranks, join_ranks): the ranks' results of a spread evaluation
     // are all-gathered on the GPUs over `ranks_` and added there (gather_ranks).
     std::unique_ptr<comm::DeviceCommunicator> ranks_;
-    DeviceBuffer<Real4> ranks_gathered_;
-    nbody::cuda::Event computed_, gathered_;
     // Block steps on the GPU: NCCL communicators between this process's GPUs (join_local_gpus), and the
     // page-locked counters read each block, their reset values, and the state's way up and down.
     std::vector<std::unique_ptr<comm::DeviceCommunicator>> local_comms_;
