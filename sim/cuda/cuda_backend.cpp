@@ -817,13 +817,19 @@ TimeStepConfig CudaBackend::time_steps() const { return impl_->time_steps; }
 
 std::optional<ForceWork> CudaBackend::force_work() const {
     Impl& m = *impl_;
-    // The tree's work on one GPU (several GPUs each count their share of the terms).
-    if (m.gravity.gravity != Gravity::Tree || m.ranks() > 1) return std::nullopt;
-    m.use_device();
+    // The tree's work on the GPUs of this process, each counting the terms of its share; ranks of
+    // other processes count theirs, so under mpirun no figure is given.
+    if (m.gravity.gravity != Gravity::Tree || (m.ranks() > 1 && m.peers.empty())) return std::nullopt;
     ForceWork w = m.work;
-    const cuda::TreeWork terms = m.tree.work(m.stream.get());
-    w.body_terms = terms.body_terms;
-    w.cell_terms = terms.cell_terms;
+    w.body_terms = w.cell_terms = 0;
+    const auto add_terms = [&w](Impl& gpu) {
+        gpu.use_device();
+        const cuda::TreeWork terms = gpu.tree.work(gpu.stream.get());
+        w.body_terms += terms.body_terms;
+        w.cell_terms += terms.cell_terms;
+    };
+    for (const auto& peer : m.peers) add_terms(*peer->impl_);
+    add_terms(m);  // last: this GPU stays current
     w.clamped = m.block.clamped(m.stream.get());
     return w;
 }

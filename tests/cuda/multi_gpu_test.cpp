@@ -14,6 +14,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -199,6 +200,30 @@ TEST(TwoGpus, TreeIsTheOneGpuRunBitForBit) {
     GravityConfig tree;
     tree.gravity = Gravity::Tree;
     EXPECT_TRUE(same_state(run(start, {}, tree, 1, 20), run(start, {}, tree, 2, 20)));
+}
+
+// run's "tree terms" line on several GPUs of one process: each GPU counts the lists of its share
+// of the groups, the lists one GPU would walk, so the sums are one GPU's exactly.
+TEST(TwoGpus, TreeTermsOfTheGpusAddUpToOneGpus) {
+    REQUIRE_TWO_GPUS();
+    const State start = test::plummer_sphere(50000, 37);
+    GravityConfig tree;
+    tree.gravity = Gravity::Tree;
+    std::vector<ForceWork> work;
+    for (const int gpus : {1, 2}) {
+        CudaBackend backend(0);
+        backend.set_gravity(tree);
+        if (gpus > 1) backend.use_gpus({0, 1});
+        backend.load(start);
+        for (int call = 0; call < 20; ++call) backend.step(StepParams{1.0 / 64, 0.05}, 1);
+        const std::optional<ForceWork> w = backend.force_work();
+        ASSERT_TRUE(w.has_value()) << gpus << " GPU(s)";
+        work.push_back(*w);
+    }
+    EXPECT_GT(work[0].body_terms, 0.0);
+    EXPECT_EQ(work[1].body_terms, work[0].body_terms);
+    EXPECT_EQ(work[1].cell_terms, work[0].cell_terms);
+    EXPECT_EQ(work[1].passes, work[0].passes);
 }
 
 TEST(TwoGpus, EachPairOnceMatchesOneGpu) {
