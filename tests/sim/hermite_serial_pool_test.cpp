@@ -79,6 +79,9 @@ TEST(HermiteSerialPoolChild, RunsToTheEnd) {
     for (std::size_t i = 0; i < kBodies; ++i) checksum += xe[i].x + 2 * xe[i].y + 3 * ve[i].z;
     const std::string report = h.profile_report(1.0);
     EXPECT_NE(report.find("profile:"), std::string::npos) << report;
+    EXPECT_NE(report.find("select (block time, active list)"), std::string::npos) << report;
+    // The host took every block: the GPU's phase never ran and has no row of zeros.
+    EXPECT_EQ(report.find("block steps on the GPU"), std::string::npos) << report;
     std::printf("%s threads %u blocks %llu steps %llu largest %llu E0 %.17g E1 %.17g checksum %.17g\n", kResult,
                 HostThreads::shared().size(), (unsigned long long)h.stats().blocks,
                 (unsigned long long)h.stats().body_steps, (unsigned long long)largest_block, e0, *e1, checksum);

@@ -771,13 +771,12 @@ private:
     Block decide_block(const DeviceBlocks& run, std::size_t nj) const {
         Block b;
         if (run.stopped) return b;
-        double t_next = INFINITY;
-        for (std::size_t k = 0; k < run.level_count.size(); ++k)
-            if (run.level_count[k] > 0) t_next = std::min(t_next, run.level_time[k] + run.level_dts[k]);
+        const std::size_t levels = run.level_count.size();
+        const double t_next = next_block_time(levels, [&run](std::size_t k) { return run.level_end(k); });
         if (!(t_next <= run.t_end) || (run.blocks > 0 && run.interactions >= run.pair_budget)) return b;
         std::size_t ni = 0;
-        for (std::size_t k = 0; k < run.level_count.size(); ++k)
-            if (run.level_count[k] > 0 && run.level_time[k] + run.level_dts[k] == t_next) b.mask |= 1ull << k, ni += run.level_count[k];
+        for (std::size_t k = 0; k < levels; ++k)
+            if (run.level_end(k) == t_next) b.mask |= 1ull << k, ni += run.level_count[k];
         b.t = t_next, b.ni = int(ni), b.nj = nj;
         b.variant = variant_;
         b.variant.extras = k::kNoExtras;

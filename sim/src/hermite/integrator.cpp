@@ -1,6 +1,7 @@
 // Fourth-order Hermite with block time steps: see integrator.hpp for the scheme.
 
 #include "nbody/sim/hermite/integrator.hpp"
+#include "nbody/sim/hermite/block_clock.hpp"
 #include "nbody/sim/hermite/corrector4.hpp"
 #include "nbody/sim/hermite/energy.hpp"
 
@@ -399,11 +400,14 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
     laps.lap(profile_.commit);
 }
 
+double HermiteIntegrator::level_end(std::size_t k) const {
+    const bool occupied = !levels_[k].empty();
+    return hermite::level_end(occupied, occupied ? b_.t[std::size_t(levels_[k][0])] : 0.0, level_dt(int(k)));
+}
+
 double HermiteIntegrator::step_block() {
     Laps laps(profiling_);
-    double t_next = INFINITY;
-    for (std::size_t k = 0; k < levels_.size(); ++k)
-        if (!levels_[k].empty()) t_next = std::min(t_next, b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)));
+    const double t_next = next_block_time(levels_.size(), [this](std::size_t k) { return level_end(k); });
     // Whole levels are active (integrator.hpp); ascending body order keeps runs reproducible. The
     // active levels' bodies are marked in a bitmap and read back in order (sorting the levels' lists
     // cost ~40 ns a body step at 128K, nbody_hermite_host_bench).
@@ -412,7 +416,7 @@ double HermiteIntegrator::step_block() {
     mark_.resize((b_.size() + 63) / 64);
     std::size_t first_word = mark_.size(), last_word = 0;
     for (std::size_t k = 0; k < levels_.size(); ++k)
-        if (!levels_[k].empty() && b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)) == t_next) {
+        if (level_end(k) == t_next) {
             for (const int i : levels_[k]) {
                 const std::size_t w = std::size_t(i) >> 6;
                 mark_[w] |= std::uint64_t(1) << (unsigned(i) & 63);
@@ -441,9 +445,7 @@ double HermiteIntegrator::step_block() {
 }
 
 bool HermiteIntegrator::advance(double t_end) {
-    double t_next = INFINITY;
-    for (std::size_t k = 0; k < levels_.size(); ++k)
-        if (!levels_[k].empty()) t_next = std::min(t_next, b_.t[std::size_t(levels_[k][0])] + level_dt(int(k)));
+    const double t_next = next_block_time(levels_.size(), [this](std::size_t k) { return level_end(k); });
     if (!(t_next <= t_end - origin_)) return false;
     step_block();
     return true;
@@ -555,7 +557,10 @@ std::string HermiteIntegrator::profile_report(double wall) const {
                            "check (forces finite)", "correct (corrector, steps)", "commit (write back, set_j)",
                            "requeue (levels)", "block steps on the GPU (whole)"};
     double sum = 0;
-    for (std::size_t k = 0; k < std::size(phases); ++k) row(names[k], phases[k]), sum += phases[k];
+    // A phase the run never entered (the host's phases where the GPU took the blocks, or the GPU's
+    // where the host did) has no row.
+    for (std::size_t k = 0; k < std::size(phases); ++k)
+        if (phases[k] > 0) row(names[k], phases[k]), sum += phases[k];
     row("other (outside the phases)", wall - sum);
     const std::vector<PhaseTime> engine = engine_->profile();
     // Block steps on the GPU call none of the engine's host phases: no rows of zeros then.

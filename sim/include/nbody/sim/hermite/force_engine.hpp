@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "nbody/sim/hermite/block_clock.hpp"
+
 #include "nbody/sim/hermite/predictor.hpp"
 #include "nbody/sim/types.hpp"
 
@@ -136,6 +138,8 @@ struct DeviceBlocks {
     int max_level = 0;
     double eta = 0, eps2 = 0;
     double t_end = 0;       // relative: no block ends after it
+    // block_clock.hpp's level_end() of level k.
+    double level_end(std::size_t k) const { return hermite::level_end(level_count[k] > 0, level_time[k], level_dts[k]); }
     double pair_budget = 0; // no block after the first starts once the blocks taken have computed this many pairs
     // Out.
     double now = 0;         // relative time of the last block taken
