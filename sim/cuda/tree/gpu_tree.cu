@@ -444,6 +444,11 @@ struct WalkParams {
     const int* group_order;
     int ordered;
     const unsigned char* taken;  // set only with group_order
+    // This GPU's groups when several share the pass (GpuTree::force's WalkShare): [group_share_begin,
+    // group_share_end) of the groups in key order (fractions; all: 0, 1). share_begin/end then cut
+    // this GPU's slots (its costliest groups first, then its groups in key order) into the launches
+    // of a WalkRoom's slices.
+    double group_share_begin, group_share_end;
 };
 
 
@@ -561,7 +566,8 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
     const unsigned lower = (1u << lane) - 1u;
     int deepest = 0;
     const int groups = __ldg(p.group_count);
-    const int slots = p.group_order != nullptr ? groups + p.ordered : groups;
+    const int gs = share_start(groups, p.group_share_begin), ge = share_start(groups, p.group_share_end);
+    const int slots = p.group_order != nullptr ? ge - gs + p.ordered : ge - gs;
     const int share_first = share_start(slots, p.share_begin), share_end = share_start(slots, p.share_end);
 
     for (;;) {
@@ -569,14 +575,12 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
         if (lane == 0) g = share_first + int(atomicAdd(p.counters, 1u));
         g = __shfl_sync(kFull, g, 0);
         if (g >= share_end) break;
-        if (p.group_order != nullptr) {
-            if (g < p.ordered) {
-                g = __ldg(p.group_order + g);
-                if (g >= groups) continue;  // fewer groups than slots ahead: their empty entries sort last
-            } else {
-                g -= p.ordered;
-                if (__ldg(p.taken + g) != 0) continue;  // walked among the costliest
-            }
+        if (p.group_order != nullptr && g < p.ordered) {
+            g = __ldg(p.group_order + g);
+            if (g < gs || g >= ge) continue;  // fewer groups than slots ahead: their empty entries sort last
+        } else {
+            g = gs + g - (p.group_order != nullptr ? p.ordered : 0);
+            if (p.group_order != nullptr && __ldg(p.taken + g) != 0) continue;  // walked among the costliest
         }
         const int begin = __ldg(p.group_start + g), end = g + 1 < groups ? __ldg(p.group_start + g + 1) : p.n;
         unsigned long long listed_bodies = 0, listed_cells = 0, tested = 0;
@@ -827,12 +831,12 @@ int walk_blocks(WalkKernel k, bool leave_block) {
     return std::max(1, cached_per_sm - (leave_block ? 1 : 0)) * cached_sms;
 }
 
-// Where slice k of `count` of `share` begins (k = count: where it ends), as a fraction of the
-// pass's groups for share_start(): the slices cover the share's groups once, the ends exactly.
-double slice_bound(const WalkShare& share, int k, int count) {
-    if (k <= 0) return share.begin;
-    if (k >= count) return share.end;
-    return share.begin + (share.end - share.begin) * k / count;
+// Where slice k of `count` begins (k = count: where it ends), as a fraction of the pass's slots
+// (several GPUs: of this GPU's) for share_start(): the slices cover them once, the ends exactly.
+double slice_bound(int k, int count) {
+    if (k <= 0) return 0.0;
+    if (k >= count) return 1.0;
+    return double(k) / count;
 }
 
 // CUB scratch for the key sort and the group select (one buffer serves both, in turn).
@@ -854,29 +858,33 @@ std::size_t sort_temp_bytes(int n) {
     return std::max({bytes, select, scan, by_cost});
 }
 
-// The key each group g < m is walked by under the relative criterion: the top 16 bits of its
-// smallest |a| (a positive float's bits order as the float; 8 bits of exponent, 7 of mantissa), so
-// that an ascending sort puts the longest lists first. Entries past the group count sort last.
-__global__ void group_cost_keys_kernel(const int* group_start, const int* group_count, int n, int m, const int* order,
-                                       const float* accel_norm, unsigned short* key, int* group) {
-    const int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= m) return;
+// The key each of this GPU's groups gs + k (k < m; the share of WalkParams::group_share_begin/end)
+// is walked by under the relative criterion: the top 16 bits of its smallest |a| (a positive float's
+// bits order as the float; 8 bits of exponent, 7 of mantissa), so that an ascending sort puts the
+// longest lists first. Entries past the share's end sort last, as group -1.
+__global__ void group_cost_keys_kernel(const int* group_start, const int* group_count, int n, int m, double share_begin,
+                                       double share_end, const int* order, const float* accel_norm,
+                                       unsigned short* key, int* group) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= m) return;
     const int groups = *group_count;
-    group[g] = g;
-    if (g >= groups) {
-        key[g] = 0xffff;
+    const int g = share_start(groups, share_begin) + k;
+    if (g >= share_start(groups, share_end)) {
+        key[k] = 0xffff;
+        group[k] = -1;
         return;
     }
+    group[k] = g;
     const int end = g + 1 < groups ? group_start[g + 1] : n;
     float smallest = __int_as_float(0x7f800000);
     for (int s = group_start[g]; s < end; ++s) smallest = fminf(smallest, accel_norm[order[s]]);
-    key[g] = static_cast<unsigned short>(__float_as_uint(fmaxf(smallest, 0.0f)) >> 16);
+    key[k] = static_cast<unsigned short>(__float_as_uint(fmaxf(smallest, 0.0f)) >> 16);
 }
 
 // The costliest groups, walked first, are skipped when the key order reaches them.
 __global__ void mark_taken_kernel(const int* group_order, int ordered, unsigned char* taken) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < ordered) taken[group_order[k]] = 1;
+    if (k < ordered && group_order[k] >= 0) taken[group_order[k]] = 1;
 }
 
 // |a| of each body (input order), as the walk writes it: the relative criterion's scale.
@@ -1225,12 +1233,12 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     // Under the relative criterion a group's list grows as its smallest |a| falls (a Plummer
     // sphere's centre and outskirts): walked first, the long walks no longer end the pass alone.
     // That matters where a warp walks few groups: up to 32 a resident warp by the last pass's count
-    // (1M: ~5, 8 % faster; 4M: ~18, 4 %; 16M: ~72, 1.2 % slower, run 166). A full force pass on one
-    // GPU only: shares cut the groups in key order.
+    // (1M: ~5, 8 % faster; 4M: ~18, 4 %; 16M: ~72, 1.2 % slower, run 166). Several GPUs: each
+    // orders its own share of the groups (the count is then its share's), the shares still cut in
+    // key order.
     const bool few_groups_a_warp = groups_hint_ > 0 && groups_hint_ <= 32 * kWarpsPerBlock * blocks;
     const bool whole_share = share_.begin <= 0 && share_.end >= 1;
-    const bool by_cost = params.alpha > 0 && phi == nullptr && !some_active && norms_for_ == n && whole_share &&
-                         few_groups_a_warp;
+    const bool by_cost = params.alpha > 0 && phi == nullptr && !some_active && norms_for_ == n && few_groups_a_warp;
     const int ordered =
         by_cost ? order_groups_by_cost(n, 2 * kWarpsPerBlock * blocks, order.Current(), keys.Alternate(), order.Alternate(), stream)
                 : 0;
@@ -1262,13 +1270,15 @@ void GpuTree::pass(const float4* pos, int n, float eps2, const TreeParams& param
     w.group_order = by_cost ? group_order_.get() : nullptr;
     w.ordered = ordered;
     w.taken = by_cost ? group_flags_.get() : nullptr;
+    w.group_share_begin = share_.begin;
+    w.group_share_end = share_.end;
     CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, stats_.bytes(), stream));
     // WalkRoom::Kind::Slices: the share's groups by several launches in turn, each with its group
     // counter from 0 (a group's sums do not depend on which warp or launch walks it).
     const int slices = room.kind == WalkRoom::Kind::Slices ? room.slices : 1;
     for (int slice = 0; slice < slices; ++slice) {
-        w.share_begin = slice_bound(share_, slice, slices);
-        w.share_end = slice_bound(share_, slice + 1, slices);
+        w.share_begin = slice_bound(slice, slices);
+        w.share_end = slice_bound(slice + 1, slices);
         CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(unsigned), stream));  // the group counter
         walk<<<blocks, kWalkBlock, 0, stream>>>(w);
         CUDA_CHECK_LAUNCH();
@@ -1313,8 +1323,9 @@ int GpuTree::order_groups_by_cost(int n, int first, const int* order, unsigned l
     const int m = groups_hint_ > 0 ? int(std::min<long long>(n, 2LL * groups_hint_ + 1024)) : n;
     auto* keys_in = reinterpret_cast<unsigned short*>(key_room);
     unsigned short* keys_out = keys_in + n;
-    group_cost_keys_kernel<<<(m + 255) / 256, 256, 0, stream>>>(group_start_.get(), group_count_.get(), n, m, order,
-                                                                 accel_norm_.get(), keys_in, group_room);
+    group_cost_keys_kernel<<<(m + 255) / 256, 256, 0, stream>>>(group_start_.get(), group_count_.get(), n, m,
+                                                                 share_.begin, share_.end, order, accel_norm_.get(),
+                                                                 keys_in, group_room);
     CUDA_CHECK_LAUNCH();
     std::size_t bytes = cub_bytes_;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_temp_.get(), bytes, keys_in, keys_out, group_room,
