@@ -430,8 +430,8 @@ struct WalkParams {
     unsigned long long* stats;  // WalkStats: summed over the groups of the pass
     // Last, so that the force-only instances see the parameters at the offsets they always had.
     float* pot;  // potential walks: phi of each body, input order (acc and vel are not written)
-    // The groups this pass walks: [share_begin, share_end) of them (fractions; all: 0, 1), when several
-    // GPUs share the walk (GpuTree::force).
+    // The slots this launch walks: [share_begin, share_end) of this GPU's (fractions; all: 0, 1), when
+    // a WalkRoom cuts the pass into slices (the GPU's groups: group_share_begin/end below).
     double share_begin, share_end;
     // The relative criterion (TreeParams::alpha > 0): a cell is accepted only where m l^3 / d^5 <=
     // alpha times the group's smallest accel_norm (|a| of each body's previous pass, input order).

@@ -400,9 +400,12 @@ void HermiteIntegrator::correct(double t, const std::vector<int>& active, bool b
     laps.lap(profile_.commit);
 }
 
+double HermiteIntegrator::level_start(std::size_t k) const {
+    return levels_[k].empty() ? 0.0 : b_.t[std::size_t(levels_[k][0])];
+}
+
 double HermiteIntegrator::level_end(std::size_t k) const {
-    const bool occupied = !levels_[k].empty();
-    return hermite::level_end(occupied, occupied ? b_.t[std::size_t(levels_[k][0])] : 0.0, level_dt(int(k)));
+    return hermite::level_end(!levels_[k].empty(), level_start(k), level_dt(int(k)));
 }
 
 double HermiteIntegrator::step_block() {
@@ -465,7 +468,7 @@ bool HermiteIntegrator::advance_blocks(double t_end, double pair_budget) {
     run.level_time.resize(levels_.size());
     for (std::size_t k = 0; k < levels_.size(); ++k) {
         run.level_count[k] = levels_[k].size();
-        run.level_time[k] = levels_[k].empty() ? 0.0 : b_.t[std::size_t(levels_[k][0])];
+        run.level_time[k] = level_start(k);
     }
     run.level_dts = level_dts_.data();
     run.max_level = p_.max_level;

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "nbody/sim/hermite/block_clock.hpp"
-
 #include "nbody/sim/hermite/predictor.hpp"
 #include "nbody/sim/types.hpp"
 
@@ -138,8 +137,6 @@ struct DeviceBlocks {
     int max_level = 0;
     double eta = 0, eps2 = 0;
     double t_end = 0;       // relative: no block ends after it
-    // block_clock.hpp's level_end() of level k.
-    double level_end(std::size_t k) const { return hermite::level_end(level_count[k] > 0, level_time[k], level_dts[k]); }
     double pair_budget = 0; // no block after the first starts once the blocks taken have computed this many pairs
     // Out.
     double now = 0;         // relative time of the last block taken
@@ -148,6 +145,9 @@ struct DeviceBlocks {
     // The next block failed a check (a force or corrected state not finite, a step below the smallest
     // level): nothing of it is kept, and the host integrator takes it again to say why.
     bool stopped = false;
+
+    // block_clock.hpp's level_end() of level k.
+    double level_end(std::size_t k) const { return hermite::level_end(level_count[k] > 0, level_time[k], level_dts[k]); }
 };
 // The per-body state (by address) that block steps on the GPU change, for the integrator's arrays.
 struct DeviceBlockState {

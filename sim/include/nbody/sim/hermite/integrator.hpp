@@ -193,7 +193,8 @@ public:
 
 private:
     double level_dt(int level) const { return level_dts_[std::size_t(level)]; }  // level in 0..max_level + 1
-    double level_end(std::size_t k) const;  // block_clock.hpp's level_end() of level k
+    double level_start(std::size_t k) const;  // when level k's bodies started their steps (0: none there)
+    double level_end(std::size_t k) const;    // block_clock.hpp's level_end() of level k
     void build_levels();
     JParticle j_particle(std::size_t i) const;  // body i as the engine stores it (a / 2, jerk / 6, ...)
     void upload_all();  // every body's j-particle to the engine
