@@ -264,7 +264,11 @@ int run_hermite(const HermiteRunOptions& o) {
             }
         }
         if (!interrupted) h.evolve(*o.t_end);
-    } catch (const hermite::HermiteError& e) {
+    } catch (const std::runtime_error& e) {
+        // A failing block (HermiteError: every rank meets it) or, in one process, the engine's GPUs
+        // failing under it: the integrator still holds its last good state. Under mpirun any other
+        // failure is one rank's, which must end every rank (main's abort), not write alone.
+        if (launch_ranks() > 1 && !dynamic_cast<const hermite::HermiteError*>(&e)) throw;
         std::fprintf(stderr, "nbody: %s\n", e.what());
         if (!o.output.empty()) {
             write_output(o.output, in, h,

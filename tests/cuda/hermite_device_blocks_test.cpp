@@ -10,6 +10,8 @@
 #include <cstring>
 #include <iomanip>
 #include <functional>
+#include <future>
+#include <numeric>
 #include <memory>
 #include <string>
 #include <vector>
@@ -189,6 +191,57 @@ TEST(HermiteDeviceBlocks, TwoGpusTakeTheHostsTwoGpuStepsBitForBit) {
                 (unsigned long long)gpu.stats.blocks, host.seconds, gpu.seconds);
     ASSERT_TRUE(gpu.error.empty()) << gpu.error;
     expect_same_run(gpu, host);
+}
+
+// A GPU's thread that fails in a block step (an injected failure just before a spread evaluation, where
+// a refused allocation would throw) stops the other GPUs' threads: the call ends with the cause, naming
+// the GPU, instead of the others waiting in NCCL for it; the integrator keeps the state it had before
+// the call; the engine refuses more work with the reason. On every GPU there is, up to four, with the
+// failure on the last GPU's thread and on the first's (the caller's own thread).
+TEST(HermiteDeviceBlocks, AGpuThatFailsStopsTheOthersInsteadOfHangingThem) {
+    REQUIRE_GPUS(2);
+    if (!comm::have_nccl()) GTEST_SKIP() << "a build without NCCL";
+    int count = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+    std::vector<int> devices(std::size_t(std::min(count, 4)));
+    std::iota(devices.begin(), devices.end(), 0);
+    for (const int failing : {int(devices.size()) - 1, 0}) {
+        EngineConfig config{.devices = devices};
+        config.fault_for_tests = {.gpu = failing, .spread_block = 2};
+        std::unique_ptr<ForceEngine> engine = make_force_engine(EngineKind::Cuda, config);
+        engine->join_local_gpus(comm::make_nccl_communicators(devices));
+        HermiteIntegrator h = started(std::move(engine), true, {});
+        const Bodies before = h.bodies();
+        const double t_before = h.time();
+        auto advance = [&h] {
+            try {
+                h.advance_blocks(0.125, INFINITY);
+                return std::string("no failure");
+            } catch (const std::runtime_error& e) {
+                return std::string(e.what());
+            }
+        };
+        // In a thread of its own, so that a hang fails this test rather than stopping the suite.
+        std::future<std::string> call = std::async(std::launch::async, advance);
+        if (call.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+            std::fprintf(stderr, "FAILED: GPU %d's failure left the block steps of %zu GPUs waiting for 60 s\n", failing,
+                         devices.size());
+            std::_Exit(1);
+        }
+        const std::string error = call.get();
+        std::printf("%zu GPUs, GPU %d failing: %s\n", devices.size(), failing, error.c_str());
+        EXPECT_NE(error.find("GPU " + std::to_string(failing) + " (device " + std::to_string(failing) + ") failed"), std::string::npos) << error;
+        EXPECT_NE(error.find("injected failure before spread evaluation 2"), std::string::npos) << error;
+        EXPECT_EQ(h.time(), t_before);
+        const Bodies after = h.bodies();
+        ASSERT_EQ(after.size(), before.size());
+        std::size_t moved = 0;
+        for (std::size_t i = 0; i < before.size(); ++i)
+            if (!same_bits(after.x[i], before.x[i]) || !same_bits(after.v[i], before.v[i]) || after.t[i] != before.t[i]) ++moved;
+        EXPECT_EQ(moved, 0u) << "bodies changed by a call that failed";
+        const std::string again = advance();
+        EXPECT_NE(again.find("this engine takes no more"), std::string::npos) << again;
+    }
 }
 
 // Without communicators between its GPUs the engine says why its blocks stay on the host; a wrong set

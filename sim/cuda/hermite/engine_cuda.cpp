@@ -339,6 +339,7 @@ public:
     // end after run.t_end, the pair budget is spent or a block fails its checks (take_blocks).
     void step_blocks(DeviceBlocks& run, const DeviceBlockState& state) override {
         if (const std::string why = device_blocks_unavailable(); !why.empty()) throw std::logic_error("cuda force engine: " + why);
+        if (!lost_.empty()) throw std::runtime_error(lost_);
         const std::size_t n = state.x.size();
         const std::size_t levels = std::size_t(run.max_level) + 1;
         if (n == 0 || n > capacity_ || run.max_level > 62 || run.level_count.size() != levels || run.level_time.size() != levels)
@@ -356,6 +357,7 @@ private:
     // kernels in turn (GPU g computes while the host queues GPU g + 1's); finish() waits for each
     // GPU and unpacks (several: adds) the results.
     void launch(double t, std::size_t nj, std::span<const IParticle> in, double eps2, bool want_neighbours) {
+        if (!lost_.empty()) throw std::runtime_error(lost_);
         if (nj > capacity_) throw std::invalid_argument("cuda force engine: " + std::to_string(nj) + " j-particles asked for, " + std::to_string(capacity_) + " stored");
         const int ni = int(in.size());
         launched_ = {true, std::size_t(ni), nj, want_neighbours, 1};
@@ -840,17 +842,27 @@ private:
     }
     // The blocks on this process's GPU, or on each of its GPUs driven by a thread of its own as an
     // mpirun rank drives its GPU (one thread queueing every GPU's ~12 calls a block took 170 us a
-    // block more than four ranks on four H200s, run 181; a thread per GPU, 100 us more, with or
-    // without two barriers a block: runs 182-183, the rest likely the driver's locks that the threads
-    // of one process share). Every
-    // thread decides the blocks from its own copy of the levels (the same decisions from the same
-    // counts), fits its own GPU, gathers through its own communicator (NCCL: one thread per
-    // communicator), and moves its levels by its own GPU's counts. They meet only where the engine's
-    // order is made again (reorder() touches every GPU and the host's slot maps): the first thread
-    // makes it while the others wait.
+    // block more than four ranks on four H200s, run 181; a thread per GPU, 100 us more: runs 182-183,
+    // the rest likely the driver's locks that the threads of one process share). Every thread decides
+    // the blocks from its own copy of the levels (the same decisions from the same counts), fits its
+    // own GPU, gathers through its own communicator (NCCL: one thread per communicator), and moves
+    // its levels by its own GPU's counts. They meet where the engine's order is made again (reorder()
+    // touches every GPU and the host's slot maps: the first thread makes it while the others wait)
+    // and before each spread evaluation's gather (a meeting a block cost nothing measurable, run 182).
+    // The meetings are what keeps a failure from hanging the others: a thread that fails (a refused
+    // allocation, a launch) says so and leaves; every thread reads the same verdict at the next
+    // meeting and stops before a collective that would wait for the one that left. Not covered: a
+    // failure inside the gather's own call, or a kernel fault on one GPU after its gather was queued
+    // (its NCCL kernel never runs); only ncclCommAbort undoes those.
     void take_blocks(DeviceBlocks& run, std::size_t nj) {
         const std::size_t gpus = gpus_.size();
-        std::barrier<> reordering{static_cast<std::ptrdiff_t>(gpus)};
+        std::atomic<bool> failing{false};
+        bool stop_now = false;  // the verdict of a meeting, the same for every thread
+        std::barrier meeting{static_cast<std::ptrdiff_t>(gpus), [&]() noexcept { stop_now = failing.load(); }};
+        const auto meet = [&] {
+            meeting.arrive_and_wait();
+            return !stop_now;
+        };
         const OrderState order_at_start{!slot_of_.empty(), ordered_nj_, updates_since_order_};
         std::vector<std::exception_ptr> failed(gpus);
         auto drive = [&](std::size_t g) {
@@ -859,12 +871,13 @@ private:
             if (g > 0) copy = run;
             OrderState order = order_at_start;
             Gpu& gpu = *gpus_[g];
+            int spread_blocks = 0;
             try {
                 for (Block b = decide_block(mine, nj); b.ni > 0; b = decide_block(mine, nj)) {
                     if (reorder_due(order, nj, b.variant.far_tiles)) {
-                        reordering.arrive_and_wait();
+                        if (!meet()) break;
                         if (g == 0) keep_order(nj, b.variant.far_tiles);
-                        reordering.arrive_and_wait();
+                        if (!meet()) break;
                         const bool spatial = b.variant.far_tiles;  // what keep_order's reorder leaves
                         order = {spatial, spatial ? nj : 0, 0};
                     }
@@ -876,6 +889,8 @@ private:
                     fit_block_buffers(gpu, b);
                     queue_block(gpu, b, mine);
                     if (b.sharers > 1) {
+                        fail_if_injected(g, ++spread_blocks);
+                        if (!meet()) break;
                         const ScopedDevice on(gpu.device);
                         gather_results(gpu, config_.ranks > 1 ? *ranks_ : *local_comms_[g], std::size_t(b.ni));
                     }
@@ -884,14 +899,40 @@ private:
                 }
             } catch (...) {
                 failed[g] = std::current_exception();
+                failing = true;
             }
+            meeting.arrive_and_drop();
         };
         std::vector<std::thread> threads;
         for (std::size_t g = 1; g < gpus; ++g) threads.emplace_back(drive, g);
         drive(0);
         for (std::thread& t : threads) t.join();
-        for (const std::exception_ptr& e : failed)
-            if (e) std::rethrow_exception(e);
+        for (std::size_t g = 0; g < gpus; ++g)
+            if (failed[g]) lose_gpu_state(g, failed[g]);
+    }
+    // A GPU's thread failed in take_blocks: the GPUs may have taken blocks the host never saw (and
+    // not all the same ones), so the engine takes no more work; the integrator keeps the state it had
+    // before the call. Throws the cause, naming the GPU.
+    [[noreturn]] void lose_gpu_state(std::size_t g, const std::exception_ptr& failure) {
+        std::string cause = "unknown error";
+        try {
+            std::rethrow_exception(failure);
+        } catch (const std::bad_alloc&) {
+            cause = "out of host memory";
+        } catch (const std::exception& e) {
+            cause = e.what();
+        } catch (...) {
+        }
+        const std::string where = "GPU " + std::to_string(g) + " (device " + std::to_string(gpus_[g]->device) + ")";
+        lost_ = "cuda force engine: the block steps on the GPUs stopped when " + where + " failed (" + cause +
+                "); the run keeps the state before those steps, and this engine takes no more (start the run again)";
+        throw std::runtime_error("cuda force engine: " + where + " failed in a block step: " + cause);
+    }
+    // EngineConfig::fault_for_tests: GPU g's thread fails before its k-th spread evaluation's meeting.
+    void fail_if_injected(std::size_t g, int spread_block) const {
+        const EngineConfig::InjectedFault& f = config_.fault_for_tests;
+        if (f.gpu == int(g) && f.spread_block == spread_block)
+            throw std::runtime_error("an injected failure before spread evaluation " + std::to_string(spread_block));
     }
     // Every GPU's block-step buffers, its per-slot jerks, levels and potentials from the integrator's (by
     // address: scattered to the slots on the GPU) and the level steps. The j-memory holds the rest.
@@ -1027,6 +1068,7 @@ private:
     // Block steps on the GPU: NCCL communicators between this process's GPUs (join_local_gpus), and the
     // page-locked counters read each block, their reset values, and the state's way up and down.
     std::vector<std::unique_ptr<comm::DeviceCommunicator>> local_comms_;
+    std::string lost_;  // why the GPUs' state no longer matches the host's (lose_gpu_state): no more work
     nbody::cuda::PinnedBuffer<int> counters_reset_;
     nbody::cuda::PinnedBuffer<Real4> block_io_;
 };

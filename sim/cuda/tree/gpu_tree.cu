@@ -567,7 +567,8 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
     int deepest = 0;
     const int groups = __ldg(p.group_count);
     const int gs = share_start(groups, p.group_share_begin), ge = share_start(groups, p.group_share_end);
-    const int slots = p.group_order != nullptr ? ge - gs + p.ordered : ge - gs;
+    const int ahead = p.group_order != nullptr ? p.ordered : 0;  // slots of the costliest groups (at least 1 with an order)
+    const int slots = ge - gs + ahead;
     const int share_first = share_start(slots, p.share_begin), share_end = share_start(slots, p.share_end);
 
     for (;;) {
@@ -575,12 +576,12 @@ __global__ void __launch_bounds__(kWalkBlock) walk_kernel(const WalkParams p) {
         if (lane == 0) g = share_first + int(atomicAdd(p.counters, 1u));
         g = __shfl_sync(kFull, g, 0);
         if (g >= share_end) break;
-        if (p.group_order != nullptr && g < p.ordered) {
+        if (g < ahead) {
             g = __ldg(p.group_order + g);
             if (g < gs || g >= ge) continue;  // fewer groups than slots ahead: their empty entries sort last
         } else {
-            g = gs + g - (p.group_order != nullptr ? p.ordered : 0);
-            if (p.group_order != nullptr && __ldg(p.taken + g) != 0) continue;  // walked among the costliest
+            g = gs + g - ahead;
+            if (ahead > 0 && __ldg(p.taken + g) != 0) continue;  // walked among the costliest
         }
         const int begin = __ldg(p.group_start + g), end = g + 1 < groups ? __ldg(p.group_start + g + 1) : p.n;
         unsigned long long listed_bodies = 0, listed_cells = 0, tested = 0;

@@ -123,6 +123,13 @@ struct EngineConfig {
     // spread evaluation computes only this rank's range of the slots (the range GPU `rank` of `ranks`
     // in one process computes), any other the whole. 1: alone.
     int rank = 0, ranks = 1;
+    // For tests only (no option sets it): in block steps on several GPUs of one process, the thread of
+    // GPU `gpu` fails before its `spread_block`-th spread evaluation (1: the first), as a refused
+    // allocation there would, to show that the others stop rather than wait for it.
+    struct InjectedFault {
+        int gpu = -1;
+        int spread_block = 0;
+    } fault_for_tests;
 };
 
 // Block steps of the 4th order taken whole on the engine's GPUs (HermiteIntegrator::advance_blocks):
