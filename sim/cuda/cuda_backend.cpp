@@ -22,6 +22,7 @@
 #include "force_kernel.hpp"
 #include "gpu_workers.hpp"
 #include "peer_gate.hpp"
+#include "peer_meeting.hpp"
 #include "precision_state.hpp"
 #include "share_start.cuh"
 #include "symmetric_kernel.hpp"
@@ -157,6 +158,14 @@ struct CudaBackend::Impl {
     // The GPUs of one process (`--gpus`): the collective waits for every GPU's share (peer_gate.hpp).
     std::shared_ptr<const cuda::PeerGate> gate;
     std::uint32_t gate_pass = 0;
+    // ... and their host threads meet before each collective (peer_meeting.hpp), so that one that
+    // fails stops the others before it: set by for_every_gpu for the length of a call.
+    cuda::PeerMeeting* meeting = nullptr;
+    long long collectives_queued = 0;
+    long long fail_before_collective = 0;  // CudaBackend::fail_for_tests
+    // On the first GPU: why the GPUs' states parted (a call failed on some of them); until the next
+    // load() every call on them says so.
+    std::string parted;
     long long step_calls = 0;
     // The ranks' share times cross between the GPUs without the host waiting for them: a host
     // all-gather waits for the collective queued behind the step in flight, and that wait drained
@@ -270,6 +279,7 @@ struct CudaBackend::Impl {
     // is the one-GPU sum, bit for bit); the tree's and the symmetric kernel's partial sums (zeros
     // outside a tree share) are added up. On the communicator's stream, ordered by events.
     void sum_over_ranks() {
+        meet_before_collective();
         const auto comm_stream = static_cast<cudaStream_t>(comm->stream());
         handoff.record(stream.get());
         if (gate) gate->arrive(stream.get(), rank(), ++gate_pass);
@@ -287,10 +297,17 @@ struct CudaBackend::Impl {
         CUDA_CHECK(cudaStreamWaitEvent(stream.get(), summed.get()));
     }
 
+    void meet_before_collective() {
+        if (++collectives_queued == fail_before_collective)
+            throw std::runtime_error("an injected failure before collective " + std::to_string(collectives_queued));
+        if (meeting != nullptr && !meeting->meet()) throw cuda::StoppedForAPeer();
+    }
+
     // NCCL connects the ranks at their first collective of each kind (hundreds of ms between
     // processes): made here, so that the first step is not charged with it.
     void warm_up_collectives() {
         use_device();
+        meet_before_collective();
         const std::size_t ranks_count = static_cast<std::size_t>(ranks());
         DeviceBuffer<float> values(4 * ranks_count + 4);
         CUDA_CHECK(cudaMemset(values.get(), 0, values.bytes()));
@@ -329,6 +346,7 @@ struct CudaBackend::Impl {
     // This rank's times into its slots, gathered into every rank's slots on the communicator's
     // stream (after the collective of the step just queued, as on every rank), copied back.
     void post_share_time() {
+        meet_before_collective();
         ShareTimes& t = share_times;
         const std::size_t count = kShareFigures * std::size_t(ranks()), mine = kShareFigures * std::size_t(rank());
         if (t.host.size() != count) t.host = PinnedBuffer<float>(count), t.device = DeviceBuffer<float>(count);
@@ -444,18 +462,71 @@ struct CudaBackend::Impl {
 
 void CudaBackend::for_every_gpu(const std::function<void(CudaBackend&)>& own,
                                 const std::function<void(CudaBackend&)>& peer) {
+    if (!impl_->parted.empty()) throw std::runtime_error(impl_->parted);
     // While the peers are set aside this backend is a one-GPU backend: `own` runs its usual code.
     std::vector<std::unique_ptr<CudaBackend>> peers = std::move(impl_->peers);
-    try {
-        impl_->workers->run([&](int k) {
+    const std::size_t gpus = peers.size() + 1;
+    const auto impl_of = [&](std::size_t k) -> Impl& { return k == 0 ? *impl_ : *peers[k - 1]->impl_; };
+    cuda::PeerMeeting meeting(static_cast<std::ptrdiff_t>(gpus));
+    std::vector<std::exception_ptr> failed(gpus);
+    for (std::size_t k = 0; k < gpus; ++k) impl_of(k).meeting = &meeting;
+    impl_->workers->run([&](int k) {
+        try {
             if (k == 0) own(*this);
             else (peer ? peer : own)(*peers[std::size_t(k) - 1]);
-        });
-    } catch (...) {
-        impl_->peers = std::move(peers);
-        throw;
-    }
+        } catch (...) {
+            failed[std::size_t(k)] = std::current_exception();
+            meeting.fail();
+        }
+        meeting.leave();
+    });
+    for (std::size_t k = 0; k < gpus; ++k) impl_of(k).meeting = nullptr;
+    std::vector<int> devices(gpus);
+    for (std::size_t k = 0; k < gpus; ++k) devices[k] = impl_of(k).device;
     impl_->peers = std::move(peers);
+    rethrow_gpu_failure(failed, devices);
+}
+
+// A call that failed on some GPUs of the process: the cause is the first GPU's own error (not a
+// GPU that stopped for it). Where every GPU failed of its own cause (bad input, memory refused on
+// each) they stay alike and the error goes on as it was thrown; otherwise their states parted, and
+// the error names the GPU and says so.
+void CudaBackend::rethrow_gpu_failure(const std::vector<std::exception_ptr>& failed, const std::vector<int>& devices) {
+    const auto stopped_for_a_peer = [](const std::exception_ptr& e) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const cuda::StoppedForAPeer&) {
+            return true;
+        } catch (...) {
+            return false;
+        }
+    };
+    std::size_t cause = failed.size(), own_failures = 0;
+    for (std::size_t k = 0; k < failed.size(); ++k)
+        if (failed[k] && !stopped_for_a_peer(failed[k])) {
+            ++own_failures;
+            if (cause == failed.size()) cause = k;
+        }
+    if (cause == failed.size()) return;
+    if (own_failures == failed.size()) std::rethrow_exception(failed[cause]);
+    std::string what = "unknown error";
+    try {
+        std::rethrow_exception(failed[cause]);
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+    }
+    const std::string gpu = "GPU " + std::to_string(cause) + " (device " + std::to_string(devices[cause]) + ")";
+    impl_->parted = "several GPUs: their states parted when " + gpu + " failed (" + what +
+                    "); nothing more runs on them until the state is loaded again";
+    throw std::runtime_error(gpu + " failed: " + what + "; the other GPUs stopped with it");
+}
+
+void CudaBackend::fail_for_tests(int gpu, int collective) {
+    if (gpu < 0 || std::size_t(gpu) > impl_->peers.size())
+        throw std::invalid_argument("fail_for_tests: no GPU " + std::to_string(gpu));
+    Impl& m = gpu == 0 ? *impl_ : *impl_->peers[std::size_t(gpu) - 1]->impl_;
+    m.fail_before_collective = m.collectives_queued + collective;
 }
 
 CudaBackend::CudaBackend(int device) : impl_(nullptr) {
@@ -495,7 +566,10 @@ CudaBackend::~CudaBackend() {
 }
 
 void CudaBackend::load(const State& state) {
-    if (!impl_->peers.empty()) return for_every_gpu([&](CudaBackend& gpu) { gpu.load(state); });
+    if (!impl_->peers.empty()) {
+        impl_->parted.clear();  // every GPU takes the same state again, or the call says what failed
+        return for_every_gpu([&](CudaBackend& gpu) { gpu.load(state); });
+    }
     state.validate();
     const std::size_t n = state.size();
     if (n > kMaxBodies)

@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <exception>
 #include <thread>
 #include <chrono>
@@ -34,6 +33,7 @@
 #include "../../src/hermite/batch_order.hpp"
 #include "../../src/hermite/parallel.hpp"
 #include "../cuda_raii.hpp"
+#include "../peer_meeting.hpp"
 #include "engine_cuda.hpp"
 #include "device_blocks.hpp"
 #include "hermite_kernels.hpp"
@@ -848,21 +848,13 @@ private:
     // own GPU, gathers through its own communicator (NCCL: one thread per communicator), and moves
     // its levels by its own GPU's counts. They meet where the engine's order is made again (reorder()
     // touches every GPU and the host's slot maps: the first thread makes it while the others wait)
-    // and before each spread evaluation's gather (a meeting a block cost nothing measurable, run 182).
-    // The meetings are what keeps a failure from hanging the others: a thread that fails (a refused
-    // allocation, a launch) says so and leaves; every thread reads the same verdict at the next
-    // meeting and stops before a collective that would wait for the one that left. Not covered: a
-    // failure inside the gather's own call, or a kernel fault on one GPU after its gather was queued
-    // (its NCCL kernel never runs); only ncclCommAbort undoes those.
+    // and before each spread evaluation's gather (a meeting a block cost nothing measurable, run 182),
+    // so that a thread that fails (a refused allocation, a launch) never leaves the others in a gather
+    // (peer_meeting.hpp).
     void take_blocks(DeviceBlocks& run, std::size_t nj) {
         const std::size_t gpus = gpus_.size();
-        std::atomic<bool> failing{false};
-        bool stop_now = false;  // the verdict of a meeting, the same for every thread
-        std::barrier meeting{static_cast<std::ptrdiff_t>(gpus), [&]() noexcept { stop_now = failing.load(); }};
-        const auto meet = [&] {
-            meeting.arrive_and_wait();
-            return !stop_now;
-        };
+        nbody::cuda::PeerMeeting meeting(static_cast<std::ptrdiff_t>(gpus));
+        const auto meet = [&meeting] { return meeting.meet(); };
         const OrderState order_at_start{!slot_of_.empty(), ordered_nj_, updates_since_order_};
         std::vector<std::exception_ptr> failed(gpus);
         auto drive = [&](std::size_t g) {
@@ -899,9 +891,9 @@ private:
                 }
             } catch (...) {
                 failed[g] = std::current_exception();
-                failing = true;
+                meeting.fail();
             }
-            meeting.arrive_and_drop();
+            meeting.leave();
         };
         std::vector<std::thread> threads;
         for (std::size_t g = 1; g < gpus; ++g) threads.emplace_back(drive, g);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -231,6 +232,10 @@ public:
     // time over the slowest; 1 is perfect). With `tree_phases`, each tree share's phases after its
     // time: "GPU 0: 44.0 % in 8.33 ms (tree build 0.98, moments 0.93, walk 6.40); ..." (bench).
     static std::string describe(const std::vector<GpuShare>& shares, bool tree_phases = false);
+    // For tests only (no option sets it): GPU `gpu` of use_gpus() (0: this backend's) throws before
+    // its `collective`-th collective from now (1: the next), as a refused allocation there would,
+    // to show that the other GPUs stop rather than wait in it.
+    void fail_for_tests(int gpu, int collective);
 
 private:
     void attach_rank(std::unique_ptr<comm::DeviceCommunicator> comm);
@@ -238,6 +243,7 @@ private:
     // thread (cuda::GpuWorkers), all at once.
     void for_every_gpu(const std::function<void(CudaBackend&)>& own,
                        const std::function<void(CudaBackend&)>& peer = {});
+    void rethrow_gpu_failure(const std::vector<std::exception_ptr>& failed, const std::vector<int>& devices);
 
     struct Impl;
     std::unique_ptr<Impl> impl_;
