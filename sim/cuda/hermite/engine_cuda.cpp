@@ -24,6 +24,8 @@
 #include <atomic>
 #include <exception>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -348,6 +350,7 @@ public:
         flush();
         extras_ = k::kNoExtras;  // block steps look for no neighbour
         upload_block_state(run, state, n);
+        fit_every_block(n);
         take_blocks(run, n);
         download_block_state(state, n);
     }
@@ -726,17 +729,25 @@ private:
     // allows, so that each GPU's tiles, and the kernel's loop for each warp and tile, are one GPU's; all
     // of them for one), j-split and i-side buffers.
     void fit_range(Gpu& gpu, std::size_t g, std::size_t used, const k::ForceVariant& v, int ni, std::size_t nj) {
+        const ScopedDevice on(gpu.device);
+        std::tie(gpu.first, gpu.count) = slot_range(g, used, v, nj);
+        gpu.split = j_split(ni, gpu.count, v, gpu.sm_count);
+        ensure_i(gpu, std::size_t((ni + v.block - 1) / v.block * v.block), std::size_t(gpu.split));
+    }
+    // GPU g's first slot and count of nj.
+    std::pair<std::size_t, std::size_t> slot_range(std::size_t g, std::size_t used, const k::ForceVariant& v, std::size_t nj) const {
         const std::size_t tile = std::size_t(v.block);
         auto range_start = [&](std::size_t s) {
             const std::size_t at = nj * s / used;
             return s == used ? nj : nj >= used * tile ? at / tile * tile : at;
         };
         const std::size_t share = used == 1 ? 0 : config_.ranks > 1 ? std::size_t(config_.rank) : g;
-        const ScopedDevice on(gpu.device);
-        gpu.first = range_start(share), gpu.count = range_start(share + 1) - gpu.first;
-        gpu.split = config_.j_split > 0 ? config_.j_split
-                                        : k::choose_j_split(ni, int(gpu.count), v.block, gpu.sm_count, v.bodies_per_thread, v.far_tiles);
-        ensure_i(gpu, std::size_t((ni + v.block - 1) / v.block * v.block), std::size_t(gpu.split));
+        const std::size_t first = range_start(share);
+        return {first, range_start(share + 1) - first};
+    }
+    int j_split(int ni, std::size_t count, const k::ForceVariant& v, int sm_count) const {
+        return config_.j_split > 0 ? config_.j_split
+                                   : k::choose_j_split(ni, int(count), v.block, sm_count, v.bodies_per_thread, v.far_tiles);
     }
 
     // On `gpu` (current): the j-particles of its range predicted to t, and the forces on `batch` from
@@ -771,27 +782,66 @@ private:
     };
     // The next block from the levels (ni 0: none), without touching the engine.
     Block decide_block(const DeviceBlocks& run, std::size_t nj) const {
-        Block b;
-        if (run.stopped) return b;
+        if (run.stopped) return {};
         const std::size_t levels = run.level_count.size();
         const double t_next = next_block_time(levels, [&run](std::size_t k) { return run.level_end(k); });
-        if (!(t_next <= run.t_end) || (run.blocks > 0 && run.interactions >= run.pair_budget)) return b;
+        if (!(t_next <= run.t_end) || (run.blocks > 0 && run.interactions >= run.pair_budget)) return {};
         std::size_t ni = 0;
+        unsigned long long mask = 0;
         for (std::size_t k = 0; k < levels; ++k)
-            if (run.level_end(k) == t_next) b.mask |= 1ull << k, ni += run.level_count[k];
-        b.t = t_next, b.ni = int(ni), b.nj = nj;
+            if (run.level_end(k) == t_next) mask |= 1ull << k, ni += run.level_count[k];
+        Block b = block_of(int(ni), nj);
+        b.t = t_next, b.mask = mask;
+        return b;
+    }
+    // A block of ni bodies on nj: its kernel variant and padding (ds, no extras, no snap:
+    // device_blocks_unavailable).
+    Block block_of(int ni, std::size_t nj) const {
+        Block b;
+        b.ni = ni, b.nj = nj;
         b.variant = variant_;
         b.variant.extras = k::kNoExtras;
         b.variant.bodies_per_thread = k::bodies_per_thread_for(config_.bodies_per_thread, b.variant.precision, k::kNoExtras, b.ni, b.variant.block);
-        b.variant.far_tiles = b.ni >= kFarTilesFrom;  // ds, no extras, no snap (device_blocks_unavailable)
+        b.variant.far_tiles = b.ni >= kFarTilesFrom;
         b.ni_pad = (b.ni + b.variant.block - 1) / b.variant.block * b.variant.block;
         return b;
     }
-    void fit_block_buffers(Gpu& gpu, const Block& b) {
-        if (gpu.slots.size() >= std::size_t(b.ni_pad)) return;
+    void fit_block_buffers(Gpu& gpu, std::size_t ni_pad) {
+        if (gpu.slots.size() >= ni_pad) return;
         const ScopedDevice on(gpu.device);
-        gpu.slots = DeviceBuffer<int>(std::size_t(b.ni_pad));
-        gpu.batch_xv = DeviceBuffer<Real4>(2 * std::size_t(b.ni_pad)), gpu.staged = DeviceBuffer<Real4>(2 * std::size_t(b.ni_pad));
+        gpu.slots = DeviceBuffer<int>(ni_pad);
+        gpu.batch_xv = DeviceBuffer<Real4>(2 * ni_pad), gpu.staged = DeviceBuffer<Real4>(2 * ni_pad);
+    }
+    // Every GPU's block buffers and partial sums sized for any block of up to nj bodies, before the
+    // blocks: a block that allocated waited for its GPU (cudaFree) and, in the threads of one process,
+    // for the other threads' allocations in the driver (device run 197: fitting the blocks took 70-80 ms
+    // of a 0.68 s run at 128K on four GPUs in one process, 25 ms a rank, 9-12 ms on one GPU). The sizes
+    // are the largest over every block size (scanned once per nj: ~2 nj / 128 evaluations of the split
+    // rule); the fit of each block still grows them should one exceed that.
+    void fit_every_block(std::size_t nj) {
+        if (nj != partials_for_.nj) {
+            partials_for_ = {nj, std::vector<std::size_t>(gpus_.size(), 0)};
+            const int step = variant_.block;
+            for (int pad = step; pad < int(nj) + step; pad += step)
+                for (const int ni : {pad - step + 1, std::min(pad, int(nj))}) {
+                    if (ni < 1 || ni > int(nj)) continue;
+                    const Block b = block_of(ni, nj);
+                    const std::size_t used = sharers_of(ni, nj);
+                    for (std::size_t g = 0; g < gpus_.size(); ++g) {
+                        const std::size_t count = slot_range(g, used, b.variant, nj).second;
+                        const int split = j_split(ni, count, b.variant, gpus_[g]->sm_count);
+                        partials_for_.most[g] = std::max(partials_for_.most[g], std::size_t(b.ni_pad) * std::size_t(split));
+                    }
+                }
+        }
+        const std::size_t most_pad = block_of(int(nj), nj).ni_pad;
+        for (std::size_t g = 0; g < gpus_.size(); ++g) {
+            Gpu& gpu = *gpus_[g];
+            fit_block_buffers(gpu, std::size_t(most_pad));
+            const ScopedDevice on(gpu.device);
+            ensure_rows(gpu, std::size_t(most_pad));
+            ensure_partials(gpu, partials_for_.most[g]);
+        }
     }
     // On `gpu`: the block's bodies selected, predicted and their forces (this GPU's range of the slots).
     void queue_block(Gpu& gpu, const Block& b, const DeviceBlocks& run) {
@@ -878,7 +928,7 @@ private:
                     b.sharers = sharers_of(b.ni, nj);
                     if (g == 0 && b.sharers > 1) ++spread_evaluations_;
                     fit_range(gpu, g, b.sharers, b.variant, b.ni, nj);
-                    fit_block_buffers(gpu, b);
+                    fit_block_buffers(gpu, std::size_t(b.ni_pad));
                     queue_block(gpu, b, mine);
                     if (b.sharers > 1) {
                         fail_if_injected(g, ++spread_blocks);
@@ -1000,6 +1050,10 @@ private:
     std::size_t i_rows() const { return variant_.snap ? 3 : 2; }
     // `gpu`'s i-side buffers for ni_pad bodies and a j-split of `split` (its device current).
     void ensure_i(Gpu& gpu, std::size_t ni_pad, std::size_t split) {
+        ensure_rows(gpu, ni_pad);
+        ensure_partials(gpu, ni_pad * split);
+    }
+    void ensure_rows(Gpu& gpu, std::size_t ni_pad) {
         if (gpu.ni_capacity < ni_pad) {
             const std::size_t rows = i_rows();
             // r: the rows, then the nearest indices (ni ints: ni / 8 more Real4, rounded up).
@@ -1010,10 +1064,12 @@ private:
             gpu.nb_ids = DeviceBuffer<int>(ni_pad * std::size_t(config_.max_neighbours));
             gpu.ni_capacity = ni_pad;
         }
-        if (gpu.p_acc.size() < ni_pad * split) {
-            gpu.p_acc = DeviceBuffer<Real4>(ni_pad * split), gpu.p_jerk = DeviceBuffer<Real4>(ni_pad * split);
-            gpu.p_nn = DeviceBuffer<int>(ni_pad * split);
-            if (variant_.snap) gpu.p_snap = DeviceBuffer<Real4>(ni_pad * split);
+    }
+    void ensure_partials(Gpu& gpu, std::size_t entries) {
+        if (gpu.p_acc.size() < entries) {
+            gpu.p_acc = DeviceBuffer<Real4>(entries), gpu.p_jerk = DeviceBuffer<Real4>(entries);
+            gpu.p_nn = DeviceBuffer<int>(entries);
+            if (variant_.snap) gpu.p_snap = DeviceBuffer<Real4>(entries);
         }
     }
 
@@ -1061,6 +1117,10 @@ private:
     // page-locked counters read each block, their reset values, and the state's way up and down.
     std::vector<std::unique_ptr<comm::DeviceCommunicator>> local_comms_;
     std::string lost_;  // why the GPUs' state no longer matches the host's (lose_gpu_state): no more work
+    struct PartialsFor {
+        std::size_t nj = 0;
+        std::vector<std::size_t> most;  // per GPU: the most partial sums a block of up to nj bodies asks
+    } partials_for_;  // fit_every_block
     nbody::cuda::PinnedBuffer<int> counters_reset_;
     nbody::cuda::PinnedBuffer<Real4> block_io_;
 };
