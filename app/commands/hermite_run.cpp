@@ -2,6 +2,7 @@
 
 #include "hermite_run.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -252,10 +253,13 @@ int run_hermite(const HermiteRunOptions& o) {
     auto last = start;
     int interrupted = rank0_decides(InterruptGuard::requested());
     try {
-        // About 0.2-0.5 s of an H100's pairs between two looks at the clock and the signals; every rank
+        // About 0.2-0.5 s of an H100's pairs between two looks at the clock and the signals, times the
+        // GPUs that share them (each look brings the state back and sends it up again: ~5 ms at 128K,
+        // 4-5 % of a run on four GPUs when they looked as often as one, device run 197); every rank
         // stops at the same block (a count, not a time).
         constexpr double kPairsBetweenLooks = 2.5e11;
-        while (!interrupted && h.advance_blocks(*o.t_end, kPairsBetweenLooks)) {
+        const double gpus_sharing = double(std::max<std::size_t>(1, config.devices.size())) * double(launch_ranks());
+        while (!interrupted && h.advance_blocks(*o.t_end, kPairsBetweenLooks * gpus_sharing)) {
             if ((interrupted = rank0_decides(InterruptGuard::requested())) != 0) break;
             const auto now = std::chrono::steady_clock::now();
             if (std::chrono::duration<double>(now - last).count() >= o.progress_seconds) {

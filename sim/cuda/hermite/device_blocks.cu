@@ -1,6 +1,8 @@
 // Block steps of the 4th order on the GPU (device_blocks.hpp). Built with -fmad=false: every
 // expression here rounds as the host's, so a block is the host integrator's to the bit.
 
+#include <algorithm>
+
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -41,8 +43,11 @@ auto by_address(const int* slot_of) {
     return thrust::make_transform_iterator(thrust::counting_iterator<int>(0), SlotOfAddress{slot_of});
 }
 
-__global__ void predict_batch_kernel(JMemory j, const int* slots, int ni, double t, Real4* x, Real4* v) {
+__global__ void predict_batch_kernel(JMemory j, const int* slots, int ni, double t, Real4* x, Real4* v, int* first_bad,
+                                     int* level_counts, int levels) {
     const int k = int(blockIdx.x * blockDim.x + threadIdx.x);
+    if (k == 0) *first_bad = kNoBadBody;
+    if (k < levels) level_counts[k] = 0;
     if (k >= ni) return;
     const int s = slots[k];
     const Real4 xm = j.xm[s], vt = j.vt[s], a2 = j.a2[s], j6 = j.j6[s];
@@ -119,9 +124,11 @@ void select_active(const BlockState& state, const int* slot_of, int n, unsigned 
         CUDA_CHECK(select(scratch, scratch_bytes, by_address(slot_of), out, count, n, active, stream));
 }
 
-void predict_batch(const JMemory& j, const int* slots, int ni, double t, Real4* x, Real4* v, cudaStream_t stream) {
-    if (ni <= 0) return;
-    predict_batch_kernel<<<blocks_for(ni), 256, 0, stream>>>(j, slots, ni, t, x, v);
+void predict_batch(const JMemory& j, const int* slots, int ni, double t, Real4* x, Real4* v, int* first_bad,
+                   int* level_counts, int levels, cudaStream_t stream) {
+    if (ni <= 0 && levels <= 0) return;
+    predict_batch_kernel<<<blocks_for(std::max(ni, levels)), 256, 0, stream>>>(j, slots, ni, t, x, v, first_bad,
+                                                                              level_counts, levels);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -37,8 +37,11 @@ std::size_t select_scratch_bytes(int n);
 // (slot_of: address -> slot) or, `by_slot`, by slot. `count` (device) gets how many.
 void select_active(const BlockState& state, const int* slot_of, int n, unsigned long long level_mask, bool by_slot,
                    int* out, int* count, void* scratch, std::size_t scratch_bytes, cudaStream_t stream);
-// x[k] = (predicted position, h2 = 0), v[k] = (predicted velocity, id = the slot) of slots[k] at time t.
-void predict_batch(const JMemory& j, const int* slots, int ni, double t, Real4* x, Real4* v, cudaStream_t stream);
+// x[k] = (predicted position, h2 = 0), v[k] = (predicted velocity, id = the slot) of slots[k] at time t;
+// and the block's counters made ready for correct_batch and commit_batch: *first_bad = kNoBadBody and
+// level_counts[0, levels) = 0 (one launch less than a copy of them a block).
+void predict_batch(const JMemory& j, const int* slots, int ni, double t, Real4* x, Real4* v, int* first_bad,
+                   int* level_counts, int levels, cudaStream_t stream);
 // The corrector of each active body from its predicted x, v and the forces (results: ni rows of acc |
 // pot, then ni rows of jerk), into staged (ni rows of x | level, then ni rows of v). `grid`: levels may
 // go up where t is a multiple of the doubled step (every block; not a synchronisation).

@@ -850,10 +850,9 @@ private:
         k::select_active(state, gpu.slot_of.get(), int(b.nj), b.mask,
                          b.variant.far_tiles, gpu.slots.get(), gpu.block_counters.get(), gpu.select_scratch.get(),
                          gpu.select_scratch.size(), nullptr);
-        CUDA_CHECK(cudaMemcpyAsync(gpu.block_counters.get() + 1, counters_reset_.get(), sizeof(int) * (run.level_count.size() + 1),
-                                   cudaMemcpyHostToDevice, nullptr));
         Real4* const x = gpu.batch_xv.get();
-        k::predict_batch(j_memory(gpu), gpu.slots.get(), b.ni, b.t, x, x + b.ni, nullptr);
+        k::predict_batch(j_memory(gpu), gpu.slots.get(), b.ni, b.t, x, x + b.ni, gpu.block_counters.get() + 1,
+                         gpu.block_counters.get() + 2, int(run.level_count.size()), nullptr);
         queue_force(gpu, b.variant, {x, x + b.ni, nullptr}, b.ni, b.ni_pad, b.t, run.eps2, true, false);
     }
     // On `gpu`: the corrector, the commit unless a body failed, and its counters read back.
@@ -980,11 +979,6 @@ private:
     // address: scattered to the slots on the GPU) and the level steps. The j-memory holds the rest.
     void upload_block_state(const DeviceBlocks& run, const DeviceBlockState& state, std::size_t n) {
         const std::size_t counters = std::size_t(run.max_level) + 3;
-        if (counters_reset_.size() < counters) {
-            counters_reset_ = nbody::cuda::PinnedBuffer<int>(counters);
-            std::fill_n(counters_reset_.get(), counters, 0);
-            counters_reset_.get()[0] = k::kNoBadBody;  // copied to [1]: the first bad body; then the level counts
-        }
         if (block_io_.size() < 5 * n) block_io_ = nbody::cuda::PinnedBuffer<Real4>(5 * capacity_);
         Real4* const up = block_io_.get();
         parallel_for(
@@ -1121,7 +1115,6 @@ private:
         std::size_t nj = 0;
         std::vector<std::size_t> most;  // per GPU: the most partial sums a block of up to nj bodies asks
     } partials_for_;  // fit_every_block
-    nbody::cuda::PinnedBuffer<int> counters_reset_;
     nbody::cuda::PinnedBuffer<Real4> block_io_;
 };
 
