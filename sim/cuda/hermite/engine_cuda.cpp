@@ -892,7 +892,7 @@ private:
     // The blocks on this process's GPU, or on each of its GPUs driven by a thread of its own as an
     // mpirun rank drives its GPU (one thread queueing every GPU's ~12 calls a block took 170 us a
     // block more than four ranks on four H200s, run 181; a thread per GPU, 100 us more: runs 182-183,
-    // the rest likely the driver's locks that the threads of one process share). Every thread decides
+    // most of it the blocks' allocations, made before them since run 199: fit_every_block). Every thread decides
     // the blocks from its own copy of the levels (the same decisions from the same counts), fits its
     // own GPU, gathers through its own communicator (NCCL: one thread per communicator), and moves
     // its levels by its own GPU's counts. They meet where the engine's order is made again (reorder()
