@@ -471,14 +471,10 @@ void CudaBackend::for_every_gpu(const std::function<void(CudaBackend&)>& own,
     std::vector<std::exception_ptr> failed(gpus);
     for (std::size_t k = 0; k < gpus; ++k) impl_of(k).meeting = &meeting;
     impl_->workers->run([&](int k) {
-        try {
+        cuda::take_part(meeting, failed[std::size_t(k)], [&] {
             if (k == 0) own(*this);
             else (peer ? peer : own)(*peers[std::size_t(k) - 1]);
-        } catch (...) {
-            failed[std::size_t(k)] = std::current_exception();
-            meeting.fail();
-        }
-        meeting.leave();
+        });
     });
     for (std::size_t k = 0; k < gpus; ++k) impl_of(k).meeting = nullptr;
     std::vector<int> devices(gpus);
@@ -509,13 +505,7 @@ void CudaBackend::rethrow_gpu_failure(const std::vector<std::exception_ptr>& fai
         }
     if (cause == failed.size()) return;
     if (own_failures == failed.size()) std::rethrow_exception(failed[cause]);
-    std::string what = "unknown error";
-    try {
-        std::rethrow_exception(failed[cause]);
-    } catch (const std::exception& e) {
-        what = e.what();
-    } catch (...) {
-    }
+    const std::string what = cuda::what_of(failed[cause]);
     const std::string gpu = "GPU " + std::to_string(cause) + " (device " + std::to_string(devices[cause]) + ")";
     impl_->parted = "several GPUs: their states parted when " + gpu + " failed (" + what +
                     "); nothing more runs on them until the state is loaded again";

@@ -14,7 +14,10 @@
 #include <atomic>
 #include <barrier>
 #include <cstddef>
+#include <exception>
+#include <new>
 #include <stdexcept>
+#include <string>
 
 namespace nbody::cuda {
 
@@ -48,5 +51,31 @@ private:
     bool stop_ = false;  // written by the barrier's completion, read by every thread after it
     std::barrier<Verdict> barrier_;
 };
+
+// One thread's part of a meeting: `task`, whose failure is kept in `failure` and said to the others
+// (fail()) before the thread leaves, as it leaves when done.
+template <class Task>
+void take_part(PeerMeeting& meeting, std::exception_ptr& failure, const Task& task) {
+    try {
+        task();
+    } catch (...) {
+        failure = std::current_exception();
+        meeting.fail();
+    }
+    meeting.leave();
+}
+
+// What a failure kept by take_part says, for the message that names its GPU.
+inline std::string what_of(const std::exception_ptr& failure) {
+    try {
+        std::rethrow_exception(failure);
+    } catch (const std::bad_alloc&) {
+        return "out of host memory";
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "unknown error";
+    }
+}
 
 }  // namespace nbody::cuda

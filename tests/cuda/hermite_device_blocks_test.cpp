@@ -22,6 +22,7 @@
 #include "nbody/sim/hermite/force_engine.hpp"
 #include "nbody/sim/hermite/integrator.hpp"
 #include "nbody/sim/ic/plummer.hpp"
+#include "test_support.hpp"
 
 namespace nbody::hermite {
 namespace {
@@ -221,14 +222,9 @@ TEST(HermiteDeviceBlocks, AGpuThatFailsStopsTheOthersInsteadOfHangingThem) {
                 return std::string(e.what());
             }
         };
-        // In a thread of its own, so that a hang fails this test rather than stopping the suite.
         std::future<std::string> call = std::async(std::launch::async, advance);
-        if (call.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-            std::fprintf(stderr, "FAILED: GPU %d's failure left the block steps of %zu GPUs waiting for 60 s\n", failing,
-                         devices.size());
-            std::_Exit(1);
-        }
-        const std::string error = call.get();
+        const std::string error = test::get_within(call, std::chrono::seconds(60),
+                                                   "the block steps of GPUs other than the failing GPU " + std::to_string(failing));
         std::printf("%zu GPUs, GPU %d failing: %s\n", devices.size(), failing, error.c_str());
         EXPECT_NE(error.find("GPU " + std::to_string(failing) + " (device " + std::to_string(failing) + ") failed"), std::string::npos) << error;
         EXPECT_NE(error.find("injected failure before spread evaluation 2"), std::string::npos) << error;

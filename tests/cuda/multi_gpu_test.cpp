@@ -233,13 +233,9 @@ TEST(TwoGpus, AGpuThatFailsStopsTheOthersInsteadOfHangingThem) {
                 return std::string(e.what());
             }
         };
-        // In a thread of its own, so that a hang fails this test rather than stopping the suite.
         std::future<std::string> stepping = std::async(std::launch::async, steps);
-        if (stepping.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-            std::fprintf(stderr, "FAILED: GPU %d's failure left the steps of %zu GPUs waiting for 60 s\n", failing, devices.size());
-            std::_Exit(1);
-        }
-        const std::string error = stepping.get();
+        const std::string error = test::get_within(stepping, std::chrono::seconds(60),
+                                                   "the steps of GPUs other than the failing GPU " + std::to_string(failing));
         std::printf("%zu GPUs, GPU %d failing: %s\n", devices.size(), failing, error.c_str());
         const std::string gpu = "GPU " + std::to_string(failing) + " (device " + std::to_string(failing) + ")";
         EXPECT_NE(error.find(gpu + " failed: an injected failure before collective"), std::string::npos) << error;

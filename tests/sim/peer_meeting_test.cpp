@@ -5,14 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <future>
 #include <thread>
 #include <vector>
 
 #include "../../sim/cuda/peer_meeting.hpp"
+#include "test_support.hpp"
 
 namespace nbody::cuda {
 namespace {
@@ -25,13 +24,7 @@ std::vector<int> on_threads(const std::function<int(int)>& role) {
     std::vector<std::future<int>> running;
     for (int t = 0; t < kThreads; ++t) running.push_back(std::async(std::launch::async, role, t));
     std::vector<int> out;
-    for (std::future<int>& f : running) {
-        if (f.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
-            std::fprintf(stderr, "FAILED: the threads of a meeting still waited after 20 s\n");
-            std::_Exit(1);
-        }
-        out.push_back(f.get());
-    }
+    for (std::future<int>& f : running) out.push_back(test::get_within(f, std::chrono::seconds(20), "a thread of a meeting"));
     return out;
 }
 

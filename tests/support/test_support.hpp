@@ -2,7 +2,10 @@
 // Helpers shared by the test executables.
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -82,6 +85,18 @@ bool wait_for(Ready ready, std::chrono::milliseconds limit = std::chrono::millis
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return true;
+}
+
+// The value of `result` (a std::async of the call under test), waited for at most `limit`. Past that
+// the call hangs, and its thread could not be joined: the test process ends at once, saying what
+// still waited, so that a hang fails the test rather than stopping the suite.
+template <class T>
+T get_within(std::future<T>& result, std::chrono::seconds limit, const std::string& what) {
+    if (result.wait_for(limit) != std::future_status::ready) {
+        std::fprintf(stderr, "FAILED: %s still waited after %lld s\n", what.c_str(), static_cast<long long>(limit.count()));
+        std::_Exit(1);
+    }
+    return result.get();
 }
 
 // What a fake simulation did, in order, written by its thread and read by the test's.

@@ -903,7 +903,6 @@ private:
     void take_blocks(DeviceBlocks& run, std::size_t nj) {
         const std::size_t gpus = gpus_.size();
         nbody::cuda::PeerMeeting meeting(static_cast<std::ptrdiff_t>(gpus));
-        const auto meet = [&meeting] { return meeting.meet(); };
         const OrderState order_at_start{!slot_of_.empty(), ordered_nj_, updates_since_order_};
         std::vector<std::exception_ptr> failed(gpus);
         auto drive = [&](std::size_t g) {
@@ -913,12 +912,12 @@ private:
             OrderState order = order_at_start;
             Gpu& gpu = *gpus_[g];
             int spread_blocks = 0;
-            try {
+            nbody::cuda::take_part(meeting, failed[g], [&] {
                 for (Block b = decide_block(mine, nj); b.ni > 0; b = decide_block(mine, nj)) {
                     if (reorder_due(order, nj, b.variant.far_tiles)) {
-                        if (!meet()) break;
+                        if (!meeting.meet()) break;
                         if (g == 0) keep_order(nj, b.variant.far_tiles);
-                        if (!meet()) break;
+                        if (!meeting.meet()) break;
                         const bool spatial = b.variant.far_tiles;  // what keep_order's reorder leaves
                         order = {spatial, spatial ? nj : 0, 0};
                     }
@@ -931,18 +930,14 @@ private:
                     queue_block(gpu, b, mine);
                     if (b.sharers > 1) {
                         fail_if_injected(g, ++spread_blocks);
-                        if (!meet()) break;
+                        if (!meeting.meet()) break;
                         const ScopedDevice on(gpu.device);
                         gather_results(gpu, config_.ranks > 1 ? *ranks_ : *local_comms_[g], std::size_t(b.ni));
                     }
                     finish_block(gpu, b, mine);
                     if (!account_block(mine, b, gpu, g == 0)) break;
                 }
-            } catch (...) {
-                failed[g] = std::current_exception();
-                meeting.fail();
-            }
-            meeting.leave();
+            });
         };
         std::vector<std::thread> threads;
         for (std::size_t g = 1; g < gpus; ++g) threads.emplace_back(drive, g);
@@ -955,15 +950,7 @@ private:
     // not all the same ones), so the engine takes no more work; the integrator keeps the state it had
     // before the call. Throws the cause, naming the GPU.
     [[noreturn]] void lose_gpu_state(std::size_t g, const std::exception_ptr& failure) {
-        std::string cause = "unknown error";
-        try {
-            std::rethrow_exception(failure);
-        } catch (const std::bad_alloc&) {
-            cause = "out of host memory";
-        } catch (const std::exception& e) {
-            cause = e.what();
-        } catch (...) {
-        }
+        const std::string cause = nbody::cuda::what_of(failure);
         const std::string where = "GPU " + std::to_string(g) + " (device " + std::to_string(gpus_[g]->device) + ")";
         lost_ = "cuda force engine: the block steps on the GPUs stopped when " + where + " failed (" + cause +
                 "); the run keeps the state before those steps, and this engine takes no more (start the run again)";
