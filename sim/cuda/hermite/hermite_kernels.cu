@@ -541,6 +541,55 @@ __global__ void __launch_bounds__(32 * kReduceRows) reduce_kernel(Partials part,
     if constexpr (SNAP) out.snap[i] = total.sn;
 }
 
+// The same reduction for a batch of few i-bodies and many splits (a small block's 23 bodies over
+// 512 splits: one block of the kernel above, each thread waiting on 16 loads in turn, 15-18 us of a
+// ~80 us block on an H200, device run 208): a warp per i-body, lane l summing splits l, l + 32, ...
+// in order, then the lanes' sums added by a fixed tree of shuffles (lane l takes lane l + 16's, then
+// l + 8's, ...): another fixed order, so its results are the same from run to run and GPU to GPU.
+// From this many splits (two loads a lane and more) a warp per i-body; fewer: the kernel above.
+constexpr int kReduceWarps = 8, kReduceByWarpFromSplits = 64;
+constexpr unsigned kFullMask = 0xffffffffu;
+__device__ Real4 shuffle_down(const Real4& v, int offset) {
+    return r4(__shfl_down_sync(kFullMask, v.x, offset), __shfl_down_sync(kFullMask, v.y, offset),
+              __shfl_down_sync(kFullMask, v.z, offset), __shfl_down_sync(kFullMask, v.w, offset));
+}
+template <bool SNAP>
+__global__ void __launch_bounds__(32 * kReduceWarps) reduce_by_warp_kernel(Partials part, int ni, int ni_pad, int splits,
+                                                                           Results out) {
+    constexpr int kUnroll = 4;
+    const int i = blockIdx.x * kReduceWarps + threadIdx.y, lane = threadIdx.x;
+    if (i >= ni) return;  // the whole warp
+    SplitSum sum;
+    for (int s = lane; s < splits; s += kUnroll * 32) {
+        Real4 p[kUnroll], q[kUnroll], r[kUnroll] = {};
+        int nn[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int su = s + u * 32;
+            if (su >= splits) continue;
+            const std::size_t o = std::size_t(su) * ni_pad + i;
+            p[u] = part.acc_pot[o], q[u] = part.jerk_nn[o], nn[u] = part.nearest[o];
+            if constexpr (SNAP) r[u] = part.snap[o];
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+            if (s + u * 32 < splits) sum.add<SNAP>(p[u], q[u], nn[u], r[u], s + u * 32);
+    }
+#pragma unroll
+    for (int offset = 16; offset >= 1; offset /= 2) {
+        const Real4 a = shuffle_down(sum.a, offset), jn = shuffle_down(sum.jn, offset);
+        const Real4 sn = SNAP ? shuffle_down(sum.sn, offset) : r4(0, 0, 0, 0);
+        const int nearest = __shfl_down_sync(kFullMask, sum.nearest, offset);
+        const int nearest_split = __shfl_down_sync(kFullMask, sum.nearest_split, offset);
+        if (lane < offset) sum.add<SNAP>(a, jn, nearest_split == INT_MAX ? -1 : nearest, sn, nearest_split);
+    }
+    if (lane != 0) return;
+    out.acc_pot[i] = sum.a;
+    out.jerk_nn[i] = sum.jn;
+    out.nearest[i] = sum.nearest;
+    if constexpr (SNAP) out.snap[i] = sum.sn;
+}
+
 using Launch = void (*)(const Predicted&, int, const IBatch&, int, int, double, int, const Partials&,
                         const NeighbourLists&, bool, cudaStream_t);
 
@@ -697,6 +746,16 @@ void hermite_force(const ForceVariant& v, const Predicted& j, int nj, const IBat
 
 void reduce_partials(const Partials& partials, int ni, int ni_pad, int j_split, const Results& out, cudaStream_t stream) {
     if (ni <= 0) return;
+    if (j_split >= kReduceByWarpFromSplits) {
+        const unsigned blocks = unsigned((ni + kReduceWarps - 1) / kReduceWarps);
+        const dim3 threads(32, kReduceWarps);
+        if (out.snap != nullptr)
+            reduce_by_warp_kernel<true><<<blocks, threads, 0, stream>>>(partials, ni, ni_pad, j_split, out);
+        else
+            reduce_by_warp_kernel<false><<<blocks, threads, 0, stream>>>(partials, ni, ni_pad, j_split, out);
+        CUDA_CHECK_LAUNCH();
+        return;
+    }
     const unsigned blocks = unsigned((ni + 31) / 32);
     const dim3 threads(32, kReduceRows);
     if (out.snap != nullptr)
