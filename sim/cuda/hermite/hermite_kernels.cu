@@ -500,29 +500,34 @@ struct SplitSum {
 // before, waited on L2 for each of a small block's 128 partials in turn: ~45 us of its ~110 us on
 // the GPU, now ~7 us (device runs 41-42, docs/HERMITE.md).
 constexpr int kReduceRows = 8;
+// Adds i-body i's partials of splits first, first + stride, ... (below `splits`) to `sum`, in that
+// order, with kUnroll splits' loads in flight at once.
+template <bool SNAP>
+__device__ __forceinline__ void add_splits(SplitSum& sum, const Partials& part, int i, int ni_pad, int splits, int first,
+                                           int stride) {
+    constexpr int kUnroll = 4;
+    for (int s = first; s < splits; s += kUnroll * stride) {
+        Real4 p[kUnroll], q[kUnroll], r[kUnroll] = {};
+        int nn[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int su = s + u * stride;
+            if (su >= splits) continue;
+            const std::size_t o = std::size_t(su) * ni_pad + i;
+            p[u] = part.acc_pot[o], q[u] = part.jerk_nn[o], nn[u] = part.nearest[o];
+            if constexpr (SNAP) r[u] = part.snap[o];
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+            if (s + u * stride < splits) sum.add<SNAP>(p[u], q[u], nn[u], r[u], s + u * stride);
+    }
+}
+
 template <bool SNAP>
 __global__ void __launch_bounds__(32 * kReduceRows) reduce_kernel(Partials part, int ni, int ni_pad, int splits, Results out) {
-    constexpr int kUnroll = 4;
     const int i = blockIdx.x * 32 + threadIdx.x, row = threadIdx.y;
     SplitSum sum;
-    if (i < ni) {
-        // kUnroll splits' loads in flight at once; the last pass's past `splits` are not taken.
-        for (int s = row; s < splits; s += kUnroll * kReduceRows) {
-            Real4 p[kUnroll], q[kUnroll], r[kUnroll] = {};
-            int nn[kUnroll];
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
-                const int su = s + u * kReduceRows;
-                if (su >= splits) continue;
-                const std::size_t o = std::size_t(su) * ni_pad + i;
-                p[u] = part.acc_pot[o], q[u] = part.jerk_nn[o], nn[u] = part.nearest[o];
-                if constexpr (SNAP) r[u] = part.snap[o];
-            }
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u)
-                if (s + u * kReduceRows < splits) sum.add<SNAP>(p[u], q[u], nn[u], r[u], s + u * kReduceRows);
-        }
-    }
+    if (i < ni) add_splits<SNAP>(sum, part, i, ni_pad, splits, row, kReduceRows);
     // Raw storage: a __shared__ variable may not have a constructor that does something.
     __shared__ alignas(SplitSum) unsigned char storage[sizeof(SplitSum) * kReduceRows * 32];
     auto rows = reinterpret_cast<SplitSum(*)[32]>(storage);
@@ -556,25 +561,10 @@ __device__ Real4 shuffle_down(const Real4& v, int offset) {
 template <bool SNAP>
 __global__ void __launch_bounds__(32 * kReduceWarps) reduce_by_warp_kernel(Partials part, int ni, int ni_pad, int splits,
                                                                            Results out) {
-    constexpr int kUnroll = 4;
     const int i = blockIdx.x * kReduceWarps + threadIdx.y, lane = threadIdx.x;
     if (i >= ni) return;  // the whole warp
     SplitSum sum;
-    for (int s = lane; s < splits; s += kUnroll * 32) {
-        Real4 p[kUnroll], q[kUnroll], r[kUnroll] = {};
-        int nn[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            const int su = s + u * 32;
-            if (su >= splits) continue;
-            const std::size_t o = std::size_t(su) * ni_pad + i;
-            p[u] = part.acc_pot[o], q[u] = part.jerk_nn[o], nn[u] = part.nearest[o];
-            if constexpr (SNAP) r[u] = part.snap[o];
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-            if (s + u * 32 < splits) sum.add<SNAP>(p[u], q[u], nn[u], r[u], s + u * 32);
-    }
+    add_splits<SNAP>(sum, part, i, ni_pad, splits, lane, 32);
 #pragma unroll
     for (int offset = 16; offset >= 1; offset /= 2) {
         const Real4 a = shuffle_down(sum.a, offset), jn = shuffle_down(sum.jn, offset);
