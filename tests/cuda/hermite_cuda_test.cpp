@@ -896,5 +896,99 @@ TEST(HermiteTwoGpus, DeviceSpecsAreCheckedWithTheReason) {
     }
 }
 
+// The j-split's partials are added in a fixed order (hermite_kernels.cu): below 64 splits by eight
+// rows (row r: splits r, r + 8, ... in turn, then the rows in order), from 64 on by a warp per body
+// (lane l: splits l, l + 32, ..., then lane l takes lane l + 16's, l + 8's, ... l + 1's). The GPU's
+// sums must be those additions to the bit, with and without the snap, and the nearest neighbour the
+// lowest id among the smallest r^2 whatever split holds it.
+struct HostSplitSum {
+    std::array<double, 4> a{0, 0, 0, 0}, jn{0, 0, 0, 3.0e38}, sn{0, 0, 0, 0};
+    int nearest = -1, nearest_split = 0x7fffffff;
+    void add(const nbody::cuda::hermite::Real4& p, const nbody::cuda::hermite::Real4& q, int nn,
+             const nbody::cuda::hermite::Real4& r, int split, bool snap) {
+        a[0] += p.x, a[1] += p.y, a[2] += p.z, a[3] += p.w;
+        jn[0] += q.x, jn[1] += q.y, jn[2] += q.z;
+        if (nn >= 0 && (q.w < jn[3] || (q.w == jn[3] && nn < nearest))) jn[3] = q.w, nearest = nn, nearest_split = split;
+        if (snap) sn[0] += r.x, sn[1] += r.y, sn[2] += r.z;
+    }
+    void add(const HostSplitSum& o, bool snap) {
+        add({o.a[0], o.a[1], o.a[2], o.a[3]}, {o.jn[0], o.jn[1], o.jn[2], o.jn[3]},
+            o.nearest_split == 0x7fffffff ? -1 : o.nearest, {o.sn[0], o.sn[1], o.sn[2], 0}, o.nearest_split, snap);
+    }
+};
+
+TEST(HermiteCuda, TheSplitsPartialsAreAddedInTheirDocumentedOrderToTheBit) {
+    REQUIRE_GPU();
+    namespace k = nbody::cuda::hermite;
+    using nbody::cuda::DeviceBuffer;
+    std::mt19937_64 rng(2026);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    std::uniform_int_distribution<int> coarse(0, 3);  // r^2 from four values: ties across splits
+    for (const bool snap : {false, true})
+        for (const int splits : {3, 63, 64, 100, 512, 1000})
+            for (const int ni : {1, 23, 100, 257}) {
+                const int ni_pad = (ni + 127) / 128 * 128;
+                const std::size_t nu = std::size_t(ni);
+                const std::size_t count = std::size_t(splits) * std::size_t(ni_pad);
+                std::vector<k::Real4> pa(count), pj(count), ps(count);
+                std::vector<int> pn(count);
+                for (std::size_t o = 0; o < count; ++o) {
+                    // Magnitudes over twelve decades, so that the order of the additions shows in the bits.
+                    const double scale = std::pow(10.0, double(o % 12) - 6.0);
+                    pa[o] = k::r4(value(rng) * scale, value(rng) * scale, value(rng) * scale, value(rng) * scale);
+                    pj[o] = k::r4(value(rng) * scale, value(rng) * scale, value(rng) * scale, 1.0 + coarse(rng));
+                    ps[o] = k::r4(value(rng) * scale, value(rng) * scale, value(rng) * scale, 0.0);
+                    pn[o] = (o % 7 == 0) ? -1 : int(rng() % 1000);
+                }
+                auto up = [](const auto& h) {
+                    DeviceBuffer<std::decay_t<decltype(h[0])>> d(h.size());
+                    EXPECT_EQ(cudaMemcpy(d.get(), h.data(), d.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+                    return d;
+                };
+                DeviceBuffer<k::Real4> dpa = up(pa), dpj = up(pj), dps = up(ps), ra(nu), rj(nu),
+                                       rs(nu);
+                DeviceBuffer<int> dpn = up(pn), rn(nu);
+                k::Partials part{dpa.get(), dpj.get(), dpn.get(), snap ? dps.get() : nullptr};
+                k::reduce_partials(part, ni, ni_pad, splits, {ra.get(), rj.get(), rn.get(), snap ? rs.get() : nullptr}, nullptr);
+                ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+                std::vector<k::Real4> ga(nu), gj(nu), gs(nu);
+                std::vector<int> gn(nu);
+                ASSERT_EQ(cudaMemcpy(ga.data(), ra.get(), ra.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+                ASSERT_EQ(cudaMemcpy(gj.data(), rj.get(), rj.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+                ASSERT_EQ(cudaMemcpy(gs.data(), rs.get(), rs.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+                ASSERT_EQ(cudaMemcpy(gn.data(), rn.get(), rn.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+                const bool by_warp = splits >= 64;
+                const int lanes = by_warp ? 32 : 8;
+                for (int i = 0; i < ni; ++i) {
+                    std::vector<HostSplitSum> part_sums(static_cast<std::size_t>(lanes));
+                    for (int l = 0; l < lanes; ++l)
+                        for (int s = l; s < splits; s += lanes) {
+                            const std::size_t o = std::size_t(s) * std::size_t(ni_pad) + std::size_t(i);
+                            part_sums[std::size_t(l)].add(pa[o], pj[o], pn[o], ps[o], s, snap);
+                        }
+                    HostSplitSum total;
+                    if (by_warp) {
+                        for (int offset = 16; offset >= 1; offset /= 2)
+                            for (int l = 0; l < offset; ++l) part_sums[std::size_t(l)].add(part_sums[std::size_t(l + offset)], snap);
+                        total = part_sums[0];
+                    } else {
+                        total = part_sums[0];
+                        for (int l = 1; l < lanes; ++l) total.add(part_sums[std::size_t(l)], snap);
+                    }
+                    const std::size_t u = std::size_t(i);
+                    const std::array<double, 4> got_a{ga[u].x, ga[u].y, ga[u].z, ga[u].w}, got_j{gj[u].x, gj[u].y, gj[u].z, gj[u].w};
+                    SCOPED_TRACE("snap " + std::to_string(snap) + ", " + std::to_string(splits) + " splits, body " +
+                                 std::to_string(i) + " of " + std::to_string(ni));
+                    ASSERT_EQ(got_a, total.a);
+                    ASSERT_EQ(got_j, total.jn);
+                    ASSERT_EQ(gn[u], total.nearest);
+                    if (snap) {
+                        const std::array<double, 3> got_s{gs[u].x, gs[u].y, gs[u].z}, want_s{total.sn[0], total.sn[1], total.sn[2]};
+                        ASSERT_EQ(got_s, want_s);
+                    }
+                }
+            }
+}
+
 }  // namespace
 }  // namespace nbody::hermite
