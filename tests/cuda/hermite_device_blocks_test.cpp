@@ -214,14 +214,7 @@ TEST(HermiteDeviceBlocks, AGpuThatFailsStopsTheOthersInsteadOfHangingThem) {
         HermiteIntegrator h = started(std::move(engine), true, {});
         const Bodies before = h.bodies();
         const double t_before = h.time();
-        auto advance = [&h] {
-            try {
-                h.advance_blocks(0.125, INFINITY);
-                return std::string("no failure");
-            } catch (const std::runtime_error& e) {
-                return std::string(e.what());
-            }
-        };
+        auto advance = [&h] { return test::runtime_error_of([&h] { h.advance_blocks(0.125, INFINITY); }); };
         std::future<std::string> call = std::async(std::launch::async, advance);
         const std::string error = test::get_within(call, std::chrono::seconds(60),
                                                    "the block steps of GPUs other than the failing GPU " + std::to_string(failing));

@@ -226,12 +226,9 @@ TEST(TwoGpus, AGpuThatFailsStopsTheOthersInsteadOfHangingThem) {
         backend.step(params, 1);
         backend.fail_for_tests(failing, 2);
         auto steps = [&] {
-            try {
+            return test::runtime_error_of([&] {
                 for (int s = 0; s < 5; ++s) backend.step(params, 1);
-                return std::string("no failure");
-            } catch (const std::runtime_error& e) {
-                return std::string(e.what());
-            }
+            });
         };
         std::future<std::string> stepping = std::async(std::launch::async, steps);
         const std::string error = test::get_within(stepping, std::chrono::seconds(60),

@@ -8,6 +8,7 @@
 #include <future>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <sys/types.h>
 #include <thread>
@@ -97,6 +98,17 @@ T get_within(std::future<T>& result, std::chrono::seconds limit, const std::stri
         std::_Exit(1);
     }
     return result.get();
+}
+
+// The message of the std::runtime_error that `call` throws, or "no failure" when it returns.
+template <class Call>
+std::string runtime_error_of(const Call& call) {
+    try {
+        call();
+        return "no failure";
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
 }
 
 // What a fake simulation did, in order, written by its thread and read by the test's.

@@ -736,22 +736,15 @@ void hermite_force(const ForceVariant& v, const Predicted& j, int nj, const IBat
 
 void reduce_partials(const Partials& partials, int ni, int ni_pad, int j_split, const Results& out, cudaStream_t stream) {
     if (ni <= 0) return;
-    if (j_split >= kReduceByWarpFromSplits) {
-        const unsigned blocks = unsigned((ni + kReduceWarps - 1) / kReduceWarps);
-        const dim3 threads(32, kReduceWarps);
-        if (out.snap != nullptr)
-            reduce_by_warp_kernel<true><<<blocks, threads, 0, stream>>>(partials, ni, ni_pad, j_split, out);
-        else
-            reduce_by_warp_kernel<false><<<blocks, threads, 0, stream>>>(partials, ni, ni_pad, j_split, out);
-        CUDA_CHECK_LAUNCH();
-        return;
-    }
-    const unsigned blocks = unsigned((ni + 31) / 32);
-    const dim3 threads(32, kReduceRows);
-    if (out.snap != nullptr)
-        reduce_kernel<true><<<blocks, threads, 0, stream>>>(partials, ni, ni_pad, j_split, out);
-    else
-        reduce_kernel<false><<<blocks, threads, 0, stream>>>(partials, ni, ni_pad, j_split, out);
+    // A warp per i-body from kReduceByWarpFromSplits splits on (i-bodies kReduceWarps to a block), else
+    // 32 i-bodies to a block with kReduceRows threads each.
+    const bool by_warp = j_split >= kReduceByWarpFromSplits;
+    const bool snap = out.snap != nullptr;
+    const int per_block = by_warp ? kReduceWarps : 32;
+    const dim3 threads(32, by_warp ? kReduceWarps : kReduceRows);
+    const auto kernel = by_warp ? (snap ? reduce_by_warp_kernel<true> : reduce_by_warp_kernel<false>)
+                                : (snap ? reduce_kernel<true> : reduce_kernel<false>);
+    kernel<<<unsigned((ni + per_block - 1) / per_block), threads, 0, stream>>>(partials, ni, ni_pad, j_split, out);
     CUDA_CHECK_LAUNCH();
 }
 
